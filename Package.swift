@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "blereplay",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "blereplay", targets: ["blereplay"]),
+        .library(name: "BLECore", targets: ["BLECore"]),
+        .library(name: "BLECapture", targets: ["BLECapture"]),
+        .library(name: "BLEDecode", targets: ["BLEDecode"]),
+        .library(name: "BLETimeline", targets: ["BLETimeline"]),
+    ],
+    targets: [
+        // System libraries from Debian (see Makefile `deps`).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPcap", path: "Sources/CPcap", providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
+
+        // Pipeline stages, one target each; arrows point one way (DESIGN.md).
+        .target(name: "BLECore"),
+        .target(name: "BLECapture", dependencies: ["BLECore", "CPcap"]),
+        .target(name: "BLEDecode", dependencies: ["BLECore"]),
+        .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"]),
+        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline"]),
+
+        .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
+        .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BLEDecodeTests", dependencies: ["BLEDecode"]),
+        .testTarget(name: "BLETimelineTests", dependencies: ["BLETimeline"]),
+        .testTarget(name: "CLITests", dependencies: ["BLECore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

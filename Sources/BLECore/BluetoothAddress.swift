@@ -1,0 +1,89 @@
+/// A 48-bit Bluetooth device address (BD_ADDR).
+///
+/// Stored most significant byte first, the way people read and write it
+/// (`AA:BB:CC:DD:EE:FF`); on the wire HCI sends it least significant byte first.
+public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Most significant byte first.
+    public let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+    public init(mostSignificantFirst b: some Collection<UInt8>) {
+        let a = Array(b)
+        precondition(a.count == 6, "a BD_ADDR has 6 bytes")
+        bytes = (a[0], a[1], a[2], a[3], a[4], a[5])
+    }
+
+    /// From HCI wire order (least significant byte first).
+    public init(littleEndianBytes b: some Collection<UInt8>) {
+        self.init(mostSignificantFirst: Array(b).reversed())
+    }
+
+    /// Parses `AA:BB:CC:DD:EE:FF` (or with `-`), case-insensitive.
+    public init?(_ text: String) {
+        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
+        guard parts.count == 6 else { return nil }
+        var out: [UInt8] = []
+        for p in parts {
+            guard p.count == 2, let v = UInt8(p, radix: 16) else { return nil }
+            out.append(v)
+        }
+        self.init(mostSignificantFirst: out)
+    }
+
+    public var array: [UInt8] { [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5] }
+    public var littleEndianArray: [UInt8] { array.reversed() }
+
+    public var description: String {
+        array.map { hex2($0) }.joined(separator: ":")
+    }
+
+    public static func == (l: Self, r: Self) -> Bool { l.array == r.array }
+    public func hash(into h: inout Hasher) { h.combine(array) }
+    public static func < (l: Self, r: Self) -> Bool { l.array.lexicographicallyPrecedes(r.array) }
+}
+
+/// LE address type as HCI reports it (Core v5.4 Vol 4 Part E 7.7.65.1).
+public struct AddressType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let `public` = AddressType(rawValue: 0)
+    public static let random = AddressType(rawValue: 1)
+    public static let publicIdentity = AddressType(rawValue: 2)
+    public static let randomIdentity = AddressType(rawValue: 3)
+    public static let anonymous = AddressType(rawValue: 0xFF)
+
+    public var name: String {
+        switch rawValue {
+        case 0: "public"
+        case 1: "random"
+        case 2: "public-identity"
+        case 3: "random-identity"
+        case 0xFF: "anonymous"
+        default: "0x" + hex2(rawValue)
+        }
+    }
+    public var description: String { name }
+}
+
+/// Two upper-case hex digits.
+@inlinable
+public func hex2(_ v: UInt8) -> String {
+    let digits: [Character] = Array("0123456789ABCDEF")
+    return String([digits[Int(v >> 4)], digits[Int(v & 0xF)]])
+}
+
+/// `0x` and upper-case hex of at least `width` digits.
+public func hex(_ v: some BinaryInteger, width: Int = 2) -> String {
+    let s = String(v, radix: 16, uppercase: true)
+    return "0x" + String(repeating: "0", count: max(0, width - s.count)) + s
+}
+
+/// Bytes as lower-case hex without separators (for values and raw dumps).
+public func hexString(_ bytes: some Sequence<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    for b in bytes {
+        out.append(digits[Int(b >> 4)])
+        out.append(digits[Int(b & 0xF)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
