@@ -15,11 +15,12 @@ let package = Package(
         // System libraries from Debian (see Makefile `deps`).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
 
         // Pipeline stages, one target each; arrows point one way (DESIGN.md).
         .target(name: "BLECore"),
-        .target(name: "BLECapture", dependencies: ["BLECore", "CPcap"]),
+        .target(name: "BLECapture", dependencies: ["BLECore", "CPcap", "CZlib"]),
         .target(name: "BLEDecode", dependencies: ["BLECore"]),
         .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"]),
         .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline"]),
