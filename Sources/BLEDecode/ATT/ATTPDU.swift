@@ -2,13 +2,6 @@ import BLECore
 
 // STUB: replaced by the ATT work. Public API contract below must stay.
 
-/// An ATT opcode (Core v5.4 Vol 3 Part F 3.4.8).
-public struct ATTOpcode: RawRepresentable, Hashable, Sendable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public var name: String { "ATT " + hex(rawValue) }
-}
-
 /// An ATT PDU.
 public enum ATTPDU: Sendable {
     case unknown(opcode: ATTOpcode, parameters: [UInt8])
@@ -30,6 +23,8 @@ public enum ATTPDU: Sendable {
     /// The attribute value carried (read response, write, notification), if any.
     public var value: [UInt8]? { nil }
     public var summary: String { opcode.name }
+    /// Field name -> value, in wire order (for verbose output).
+    public var fields: [(String, String)] { [] }
     public func encoded() -> [UInt8] {
         switch self { case .unknown(let o, let p): [o.rawValue] + p }
     }
