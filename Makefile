@@ -1,0 +1,42 @@
+# blereplay — quick start: `make run` then `make test` (README.md).
+SHELL := /bin/bash
+SWIFT ?= swift
+CONFIG ?= release
+BIN := .build/$(CONFIG)/blereplay
+# Debian packages the build and the tests need.
+DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev tshark
+.PHONY: deps build run test bench fuzz clean samples
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) --product blereplay
+
+# The main job: the shipped sample captures -> a report under Reports/.
+run: build
+	@mkdir -p Reports
+	rm -f Reports/timeline.db
+	$(BIN) import Captures/*.btsnoop --db Reports/timeline.db
+	$(BIN) timeline Reports/timeline.db --errors
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	$(SWIFT) build -c release --product blereplay
+	python3 Scripts/bench.py
+
+fuzz: deps
+	Scripts/fuzz.sh
+
+clean:
+	rm -rf .build Reports/*.db
