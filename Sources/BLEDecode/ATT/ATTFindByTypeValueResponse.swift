@@ -1,0 +1,54 @@
+import BLECore
+
+/// Find By Type Value Response: the handle ranges that matched (Core v5.4 Vol 3 Part F 3.4.3.4).
+///
+/// Wire layout: `07 | Handles Information List`, each entry
+/// `Found Attribute Handle (2, LE) | Group End Handle (2, LE)`; at least one entry.
+public struct ATTFindByTypeValueResponse: ATTPDUBody {
+    public static let opcode = ATTOpcode.findByTypeValueResponse
+
+    /// One match: the attribute found and the end of its group.
+    public struct HandlesInformation: Sendable, Hashable {
+        public var foundAttributeHandle: UInt16
+        public var groupEndHandle: UInt16
+        public init(foundAttributeHandle: UInt16, groupEndHandle: UInt16) {
+            self.foundAttributeHandle = foundAttributeHandle
+            self.groupEndHandle = groupEndHandle
+        }
+    }
+
+    public var handlesInformation: [HandlesInformation]
+
+    public init(handlesInformation: [HandlesInformation]) { self.handlesInformation = handlesInformation }
+
+    public init(parameters r: inout ByteReader) throws(DecodeError) {
+        try r.require(4, "Handles Information List (at least one 4-byte entry)")
+        var list: [HandlesInformation] = []
+        while !r.isAtEnd {
+            let found = try r.readUInt16(.little, "Found Attribute Handle (entries are 4 bytes)")
+            let end = try r.readUInt16(.little, "Group End Handle (entries are 4 bytes)")
+            list.append(HandlesInformation(foundAttributeHandle: found, groupEndHandle: end))
+        }
+        handlesInformation = list
+    }
+
+    public func appendParameters(to bytes: inout [UInt8]) {
+        for entry in handlesInformation {
+            bytes.append(le16: entry.foundAttributeHandle)
+            bytes.append(le16: entry.groupEndHandle)
+        }
+    }
+
+    public var fields: [(String, String)] {
+        handlesInformation.map {
+            ("Handles Information", "\(handleString($0.foundAttributeHandle))..\(handleString($0.groupEndHandle))")
+        }
+    }
+
+    /// `Find By Type Value Response, Attribute List Length: 1, Handles: 0x0010..0x0020`.
+    public var summary: String {
+        attributeListSummary(Self.opcode, count: handlesInformation.count,
+                             first: handlesInformation.first?.foundAttributeHandle,
+                             last: handlesInformation.last?.groupEndHandle)
+    }
+}
