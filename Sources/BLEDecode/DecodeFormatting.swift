@@ -1,0 +1,97 @@
+import BLECore
+
+// Small, allocation-light formatting used on the per-record path (no Foundation, no
+// `String(format:)`): summaries are built from precomputed hex strings.
+
+/// Formatting helpers for summaries.
+enum Fmt {
+    /// `"00"` … `"FF"`.
+    static let hexPairs: [String] = (0...255).map { hex2(UInt8($0)) }
+    /// `"0x00"` … `"0xFF"`.
+    static let hexBytes: [String] = (0...255).map { "0x" + hex2(UInt8($0)) }
+
+    /// `0xNN`.
+    @inline(__always)
+    static func h2(_ v: UInt8) -> String { hexBytes[Int(v)] }
+
+    /// `0xNNNN`.
+    @inline(__always)
+    static func h4(_ v: UInt16) -> String {
+        "0x" + hexPairs[Int(v >> 8)] + hexPairs[Int(v & 0xFF)]
+    }
+
+    /// `0x13 Remote User Terminated Connection`.
+    static func status(_ s: HCIStatusCode) -> String { h2(s.rawValue) + " " + s.name }
+
+    /// Value in hundredths as a decimal without trailing zeros: 750 -> "7.5", 1000 -> "10".
+    static func hundredths(_ v: Int) -> String {
+        let whole = v / 100, frac = v % 100
+        if frac == 0 { return String(whole) }
+        if frac % 10 == 0 { return String(whole) + "." + String(frac / 10) }
+        return String(whole) + "." + (frac < 10 ? "0" : "") + String(frac)
+    }
+
+    /// A connection interval in 1.25 ms units, as milliseconds: 6 -> "7.5 ms".
+    static func interval(_ units: UInt16) -> String { hundredths(Int(units) * 125) + " ms" }
+
+    /// A supervision timeout in 10 ms units, as milliseconds: 200 -> "2000 ms".
+    static func timeout10ms(_ units: UInt16) -> String { String(Int(units) * 10) + " ms" }
+
+    /// `AA:BB:CC:DD:EE:FF` without intermediate arrays.
+    static func address(_ a: BluetoothAddress) -> String {
+        let b = a.bytes
+        return hexPairs[Int(b.0)] + ":" + hexPairs[Int(b.1)] + ":" + hexPairs[Int(b.2)] + ":"
+            + hexPairs[Int(b.3)] + ":" + hexPairs[Int(b.4)] + ":" + hexPairs[Int(b.5)]
+    }
+
+    /// `7.5 ms` or `7.5-15 ms` for a min/max pair in 1.25 ms units.
+    static func intervalRange(_ lo: UInt16, _ hi: UInt16) -> String {
+        lo == hi ? interval(lo) : hundredths(Int(lo) * 125) + "-" + interval(hi)
+    }
+
+    /// A PHY bit field (bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded): `1M|2M`.
+    static func phys(_ bits: UInt8) -> String {
+        var parts: [String] = []
+        if bits & 1 != 0 { parts.append("1M") }
+        if bits & 2 != 0 { parts.append("2M") }
+        if bits & 4 != 0 { parts.append("Coded") }
+        if bits & ~7 != 0 || parts.isEmpty { parts.append(h2(bits)) }
+        return parts.joined(separator: "|")
+    }
+
+    /// A PHY value (1 LE 1M, 2 LE 2M, 3 LE Coded).
+    static func phy(_ v: UInt8) -> String {
+        switch v {
+        case 1: "1M"
+        case 2: "2M"
+        case 3: "Coded"
+        default: h2(v)
+        }
+    }
+
+    /// Lower-case hex without separators.
+    static func bytes(_ b: some Sequence<UInt8>) -> String { hexString(b) }
+
+    /// `"Sent "`, `"Rcvd "` or nothing, as Wireshark's Info column starts.
+    static func prefix(_ d: Direction) -> String {
+        switch d {
+        case .sent: "Sent "
+        case .received: "Rcvd "
+        case .unknown: ""
+        }
+    }
+
+    /// Text of a note record: UTF-8 (invalid sequences replaced), control characters and
+    /// surrounding white space removed.
+    static func noteText(_ bytes: [UInt8]) -> String {
+        var scalars = String(decoding: bytes, as: UTF8.self).unicodeScalars[...]
+        func blank(_ s: Unicode.Scalar) -> Bool { s.value < 0x21 || s.properties.isWhitespace }
+        while let f = scalars.first, blank(f) { scalars.removeFirst() }
+        while let l = scalars.last, blank(l) { scalars.removeLast() }
+        var out = String.UnicodeScalarView()
+        for s in scalars {
+            if s.value < 0x20 || s.value == 0x7F { out.append(" ") } else { out.append(s) }
+        }
+        return String(out)
+    }
+}

@@ -1,0 +1,20 @@
+/// Settings for `PacketDecoder`.
+public struct DecoderOptions: Sendable {
+    /// Show key material (LTKs, IRKs, CSRKs, DHKeys) in summaries instead of hiding it.
+    public var keepKeys = false
+    /// Bytes from a record's `fileOffset` (its header) to the first byte of its payload, so
+    /// that error offsets point at the damaged byte in the file.
+    ///
+    /// `CaptureRecord` does not carry the payload offset, so the importer, which knows the
+    /// format, says it here: 25 for btsnoop H4 (24-byte record header + H4 type byte, the
+    /// default), 24 for btsnoop H1 and Linux monitor (2001), 13 for PacketLogger (length,
+    /// seconds, microseconds, type), 21 for pcap LINKTYPE 201 (16-byte record header,
+    /// 4-byte direction, H4 type) and 17 for LINKTYPE 187. Offsets of bytes in a record are
+    /// `fileOffset + payloadOffsetInRecord + position in the payload`.
+    public var payloadOffsetInRecord = 25
+
+    public init(keepKeys: Bool = false, payloadOffsetInRecord: Int = 25) {
+        self.keepKeys = keepKeys
+        self.payloadOffsetInRecord = payloadOffsetInRecord
+    }
+}

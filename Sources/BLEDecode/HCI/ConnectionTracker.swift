@@ -1,0 +1,113 @@
+import BLECore
+
+/// Tracks connection handles through a capture: an explicit state machine per handle.
+///
+/// States of one handle: absent (closed or never seen) -> `open` (LE/BR-EDR Connection
+/// Complete with status 0x00, or ACL on an unknown handle: begun before the capture) ->
+/// `disconnecting` (the host sent Disconnect) -> absent (Disconnection Complete, status 0x00).
+/// A failed Disconnection Complete returns `disconnecting` to `open`. Every Connection Complete
+/// (any status) and every inferred connection gets a new `ConnectionRef`: handles are reused,
+/// refs are not. Bounded: at most 0x0F00 handles can be open.
+struct ConnectionTracker: Sendable {
+    /// How the tracker learned of a connection.
+    enum Origin: Sendable, Equatable {
+        /// A Connection Complete event in the capture.
+        case event
+        /// ACL traffic on a handle the capture never saw connect.
+        case inferredFromACL
+    }
+
+    /// One open connection.
+    struct Connection: Sendable {
+        var ref: ConnectionRef
+        var transport: Transport
+        var origin: Origin
+        /// Absolute offset of the record that opened it (for end-of-capture notes).
+        var openedAt: Int
+    }
+
+    /// The state of one handle that is not closed.
+    enum HandleState: Sendable {
+        case open(Connection)
+        /// Disconnect sent, Disconnection Complete not yet seen.
+        case disconnecting(Connection, reason: HCIStatusCode)
+
+        var connection: Connection {
+            switch self {
+            case .open(let c), .disconnecting(let c, _): c
+            }
+        }
+    }
+
+    private(set) var handles: [UInt16: HandleState] = [:]
+    /// Connections the capture has shown so far (the last `ConnectionRef.index` handed out).
+    private(set) var count = 0
+
+    /// The open connection on `handle`, if any.
+    func connection(_ handle: UInt16) -> Connection? { handles[handle]?.connection }
+
+    func ref(_ handle: UInt16) -> ConnectionRef? { handles[handle]?.connection.ref }
+
+    /// A Connection Complete (any status). Returns the new ref and, when status 0 replaced a
+    /// connection still open on the handle (a Disconnection Complete missing from the
+    /// capture), that old connection.
+    mutating func connectionComplete(handle: UInt16, status: HCIStatusCode, transport: Transport,
+                                     at offset: Int) -> (ref: ConnectionRef, replaced: Connection?) {
+        count += 1
+        let ref = ConnectionRef(index: count, handle: handle)
+        guard status == .success else { return (ref, nil) }
+        let old = handles[handle]?.connection
+        handles[handle] = .open(Connection(ref: ref, transport: transport, origin: .event, openedAt: offset))
+        return (ref, old)
+    }
+
+    /// ACL on `handle`: the open connection, or a new one begun before the capture (`isNew`).
+    mutating func connectionForACL(handle: UInt16, transportHint: Transport,
+                                   at offset: Int) -> (connection: Connection, isNew: Bool) {
+        if let c = handles[handle]?.connection { return (c, false) }
+        count += 1
+        let c = Connection(ref: ConnectionRef(index: count, handle: handle), transport: transportHint,
+                           origin: .inferredFromACL, openedAt: offset)
+        handles[handle] = .open(c)
+        return (c, true)
+    }
+
+    /// Traffic proved an inferred connection to be BR/EDR (CID 0x0001 or a CID above 0x007F).
+    mutating func markBREDR(handle: UInt16) {
+        guard let state = handles[handle] else { return }
+        switch state {
+        case .open(var c):
+            c.transport = .bredr
+            handles[handle] = .open(c)
+        case .disconnecting(var c, let reason):
+            c.transport = .bredr
+            handles[handle] = .disconnecting(c, reason: reason)
+        }
+    }
+
+    /// The host sent Disconnect for `handle`.
+    mutating func disconnectRequested(handle: UInt16, reason: HCIStatusCode) -> ConnectionRef? {
+        guard let state = handles[handle] else { return nil }
+        handles[handle] = .disconnecting(state.connection, reason: reason)
+        return state.connection.ref
+    }
+
+    /// Disconnection Complete. Status 0x00 closes the handle; another status leaves the
+    /// connection open. Returns the connection concerned (nil for an unknown handle).
+    mutating func disconnectionComplete(handle: UInt16, status: HCIStatusCode) -> Connection? {
+        guard let state = handles[handle] else { return nil }
+        if status == .success {
+            handles[handle] = nil
+        } else {
+            handles[handle] = .open(state.connection)
+        }
+        return state.connection
+    }
+
+    /// Closes every connection (end of capture) and returns them, oldest first.
+    mutating func closeAll() -> [Connection] {
+        let all = handles.values.map(\.connection).sorted { $0.ref.index < $1.ref.index }
+        handles.removeAll()
+        return all
+    }
+}

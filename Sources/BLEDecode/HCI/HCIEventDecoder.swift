@@ -1,0 +1,216 @@
+import BLECore
+
+/// HCI event packets (Core v5.4 Vol 4 Part E 5.4.4, 7.7).
+///
+/// Wire layout: event code u8, parameter total length u8, parameters. A disagreement between
+/// the length field and the bytes present is a problem; the bytes that are there are still
+/// decoded. LE Meta (0x3E) sub-events are in `LEMetaEventDecoder.swift`.
+extension PacketDecoder {
+    mutating func decodeEvent(_ payload: [UInt8], into d: inout PacketDraft) {
+        d.layer = .hci
+        guard payload.count >= 2 else {
+            d.fail(layer: .hci, at: payload.count, kind: .truncated,
+                   "HCI event header: need 2 bytes, have \(payload.count)")
+            d.summary = "Rcvd HCI event (malformed: header cut short)"
+            return
+        }
+        let code = payload[0]
+        let used = d.checkDataLength(declared: Int(payload[1]), available: payload.count - 2, dataStart: 2,
+                                     what: "event parameters")
+        var r = ByteReader(payload[2..<(2 + used)], baseOffset: d.base &+ 2, layer: .hci)
+        let name = HCINames.event(code)
+        d.summary = "Rcvd " + name
+        do {
+            try eventParameters(code, name, &r, &d)
+        } catch {
+            d.problems.append(error)
+            d.summary += " (malformed: " + error.reason + ")"
+        }
+    }
+
+    /// Decodes the parameters of one event; appends detail to `d.summary`.
+    private mutating func eventParameters(_ code: UInt8, _ name: String, _ r: inout ByteReader,
+                                          _ d: inout PacketDraft) throws(DecodeError) {
+        switch code {
+        case 0x3E:
+            try decodeLEMeta(&r, &d)
+
+        case 0x0E:
+            // Num_HCI_Command_Packets u8, Command_Opcode u16, Return_Parameters (7.7.14).
+            // Nearly every command's return parameters start with Status; NOP (0x0000) has none.
+            try r.skip(1, "Num_HCI_Command_Packets")
+            let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
+            let status: HCIStatusCode? = opcode == .noOperation ? nil : r.peekUInt8().map { HCIStatusCode($0) }
+            let c = pendingCommands.removeValue(forKey: opcode.rawValue)
+            d.connection = c
+            let opName = opcode.name
+            d.summary += " (" + opName + ")"
+            if let status, status != .success { d.summary += " status " + Fmt.status(status) }
+            d.events.append(.commandResult(HCICommandResult(opcode: opcode.rawValue, name: opName, status: status,
+                                                            isCommandStatus: false, connection: c)))
+
+        case 0x0F:
+            // Status u8, Num_HCI_Command_Packets u8, Command_Opcode u16 (7.7.15)
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            try r.skip(1, "Num_HCI_Command_Packets")
+            let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
+            let c = pendingCommands.removeValue(forKey: opcode.rawValue)
+            d.connection = c
+            let opName = opcode.name
+            d.summary += " (" + opName + ")"
+            if status != .success { d.summary += " status " + Fmt.status(status) }
+            d.events.append(.commandResult(HCICommandResult(opcode: opcode.rawValue, name: opName, status: status,
+                                                            isCommandStatus: true, connection: c)))
+
+        case 0x05:
+            // Status u8, Connection_Handle u16, Reason u8 (7.7.5)
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            let reason = HCIStatusCode(try r.readUInt8("Reason"))
+            let closed = tracker.disconnectionComplete(handle: handle, status: status)
+            if let closed, status == .success {
+                d.problems += reassembler.discard(handle: handle, why: "disconnection")
+                if closed.transport == .bredr { channels.remove(connection: closed.ref.index) }
+            }
+            d.connection = closed?.ref
+            if status != .success { d.summary += " status " + Fmt.status(status) }
+            if closed == nil { d.summary += " handle " + Fmt.h4(handle) + " (unknown)" }
+            d.summary += " reason " + Fmt.status(reason)
+            d.events.append(.disconnectionComplete(DisconnectionComplete(connection: closed?.ref, handle: handle,
+                                                                         status: status, reason: reason)))
+
+        case 0x03:
+            // Status u8, Connection_Handle u16, BD_ADDR, Link_Type u8, Encryption_Enabled u8 (7.7.3)
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            let peer = try r.readAddress("BD_ADDR")
+            let linkType = try r.readUInt8("Link_Type")
+            d.summary += status == .success ? "" : " status " + Fmt.status(status)
+            d.summary += " handle " + Fmt.h4(handle) + " peer " + Fmt.address(peer)
+            guard linkType == 0x01 else {
+                d.summary += linkType == 0 ? " (SCO)" : " (link type " + Fmt.h2(linkType) + ")"
+                return
+            }
+            let role: UInt8 = pendingBREDRCreates.remove(peer) != nil ? 0 : 1
+            let (ref, replaced) = tracker.connectionComplete(handle: handle, status: status, transport: .bredr,
+                                                             at: d.base)
+            noteReplaced(replaced, handle: handle, &d)
+            d.connection = ref
+            d.events.append(.connectionComplete(ConnectionComplete(
+                connection: ref, transport: .bredr, status: status, role: role, peerAddress: peer,
+                peerAddressType: .public, interval: 0, peripheralLatency: 0, supervisionTimeout: 0,
+                eventName: name)))
+
+        case 0x08, 0x59:
+            // Status u8, Connection_Handle u16, Encryption_Enabled u8 [v2: Encryption_Key_Size u8]
+            // (7.7.8, 7.7.8.a)
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            let enabled = try r.readUInt8("Encryption_Enabled")
+            d.connection = tracker.ref(handle)
+            if status != .success { d.summary += " status " + Fmt.status(status) }
+            d.summary += " handle " + Fmt.h4(handle) + (enabled != 0 ? " on" : " off")
+            if code == 0x59, let size = r.peekUInt8() { d.summary += " key size \(size)" }
+            d.events.append(.encryptionChange(EncryptionChange(connection: d.connection, status: status,
+                                                               enabled: enabled != 0, isKeyRefresh: false)))
+
+        case 0x30:
+            // Status u8, Connection_Handle u16 (7.7.39)
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            d.connection = tracker.ref(handle)
+            if status != .success { d.summary += " status " + Fmt.status(status) }
+            d.summary += " handle " + Fmt.h4(handle)
+            d.events.append(.encryptionChange(EncryptionChange(connection: d.connection, status: status,
+                                                               enabled: nil, isKeyRefresh: true)))
+
+        case 0x10:
+            // Hardware_Code u8 (7.7.16)
+            let hw = try r.readUInt8("Hardware_Code")
+            d.summary += " code " + Fmt.h2(hw)
+            d.events.append(.hardwareError(code: hw))
+
+        case 0x13:
+            // Num_Handles u8, then per handle: Connection_Handle u16, Num_Completed_Packets u16
+            // (7.7.19)
+            let n = Int(try r.readUInt8("Num_Handles"))
+            if r.remaining != n * 4 {
+                d.problems.append(r.error("Num_Handles \(n) needs \(n * 4) bytes, event has \(r.remaining)"))
+            }
+            var single: ConnectionRef?
+            for i in 0..<n {
+                let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+                let count = try r.readUInt16(.little, "Num_Completed_Packets")
+                if i == 0 { single = tracker.ref(handle) }
+                if i < 4 { d.summary += (i == 0 ? " " : ", ") + Fmt.h4(handle) + ": \(count)" }
+            }
+            if n > 4 { d.summary += ", …" }
+            if n == 1 { d.connection = single }
+
+        case 0x1A:
+            // Link_Type u8 (7.7.26)
+            let link = try r.readUInt8("Link_Type")
+            d.summary += link == 1 ? " (ACL)" : link == 0 ? " (SCO)" : " (link type " + Fmt.h2(link) + ")"
+
+        case 0x0C:
+            // Status u8, Connection_Handle u16, Version u8, Company_Identifier u16,
+            // Subversion u16 (7.7.12)
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            d.connection = tracker.ref(handle)
+            if status != .success { d.summary += " status " + Fmt.status(status) }
+            d.summary += " handle " + Fmt.h4(handle)
+            var fields: [(String, String)] = []
+            if status == .success {
+                let version = try r.readUInt8("Version")
+                let company = try r.readUInt16(.little, "Company_Identifier")
+                let sub = try r.readUInt16(.little, "Subversion")
+                fields = [("version", Fmt.h2(version)), ("company", Fmt.h4(company)), ("subversion", Fmt.h4(sub))]
+            }
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: status, fields: fields)))
+
+        case 0x57:
+            // Connection_Handle u16 (7.7.75)
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            d.connection = tracker.ref(handle)
+            d.summary += " handle " + Fmt.h4(handle)
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: nil, fields: [])))
+
+        case 0xFF:
+            // Vendor-specific: kept whole (the bytes are in the packet row).
+            d.summary = "Rcvd Vendor event"
+
+        default:
+            if HCINames.eventsWithStatusThenHandle.contains(code) {
+                let status = HCIStatusCode(try r.readUInt8("Status"))
+                let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+                d.connection = tracker.ref(handle)
+                if status != .success { d.summary += " status " + Fmt.status(status) }
+                d.summary += " handle " + Fmt.h4(handle)
+            } else if HCINames.eventsWithHandleFirst.contains(code) {
+                let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+                d.connection = tracker.ref(handle)
+                d.summary += " handle " + Fmt.h4(handle)
+            }
+        }
+    }
+
+    /// A successful Connection Complete on a handle that was still open: the capture missed
+    /// the Disconnection Complete. The old connection is closed and its pending data dropped.
+    mutating func noteReplaced(_ old: ConnectionTracker.Connection?, handle: UInt16, _ d: inout PacketDraft) {
+        guard let old else { return }
+        d.problems.append(DecodeError(layer: .hci, offset: d.base, kind: .malformed,
+                                      reason: "connection complete on handle \(Fmt.h4(handle)) while connection #\(old.ref.index) was still open on it; no Disconnection Complete seen"))
+        d.problems += reassembler.discard(handle: handle, why: "handle reused")
+        if old.transport == .bredr { channels.remove(connection: old.ref.index) }
+    }
+}
+
+extension HCINames {
+    /// Events starting with Status u8, Connection_Handle u16 (Core v5.4 Vol 4 Part E 7.7).
+    static let eventsWithStatusThenHandle: Set<UInt8> = [
+        0x06, 0x09, 0x0B, 0x0D, 0x14, 0x1C, 0x1D, 0x21, 0x23, 0x2E,
+    ]
+    /// Events starting with Connection_Handle u16.
+    static let eventsWithHandleFirst: Set<UInt8> = [0x11, 0x1B, 0x1E, 0x38, 0x39]
+}

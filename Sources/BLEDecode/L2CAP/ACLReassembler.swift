@@ -1,0 +1,240 @@
+import BLECore
+
+/// Maps positions in a reassembled L2CAP PDU back to absolute offsets in the capture file.
+///
+/// A PDU from one ACL packet is one run of bytes; a reassembled one is one run per fragment.
+struct OffsetMap: Sendable {
+    /// Absolute offset of PDU byte 0.
+    var first: Int
+    /// Later runs: (position in the PDU where the run starts, its absolute offset).
+    var runs: [(position: Int, absolute: Int)] = []
+
+    init(first: Int) { self.first = first }
+
+    /// Absolute offset of the PDU byte at `position`.
+    func absolute(_ position: Int) -> Int {
+        var best = first, start = 0
+        for r in runs where r.position <= position {
+            best = r.absolute
+            start = r.position
+        }
+        return best &+ (position &- start)
+    }
+
+    mutating func append(position: Int, absolute: Int) { runs.append((position, absolute)) }
+}
+
+/// A complete L2CAP PDU (basic header included) ready for dispatch on its CID.
+struct L2CAPFrame: Sendable {
+    /// Header (length u16, CID u16) and payload.
+    var bytes: ArraySlice<UInt8>
+    var offsets: OffsetMap
+    /// ACL packets it was carried in.
+    var fragments: Int
+    /// True when the PDU came in several ACL packets (offsets need the map).
+    var isReassembled: Bool { fragments > 1 }
+
+    /// Channel ID (header bytes 2-3); the frame always has the 4 header bytes.
+    var cid: UInt16 {
+        let i = bytes.startIndex
+        return UInt16(bytes[i + 2]) | UInt16(bytes[i + 3]) << 8
+    }
+    /// L2CAP payload (information payload of a B-frame).
+    var payload: ArraySlice<UInt8> { bytes.dropFirst(4) }
+}
+
+/// Reassembles L2CAP PDUs from ACL fragments, per connection handle and direction.
+///
+/// Core v5.4 Vol 4 Part E 5.4.2 (packet boundary flag) and Vol 3 Part A 3 and 7.2
+/// (fragmentation): a start fragment (PB 0b00 or 0b10, or 0b11 complete) begins with the basic
+/// L2CAP header, length u16 + CID u16; continuation fragments (PB 0b01) follow until
+/// length + 4 bytes have arrived. State is bounded: a pending PDU never holds more than its
+/// header announces (at most 65,535 + 4 bytes), and there is one per (handle, direction).
+struct ACLReassembler: Sendable {
+    struct Key: Hashable, Sendable {
+        var handle: UInt16
+        var direction: Direction
+    }
+
+    /// A PDU whose fragments are still arriving.
+    struct Pending: Sendable {
+        var bytes: [UInt8]
+        var offsets: OffsetMap
+        var fragments: Int
+        /// Absolute offset of the start fragment's data (for problems about the whole PDU).
+        var startOffset: Int
+    }
+
+    /// Reassembly state of one (handle, direction); an absent key is `idle`.
+    enum State: Sendable {
+        /// A start fragment shorter than the 4-byte basic header: length not yet known.
+        case awaitingHeader(Pending)
+        /// Header seen; `expected` = L2CAP length + 4.
+        case collecting(Pending, expected: Int)
+    }
+
+    /// What one fragment produced.
+    enum Outcome: Sendable {
+        /// A whole PDU.
+        case complete(L2CAPFrame)
+        /// A fragment kept until the rest arrives; counts in bytes of the whole PDU.
+        case needMore(isStart: Bool, received: Int, expected: Int?)
+        /// A continuation with nothing pending, or a fragment that could not be used.
+        case dropped
+    }
+
+    /// Largest PDU the basic header can announce, header included.
+    static let maximumPDU = 65_535 + 4
+
+    private(set) var states: [Key: State] = [:]
+
+    /// Whether any PDU is pending.
+    var isEmpty: Bool { states.isEmpty }
+
+    /// Feeds one ACL packet's data.
+    ///
+    /// - Parameters:
+    ///   - data: the ACL data (after the 4-byte ACL header).
+    ///   - dataOffset: absolute offset of `data`'s first byte.
+    ///   - isStart: PB flag says first fragment (0b00, 0b10) or complete PDU (0b11).
+    ///   - isTruncated: the capture cut this ACL packet short: no more bytes will come for the
+    ///     PDU, so it is handed on as it is.
+    mutating func add(_ data: ArraySlice<UInt8>, dataOffset: Int, key: Key, isStart: Bool, isTruncated: Bool,
+                      problems: inout [DecodeError]) -> Outcome {
+        if isStart {
+            if let old = states.removeValue(forKey: key) {
+                problems.append(Self.discardProblem(old, key: key, why: "a new start fragment arrived"))
+            }
+            // The common case: one ACL packet holds the whole PDU; no copy.
+            if data.count >= 4 {
+                let expected = Self.expectedLength(data)
+                if data.count == expected || (isTruncated && data.count < expected) {
+                    if data.count < expected {
+                        problems.append(Self.truncatedProblem(received: data.count, expected: expected,
+                                                              at: dataOffset &+ data.count))
+                    }
+                    return .complete(L2CAPFrame(bytes: data, offsets: OffsetMap(first: dataOffset), fragments: 1))
+                }
+                if data.count > expected {
+                    problems.append(Self.excessProblem(data.count - expected, at: dataOffset &+ expected))
+                    let whole = data.prefix(expected)
+                    return .complete(L2CAPFrame(bytes: whole, offsets: OffsetMap(first: dataOffset), fragments: 1))
+                }
+            }
+            var pending = Pending(bytes: [], offsets: OffsetMap(first: dataOffset), fragments: 1, startOffset: dataOffset)
+            pending.bytes.reserveCapacity(data.count >= 4 ? Self.expectedLength(data) : 64)
+            pending.bytes.append(contentsOf: data)
+            return settle(pending, key: key, isStart: true, isTruncated: isTruncated, problems: &problems)
+        }
+        guard let state = states.removeValue(forKey: key) else {
+            problems.append(DecodeError(layer: .acl, offset: dataOffset, kind: .malformed,
+                                        reason: "continuation fragment (\(data.count) bytes) with no L2CAP PDU pending on handle \(Fmt.h4(key.handle))"))
+            return .dropped
+        }
+        var pending: Pending
+        var limit = Self.maximumPDU
+        switch state {
+        case .awaitingHeader(let p):
+            pending = p
+            if p.bytes.count + data.count >= 4 {
+                var header = p.bytes
+                header.append(contentsOf: data.prefix(4 - p.bytes.count))
+                limit = Self.expectedLength(header[...])
+            }
+        case .collecting(let p, let expected):
+            pending = p
+            limit = expected
+        }
+        pending.offsets.append(position: pending.bytes.count, absolute: dataOffset)
+        pending.fragments += 1
+        // Copy no more than the PDU announced: pending state stays bounded.
+        let take = min(data.count, max(0, limit - pending.bytes.count))
+        pending.bytes.append(contentsOf: data.prefix(take))
+        if data.count > take {
+            problems.append(Self.excessProblem(data.count - take, at: dataOffset &+ take))
+        }
+        return settle(pending, key: key, isStart: false, isTruncated: isTruncated, problems: &problems)
+    }
+
+    /// Decides what a pending PDU is after a fragment was added: complete, or still waiting.
+    private mutating func settle(_ pending: Pending, key: Key, isStart: Bool, isTruncated: Bool,
+                                 problems: inout [DecodeError]) -> Outcome {
+        guard pending.bytes.count >= 4 else {
+            if isTruncated {
+                problems.append(DecodeError(layer: .l2cap, offset: pending.startOffset, kind: .truncated,
+                                            reason: "L2CAP basic header: need 4 bytes, have \(pending.bytes.count) (capture cut the packet)"))
+                return .dropped
+            }
+            states[key] = .awaitingHeader(pending)
+            return .needMore(isStart: isStart, received: pending.bytes.count, expected: nil)
+        }
+        let expected = Self.expectedLength(pending.bytes[...])
+        let count = pending.bytes.count
+        if count == expected {
+            return .complete(Self.frame(pending, count: count))
+        }
+        if count > expected {
+            let excess = count - expected
+            problems.append(Self.excessProblem(excess, at: pending.offsets.absolute(expected)))
+            return .complete(Self.frame(pending, count: expected))
+        }
+        if isTruncated {
+            problems.append(Self.truncatedProblem(received: count, expected: expected,
+                                                  at: pending.offsets.absolute(count)))
+            return .complete(Self.frame(pending, count: count))
+        }
+        states[key] = .collecting(pending, expected: expected)
+        return .needMore(isStart: isStart, received: count, expected: expected)
+    }
+
+    /// Drops what is pending on `handle` (both directions), e.g. at disconnection.
+    mutating func discard(handle: UInt16, why: String) -> [DecodeError] {
+        var out: [DecodeError] = []
+        for d in [Direction.sent, .received, .unknown] {
+            let key = Key(handle: handle, direction: d)
+            if let old = states.removeValue(forKey: key) {
+                out.append(Self.discardProblem(old, key: key, why: why))
+            }
+        }
+        return out
+    }
+
+    /// Drops everything pending (end of capture), ordered by where each PDU started.
+    mutating func discardAll(why: String) -> [DecodeError] {
+        let out = states.map { Self.discardProblem($0.value, key: $0.key, why: why) }
+            .sorted { $0.offset < $1.offset }
+        states.removeAll()
+        return out
+    }
+
+    // MARK: helpers
+
+    private static func expectedLength(_ bytes: ArraySlice<UInt8>) -> Int {
+        let i = bytes.startIndex
+        return (Int(bytes[i]) | Int(bytes[i + 1]) << 8) + 4
+    }
+
+    private static func frame(_ p: Pending, count: Int) -> L2CAPFrame {
+        L2CAPFrame(bytes: p.bytes[0..<count], offsets: p.offsets, fragments: p.fragments)
+    }
+
+    private static func discardProblem(_ state: State, key: Key, why: String) -> DecodeError {
+        let (p, expected): (Pending, Int?) = switch state {
+        case .awaitingHeader(let p): (p, nil)
+        case .collecting(let p, let e): (p, e)
+        }
+        let of = expected.map { " of \($0)" } ?? ""
+        return DecodeError(layer: .l2cap, offset: p.startOffset, kind: .truncated,
+                           reason: "incomplete L2CAP PDU discarded (\(why)): handle \(Fmt.h4(key.handle)) \(key.direction.rawValue), \(p.bytes.count)\(of) bytes in \(p.fragments) fragment(s)")
+    }
+
+    private static func excessProblem(_ n: Int, at offset: Int) -> DecodeError {
+        DecodeError(layer: .l2cap, offset: offset, kind: .malformed,
+                    reason: "\(n) byte(s) beyond the length in the L2CAP header")
+    }
+
+    private static func truncatedProblem(received: Int, expected: Int, at offset: Int) -> DecodeError {
+        DecodeError(layer: .l2cap, offset: offset, kind: .truncated,
+                    reason: "L2CAP PDU cut short by the capture: \(received) of \(expected) bytes")
+    }
+}

@@ -1,0 +1,174 @@
+import BLECore
+
+/// Which protocol (PSM) runs on each BR/EDR dynamic channel, learnt from the signalling
+/// channel's Connection Request/Response (Core v5.4 Vol 3 Part A 4.2, 4.3).
+///
+/// A packet's CID is the receiver's endpoint: a channel opened by a Connection Request that
+/// direction D sent with Source CID S carries CID S in packets going the other way, and the
+/// Destination CID of the response in packets going direction D. Bounded: at most
+/// `capacity` channels and pending requests; beyond, the oldest knowledge is dropped.
+struct BREDRChannelMap: Sendable {
+    struct ChannelKey: Hashable, Sendable {
+        var connection: Int
+        var direction: Direction
+        var cid: UInt16
+    }
+
+    static let capacity = 4096
+    private var psms: [ChannelKey: UInt16] = [:]
+    /// Connection Requests awaiting a response: keyed by requester direction and Source CID.
+    private var requests: [ChannelKey: UInt16] = [:]
+
+    /// The PSM of the channel a packet travelling `direction` with `cid` belongs to.
+    func psm(connection: Int, direction: Direction, cid: UInt16) -> UInt16? {
+        psms.isEmpty ? nil : psms[ChannelKey(connection: connection, direction: direction, cid: cid)]
+    }
+
+    /// A Connection Request sent in `direction`.
+    mutating func request(connection: Int, direction: Direction, psm: UInt16, sourceCID: UInt16) {
+        if requests.count >= Self.capacity { requests.removeAll() }
+        if psms.count >= Self.capacity { psms.removeAll() }
+        requests[ChannelKey(connection: connection, direction: direction, cid: sourceCID)] = psm
+        psms[ChannelKey(connection: connection, direction: direction.reversed, cid: sourceCID)] = psm
+    }
+
+    /// A Connection Response sent in `direction`. Result 0x0001 (pending) keeps the request.
+    mutating func response(connection: Int, direction: Direction, destinationCID: UInt16, sourceCID: UInt16,
+                           result: UInt16) -> UInt16? {
+        let key = ChannelKey(connection: connection, direction: direction.reversed, cid: sourceCID)
+        guard let psm = requests[key] else { return nil }
+        if result == 0x0001 { return psm }
+        requests[key] = nil
+        if result == 0x0000 {
+            psms[ChannelKey(connection: connection, direction: direction.reversed, cid: destinationCID)] = psm
+        } else {
+            psms[ChannelKey(connection: connection, direction: direction, cid: sourceCID)] = nil
+        }
+        return psm
+    }
+
+    /// A Disconnection Response sent in `direction` (DCID: the responder's CID).
+    mutating func disconnected(connection: Int, direction: Direction, destinationCID: UInt16, sourceCID: UInt16) {
+        psms[ChannelKey(connection: connection, direction: direction.reversed, cid: destinationCID)] = nil
+        psms[ChannelKey(connection: connection, direction: direction, cid: sourceCID)] = nil
+    }
+
+    mutating func remove(connection: Int) {
+        guard !psms.isEmpty || !requests.isEmpty else { return }
+        psms = psms.filter { $0.key.connection != connection }
+        requests = requests.filter { $0.key.connection != connection }
+    }
+
+    mutating func removeAll() {
+        psms.removeAll()
+        requests.removeAll()
+    }
+}
+
+extension Direction {
+    /// The other way across the HCI (`.unknown` stays unknown).
+    var reversed: Direction {
+        switch self {
+        case .sent: .received
+        case .received: .sent
+        case .unknown: .unknown
+        }
+    }
+}
+
+/// BR/EDR L2CAP classification (Core v5.4 Vol 3 Part A 2.1): fixed channels by name, the
+/// signalling channel's commands by name, dynamic channels by the PSM they were opened for.
+extension PacketDecoder {
+    mutating func classifyBREDR(_ frame: L2CAPFrame, connection: ConnectionRef, into d: inout PacketDraft) {
+        d.layer = .bredr
+        let cid = frame.cid
+        let payload = frame.payload
+        switch cid {
+        case 0x0001:
+            d.summary = d.prefix + "BR/EDR L2CAP " + bredrSignaling(payload, connection: connection, direction: d.direction)
+        case 0x0002:
+            d.summary = d.prefix + "BR/EDR L2CAP connectionless data, \(payload.count) bytes"
+        case 0x0003:
+            d.summary = d.prefix + "BR/EDR L2CAP AMP Manager, \(payload.count) bytes"
+        case 0x0007:
+            d.summary = d.prefix + "BR/EDR L2CAP Security Manager, \(payload.count) bytes"
+        default:
+            var s = d.prefix + "BR/EDR L2CAP CID " + Fmt.h4(cid)
+            if let psm = channels.psm(connection: connection.index, direction: d.direction, cid: cid) {
+                s += " (" + BREDRNames.psm(psm) + ")"
+            }
+            d.summary = s + ", \(payload.count) bytes"
+        }
+    }
+
+    /// Names the commands in a BR/EDR signalling C-frame (several commands may share one) and
+    /// learns channel PSMs from Connection Request/Response and Disconnection Response.
+    private mutating func bredrSignaling(_ payload: ArraySlice<UInt8>, connection: ConnectionRef,
+                                         direction: Direction) -> String {
+        var parts: [String] = []
+        var i = payload.startIndex
+        while payload.endIndex - i >= 4, parts.count < 8 {
+            let code = payload[i]
+            let length = Int(payload[i + 2]) | Int(payload[i + 3]) << 8
+            let start = i + 4
+            let end = min(payload.endIndex, start + length)
+            let data = payload[start..<end]
+            var text = L2CAPSignaling.name(code)
+            func u16(_ at: Int) -> UInt16? {
+                at + 1 < data.count ? UInt16(data[data.startIndex + at]) | UInt16(data[data.startIndex + at + 1]) << 8 : nil
+            }
+            switch code {
+            case 0x02:
+                if let psm = u16(0), let scid = u16(2) {
+                    channels.request(connection: connection.index, direction: direction, psm: psm, sourceCID: scid)
+                    text += " (PSM " + Fmt.h4(psm) + " " + BREDRNames.psm(psm) + ", SCID " + Fmt.h4(scid) + ")"
+                }
+            case 0x03:
+                if let dcid = u16(0), let scid = u16(2), let result = u16(4) {
+                    let psm = channels.response(connection: connection.index, direction: direction,
+                                                destinationCID: dcid, sourceCID: scid, result: result)
+                    text += " (" + (result == 0 ? "success" : result == 1 ? "pending" : "result " + Fmt.h4(result))
+                    if let psm { text += ", " + BREDRNames.psm(psm) }
+                    text += ")"
+                }
+            case 0x07:
+                if let dcid = u16(0), let scid = u16(2) {
+                    channels.disconnected(connection: connection.index, direction: direction,
+                                          destinationCID: dcid, sourceCID: scid)
+                }
+            default:
+                break
+            }
+            parts.append(text)
+            i = end
+        }
+        if parts.isEmpty { return "signalling, \(payload.count) bytes" }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// Protocol/service multiplexer names (Bluetooth Assigned Numbers 2.2).
+enum BREDRNames {
+    static func psm(_ p: UInt16) -> String {
+        switch p {
+        case 0x0001: "SDP"
+        case 0x0003: "RFCOMM"
+        case 0x0005: "TCS-BIN"
+        case 0x0007: "TCS-BIN-CORDLESS"
+        case 0x000F: "BNEP"
+        case 0x0011: "HID Control"
+        case 0x0013: "HID Interrupt"
+        case 0x0015: "UPnP"
+        case 0x0017: "AVCTP"
+        case 0x0019: "AVDTP"
+        case 0x001B: "AVCTP Browsing"
+        case 0x001D: "UDI C-Plane"
+        case 0x001F: "ATT"
+        case 0x0021: "3DSP"
+        case 0x0023: "IPSP"
+        case 0x0025: "OTS"
+        case 0x0027: "EATT"
+        default: "PSM " + Fmt.h4(p)
+        }
+    }
+}

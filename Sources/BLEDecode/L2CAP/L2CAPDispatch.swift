@@ -1,0 +1,108 @@
+import BLECore
+
+/// Dispatch of a complete L2CAP PDU on its channel ID (Core v5.4 Vol 3 Part A 2.1).
+///
+/// LE: 0x0004 ATT, 0x0005 LE signalling, 0x0006 SMP, 0x0040-0x007F credit-based channels.
+/// BR/EDR: everything goes to the BR/EDR classifier, never to the LE ATT/SMP decoders
+/// (classic ATT runs on a dynamic channel, PSM 0x001F).
+extension PacketDecoder {
+    mutating func dispatchL2CAP(_ frame: L2CAPFrame, connection conn: ConnectionTracker.Connection,
+                                into d: inout PacketDraft) {
+        d.layer = .l2cap
+        let cid = frame.cid
+        var transport = conn.transport
+        if transport == .le, conn.origin == .inferredFromACL, Self.cidImpliesBREDR(cid) {
+            // A connection begun before the capture that turns out to be BR/EDR.
+            tracker.markBREDR(handle: conn.ref.handle)
+            transport = .bredr
+        }
+        if transport == .bredr {
+            classifyBREDR(frame, connection: conn.ref, into: &d)
+            return
+        }
+        let payload = frame.payload
+        switch cid {
+        case 0x0004:
+            decodeATT(frame, connection: conn.ref, into: &d)
+        case 0x0006:
+            decodeSMP(frame, connection: conn.ref, into: &d)
+        case 0x0005:
+            decodeLESignaling(frame, connection: conn.ref, into: &d)
+        case 0x0040...0x007F:
+            d.summary = d.prefix + "L2CAP LE CoC data CID " + Fmt.h4(cid) + ", \(payload.count) bytes"
+        case 0x0000:
+            d.problems.append(DecodeError(layer: .l2cap, offset: frame.offsets.absolute(2), kind: .malformed,
+                                          reason: "L2CAP CID 0x0000 (null identifier)"))
+            d.summary = d.prefix + "L2CAP (malformed: CID 0x0000), \(payload.count) bytes"
+        default:
+            if Self.cidImpliesBREDR(cid) {
+                d.problems.append(DecodeError(layer: .l2cap, offset: frame.offsets.absolute(2), kind: .malformed,
+                                              reason: "BR/EDR channel \(Fmt.h4(cid)) on an LE connection"))
+            }
+            d.summary = d.prefix + "L2CAP CID " + Fmt.h4(cid) + ", \(payload.count) bytes"
+        }
+    }
+
+    /// Offset of PDU position `position` (header included) in the file.
+    @inline(__always)
+    func absolute(_ frame: L2CAPFrame, _ position: Int) -> Int { frame.offsets.absolute(position) }
+
+    /// Moves an error raised with `baseOffset = absolute(frame, 4)` to the right fragment.
+    func remap(_ e: DecodeError, _ frame: L2CAPFrame) -> DecodeError {
+        guard frame.isReassembled else { return e }
+        var e = e
+        e.offset = frame.offsets.absolute(4 &+ (e.offset &- frame.offsets.absolute(4)))
+        return e
+    }
+
+    /// ATT on CID 0x0004 (Core v5.4 Vol 3 Part F 3.3). A PDU that does not decode is still an
+    /// `.att` event (opcode = first byte), as Wireshark counts malformed ATT packets too.
+    mutating func decodeATT(_ frame: L2CAPFrame, connection: ConnectionRef, into d: inout PacketDraft) {
+        let bytes = frame.payload
+        guard let first = bytes.first else {
+            d.problems.append(DecodeError(layer: .att, offset: absolute(frame, 4), kind: .truncated,
+                                          reason: "empty ATT PDU (no opcode)"))
+            d.summary = d.prefix + "ATT (malformed: empty PDU)"
+            return
+        }
+        d.layer = .att
+        do {
+            let pdu = try ATTPDU(decoding: bytes, baseOffset: absolute(frame, 4))
+            d.summary = d.prefix + pdu.summary
+            d.events.append(.att(ATTEvent(connection: connection, direction: d.direction, opcode: pdu.opcode,
+                                          pdu: pdu, problem: nil, bytes: Array(bytes))))
+        } catch {
+            let e = remap(error, frame)
+            let opcode = ATTOpcode(rawValue: first)
+            d.problems.append(e)
+            d.summary = d.prefix + opcode.name + " (malformed: " + e.reason + ")"
+            d.events.append(.att(ATTEvent(connection: connection, direction: d.direction, opcode: opcode,
+                                          pdu: nil, problem: e, bytes: Array(bytes))))
+        }
+    }
+
+    /// SMP on CID 0x0006 (Core v5.4 Vol 3 Part H 3).
+    mutating func decodeSMP(_ frame: L2CAPFrame, connection: ConnectionRef, into d: inout PacketDraft) {
+        let bytes = frame.payload
+        guard let first = bytes.first else {
+            d.problems.append(DecodeError(layer: .smp, offset: absolute(frame, 4), kind: .truncated,
+                                          reason: "empty SMP PDU (no code)"))
+            d.summary = d.prefix + "SMP (malformed: empty PDU)"
+            return
+        }
+        d.layer = .smp
+        do {
+            let pdu = try SMPPDU(decoding: bytes, baseOffset: absolute(frame, 4))
+            d.summary = d.prefix + pdu.summary(keepKeys: options.keepKeys)
+            d.events.append(.smp(SMPEvent(connection: connection, direction: d.direction, code: pdu.code,
+                                          pdu: pdu, problem: nil)))
+        } catch {
+            let e = remap(error, frame)
+            let code = SMPCode(rawValue: first)
+            d.problems.append(e)
+            d.summary = d.prefix + code.name + " (malformed: " + e.reason + ")"
+            d.events.append(.smp(SMPEvent(connection: connection, direction: d.direction, code: code,
+                                          pdu: nil, problem: e)))
+        }
+    }
+}

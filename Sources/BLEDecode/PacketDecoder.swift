@@ -1,0 +1,154 @@
+import BLECore
+
+/// The streaming packet decoder: one `CaptureRecord` in, one `DecodedPacket` out.
+///
+/// Decodes HCI commands and events (Core v5.4 Vol 4 Part E 5.4, 7), reassembles ACL into
+/// L2CAP PDUs (Vol 4 Part E 5.4.2, Vol 3 Part A 3), decodes LE signalling (Vol 3 Part A 4)
+/// and hands ATT and SMP PDUs to their decoders; a connection tracker gives every packet the
+/// connection it belongs to. It never throws and never traps: damage goes into
+/// `DecodedPacket.problems` with its layer and absolute offset, and the packet still comes
+/// back with a summary. State is bounded (see `ACLReassembler`, `ConnectionTracker`).
+public struct PacketDecoder: Sendable {
+    public let options: DecoderOptions
+    var tracker = ConnectionTracker()
+    var reassembler = ACLReassembler()
+    var channels = BREDRChannelMap()
+    /// Commands that named a connection, by opcode, until their Command Status/Complete.
+    var pendingCommands: [UInt16: ConnectionRef] = [:]
+    /// Peers of BR/EDR Create Connection commands not yet completed (to tell the role).
+    var pendingBREDRCreates: Set<BluetoothAddress> = []
+    var lastDrops: UInt32 = 0
+
+    public init(options: DecoderOptions = .init()) {
+        self.options = options
+    }
+
+    /// Connections seen so far: Connection Complete events of any status plus connections
+    /// found in progress (the last `ConnectionRef.index` handed out).
+    public var connectionsSeen: Int { tracker.count }
+
+    /// Decodes one record; never throws, never crashes: damage goes into `problems` and the
+    /// packet still comes back.
+    public mutating func decode(_ record: CaptureRecord) -> DecodedPacket {
+        var d = PacketDraft(direction: record.direction,
+                            base: record.fileOffset &+ options.payloadOffsetInRecord)
+        if record.cumulativeDrops != lastDrops {
+            if record.cumulativeDrops > lastDrops {
+                d.events.append(.dropped(count: Int(record.cumulativeDrops - lastDrops)))
+            }
+            lastDrops = record.cumulativeDrops
+        }
+        switch record.kind {
+        case .command:
+            decodeCommand(record.payload, into: &d)
+        case .event:
+            decodeEvent(record.payload, into: &d)
+        case .acl:
+            decodeACL(record.payload, into: &d)
+        case .sco:
+            decodeSCO(record.payload, into: &d)
+        case .iso:
+            decodeISO(record.payload, into: &d)
+        case .note:
+            d.layer = .note
+            d.summary = Fmt.noteText(record.payload)
+        case .other:
+            d.layer = .other
+            d.summary = "Other record (type " + Fmt.h4(record.rawType) + ", \(record.payload.count) bytes)"
+        }
+        return d.packet
+    }
+
+    /// At end of capture: connections still open and partial ACL reassemblies, as problems
+    /// (kind `.truncated`). Clears that state.
+    public mutating func finish() -> [DecodeError] {
+        var out = reassembler.discardAll(why: "end of capture")
+        for c in tracker.closeAll() {
+            let how = c.origin == .event ? "" : ", begun before the capture"
+            out.append(DecodeError(layer: .hci, offset: c.openedAt, kind: .truncated,
+                                   reason: "connection #\(c.ref.index) (handle \(Fmt.h4(c.ref.handle)), \(c.transport.rawValue)\(how)) still open at end of capture"))
+        }
+        pendingCommands.removeAll()
+        pendingBREDRCreates.removeAll()
+        channels.removeAll()
+        return out
+    }
+
+    // MARK: SCO and ISO
+
+    /// SCO data: handle (12 bits) + packet status flag (2 bits) u16, length u8, data
+    /// (Core v5.4 Vol 4 Part E 5.4.3).
+    mutating func decodeSCO(_ payload: [UInt8], into d: inout PacketDraft) {
+        d.layer = .hci
+        guard payload.count >= 3 else {
+            d.fail(layer: .hci, at: 0, kind: .truncated, "SCO header: need 3 bytes, have \(payload.count)")
+            d.summary = d.prefix + "SCO (malformed: header cut short)"
+            return
+        }
+        let handle = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF
+        let length = Int(payload[2])
+        d.summary = d.prefix + "SCO handle " + Fmt.h4(handle) + ", \(length) bytes"
+        d.checkDataLength(declared: length, available: payload.count - 3, dataStart: 3, what: "SCO data")
+    }
+
+    /// ISO data: handle (12 bits), PB (2 bits), TS (1 bit) u16; data load length (14 bits)
+    /// u16; data (Core v5.4 Vol 4 Part E 5.4.5).
+    mutating func decodeISO(_ payload: [UInt8], into d: inout PacketDraft) {
+        d.layer = .hci
+        guard payload.count >= 4 else {
+            d.fail(layer: .hci, at: 0, kind: .truncated, "ISO header: need 4 bytes, have \(payload.count)")
+            d.summary = d.prefix + "ISO (malformed: header cut short)"
+            return
+        }
+        let handle = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF
+        let length = Int((UInt16(payload[2]) | UInt16(payload[3]) << 8) & 0x3FFF)
+        d.summary = d.prefix + "ISO handle " + Fmt.h4(handle) + ", \(length) bytes"
+        d.checkDataLength(declared: length, available: payload.count - 4, dataStart: 4, what: "ISO data")
+    }
+}
+
+/// What one record is being decoded into.
+struct PacketDraft {
+    var summary = ""
+    var layer: PacketLayer = .hci
+    var connection: ConnectionRef?
+    var events: [DecodedEvent] = []
+    var problems: [DecodeError] = []
+    let direction: Direction
+    /// Absolute offset of the record's payload byte 0.
+    let base: Int
+
+    init(direction: Direction, base: Int) {
+        self.direction = direction
+        self.base = base
+    }
+
+    var packet: DecodedPacket {
+        DecodedPacket(summary: summary, layer: layer, connection: connection, events: events, problems: problems)
+    }
+
+    /// `"Sent "`/`"Rcvd "`/`""` by the record's direction.
+    var prefix: String { Fmt.prefix(direction) }
+
+    /// Records a problem at payload position `position`.
+    mutating func fail(layer: DecodeError.Layer, at position: Int, kind: DecodeError.Kind, _ reason: String) {
+        problems.append(DecodeError(layer: layer, offset: base &+ position, kind: kind, reason: reason))
+    }
+
+    /// Compares a length field with the bytes present and records the disagreement.
+    /// Returns the number of bytes to use: the smaller of the two.
+    @discardableResult
+    mutating func checkDataLength(declared: Int, available: Int, dataStart: Int, what: String,
+                                  layer: DecodeError.Layer = .hci) -> Int {
+        if declared > available {
+            fail(layer: layer, at: dataStart + available, kind: .truncated,
+                 "\(what): length field says \(declared) bytes, packet has \(available)")
+            return available
+        }
+        if declared < available {
+            fail(layer: layer, at: dataStart + declared, kind: .malformed,
+                 "\(what): \(available - declared) byte(s) beyond the length field (\(declared))")
+        }
+        return declared
+    }
+}
