@@ -14,11 +14,11 @@ public struct ATTExecuteWriteRequest: ATTPDUBody {
 
     public init(flags: UInt8) { self.flags = flags }
 
-    /// The flags as Wireshark names them.
+    /// The flags as Wireshark names them (Cancel All, Immediately Write All).
     public var flagsName: String {
         switch flags {
-        case 0x00: "Cancel All Prepared Writes"
-        case 0x01: "Immediately Write All Pending Prepared Values"
+        case 0x00: "Cancel All"
+        case 0x01: "Immediately Write All"
         default: "Reserved (\(hex(flags)))"
         }
     }
@@ -31,6 +31,6 @@ public struct ATTExecuteWriteRequest: ATTPDUBody {
 
     public var fields: [(String, String)] { [("Flags", "\(hex(flags)) \(flagsName)")] }
 
-    /// `Execute Write Request, Immediately Write All Pending Prepared Values`.
+    /// `Execute Write Request, Immediately Write All`.
     public var summary: String { "\(Self.opcode.name), \(flagsName)" }
 }

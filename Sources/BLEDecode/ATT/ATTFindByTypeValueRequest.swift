@@ -43,8 +43,8 @@ public struct ATTFindByTypeValueRequest: ATTPDUBody {
          ("Attribute Value", hexString(attributeValue))]
     }
 
-    /// `Find By Type Value Request, Primary Service, Handles: 0x0001..0xFFFF, Value: 0d18`.
+    /// `Find By Type Value Request, Primary Service, Handles: 0x0001..0xFFFF`.
     public var summary: String {
-        "\(Self.opcode.name), \(attributeTypeUUID.nameOrString), Handles: \(handleString(startingHandle))..\(handleString(endingHandle)), Value: \(shortHex(attributeValue))"
+        "\(Self.opcode.name), \(attributeTypeUUID.nameOrString), Handles: \(handleString(startingHandle))..\(handleString(endingHandle))"
     }
 }

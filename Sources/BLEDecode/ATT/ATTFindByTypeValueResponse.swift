@@ -22,13 +22,13 @@ public struct ATTFindByTypeValueResponse: ATTPDUBody {
     public init(handlesInformation: [HandlesInformation]) { self.handlesInformation = handlesInformation }
 
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        try r.require(4, "Handles Information List (at least one 4-byte entry)")
         var list: [HandlesInformation] = []
-        while !r.isAtEnd {
+        // At least one entry: the first read reports what is missing.
+        repeat {
             let found = try r.readUInt16(.little, "Found Attribute Handle (entries are 4 bytes)")
             let end = try r.readUInt16(.little, "Group End Handle (entries are 4 bytes)")
             list.append(HandlesInformation(foundAttributeHandle: found, groupEndHandle: end))
-        }
+        } while !r.isAtEnd
         handlesInformation = list
     }
 
@@ -45,10 +45,6 @@ public struct ATTFindByTypeValueResponse: ATTPDUBody {
         }
     }
 
-    /// `Find By Type Value Response, Attribute List Length: 1, Handles: 0x0010..0x0020`.
-    public var summary: String {
-        attributeListSummary(Self.opcode, count: handlesInformation.count,
-                             first: handlesInformation.first?.foundAttributeHandle,
-                             last: handlesInformation.last?.groupEndHandle)
-    }
+    /// `Find By Type Value Response` (as Wireshark: the ranges are in `fields`).
+    public var summary: String { Self.opcode.name }
 }

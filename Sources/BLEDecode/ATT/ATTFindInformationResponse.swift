@@ -42,14 +42,14 @@ public struct ATTFindInformationResponse: ATTPDUBody {
         }
         self.format = format
         let entrySize = 2 + format.size.rawValue
-        try r.require(entrySize, "Information Data (at least one \(entrySize)-byte entry)")
         var list: [Information] = []
-        while !r.isAtEnd {
+        // At least one entry: the first read reports what is missing.
+        repeat {
             let leftover = r.remaining
             let handle = try r.readUInt16(.little, "Handle (\(leftover) byte(s) left, entries are \(entrySize))")
             let uuid = try r.readBluetoothUUID(format.size, "UUID (entries are \(entrySize) bytes)")
             list.append(Information(handle: handle, uuid: uuid))
-        }
+        } while !r.isAtEnd
         information = list
     }
 
@@ -66,18 +66,10 @@ public struct ATTFindInformationResponse: ATTPDUBody {
             + information.map { ("Handle \(handleString($0.handle))", $0.uuid.labelled) }
     }
 
-    /// `Find Information Response, Attribute List Length: 3, Handles: 0x000E..0x0010`.
+    /// `Find Information Response, Handle: 0x000C (Client Characteristic Configuration), Handle: 0x000D (…)`.
     public var summary: String {
-        attributeListSummary(Self.opcode, count: information.count,
-                             first: information.first?.handle, last: information.last?.handle)
+        ([Self.opcode.name] + information.map { "Handle: \(handleString($0.handle)) (\($0.uuid.nameOrString))" })
+            .joined(separator: ", ")
     }
 }
 
-/// `<name>, Attribute List Length: N, Handles: first..last` for the list responses.
-func attributeListSummary(_ opcode: ATTOpcode, count: Int, first: UInt16?, last: UInt16?) -> String {
-    var s = "\(opcode.name), Attribute List Length: \(count)"
-    if let first, let last {
-        s += first == last ? ", Handle: \(handleString(first))" : ", Handles: \(handleString(first))..\(handleString(last))"
-    }
-    return s
-}

@@ -24,14 +24,14 @@ public struct ATTMultipleHandleValueNotification: ATTPDUBody {
     public init(handleValueTuples: [HandleValue]) { self.handleValueTuples = handleValueTuples }
 
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        try r.require(4, "Handle Length Value Tuple List (at least one tuple)")
         var list: [HandleValue] = []
-        while !r.isAtEnd {
+        // At least one entry: the first read reports what is missing.
+        repeat {
             let handle = try r.readUInt16(.little, "Attribute Handle")
             let length = try r.readUInt16(.little, "Value Length")
             let value = try r.readBytes(Int(length), "Attribute Value (Value Length \(length))")
             list.append(HandleValue(attributeHandle: handle, value: Array(value)))
-        }
+        } while !r.isAtEnd
         handleValueTuples = list
     }
 

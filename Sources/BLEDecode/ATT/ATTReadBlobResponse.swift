@@ -17,6 +17,6 @@ public struct ATTReadBlobResponse: ATTPDUBody {
 
     public var fields: [(String, String)] { [("Part Attribute Value", hexString(partAttributeValue))] }
 
-    /// `Read Blob Response, Value: 48656c6c6f` (long values cut).
-    public var summary: String { "\(Self.opcode.name), Value: \(shortHex(partAttributeValue))" }
+    /// `Read Blob Response` (as Wireshark without the GATT context: the value is in `fields`).
+    public var summary: String { Self.opcode.name }
 }

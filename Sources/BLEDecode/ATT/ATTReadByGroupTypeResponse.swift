@@ -40,14 +40,14 @@ public struct ATTReadByGroupTypeResponse: ATTPDUBody {
                               reason: "Length \(length) is less than 4 (two handles plus value)")
         }
         let entrySize = Int(length)
-        try r.require(entrySize, "Attribute Data List (at least one \(entrySize)-byte entry)")
         var list: [AttributeData] = []
-        while !r.isAtEnd {
+        // At least one entry: the first read reports what is missing.
+        repeat {
             let handle = try r.readUInt16(.little, "Attribute Handle (entries are \(entrySize) bytes)")
             let end = try r.readUInt16(.little, "End Group Handle (entries are \(entrySize) bytes)")
             let value = try r.readBytes(entrySize - 4, "Attribute Value (entries are \(entrySize) bytes)")
             list.append(AttributeData(handle: handle, endGroupHandle: end, value: Array(value)))
-        }
+        } while !r.isAtEnd
         attributeDataList = list
     }
 
@@ -67,9 +67,11 @@ public struct ATTReadByGroupTypeResponse: ATTPDUBody {
         }
     }
 
-    /// `Read By Group Type Response, Attribute List Length: 3, Handles: 0x0001..0xFFFF`.
+    /// `Read By Group Type Response, Attribute List Length: 3, Generic Attribute, Generic Access, 180A`:
+    /// the group values read as UUIDs, named when the SIG names them.
     public var summary: String {
-        attributeListSummary(Self.opcode, count: attributeDataList.count,
-                             first: attributeDataList.first?.handle, last: attributeDataList.last?.endGroupHandle)
+        ([Self.opcode.name, "Attribute List Length: \(attributeDataList.count)"]
+            + attributeDataList.map { $0.uuid?.nameOrString ?? hexString($0.value) })
+            .joined(separator: ", ")
     }
 }

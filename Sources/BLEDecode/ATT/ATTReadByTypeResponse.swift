@@ -34,13 +34,13 @@ public struct ATTReadByTypeResponse: ATTPDUBody {
                               reason: "Length \(length) is less than 2 (handle plus value)")
         }
         let entrySize = Int(length)
-        try r.require(entrySize, "Attribute Data List (at least one \(entrySize)-byte entry)")
         var list: [AttributeData] = []
-        while !r.isAtEnd {
+        // At least one entry: the first read reports what is missing.
+        repeat {
             let handle = try r.readUInt16(.little, "Attribute Handle (entries are \(entrySize) bytes)")
             let value = try r.readBytes(entrySize - 2, "Attribute Value (entries are \(entrySize) bytes)")
             list.append(AttributeData(handle: handle, value: Array(value)))
-        }
+        } while !r.isAtEnd
         attributeDataList = list
     }
 
@@ -57,9 +57,6 @@ public struct ATTReadByTypeResponse: ATTPDUBody {
             + attributeDataList.map { ("Handle \(handleString($0.handle))", hexString($0.value)) }
     }
 
-    /// `Read By Type Response, Attribute List Length: 2, Handles: 0x0002..0x0004`.
-    public var summary: String {
-        attributeListSummary(Self.opcode, count: attributeDataList.count,
-                             first: attributeDataList.first?.handle, last: attributeDataList.last?.handle)
-    }
+    /// `Read By Type Response, Attribute List Length: 2`.
+    public var summary: String { "\(Self.opcode.name), Attribute List Length: \(attributeDataList.count)" }
 }

@@ -17,6 +17,6 @@ public struct ATTReadMultipleResponse: ATTPDUBody {
 
     public var fields: [(String, String)] { [("Set Of Values", hexString(setOfValues))] }
 
-    /// `Read Multiple Response, Value: 48656c6c6f` (long values cut).
-    public var summary: String { "\(Self.opcode.name), Value: \(shortHex(setOfValues))" }
+    /// `Read Multiple Response` (as Wireshark without the GATT context: the value is in `fields`).
+    public var summary: String { Self.opcode.name }
 }

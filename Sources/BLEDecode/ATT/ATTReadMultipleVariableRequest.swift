@@ -12,9 +12,8 @@ public struct ATTReadMultipleVariableRequest: ATTPDUBody {
     public init(setOfHandles: [UInt16]) { self.setOfHandles = setOfHandles }
 
     public init(parameters r: inout ByteReader) throws(DecodeError) {
-        try r.require(2, "Set Of Handles (at least one handle)")
         var handles: [UInt16] = []
-        while !r.isAtEnd { handles.append(try r.readUInt16(.little, "Handle (handles are 2 bytes)")) }
+        repeat { handles.append(try r.readUInt16(.little, "Handle (handles are 2 bytes)")) } while !r.isAtEnd
         setOfHandles = handles
     }
 

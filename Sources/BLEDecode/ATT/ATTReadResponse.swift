@@ -17,6 +17,6 @@ public struct ATTReadResponse: ATTPDUBody {
 
     public var fields: [(String, String)] { [("Attribute Value", hexString(attributeValue))] }
 
-    /// `Read Response, Value: 48656c6c6f` (long values cut).
-    public var summary: String { "\(Self.opcode.name), Value: \(shortHex(attributeValue))" }
+    /// `Read Response` (as Wireshark without the GATT context: the value is in `fields`).
+    public var summary: String { Self.opcode.name }
 }
