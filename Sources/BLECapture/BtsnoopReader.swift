@@ -1,0 +1,136 @@
+import BLECore
+
+/// Streams btsnoop v1 records (datalinks 1001 H1, 1002 H4, 2001 Linux monitor).
+///
+/// Layout (REFERENCE.md "btsnoop"; FTE "BT Snoop File Format"): a 16-byte file header
+/// (`btsnoop\0`, version u32 = 1, datalink u32), then records of a 24-byte big-endian header
+/// (original length, included length, flags, cumulative drops, timestamp i64 in µs since
+/// 0000-01-01) and `included length` bytes of packet. Reads 1 MiB chunks through an
+/// `InputWindow`; memory stays flat whatever the file size.
+public struct BtsnoopReader: CaptureReader {
+    static let magic: [UInt8] = Array("btsnoop\0".utf8)
+    static let fileHeaderLength = 16
+    static let recordHeaderLength = 24
+    /// Largest included length accepted: an H4 type byte plus an ACL packet of 4 + 65535 bytes.
+    static let maxIncludedLength: UInt32 = 65_540
+
+    public let info: CaptureInfo
+    public let path: String
+    public private(set) var warnings: [CaptureWarning] = []
+    public var bytesRead: Int { input.offset }
+    public let datalink: BtsnoopDatalink
+
+    private var input: InputWindow
+    private var frameNumber = 0
+    private var state = ReaderState.reading
+
+    /// Reads the file header from `source`; the reader then streams the records.
+    public init(source: any ByteSource, path: String? = nil) throws(CaptureError) {
+        try self.init(input: InputWindow(source: source), path: path ?? source.name)
+    }
+
+    init(input: InputWindow, path: String) throws(CaptureError) {
+        self.input = input
+        self.path = path
+        let header = Self.fileHeaderLength
+        guard try self.input.fill(atLeast: header) else {
+            let have = self.input.available
+            if have == 0 { throw CaptureError(path: path, offset: 0, kind: .empty, message: "file is empty") }
+            if !Self.magic.starts(with: Array(self.input.bytes.prefix(8))) {
+                throw CaptureError(path: path, offset: 0, kind: .unknownFormat, message: "not a btsnoop file")
+            }
+            throw CaptureError(path: path, offset: 0, kind: .corrupt,
+                               message: "truncated btsnoop file header (file ends after \(have) of \(header) bytes)")
+        }
+        let bytes = self.input.bytes
+        guard Self.magic.elementsEqual(bytes.prefix(8)),
+              let version = bytes.bigEndianUInt32(at: 8), let link = bytes.bigEndianUInt32(at: 12)
+        else {
+            throw CaptureError(path: path, offset: 0, kind: .unknownFormat, message: "no btsnoop magic")
+        }
+        guard version == 1 else {
+            throw CaptureError(path: path, offset: 8, kind: .unsupported,
+                               message: "btsnoop version \(version) is not supported (only version 1 exists)")
+        }
+        datalink = BtsnoopDatalink(rawValue: link)
+        guard BtsnoopDatalink.supported.contains(datalink) else {
+            throw CaptureError(path: path, offset: 12, kind: .unsupported,
+                               message: "btsnoop datalink \(link) (\(datalink)) is not supported; blereplay reads "
+                                   + "btsnoop datalinks 1001 (H1), 1002 (H4) and 2001 (Linux monitor)")
+        }
+        info = CaptureInfo(format: .btsnoop, linkType: link,
+                           formatDescription: "btsnoop v1, \(datalink) datalink \(link)")
+        self.input.consume(header)
+    }
+
+    public mutating func next() throws(CaptureError) -> CaptureRecord? {
+        guard case .reading = state else { return try state.stoppedResult() }
+        let headerLength = Self.recordHeaderLength
+        guard try input.fill(atLeast: headerLength) else {
+            if input.available > 0 {
+                truncated(have: input.available, need: headerLength, header: true)
+            } else {
+                state = .finished
+            }
+            return nil
+        }
+        var p = input.pointer
+        let originalLength = p.bigEndianUInt32(at: 0)
+        let includedLength = p.bigEndianUInt32(at: 4)
+        if includedLength > originalLength || includedLength > Self.maxIncludedLength {
+            let why = includedLength > Self.maxIncludedLength
+                ? "included length \(includedLength) exceeds the largest HCI packet (\(Self.maxIncludedLength))"
+                : "included length \(includedLength) exceeds original length \(originalLength)"
+            return try fail("record \(frameNumber + 1): \(why)")
+        }
+        let included = Int(includedLength)
+        let total = headerLength + included
+        if input.available < total {
+            guard try input.fill(atLeast: total) else {
+                truncated(have: input.available, need: total)
+                return nil
+            }
+            p = input.pointer
+        }
+        let flags = p.bigEndianUInt32(at: 8)
+        let drops = p.bigEndianUInt32(at: 12)
+        let timestamp = Int64(bitPattern: p.bigEndianUInt64(at: 16)) &- Timestamp.btsnoopEpochOffset
+        frameNumber += 1
+        let body = p + headerLength
+        var record = CaptureRecord(frameNumber: frameNumber, timestamp: timestamp, direction: .unknown,
+                                   kind: .other, payload: [], fileOffset: input.offset,
+                                   originalLength: Int(originalLength), cumulativeDrops: drops)
+        switch datalink {
+        case .h4:
+            record.direction = flags & 1 != 0 ? .received : .sent
+            record.setH4Packet(UnsafeRawBufferPointer(start: body, count: included))
+        case .h1:
+            let received = flags & 1 != 0
+            record.direction = received ? .received : .sent
+            let type: H4PacketType = flags & 2 == 0 ? .acl : (received ? .event : .command)
+            record.kind = type.kind
+            record.rawType = UInt16(type.rawValue)
+            record.payload = copyBytes(body, count: included)
+        default:
+            record.setMonitorPacket(opcode: MonitorOpcode(rawValue: UInt16(truncatingIfNeeded: flags)),
+                                    index: UInt16(truncatingIfNeeded: flags >> 16),
+                                    body: UnsafeRawBufferPointer(start: body, count: included))
+        }
+        input.consume(total)
+        return record
+    }
+
+    private mutating func truncated(have: Int, need: Int, header: Bool = false) {
+        let offset = input.offset
+        warnings.append(CaptureWarning(offset: offset, message: truncationMessage(
+            recordOffset: offset, have: have, need: need, header: header)))
+        input.consume(have)
+        state = .finished
+    }
+
+    private mutating func fail(_ message: String) throws(CaptureError) -> CaptureRecord? {
+        let error = CaptureError(path: path, offset: input.offset, kind: .corrupt, message: message)
+        state = .failed(error)
+        throw error
+    }
+}

@@ -1,0 +1,131 @@
+/// Opens captures, detecting the format from the bytes.
+public enum CaptureFile {
+    /// Bytes read up front for detection (a PacketLogger record of any valid length fits).
+    static let prefixLength = 128 * 1024
+
+    /// Detects the format from the file's bytes, never its name (Android names btsnoop files
+    /// `.log` and `.cfa`), and opens a streaming reader.
+    ///
+    /// Empty file: `.empty`. Unknown bytes: `.unknownFormat`. Air link-layer captures (pcap
+    /// LINKTYPE 251, 255, 256, 272, or PPI wrapping them) and btsnoop datalinks other than
+    /// 1001/1002/2001: `.unsupported`, with a message that says what the file is.
+    public static func open(_ path: String) throws(CaptureError) -> any CaptureReader {
+        let source = try FileDescriptorSource(path: path)
+        let prefix = try readPrefix(source)
+        if let format = detect(prefix: prefix), format == .pcap || format == .pcapng {
+            return try PcapReader(path: path)
+        }
+        return try open(source: source, prefix: prefix, path: path)
+    }
+
+    /// Opens a reader over any byte source (stdin, a pipe, memory): btsnoop, PacketLogger and
+    /// btsnooz stream; pcap and pcapng are read into memory first (libpcap needs a `FILE`).
+    public static func open(source: any ByteSource, path: String? = nil) throws(CaptureError) -> any CaptureReader {
+        let prefix = try readPrefix(source)
+        return try open(source: source, prefix: prefix, path: path ?? source.name)
+    }
+
+    private static func open(source: any ByteSource, prefix: [UInt8], path: String) throws(CaptureError) -> any CaptureReader {
+        guard !prefix.isEmpty else {
+            throw CaptureError(path: path, offset: 0, kind: .empty, message: "file is empty")
+        }
+        let input = InputWindow(source: source, initial: prefix)
+        switch detect(prefix: prefix) {
+        case .btsnoop:
+            return try BtsnoopReader(input: input, path: path)
+        case .pcap, .pcapng:
+            var bytes = prefix
+            var window = input
+            window.consume(prefix.count)
+            while try window.fill(atLeast: 1) {
+                bytes.append(contentsOf: window.bytes)
+                window.consume(window.available)
+            }
+            return try PcapReader(bytes: bytes, path: path)
+        case .btsnooz:
+            return try BtsnoozReader(input: input, path: path)
+        case .packetLogger:
+            return try PacketLoggerReader(input: input, path: path)
+        case nil:
+            if prefix.count < 8, Array(BtsnoopReader.magic.prefix(prefix.count)) == prefix {
+                throw CaptureError(path: path, offset: 0, kind: .unknownFormat,
+                                   message: "only \(prefix.count) bytes, the start of a btsnoop header")
+            }
+            if looksLikeText(prefix) {
+                // A bugreport keeps its btsnooz section far from the start: search all of it.
+                do {
+                    return try BtsnoozReader(input: input, path: path)
+                } catch where error.kind == .unknownFormat {
+                    throw CaptureError(path: path, offset: 0, kind: .unknownFormat, message:
+                        "a text file without a --- BEGIN:BTSNOOP_LOG_SUMMARY section; not a capture")
+                }
+            }
+            throw CaptureError(path: path, offset: 0, kind: .unknownFormat, message: unknownMessage(prefix))
+        }
+    }
+
+    /// The format the first bytes of a capture announce, or nil.
+    ///
+    /// Order: btsnoop magic `btsnoop\0`; pcap magics (a1b2c3d4, a1b23c4d, either byte order);
+    /// pcapng `0a0d0d0a`; the btsnooz BEGIN marker anywhere in `prefix`; the PacketLogger
+    /// heuristic (several consecutive valid records).
+    public static func detect(prefix: [UInt8]) -> CaptureFormat? {
+        if prefix.starts(with: BtsnoopReader.magic) { return .btsnoop }
+        if prefix.count >= 4 {
+            let magic = prefix[0..<4]
+            let pcapMagics: [[UInt8]] = [[0xA1, 0xB2, 0xC3, 0xD4], [0xD4, 0xC3, 0xB2, 0xA1],
+                                         [0xA1, 0xB2, 0x3C, 0x4D], [0x4D, 0x3C, 0xB2, 0xA1]]
+            if pcapMagics.contains(where: { $0.elementsEqual(magic) }) { return .pcap }
+            if magic.elementsEqual([0x0A, 0x0D, 0x0D, 0x0A]) { return .pcapng }
+        }
+        let found = prefix.withUnsafeBytes { bytes in
+            BtsnoozReader.firstIndex(of: BtsnoozReader.beginMarker, in: bytes) != nil
+        }
+        if found { return .btsnooz }
+        if prefix.withUnsafeBytes({ PacketLoggerReader.detectByteOrder($0) }) != nil { return .packetLogger }
+        return nil
+    }
+
+    private static func readPrefix(_ source: any ByteSource) throws(CaptureError) -> [UInt8] {
+        var prefix = [UInt8](repeating: 0, count: prefixLength)
+        var filled = 0
+        while filled < prefixLength {
+            let n = try prefix.withUnsafeMutableBytes { buffer in
+                Result { () throws(CaptureError) -> Int in
+                    try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                }
+            }.get()
+            if n <= 0 { break }
+            filled += n
+        }
+        prefix.removeLast(prefixLength - filled)
+        return prefix
+    }
+
+    /// Mostly printable ASCII or UTF-8, with line breaks: worth searching for a btsnooz section.
+    static func looksLikeText(_ prefix: [UInt8]) -> Bool {
+        let sample = prefix.prefix(4096)
+        guard !sample.isEmpty else { return false }
+        let control = sample.count { byte in
+            byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
+        }
+        return control * 100 <= sample.count
+    }
+
+    /// Names what the bytes look like when they are no capture at all.
+    private static func unknownMessage(_ prefix: [UInt8]) -> String {
+        if prefix.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            return "a ZIP archive (an Android bugreport zip?); unzip it and open the bugreport text "
+                + "or FS/data/misc/bluetooth/logs/btsnoop_hci.log"
+        }
+        if prefix.starts(with: [0x1F, 0x8B]) {
+            return "a gzip-compressed file; decompress it first"
+        }
+        let head = prefix.prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined(separator: " ")
+        return "unknown capture format (first bytes \(head)); blereplay reads btsnoop, pcap/pcapng "
+            + "(LINKTYPE 187/201/254), PacketLogger and Android bugreports with a btsnooz log"
+    }
+}

@@ -1,0 +1,131 @@
+import BLECore
+
+/// Streams Apple PacketLogger (`.pklg`) records.
+///
+/// No file header. Each record (captures/MANIFEST.md "PacketLogger record layout", checked
+/// against iPhone files; Wireshark `wiretap/packetlogger.c`): u32 length (covering the 8
+/// timestamp bytes, the type byte and the payload), u32 seconds, u32 microseconds, u8 type,
+/// payload. The header byte order depends on the writer (iPhones little-endian, older Macs
+/// big-endian) and is detected per file by validating the first records in each order.
+public struct PacketLoggerReader: CaptureReader {
+    static let headerLength = 12
+    /// Smallest length field: 8 timestamp bytes and the type byte.
+    static let minLength: UInt32 = 9
+    /// Largest length field: timestamp, type byte and an ACL packet of 4 + 65535 bytes.
+    static let maxLength: UInt32 = 8 + 1 + 65_540
+    /// Records the detection heuristic validates.
+    static let recordsToCheck = 8
+    /// Bytes examined for detection; any valid record fits.
+    static let probeLength = 128 * 1024
+
+    public let info: CaptureInfo
+    public let path: String
+    public private(set) var warnings: [CaptureWarning] = []
+    public var bytesRead: Int { input.offset }
+    /// True when the record headers are big-endian (older Mac files).
+    public let isBigEndian: Bool
+
+    private var input: InputWindow
+    private var frameNumber = 0
+    private var state = ReaderState.reading
+
+    public init(source: any ByteSource, path: String? = nil) throws(CaptureError) {
+        try self.init(input: InputWindow(source: source), path: path ?? source.name)
+    }
+
+    init(input: InputWindow, path: String) throws(CaptureError) {
+        self.input = input
+        self.path = path
+        _ = try self.input.fill(atLeast: Self.probeLength)
+        if self.input.available == 0 {
+            throw CaptureError(path: path, offset: 0, kind: .empty, message: "file is empty")
+        }
+        guard let bigEndian = Self.detectByteOrder(self.input.bytes) else {
+            throw CaptureError(path: path, offset: 0, kind: .unknownFormat,
+                               message: "not a PacketLogger file (no run of valid records at the start)")
+        }
+        isBigEndian = bigEndian
+        info = CaptureInfo(format: .packetLogger, linkType: 0, formatDescription:
+            "PacketLogger, \(bigEndian ? "big" : "little")-endian record headers")
+    }
+
+    /// The header byte order (true = big-endian) in which `bytes` starts with valid records,
+    /// or nil when neither order does.
+    ///
+    /// Little-endian is tried first (Wireshark's "low 16 bits of the length are zero" swap rule
+    /// falls out of it: such a length is too large and the big-endian walk takes over). Valid
+    /// means: length 9...65549, microseconds < 1,000,000, a known type; up to `recordsToCheck`
+    /// records, at least one of them complete, none invalid.
+    static func detectByteOrder(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        for bigEndian in [false, true] where recordsLookValid(bytes, bigEndian: bigEndian) {
+            return bigEndian
+        }
+        return nil
+    }
+
+    private static func recordsLookValid(_ bytes: UnsafeRawBufferPointer, bigEndian: Bool) -> Bool {
+        var offset = 0
+        var complete = 0
+        while complete < recordsToCheck, offset + headerLength + 1 <= bytes.count {
+            guard let length = bytes.uint32(at: offset, bigEndian: bigEndian),
+                  let micros = bytes.uint32(at: offset + 8, bigEndian: bigEndian),
+                  length >= minLength, length <= maxLength, micros < 1_000_000,
+                  PacketLoggerType(rawValue: bytes[offset + headerLength]).isKnown
+            else { return false }
+            let end = offset + 4 + Int(length)
+            if end > bytes.count { break }
+            complete += 1
+            offset = end
+        }
+        return complete > 0
+    }
+
+    public mutating func next() throws(CaptureError) -> CaptureRecord? {
+        guard case .reading = state else { return try state.stoppedResult() }
+        let headerLength = Self.headerLength
+        guard try input.fill(atLeast: headerLength) else {
+            if input.available > 0 {
+                truncated(have: input.available, need: headerLength, header: true)
+            } else {
+                state = .finished
+            }
+            return nil
+        }
+        var p = input.pointer
+        let length = p.uint32(at: 0, bigEndian: isBigEndian)
+        guard length >= Self.minLength, length <= Self.maxLength else {
+            let error = CaptureError(path: path, offset: input.offset, kind: .corrupt, message:
+                "record \(frameNumber + 1): length \(length) is impossible (must be \(Self.minLength)...\(Self.maxLength))")
+            state = .failed(error)
+            throw error
+        }
+        let total = 4 + Int(length)
+        if input.available < total {
+            guard try input.fill(atLeast: total) else {
+                truncated(have: input.available, need: total)
+                return nil
+            }
+            p = input.pointer
+        }
+        let seconds = p.uint32(at: 4, bigEndian: isBigEndian)
+        let micros = p.uint32(at: 8, bigEndian: isBigEndian)
+        let type = PacketLoggerType(rawValue: p.load(fromByteOffset: headerLength, as: UInt8.self))
+        let (kind, direction) = type.classification
+        frameNumber += 1
+        let record = CaptureRecord(
+            frameNumber: frameNumber, timestamp: Int64(seconds) * 1_000_000 + Int64(micros),
+            direction: direction, kind: kind,
+            payload: copyBytes(p + headerLength + 1, count: total - headerLength - 1),
+            fileOffset: input.offset, originalLength: total - headerLength, rawType: UInt16(type.rawValue))
+        input.consume(total)
+        return record
+    }
+
+    private mutating func truncated(have: Int, need: Int, header: Bool = false) {
+        let offset = input.offset
+        warnings.append(CaptureWarning(offset: offset, message: truncationMessage(
+            recordOffset: offset, have: have, need: need, header: header)))
+        input.consume(have)
+        state = .finished
+    }
+}

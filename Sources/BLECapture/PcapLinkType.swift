@@ -1,0 +1,51 @@
+/// A pcap / pcapng LINKTYPE value (tcpdump.org "Link-layer header types"; REFERENCE.md "pcap").
+public struct PcapLinkType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// LINKTYPE_PPI: a Per-Packet Information header wraps another link type.
+    public static let ppi = PcapLinkType(rawValue: 192)
+    /// LINKTYPE_BLUETOOTH_HCI_H4: an H4 packet, no direction.
+    public static let bluetoothHCIH4 = PcapLinkType(rawValue: 187)
+    /// LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR: 4-byte big-endian direction, then H4.
+    public static let bluetoothHCIH4WithPHDR = PcapLinkType(rawValue: 201)
+    /// LINKTYPE_BLUETOOTH_LE_LL: an air capture of LE link-layer packets.
+    public static let bluetoothLELL = PcapLinkType(rawValue: 251)
+    /// LINKTYPE_BLUETOOTH_LINUX_MONITOR: 2-byte adapter, 2-byte opcode (big-endian), payload.
+    public static let bluetoothLinuxMonitor = PcapLinkType(rawValue: 254)
+    /// LINKTYPE_BLUETOOTH_BREDR_BB: an air capture of BR/EDR baseband packets.
+    public static let bluetoothBREDRBB = PcapLinkType(rawValue: 255)
+    /// LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR: LE link-layer air capture with an RF pseudo-header.
+    public static let bluetoothLELLWithPHDR = PcapLinkType(rawValue: 256)
+    /// LINKTYPE_NORDIC_BLE: the nRF Sniffer's LE link-layer air capture.
+    public static let nordicBLE = PcapLinkType(rawValue: 272)
+
+    /// The HCI link types BLECapture reads and writes.
+    public static let supported: [PcapLinkType] = [.bluetoothHCIH4, .bluetoothHCIH4WithPHDR, .bluetoothLinuxMonitor]
+
+    /// True for captures of radio traffic (sniffers), a different layer from HCI.
+    public var isAirCapture: Bool {
+        self == .bluetoothLELL || self == .bluetoothLELLWithPHDR || self == .nordicBLE || self == .bluetoothBREDRBB
+    }
+
+    /// The tcpdump.org name, e.g. `LINKTYPE_NORDIC_BLE`.
+    public var name: String {
+        switch rawValue {
+        case 1: "LINKTYPE_ETHERNET"
+        case 105: "LINKTYPE_IEEE802_11"
+        case 127: "LINKTYPE_IEEE802_11_RADIOTAP"
+        case 187: "LINKTYPE_BLUETOOTH_HCI_H4"
+        case 192: "LINKTYPE_PPI"
+        case 201: "LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR"
+        case 251: "LINKTYPE_BLUETOOTH_LE_LL"
+        case 254: "LINKTYPE_BLUETOOTH_LINUX_MONITOR"
+        case 255: "LINKTYPE_BLUETOOTH_BREDR_BB"
+        case 256: "LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR"
+        case 272: "LINKTYPE_NORDIC_BLE"
+        default: "unnamed LINKTYPE"
+        }
+    }
+
+    /// `NAME (number)`, e.g. `LINKTYPE_NORDIC_BLE (272)`.
+    public var description: String { "\(name) (\(rawValue))" }
+}

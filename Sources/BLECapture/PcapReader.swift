@@ -1,0 +1,260 @@
+import BLECore
+import CPcap
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A libpcap handle, closed with its owner; for in-memory input also the bytes `fmemopen` reads.
+final class PcapHandle {
+    let pcap: OpaquePointer
+    let memory: UnsafeMutableRawBufferPointer?
+
+    init(pcap: OpaquePointer, memory: UnsafeMutableRawBufferPointer?) {
+        self.pcap = pcap
+        self.memory = memory
+    }
+
+    deinit {
+        pcap_close(pcap)
+        memory?.deallocate()
+    }
+}
+
+/// Streams pcap and pcapng records through libpcap (LINKTYPE 187, 201, 254).
+///
+/// Opened with `pcap_open_offline_with_tstamp_precision` (microseconds), read with
+/// `pcap_next_ex`; each packet is copied before the next read (libpcap reuses its buffer).
+/// Link types (tcpdump.org LINKTYPE list, REFERENCE.md "pcap"): 187 is an H4 packet without
+/// direction (commands are taken as sent, events as received, the rest `.unknown`); 201 is a
+/// 4-byte big-endian direction (0 sent, anything else received, as Wireshark reads it) then
+/// H4; 254 is a 2-byte big-endian adapter index, a 2-byte big-endian monitor opcode, the body.
+///
+/// `fileOffset` is `ftell` on libpcap's stream before each read: exact for pcap; for pcapng it
+/// is the start of the next block, which is the packet's own block unless non-packet blocks
+/// (statistics, name resolution, extra interfaces) come between two packets.
+public struct PcapReader: CaptureReader {
+    public let info: CaptureInfo
+    public let path: String
+    public private(set) var warnings: [CaptureWarning] = []
+    public private(set) var bytesRead = 0
+    public let linkType: PcapLinkType
+
+    private let handle: PcapHandle
+    private var frameNumber = 0
+    private var state = ReaderState.reading
+
+    /// Opens a pcap or pcapng file.
+    public init(path: String) throws(CaptureError) {
+        var errorText = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let pcap = pcap_open_offline_with_tstamp_precision(
+            path, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &errorText)
+        else {
+            throw Self.openError(path: path, libpcapText: Self.text(errorText))
+        }
+        try self.init(handle: PcapHandle(pcap: pcap, memory: nil), path: path)
+    }
+
+    /// Reads a pcap or pcapng file held in memory (through `fmemopen`).
+    public init(bytes: [UInt8], path: String = "<memory>") throws(CaptureError) {
+        guard !bytes.isEmpty else { throw CaptureError(path: path, offset: 0, kind: .empty, message: "file is empty") }
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
+        bytes.withUnsafeBytes { memory.copyMemory(from: $0) }
+        guard let base = memory.baseAddress, let file = fmemopen(base, bytes.count, "rb") else {
+            memory.deallocate()
+            throw CaptureError(path: path, kind: .unreadable, message: "fmemopen failed: \(Errno.current)")
+        }
+        var errorText = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let pcap = pcap_fopen_offline_with_tstamp_precision(
+            file, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &errorText)
+        else {
+            fclose(file)
+            memory.deallocate()
+            throw Self.openError(path: path, libpcapText: Self.text(errorText))
+        }
+        try self.init(handle: PcapHandle(pcap: pcap, memory: memory), path: path)
+    }
+
+    private init(handle: PcapHandle, path: String) throws(CaptureError) {
+        self.handle = handle
+        self.path = path
+        linkType = PcapLinkType(rawValue: UInt32(truncatingIfNeeded: pcap_datalink(handle.pcap)))
+        let magic = Self.peek(handle, at: 0, count: 4)
+        let format: CaptureFormat = magic == [0x0A, 0x0D, 0x0D, 0x0A] ? .pcapng : .pcap
+        info = CaptureInfo(format: format, linkType: linkType.rawValue,
+                           formatDescription: "\(format.rawValue), \(linkType)")
+        guard PcapLinkType.supported.contains(linkType) else {
+            throw CaptureError(path: path, kind: .unsupported, message: unsupportedMessage())
+        }
+        bytesRead = Self.position(handle) ?? 0
+    }
+
+    /// A libpcap open failure: truncation and bad headers are damage, the rest unknown bytes.
+    private static func openError(path: String, libpcapText: String) -> CaptureError {
+        let lower = libpcapText.lowercased()
+        if lower.contains("unknown file format") || lower.contains("bad dump file format") {
+            return CaptureError(path: path, offset: 0, kind: .unknownFormat, message: "libpcap: \(libpcapText)")
+        }
+        if lower.contains("no such file") || lower.contains("permission denied") || lower.contains("is a directory") {
+            return CaptureError(path: path, kind: .unreadable, message: "libpcap: \(libpcapText)")
+        }
+        return CaptureError(path: path, offset: 0, kind: .corrupt, message: "libpcap: \(libpcapText)")
+    }
+
+    /// Why this link type is refused: air captures say so, naming the link type.
+    private func unsupportedMessage() -> String {
+        let hint = "blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger)"
+        var described = linkType.description
+        var inner = linkType
+        if linkType == .ppi, let wrapped = firstPPIWrappedLinkType() {
+            inner = wrapped
+            described += " wrapping \(wrapped)"
+        }
+        if inner == .bluetoothBREDRBB {
+            return "a Bluetooth BR/EDR baseband (air) capture from a sniffer, \(described); \(hint)"
+        }
+        if inner.isAirCapture {
+            return "a Bluetooth LE link-layer (air) capture from a sniffer, \(described); \(hint)"
+        }
+        return "\(info.format.rawValue) with \(described) is not a Bluetooth HCI capture; \(hint)"
+    }
+
+    /// The link type inside the first packet's PPI header (u8 version, u8 flags, u16 length,
+    /// u32 DLT, little-endian; "Per-Packet Information Header Specification" 1.0.10).
+    private func firstPPIWrappedLinkType() -> PcapLinkType? {
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        guard pcap_next_ex(handle.pcap, &header, &data) == 1, let header, let data,
+              header.pointee.caplen >= 8 else { return nil }
+        return PcapLinkType(rawValue: UnsafeRawPointer(data).uint32(at: 4, bigEndian: false))
+    }
+
+    public mutating func next() throws(CaptureError) -> CaptureRecord? {
+        guard case .reading = state else { return try state.stoppedResult() }
+        let offset = Self.position(handle) ?? bytesRead
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        let status = pcap_next_ex(handle.pcap, &header, &data)
+        bytesRead = Self.position(handle) ?? bytesRead
+        switch status {
+        case 1:
+            break
+        case PCAP_ERROR_BREAK:
+            state = .finished
+            return nil
+        default:
+            return try readFailed(at: offset)
+        }
+        guard let header else {
+            state = .finished
+            return nil
+        }
+        let captured = Int(header.pointee.caplen)
+        let packet = UnsafeRawBufferPointer(start: captured > 0 ? data.map(UnsafeRawPointer.init) : nil,
+                                            count: data == nil ? 0 : captured)
+        let wireLength = Int(header.pointee.len)
+        let seconds = Int64(header.pointee.ts.tv_sec)
+        let micros = Int64(header.pointee.ts.tv_usec)
+        frameNumber += 1
+        var record = CaptureRecord(frameNumber: frameNumber, timestamp: seconds &* 1_000_000 &+ micros,
+                                   direction: .unknown, kind: .other, payload: [], fileOffset: offset)
+        switch linkType {
+        case .bluetoothHCIH4:
+            record.setH4Packet(packet)
+            if record.kind == .command { record.direction = .sent }
+            if record.kind == .event { record.direction = .received }
+            record.originalLength = max(wireLength, packet.count)
+        case .bluetoothHCIH4WithPHDR:
+            if let direction = packet.bigEndianUInt32(at: 0) {
+                record.direction = direction == 0 ? .sent : .received
+                record.setH4Packet(UnsafeRawBufferPointer(rebasing: packet[4...]))
+            } else {
+                record.payload = Array(packet)
+            }
+            record.originalLength = max(wireLength - 4, packet.count - 4, record.payload.count)
+        default:
+            if packet.count >= 4 {
+                let index = UInt16(packet[0]) << 8 | UInt16(packet[1])
+                let opcode = MonitorOpcode(rawValue: UInt16(packet[2]) << 8 | UInt16(packet[3]))
+                record.setMonitorPacket(opcode: opcode, index: index,
+                                        body: UnsafeRawBufferPointer(rebasing: packet[4...]))
+            } else {
+                record.payload = Array(packet)
+            }
+            record.originalLength = max(wireLength - 4, packet.count - 4, 0)
+        }
+        return record
+    }
+
+    /// `pcap_next_ex` failed: a short read at the end of the file is truncation (a warning),
+    /// anything else damage at `offset`.
+    private mutating func readFailed(at offset: Int) throws(CaptureError) -> CaptureRecord? {
+        let text = String(cString: pcap_geterr(handle.pcap))
+        guard text.contains("truncated") else {
+            let error = CaptureError(path: path, offset: offset, kind: .corrupt,
+                                     message: "record \(frameNumber + 1): libpcap: \(text)")
+            state = .failed(error)
+            throw error
+        }
+        let size = Self.size(handle) ?? offset
+        let have = max(0, size - offset)
+        var need = have + 1
+        var header = true
+        let swapped = pcap_is_swapped(handle.pcap) != 0
+        let bigEndian = (1.bigEndian == 1) != swapped
+        let fields = Self.peek(handle, at: offset, count: 16)
+        fields.withUnsafeBytes { bytes in
+            if info.format == .pcapng {
+                need = 8
+                if let length = bytes.uint32(at: 4, bigEndian: bigEndian) {
+                    need = Int(length)
+                    header = false
+                }
+            } else {
+                need = 16
+                if bytes.count >= 16, let captured = bytes.uint32(at: 8, bigEndian: bigEndian) {
+                    need = 16 + Int(captured)
+                    header = false
+                }
+            }
+        }
+        warnings.append(CaptureWarning(offset: offset, message: truncationMessage(
+            recordOffset: offset, have: have, need: max(need, have + 1), header: header)))
+        bytesRead = size
+        state = .finished
+        return nil
+    }
+
+    /// The text in a NUL-terminated C buffer.
+    private static func text(_ buffer: [CChar]) -> String {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `ftell` on libpcap's stream.
+    private static func position(_ handle: PcapHandle) -> Int? {
+        guard let file = pcap_file(handle.pcap) else { return nil }
+        let position = ftell(file)
+        return position >= 0 ? position : nil
+    }
+
+    /// Size of the input: the in-memory bytes, or `fstat` on libpcap's descriptor.
+    private static func size(_ handle: PcapHandle) -> Int? {
+        if let memory = handle.memory { return memory.count }
+        guard let file = pcap_file(handle.pcap) else { return nil }
+        return Syscall.status(fileno(file))?.size
+    }
+
+    /// Up to `count` bytes at `offset` without moving libpcap's position (`pread`, or the memory copy).
+    private static func peek(_ handle: PcapHandle, at offset: Int, count: Int) -> [UInt8] {
+        if let memory = handle.memory {
+            guard offset >= 0, offset < memory.count else { return [] }
+            return Array(memory[offset..<min(memory.count, offset + count)])
+        }
+        guard let file = pcap_file(handle.pcap) else { return [] }
+        return (try? Syscall.preadBytes(fileno(file), offset: offset, count: count)) ?? []
+    }
+}

@@ -1,0 +1,51 @@
+/// Copies `count` bytes at `pointer` into a new array: the one allocation per record.
+@inline(__always)
+func copyBytes(_ pointer: UnsafeRawPointer, count: Int) -> [UInt8] {
+    guard count > 0 else { return [] }
+    return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        if let target = buffer.baseAddress {
+            UnsafeMutableRawPointer(target).copyMemory(from: pointer, byteCount: count)
+            initialized = count
+        }
+    }
+}
+
+extension UnsafeRawPointer {
+    @inline(__always) func bigEndianUInt32(at offset: Int) -> UInt32 {
+        UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    @inline(__always) func bigEndianUInt64(at offset: Int) -> UInt64 {
+        UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    @inline(__always) func uint32(at offset: Int, bigEndian: Bool) -> UInt32 {
+        let raw = loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        return bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)
+    }
+
+    @inline(__always) func uint16(at offset: Int, bigEndian: Bool) -> UInt16 {
+        let raw = loadUnaligned(fromByteOffset: offset, as: UInt16.self)
+        return bigEndian ? UInt16(bigEndian: raw) : UInt16(littleEndian: raw)
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Big-endian u32 at `offset`, or nil past the end.
+    func bigEndianUInt32(at offset: Int) -> UInt32? {
+        guard offset >= 0, offset + 4 <= count, let base = baseAddress else { return nil }
+        return base.bigEndianUInt32(at: offset)
+    }
+
+    /// u32 in the given order at `offset`, or nil past the end.
+    func uint32(at offset: Int, bigEndian: Bool) -> UInt32? {
+        guard offset >= 0, offset + 4 <= count, let base = baseAddress else { return nil }
+        return base.uint32(at: offset, bigEndian: bigEndian)
+    }
+}
+
+/// The standard wording of a truncated-record warning.
+func truncationMessage(recordOffset: Int, have: Int, need: Int, header: Bool = false) -> String {
+    let what = header ? "record header" : "record"
+    return "truncated \(what) at byte \(recordOffset) (file ends after \(have) of \(need) bytes)"
+}
