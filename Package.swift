@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "BLECapture", targets: ["BLECapture"]),
         .library(name: "BLEDecode", targets: ["BLEDecode"]),
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
+        .library(name: "BLEAnalysis", targets: ["BLEAnalysis"]),
+        .library(name: "BLEReport", targets: ["BLEReport"]),
     ],
     targets: [
         // System libraries from Debian (see Makefile `deps`).
@@ -23,12 +25,16 @@ let package = Package(
         .target(name: "BLECapture", dependencies: ["BLECore", "CPcap", "CZlib"]),
         .target(name: "BLEDecode", dependencies: ["BLECore"]),
         .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"]),
-        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline"]),
+        // Analysis re-reads stored ATT PDUs, so it uses BLEDecode's PDU types as well as the timeline.
+        .target(name: "BLEAnalysis", dependencies: ["BLECore", "BLEDecode", "BLETimeline"]),
+        .target(name: "BLEReport", dependencies: ["BLECore", "BLETimeline", "BLEAnalysis"]),
+        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport"]),
 
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BLEDecodeTests", dependencies: ["BLEDecode"]),
         .testTarget(name: "BLETimelineTests", dependencies: ["BLETimeline"]),
+        .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis"]),
         .testTarget(name: "CLITests", dependencies: ["BLECore"]),
     ],
     swiftLanguageModes: [.v6]

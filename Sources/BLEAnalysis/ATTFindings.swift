@@ -1,0 +1,148 @@
+import BLECore
+import BLEDecode
+import BLETimeline
+
+extension FindingsEngine {
+    /// `att-timeout`, `att-error`, `gatt-out-of-sync`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
+    func attFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
+        var out: [Finding] = []
+        let transactions = try db.rows("""
+            SELECT request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code, request_ts_us
+            FROM att_transaction WHERE connection_id = ?1 ORDER BY request_packet_id
+            """, [.integer(c.id)])
+
+        // att-timeout
+        for t in transactions where t[5].string == "timeout" {
+            let op = t[2].int ?? 0
+            let frame = t[0].int ?? 0
+            let handle = t[3].int.map { " to handle \(hex($0, width: 4))" } ?? ""
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "att-timeout",
+                               title: "\(BLEAnalysisNames.attOpcodeName(op))\(handle) unanswered for 30 s",
+                               detail: "The ATT transaction timeout (Core Vol 3 Part F 3.3.3) expired: no further ATT request may be sent on this bearer, and the host usually disconnects. " +
+                                   (t[1].int.map { "The response finally came at packet \($0)." } ?? "No response was ever captured."),
+                               evidence: [frame] + (t[1].int.map { [$0] } ?? []), cbError: "CBError.connectionTimeout"))
+        }
+
+        // indication-unconfirmed
+        for t in transactions where t[2].int == 0x1D && t[5].string != "ok" {
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "indication-unconfirmed",
+                               title: "Indication on handle \(hex(t[3].int ?? 0, width: 4)) never confirmed",
+                               detail: "The client did not send Handle Value Confirmation (outcome: \(t[5].string ?? "")); the server may not send another indication.",
+                               evidence: [t[0].int ?? 0]))
+        }
+
+        // att-error grouped per code and handle
+        let errors = try db.rows("""
+            SELECT code, handle, opcode, count(*), group_concat(packet_id), min(packet_id), cb_error, name
+            FROM error WHERE connection_id = ?1 AND layer = 'att' GROUP BY code, handle, opcode ORDER BY min(packet_id)
+            """, [.integer(c.id)])
+        let reconnect = earlier.contains { $0.peerAddress != nil && $0.peerAddress == c.peerAddress && $0.status == 0 }
+        for e in errors {
+            let code = e[0].int ?? 0
+            let frames = (e[4].string ?? "").split(separator: ",").compactMap { Int($0) }
+            let handle = e[1].int.map { "handle \(hex($0, width: 4))" } ?? "no handle"
+            let op = BLEAnalysisNames.attOpcodeName(e[2].int ?? 0)
+            let count = e[3].int ?? 1
+            var severity = Finding.Severity.warning
+            var detail = "\(count)× \(e[7].string ?? "") in answer to \(op) on \(handle)."
+            if code == 0x0A && [0x04, 0x08, 0x10].contains(e[2].int ?? 0) {
+                // Attribute Not Found ends every discovery procedure (Core Vol 3 Part G 4.4.1).
+                severity = .info
+                detail += " This is how a discovery procedure ends normally."
+            }
+            if [0x05, 0x0F, 0x08, 0x0C].contains(code) {
+                let first = e[5].int ?? 0
+                let pairing = try db.rows("""
+                    SELECT min(packet_id) FROM smp_event WHERE connection_id = ?1 AND packet_id > ?2
+                    """, [.integer(c.id), .integer(Int64(first))]).first?[0].int
+                let encrypted = try db.rows("""
+                    SELECT min(packet_id) FROM link_event WHERE connection_id = ?1 AND packet_id > ?2 AND name = 'Encryption Change' AND status = 0
+                    """, [.integer(c.id), .integer(Int64(first))]).first?[0].int
+                if let pairing {
+                    detail += " Pairing followed (SMP from packet \(pairing))" +
+                        (encrypted.map { " and the link was encrypted at packet \($0)." } ?? " but the link was never encrypted.")
+                } else if let encrypted {
+                    detail += " The link was then encrypted with stored keys (packet \(encrypted))."
+                } else {
+                    detail += " No pairing or encryption followed: the request cannot succeed until the link is secured."
+                    severity = .error
+                }
+            }
+            var code_ = "att-error"
+            if reconnect && (code == 0x01 || code == 0x12) {
+                code_ = "gatt-out-of-sync"
+                severity = .error
+                detail += " This is a reconnection to a device seen earlier in the capture: the client used handles from a cached GATT database that no longer matches (Service Changed / Database Out Of Sync)."
+            }
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: severity, code: code_,
+                               title: "ATT error \(hex(code)) \(e[7].string ?? "") on \(handle)" + (count > 1 ? " (\(count)×)" : ""),
+                               detail: detail, evidence: Array(frames.prefix(10)), cbError: e[6].string))
+        }
+
+        // Service Changed indication (0x2A05).
+        let serviceChanged = try db.rows("""
+            SELECT a.packet_id FROM att_pdu a JOIN gatt_characteristic g ON g.connection_id = a.connection_id AND g.value_handle = a.handle
+            WHERE a.connection_id = ?1 AND a.opcode = 0x1D AND g.uuid = '2A05'
+            """, [.integer(c.id)]).compactMap { $0[0].int }
+        if !serviceChanged.isEmpty {
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "gatt-out-of-sync",
+                               title: "The peer indicated Service Changed",
+                               detail: "The server's attribute database changed; clients must rediscover the affected handle range (iOS: peripheral(_:didModifyServices:)).",
+                               evidence: serviceChanged))
+        }
+
+        // slow-response: per-opcode percentiles and outliers.
+        var byOpcode: [Int: [(latency: Int64, frame: Int)]] = [:]
+        for t in transactions where t[5].string == "ok" || t[5].string == "error" {
+            if let l = t[4].int64, let op = t[2].int { byOpcode[op, default: []].append((l, t[0].int ?? 0)) }
+        }
+        for (op, list) in byOpcode.sorted(by: { $0.key < $1.key }) {
+            let sorted = list.map(\.latency).sorted()
+            let p50 = Percentiles.value(sorted, 0.50), p95 = Percentiles.value(sorted, 0.95)
+            let p99 = Percentiles.value(sorted, 0.99), maxL = sorted.last ?? 0
+            let threshold = max(1_000_000, 5 * p50)
+            let slow = list.filter { $0.latency > threshold }
+            guard !slow.isEmpty else { continue }
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "slow-response",
+                               title: "\(slow.count) slow \(BLEAnalysisNames.attOpcodeName(op))(s): up to \(Self.ms(maxL))",
+                               detail: "Latency over \(list.count) transaction(s): p50 \(Self.ms(p50)), p95 \(Self.ms(p95)), p99 \(Self.ms(p99)), max \(Self.ms(maxL)); \(slow.count) took longer than \(Self.ms(threshold)).",
+                               evidence: slow.prefix(10).map(\.frame)))
+        }
+
+        // mtu-problem
+        let mtuRows = try db.rows("""
+            SELECT packet_id, opcode, direction, length(pdu), request_opcode FROM att_pdu WHERE connection_id = ?1 AND (opcode IN (2, 3) OR (opcode = 1 AND request_opcode = 2))
+            ORDER BY packet_id
+            """, [.integer(c.id)])
+        if let failed = mtuRows.first(where: { $0[1].int == 1 }) {
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "mtu-problem",
+                               title: "The peer rejected the MTU exchange",
+                               detail: "Exchange MTU Request was answered with an Error Response; the ATT MTU stays 23, so every value over 20 bytes needs long reads/writes.",
+                               evidence: [failed[0].int ?? 0]))
+        } else if mtuRows.contains(where: { $0[1].int == 2 }) && !mtuRows.contains(where: { $0[1].int == 3 }) {
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "mtu-problem",
+                               title: "Exchange MTU Request never answered",
+                               detail: "The ATT MTU stays 23 until the exchange completes.",
+                               evidence: mtuRows.compactMap { $0[0].int }))
+        }
+        let oversized = try db.rows("""
+            SELECT packet_id, length(pdu) FROM att_pdu WHERE connection_id = ?1 AND length(pdu) > ?2 ORDER BY packet_id LIMIT 10
+            """, [.integer(c.id), .integer(Int64(c.mtu))])
+        if !oversized.isEmpty && !c.beganBeforeCapture {
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "mtu-problem",
+                               title: "ATT PDUs larger than the negotiated MTU (\(c.mtu))",
+                               detail: "\(oversized.count) PDU(s) exceed ATT_MTU \(c.mtu) (largest \(oversized.compactMap { $0[1].int }.max() ?? 0) bytes): the receiver may drop or truncate them.",
+                               evidence: oversized.compactMap { $0[0].int }))
+        }
+        return out
+    }
+}
+
+/// Nearest-rank percentiles over sorted samples.
+public enum Percentiles {
+    public static func value(_ sorted: [Int64], _ p: Double) -> Int64 {
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((p * Double(sorted.count)).rounded(.up))
+        return sorted[min(sorted.count - 1, max(0, rank - 1))]
+    }
+}

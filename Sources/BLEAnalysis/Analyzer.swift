@@ -1,0 +1,123 @@
+import BLECore
+import BLEDecode
+import BLETimeline
+
+/// Runs the analysis over a timeline and stores it: ATT transactions, GATT databases,
+/// device identities and findings. Idempotent per capture (`analysis_state`).
+public enum Analyzer {
+    /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
+    public static let version: Int64 = 1
+
+    /// Analyses every capture that lacks a current analysis; returns how many were analysed.
+    @discardableResult
+    public static func analyze(_ store: TimelineStore, force: Bool = false) throws -> Int {
+        let db = store.database
+        let pending = try db.rows("""
+            SELECT c.id FROM capture c LEFT JOIN analysis_state a ON a.capture_id = c.id
+            WHERE ?1 OR a.analysis_version IS NULL OR a.analysis_version <> ?2 ORDER BY c.id
+            """, [.integer(force ? 1 : 0), .integer(version)]).compactMap { $0[0].int64 }
+        guard !pending.isEmpty else { return 0 }
+        try db.transaction {
+            for captureID in pending { try analyzeCapture(captureID, db: db) }
+            try DeviceIdentity.rebuild(db)
+        }
+        return pending.count
+    }
+
+    static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase) throws {
+        let connections = try ConnectionFacts.load(captureID: captureID, from: db)
+        let ids = connections.map { String($0.id) }.joined(separator: ",")
+        for table in ["att_transaction", "gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value", "gatt_include"] where !ids.isEmpty {
+            try db.execute("DELETE FROM \(table) WHERE connection_id IN (\(ids))")
+        }
+        try db.run("DELETE FROM finding WHERE capture_id = ?1", [.integer(captureID)])
+        let captureEnd = try db.scalarInt("SELECT max(ts_us) FROM packet WHERE capture_id = ?1", [.integer(captureID)]) ?? 0
+
+        let insertTransaction = try db.prepare("""
+            INSERT INTO att_transaction (connection_id, request_packet_id, response_packet_id, opcode, handle, latency_us,
+                                         outcome, error_code, request_ts_us, direction)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            """)
+        for c in connections where c.transport == "le" {
+            let pdus = try StoredATTPDU.load(connection: c.id, from: db)
+            var matcher = TransactionMatcher()
+            var gatt = GATTReconstructor()
+            for p in pdus {
+                matcher.add(p)
+                gatt.add(p)
+            }
+            matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: captureEnd)
+            for t in matcher.transactions {
+                let s = insertTransaction
+                s.bindInt(c.id, at: 1)
+                s.bindInt(t.requestPacketID, at: 2)
+                s.bindInt(t.responsePacketID, at: 3)
+                s.bindInt(Int(t.opcode.rawValue), at: 4)
+                s.bindInt(t.handle.map { Int($0) }, at: 5)
+                s.bindInt(t.latency, at: 6)
+                s.bindText(t.outcome.rawValue, at: 7)
+                s.bindInt(t.errorCode.map { Int($0.rawValue) }, at: 8)
+                s.bindInt(t.requestTimestamp, at: 9)
+                s.bindText(t.direction.rawValue, at: 10)
+                try s.run()
+            }
+            try GATTStore.write(gatt.database, connection: c.id, db: db)
+        }
+        let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
+        let findings = try engine.findings(for: connections)
+        let insertFinding = try db.prepare("""
+            INSERT INTO finding (connection_id, capture_id, severity, code, title, detail, evidence_packet_ids, cb_error)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """)
+        for f in findings {
+            let s = insertFinding
+            s.bindInt(f.connectionID, at: 1)
+            s.bindInt(f.captureID, at: 2)
+            s.bindText(f.severity.rawValue, at: 3)
+            s.bindText(f.code, at: 4)
+            s.bindText(f.title, at: 5)
+            s.bindText(f.detail, at: 6)
+            s.bindText("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 7)
+            s.bindText(f.cbError, at: 8)
+            try s.run()
+        }
+        try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
+                   [.integer(captureID), .integer(version)])
+    }
+}
+
+/// Writes a reconstructed GATT database into the `gatt_*` tables.
+enum GATTStore {
+    static func write(_ g: GATTDatabase, connection id: Int64, db: SQLiteDatabase) throws {
+        for s in g.services {
+            try db.run("INSERT INTO gatt_service (connection_id, uuid, start_handle, end_handle, is_primary) VALUES (?1, ?2, ?3, ?4, ?5)",
+                       [.integer(id), .text(s.uuid.uuidString), .integer(Int64(s.startHandle)), .integer(Int64(s.endHandle)),
+                        .integer(s.isPrimary ? 1 : 0)])
+        }
+        for c in g.characteristics {
+            try db.run("""
+                INSERT INTO gatt_characteristic (connection_id, service_uuid, uuid, declaration_handle, value_handle, properties)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """, [.integer(id), g.service(containing: c.declarationHandle).map { .text($0.uuid.uuidString) } ?? .null,
+                      .text(c.uuid.uuidString), .integer(Int64(c.declarationHandle)), .integer(Int64(c.valueHandle)),
+                      .integer(Int64(c.properties))])
+        }
+        for d in g.descriptors {
+            try db.run("INSERT INTO gatt_descriptor (connection_id, characteristic_uuid, uuid, handle) VALUES (?1, ?2, ?3, ?4)",
+                       [.integer(id), g.characteristic(owning: d.handle).map { .text($0.uuid.uuidString) } ?? .null,
+                        .text(d.uuid.uuidString), .integer(Int64(d.handle))])
+        }
+        for i in g.includes {
+            try db.run("""
+                INSERT INTO gatt_include (connection_id, service_start_handle, declaration_handle, included_start_handle, included_end_handle, uuid)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """, [.integer(id), .integer(Int64(g.service(containing: i.declarationHandle)?.startHandle ?? 0)),
+                      .integer(Int64(i.declarationHandle)), .integer(Int64(i.startHandle)), .integer(Int64(i.endHandle)),
+                      i.uuid.map { .text($0.uuidString) } ?? .null])
+        }
+        for (handle, v) in g.values.sorted(by: { $0.key < $1.key }) {
+            try db.run("INSERT OR REPLACE INTO gatt_value (connection_id, handle, value, source, packet_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+                       [.integer(id), .integer(Int64(handle)), .blob(v.bytes), .text(v.source), .integer(Int64(v.packetID))])
+        }
+    }
+}

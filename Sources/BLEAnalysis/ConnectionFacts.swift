@@ -1,0 +1,55 @@
+import BLECore
+import BLETimeline
+
+/// Everything the findings need to know about one connection, read from the timeline once.
+struct ConnectionFacts {
+    var id: Int64
+    var captureID: Int64
+    var ordinal: Int
+    var handle: Int
+    var transport: String
+    var peerAddress: String?
+    var role: String?
+    var status: Int
+    var intervalUs: Int?
+    var latency: Int?
+    var supervisionTimeoutMs: Int?
+    var mtu: Int
+    var clientRxMTU: Int?
+    var serverRxMTU: Int?
+    var connectedAt: Int64?
+    var disconnectedAt: Int64?
+    var disconnectReason: Int?
+    var beganBeforeCapture: Bool
+    var completePacketID: Int?
+    var disconnectPacketID: Int?
+    var firstPacketID: Int
+    var lastPacketID: Int
+    var localDisconnectRequested: Bool
+    var encrypted: Bool
+
+    static func load(captureID: Int64, from db: SQLiteDatabase) throws -> [ConnectionFacts] {
+        let s = try db.prepare("""
+            SELECT id, ordinal, handle, transport, peer_address, role, status, interval_us, latency,
+                   supervision_timeout_ms, mtu, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
+                   disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id,
+                   first_packet_id, last_packet_id, local_disconnect_requested, encrypted
+            FROM connection WHERE capture_id = ?1 ORDER BY id
+            """)
+        try s.bind([.integer(captureID)])
+        var out: [ConnectionFacts] = []
+        while try s.step() {
+            out.append(ConnectionFacts(
+                id: s.int64(0), captureID: captureID, ordinal: s.int(1), handle: s.int(2), transport: s.text(3) ?? "le",
+                peerAddress: s.text(4), role: s.text(5), status: s.int(6), intervalUs: s.optionalInt(7),
+                latency: s.optionalInt(8), supervisionTimeoutMs: s.optionalInt(9), mtu: s.int(10),
+                clientRxMTU: s.optionalInt(11), serverRxMTU: s.optionalInt(12),
+                connectedAt: s.isNull(13) ? nil : s.int64(13), disconnectedAt: s.isNull(14) ? nil : s.int64(14),
+                disconnectReason: s.optionalInt(15), beganBeforeCapture: s.int(16) != 0,
+                completePacketID: s.optionalInt(17), disconnectPacketID: s.optionalInt(18),
+                firstPacketID: s.int(19), lastPacketID: s.int(20), localDisconnectRequested: s.int(21) != 0,
+                encrypted: s.int(22) != 0))
+        }
+        return out
+    }
+}

@@ -1,0 +1,79 @@
+import BLECore
+import BLETimeline
+
+/// Device identity per address: names and manufacturer data from advertising, and the Device
+/// Information Service strings (0x180A) read over GATT (model, firmware, …).
+enum DeviceIdentity {
+    /// Device Information characteristic UUIDs -> `device` column (GATT Specification Supplement 3.x).
+    static let disColumns: [(String, String)] = [
+        ("2A29", "manufacturer"), ("2A24", "model"), ("2A26", "firmware_revision"),
+        ("2A27", "hardware_revision"), ("2A28", "software_revision"), ("2A25", "serial_number"),
+    ]
+
+    static func rebuild(_ db: SQLiteDatabase) throws {
+        try db.execute("DELETE FROM device")
+        // Advertisers.
+        try db.execute("""
+            INSERT INTO device (address, address_type, name, rssi_max, adv_reports)
+            SELECT address, max(address_type),
+                   (SELECT name FROM adv_report r2 WHERE r2.address = r.address AND r2.name IS NOT NULL ORDER BY length(r2.name) DESC, packet_id LIMIT 1),
+                   max(rssi), count(*)
+            FROM adv_report r GROUP BY address
+            """)
+        // Connected peers that never advertised in the capture.
+        try db.execute("""
+            INSERT OR IGNORE INTO device (address, address_type) SELECT peer_address, max(peer_address_type)
+            FROM connection WHERE peer_address IS NOT NULL AND transport = 'le' GROUP BY peer_address
+            """)
+        try db.execute("""
+            UPDATE device SET connections = (SELECT count(*) FROM connection c WHERE c.peer_address = device.address AND c.status = 0)
+            """)
+        // Device Information strings: the latest value read from each DIS characteristic.
+        for (uuid, column) in disColumns {
+            try db.run("""
+                UPDATE device SET \(column) = (
+                    SELECT CAST(v.value AS TEXT) FROM gatt_value v
+                    JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
+                    JOIN connection c ON c.id = v.connection_id
+                    WHERE c.peer_address = device.address AND ch.uuid = ?1 AND length(v.value) > 0
+                    ORDER BY v.packet_id DESC LIMIT 1)
+                """, [.text(uuid)])
+        }
+        // GAP Device Name (0x2A00) when advertising carried no name.
+        try db.execute("""
+            UPDATE device SET name = (
+                SELECT CAST(v.value AS TEXT) FROM gatt_value v
+                JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
+                JOIN connection c ON c.id = v.connection_id
+                WHERE c.peer_address = device.address AND ch.uuid = '2A00' AND length(v.value) > 0 LIMIT 1)
+            WHERE name IS NULL
+            """)
+        // Manufacturer data company and appearance from the advertising data.
+        let s = try db.prepare("SELECT address, data FROM adv_report ORDER BY packet_id")
+        var company: [String: UInt16] = [:]
+        var appearance: [String: UInt16] = [:]
+        while try s.step() {
+            guard let address = s.text(0), let data = s.blob(1) else { continue }
+            var i = 0
+            while i + 1 < data.count {
+                let length = Int(data[i])
+                if length == 0 || i + 1 + length > data.count { break }
+                let type = data[i + 1]
+                if type == 0xFF, length >= 3, company[address] == nil {
+                    company[address] = UInt16(data[i + 2]) | UInt16(data[i + 3]) << 8
+                }
+                if type == 0x19, length >= 3 {
+                    appearance[address] = UInt16(data[i + 2]) | UInt16(data[i + 3]) << 8
+                }
+                i += 1 + length
+            }
+        }
+        for (address, id) in company {
+            try db.run("UPDATE device SET company_id = ?1, company_name = ?2 WHERE address = ?3",
+                       [.integer(Int64(id)), AssignedNumbers.companyName(id).map { .text($0) } ?? .null, .text(address)])
+        }
+        for (address, a) in appearance {
+            try db.run("UPDATE device SET appearance = ?1 WHERE address = ?2", [.integer(Int64(a)), .text(address)])
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import BLECore
+import BLETimeline
+
+/// The per-connection post-mortem `diagnose` renders: facts, counts and findings.
+public struct ConnectionDiagnosis: Sendable {
+    public struct Update: Sendable {
+        public var packetID: Int
+        public var timestamp: Int64
+        public var source: String
+        public var intervalUs: Int?
+        public var latency: Int?
+        public var supervisionTimeoutMs: Int?
+        public var status: Int?
+    }
+    public struct Evidence: Sendable {
+        public var packetID: Int
+        public var timestamp: Int64
+        public var summary: String
+    }
+    public struct RenderedFinding: Sendable {
+        public var finding: Finding
+        public var evidence: [Evidence]
+    }
+
+    public var id: Int64
+    public var captureID: Int64
+    public var capturePath: String
+    public var handle: Int
+    public var transport: String
+    public var peerAddress: String?
+    public var peerAddressType: String?
+    public var name: String?
+    public var role: String?
+    public var status: Int
+    public var beganBeforeCapture: Bool
+    public var start: Int64?
+    public var end: Int64?
+    public var firstPacketID: Int
+    public var lastPacketID: Int
+    public var intervalUs: Int?
+    public var latency: Int?
+    public var supervisionTimeoutMs: Int?
+    public var updates: [Update]
+    public var mtu: Int
+    public var phy: String?
+    public var encrypted: Bool
+    public var packets: Int
+    public var attPDUs: Int
+    public var transactions: Int
+    public var transactionErrors: Int
+    public var transactionTimeouts: Int
+    public var notifications: Int
+    public var disconnectReason: Int?
+    public var disconnectPacketID: Int?
+    public var disconnectCBError: String?
+    public var findings: [RenderedFinding]
+
+    public var worstSeverity: Finding.Severity? { findings.map(\.finding.severity).max() }
+}
+
+/// Capture-level facts and findings.
+public struct CaptureDiagnosis: Sendable {
+    public var capture: CaptureSummary
+    public var findings: [ConnectionDiagnosis.RenderedFinding]
+    public var connections: [ConnectionDiagnosis]
+    public var advertisers: Int
+    public var advertisingReports: Int
+    public var bredrPackets: Int
+}
+
+public enum DiagnosisLoader {
+    /// Loads the diagnosis of every capture in the timeline, analysing first when needed.
+    public static func load(_ store: TimelineStore) throws -> [CaptureDiagnosis] {
+        try Analyzer.analyze(store)
+        let db = store.database
+        var out: [CaptureDiagnosis] = []
+        for capture in try store.captures() {
+            let findings = try loadFindings(db, captureID: capture.id)
+            let counts = try db.rows("""
+                SELECT (SELECT count(DISTINCT address) FROM adv_report WHERE capture_id = ?1),
+                       (SELECT count(*) FROM adv_report WHERE capture_id = ?1),
+                       (SELECT count(*) FROM packet WHERE capture_id = ?1 AND layer = 'bredr')
+                """, [.integer(capture.id)]).first ?? []
+            var connections: [ConnectionDiagnosis] = []
+            let s = try db.prepare("""
+                SELECT c.id, c.handle, c.transport, c.peer_address, c.peer_address_type, c.role, c.status, c.began_before_capture,
+                       coalesce(c.connected_ts_us, (SELECT ts_us FROM packet WHERE capture_id = c.capture_id AND frame = c.first_packet_id)),
+                       coalesce(c.disconnected_ts_us, (SELECT ts_us FROM packet WHERE capture_id = c.capture_id AND frame = c.last_packet_id)),
+                       c.first_packet_id, max(c.last_packet_id, coalesce(c.disconnect_packet_id, 0)), c.interval_us, c.latency,
+                       c.supervision_timeout_ms, c.mtu, c.encrypted,
+                       (SELECT count(*) FROM packet p WHERE p.connection_id = c.id),
+                       (SELECT count(*) FROM att_pdu a WHERE a.connection_id = c.id),
+                       (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id),
+                       (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id AND t.outcome = 'error'),
+                       (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id AND t.outcome = 'timeout'),
+                       (SELECT count(*) FROM att_pdu a WHERE a.connection_id = c.id AND a.opcode IN (0x1B, 0x1D, 0x23)),
+                       c.disconnect_reason, c.disconnect_packet_id,
+                       (SELECT cb_error FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
+                       (SELECT name FROM device d WHERE d.address = c.peer_address),
+                       (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0 ORDER BY packet_id DESC LIMIT 1)
+                FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
+                """)
+            try s.bind([.integer(capture.id)])
+            while try s.step() {
+                let id = s.int64(0)
+                connections.append(ConnectionDiagnosis(
+                    id: id, captureID: capture.id, capturePath: capture.path, handle: s.int(1), transport: s.text(2) ?? "le",
+                    peerAddress: s.text(3), peerAddressType: s.text(4), name: s.text(26), role: s.text(5), status: s.int(6),
+                    beganBeforeCapture: s.int(7) != 0, start: s.isNull(8) ? nil : s.int64(8), end: s.isNull(9) ? nil : s.int64(9),
+                    firstPacketID: s.int(10), lastPacketID: s.int(11), intervalUs: s.optionalInt(12), latency: s.optionalInt(13),
+                    supervisionTimeoutMs: s.optionalInt(14), updates: [], mtu: s.int(15), phy: s.text(27), encrypted: s.int(16) != 0,
+                    packets: s.int(17), attPDUs: s.int(18), transactions: s.int(19), transactionErrors: s.int(20),
+                    transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
+                    disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25), findings: []))
+            }
+            for i in connections.indices {
+                connections[i].updates = try loadUpdates(db, connection: connections[i].id)
+                connections[i].findings = findings.filter { $0.finding.connectionID == connections[i].id }
+            }
+            out.append(CaptureDiagnosis(capture: capture, findings: findings.filter { $0.finding.connectionID == nil },
+                                        connections: connections, advertisers: counts.first?.int ?? 0,
+                                        advertisingReports: counts.count > 1 ? counts[1].int ?? 0 : 0,
+                                        bredrPackets: counts.count > 2 ? counts[2].int ?? 0 : 0))
+        }
+        return out
+    }
+
+    static func loadUpdates(_ db: SQLiteDatabase, connection: Int64) throws -> [ConnectionDiagnosis.Update] {
+        try db.rows("""
+            SELECT packet_id, ts_us, source, interval_us, latency, supervision_timeout_ms, status
+            FROM connection_update WHERE connection_id = ?1 ORDER BY packet_id
+            """, [.integer(connection)]).map {
+            ConnectionDiagnosis.Update(packetID: $0[0].int ?? 0, timestamp: $0[1].int64 ?? 0, source: $0[2].string ?? "",
+                                       intervalUs: $0[3].int, latency: $0[4].int, supervisionTimeoutMs: $0[5].int, status: $0[6].int)
+        }
+    }
+
+    static func loadFindings(_ db: SQLiteDatabase, captureID: Int64) throws -> [ConnectionDiagnosis.RenderedFinding] {
+        let rows = try db.rows("""
+            SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error FROM finding
+            WHERE capture_id = ?1 ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rowid
+            """, [.integer(captureID)])
+        let packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE capture_id = ?1 AND frame = ?2")
+        return try rows.map { r in
+            let evidenceIDs = (r[5].string ?? "[]").trimmingCharacters(in: "[]").split(separator: ",").compactMap { Int($0) }
+            var evidence: [ConnectionDiagnosis.Evidence] = []
+            for id in evidenceIDs {
+                try packet.bind([.integer(captureID), .integer(Int64(id))])
+                if try packet.step() {
+                    evidence.append(.init(packetID: id, timestamp: packet.int64(0), summary: packet.text(1) ?? ""))
+                }
+                packet.reset()
+            }
+            let f = Finding(connectionID: r[0].int64, captureID: captureID,
+                            severity: Finding.Severity(rawValue: r[1].string ?? "info") ?? .info, code: r[2].string ?? "",
+                            title: r[3].string ?? "", detail: r[4].string ?? "", evidence: evidenceIDs, cbError: r[6].string)
+            return ConnectionDiagnosis.RenderedFinding(finding: f, evidence: evidence)
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

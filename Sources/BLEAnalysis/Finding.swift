@@ -1,0 +1,33 @@
+/// One diagnosis about a connection (or a capture), with the packets that prove it.
+public struct Finding: Sendable, Equatable {
+    public enum Severity: String, Sendable, Comparable, CaseIterable {
+        case info, warning, error
+        var rank: Int { self == .error ? 2 : self == .warning ? 1 : 0 }
+        public static func < (l: Self, r: Self) -> Bool { l.rank < r.rank }
+    }
+
+    /// Nil for a capture-level finding.
+    public var connectionID: Int64?
+    public var captureID: Int64
+    public var severity: Severity
+    /// Stable machine-readable code (`supervision-timeout`, `att-error`, …).
+    public var code: String
+    public var title: String
+    public var detail: String
+    /// Frame numbers of the packets that prove it.
+    public var evidence: [Int]
+    /// What a CoreBluetooth app would have seen (`CBError.connectionTimeout`, `CBATTError.…`).
+    public var cbError: String?
+
+    public init(connectionID: Int64?, captureID: Int64, severity: Severity, code: String, title: String,
+                detail: String, evidence: [Int], cbError: String? = nil) {
+        self.connectionID = connectionID
+        self.captureID = captureID
+        self.severity = severity
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.evidence = evidence
+        self.cbError = cbError
+    }
+}

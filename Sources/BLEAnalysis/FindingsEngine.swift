@@ -1,0 +1,255 @@
+import BLECore
+import BLEDecode
+import BLETimeline
+
+/// Derives the findings of one capture from its timeline rows.
+///
+/// Each `…Findings` method covers one family of codes (the diagnosis issue lists them);
+/// every finding names the packets that prove it.
+struct FindingsEngine {
+    let db: SQLiteDatabase
+    let captureID: Int64
+    let captureEnd: Int64
+    let mapping = DisconnectMapping.default
+
+    func findings(for connections: [ConnectionFacts]) throws -> [Finding] {
+        var out: [Finding] = []
+        out += try captureFindings(connections)
+        for (i, c) in connections.enumerated() {
+            out += try establishmentFindings(c, earlier: Array(connections[..<i]))
+            out += try disconnectFindings(c)
+            out += try attFindings(c, earlier: Array(connections[..<i]))
+            out += try securityFindings(c)
+            out += try parameterFindings(c)
+        }
+        return out
+    }
+
+    // MARK: - Helpers
+
+    func packet(_ frame: Int) throws -> (ts: Int64, summary: String)? {
+        let rows = try db.rows("SELECT ts_us, summary FROM packet WHERE capture_id = ?1 AND frame = ?2",
+                               [.integer(captureID), .integer(Int64(frame))])
+        guard let r = rows.first, let ts = r[0].int64 else { return nil }
+        return (ts, r[1].string ?? "")
+    }
+
+    /// The last packet of a connection in a direction before a frame (ACL only).
+    func lastACL(_ c: ConnectionFacts, direction: String, before frame: Int) throws -> (frame: Int, ts: Int64, summary: String)? {
+        let rows = try db.rows("""
+            SELECT frame, ts_us, summary FROM packet
+            WHERE capture_id = ?1 AND connection_id = ?2 AND kind = 'acl' AND direction = ?3 AND frame < ?4
+            ORDER BY frame DESC LIMIT 1
+            """, [.integer(captureID), .integer(c.id), .text(direction), .integer(Int64(frame))])
+        guard let r = rows.first else { return nil }
+        return (r[0].int ?? 0, r[1].int64 ?? 0, r[2].string ?? "")
+    }
+
+    /// Supervision timeout (ms) in force just before `frame`.
+    func supervisionTimeout(_ c: ConnectionFacts, before frame: Int) throws -> Int? {
+        let rows = try db.rows("""
+            SELECT supervision_timeout_ms FROM connection_update
+            WHERE connection_id = ?1 AND source = 'hci' AND coalesce(status, 0) = 0 AND packet_id < ?2
+            ORDER BY packet_id DESC LIMIT 1
+            """, [.integer(c.id), .integer(Int64(frame))])
+        return rows.first?[0].int ?? c.supervisionTimeoutMs
+    }
+
+    static func ms(_ us: Int64) -> String {
+        us >= 10_000_000 ? "\(us / 1_000_000) s" : us >= 1000 ? "\(Double(us / 100) / 10) ms" : "\(us) µs"
+    }
+
+    func peer(_ c: ConnectionFacts) -> String { c.peerAddress ?? "handle \(hex(c.handle, width: 4))" }
+
+    // MARK: - Capture
+
+    func captureFindings(_ connections: [ConnectionFacts]) throws -> [Finding] {
+        var out: [Finding] = []
+        let rows = try db.rows("SELECT status, warnings, dropped_packets, records FROM capture WHERE id = ?1", [.integer(captureID)])
+        if let r = rows.first {
+            let status = r[0].string ?? ""
+            if status != "complete" {
+                out.append(Finding(connectionID: nil, captureID: captureID, severity: .warning, code: "capture-gap",
+                                   title: status == "truncated" ? "The capture file ends in the middle of a record"
+                                                                : "The capture file is damaged; it was read up to the damage",
+                                   detail: "\(r[1].string ?? ""). Packets after the cut are missing, so the end of every connection still open there is unknown.",
+                                   evidence: [r[3].int ?? 0].filter { $0 > 0 }))
+            }
+            if let dropped = r[2].int, dropped > 0 {
+                let frames = try db.rows("""
+                    SELECT packet_id FROM decode_problem WHERE capture_id = ?1 AND reason LIKE 'writer dropped%' ORDER BY packet_id LIMIT 20
+                    """, [.integer(captureID)]).compactMap { $0[0].int }
+                out.append(Finding(connectionID: nil, captureID: captureID, severity: .warning, code: "capture-gap",
+                                   title: "The capture writer dropped \(dropped) packet(s)",
+                                   detail: "The btsnoop cumulative-drops counter rose \(frames.count) time(s): what happened in those gaps is not in the capture.",
+                                   evidence: frames))
+            }
+        }
+        for c in connections where c.beganBeforeCapture {
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-gap",
+                               title: "Connection began before the capture",
+                               detail: "ACL traffic on handle \(hex(c.handle, width: 4)) appears with no Connection Complete in the file: peer address, initial parameters and the negotiated MTU may be unknown.",
+                               evidence: [c.firstPacketID]))
+        }
+        return out
+    }
+
+    // MARK: - Establishment
+
+    func establishmentFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
+        guard !c.beganBeforeCapture, c.status != 0, let frame = c.completePacketID else { return [] }
+        // Attempts to the same peer that ended the same way, and the first LE Create Connection.
+        let attempts = earlier.filter { $0.peerAddress == c.peerAddress && $0.status == c.status }.count + 1
+        let firstCreate = try db.rows("""
+            SELECT packet_id, ts_us FROM command WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043) AND packet_id < ?2
+            ORDER BY packet_id DESC LIMIT 1
+            """, [.integer(captureID), .integer(Int64(frame))]).first
+        let completeTs = try packet(frame)?.ts ?? 0
+        var evidence = [frame]
+        var waited = ""
+        if let f = firstCreate, let createFrame = f[0].int, let ts = f[1].int64 {
+            evidence.insert(createFrame, at: 0)
+            waited = " \(Self.ms(completeTs - ts)) after LE Create Connection (packet \(createFrame))"
+        }
+        let status = HCIStatusCode(UInt8(truncatingIfNeeded: c.status))
+        if c.status == 0x02 {
+            let cancel = try db.rows("""
+                SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E AND packet_id < ?2 ORDER BY packet_id DESC LIMIT 1
+                """, [.integer(captureID), .integer(Int64(frame))]).first?[0].int
+            if let cancel { evidence.insert(cancel, at: evidence.count - 1) }
+            return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "connect-cancelled",
+                            title: "Connection attempt to \(peer(c)) cancelled by the host (attempt \(attempts))",
+                            detail: "The host sent LE Create Connection Cancel\(cancel.map { " (packet \($0))" } ?? ""); the controller closed the attempt with status 0x02 Unknown Connection Identifier\(waited). On iOS a pending connect is cancelled only by the app (connection attempts never time out there); on Android this is the direct-connect timeout.",
+                            evidence: evidence, cbError: nil)]
+        }
+        if c.status == 0x3E {
+            return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "failed-to-establish",
+                            title: "Connection to \(peer(c)) failed to be established (attempt \(attempts))",
+                            detail: "LE Connection Complete reported 0x3E Connection Failed to be Established\(waited): the central sent CONNECT_IND but the peripheral never answered in the first connection events (out of range, busy or already connected elsewhere).",
+                            evidence: evidence, cbError: mapping.cbErrorName(for: status))]
+        }
+        return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "connection-failed",
+                        title: "Connection to \(peer(c)) failed: \(hex(c.status)) \(status.name)",
+                        detail: "The controller reported status \(hex(c.status)) \(status.name)\(waited).",
+                        evidence: evidence, cbError: mapping.cbErrorName(for: status))]
+    }
+
+    // MARK: - Disconnect
+
+    func disconnectFindings(_ c: ConnectionFacts) throws -> [Finding] {
+        guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
+        let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
+        let cb = mapping.cbErrorName(for: reason, cancelledByApp: c.localDisconnectRequested)
+        let unanswered = try db.rows("""
+            SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
+            ORDER BY request_packet_id
+            """, [.integer(c.id)])
+        var unansweredText = ""
+        var unansweredFrames: [Int] = []
+        if !unanswered.isEmpty {
+            unansweredFrames = unanswered.compactMap { $0[0].int }
+            let first = unanswered[0]
+            unansweredText = " \(unanswered.count) ATT request(s) were left unanswered, the first a \(BLEAnalysisNames.attOpcodeName(first[1].int ?? 0))" +
+                (first[2].int.map { " to handle \(hex($0, width: 4))" } ?? "") + " (packet \(first[0].int ?? 0))."
+        }
+        let lastRx = try lastACL(c, direction: "rx", before: frame)
+        let lastTx = try lastACL(c, direction: "tx", before: frame)
+        var evidence = [frame]
+        switch reasonCode {
+        case 0x08:
+            let timeoutMs = try supervisionTimeout(c, before: frame)
+            var detail = "The controller reported 0x08 Connection Timeout: the link was lost."
+            if let lastRx {
+                evidence.insert(lastRx.frame, at: 0)
+                let silence = at - lastRx.ts
+                detail += " The last packet from the peer was \(lastRx.summary) (packet \(lastRx.frame)), \(Self.ms(silence)) before the disconnect"
+                if let timeoutMs {
+                    let ratio = Double(silence) / Double(timeoutMs * 1000)
+                    detail += "; the supervision timeout in force was \(timeoutMs) ms" +
+                        (ratio >= 0.9 ? ", so the peer went silent and the link timed out (peer out of range, reset or crashed)."
+                                      : ". The silence in the capture is shorter than the timeout: the HCI log shows only ACL data, empty link-layer packets kept the link alive until the peer stopped answering.")
+                } else {
+                    detail += "."
+                }
+            } else if let timeoutMs {
+                detail += " The supervision timeout in force was \(timeoutMs) ms; no packet from the peer was captured on this connection."
+            }
+            detail += unansweredText
+            return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "supervision-timeout",
+                            title: "Link to \(peer(c)) lost: supervision timeout", detail: detail,
+                            evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
+        case 0x13, 0x14, 0x15:
+            var detail = "The peer ended the connection with \(hex(reasonCode)) \(reason.name)."
+            if let lastTx {
+                detail += " Right before, the local side sent \(lastTx.summary) (packet \(lastTx.frame))."
+                evidence.insert(lastTx.frame, at: 0)
+            }
+            if let lastRx {
+                detail += " The peer's last packet was \(lastRx.summary) (packet \(lastRx.frame))."
+                evidence.insert(lastRx.frame, at: 0)
+            }
+            if c.localDisconnectRequested {
+                // BlueZ/Android hosts send Disconnect with 0x13 and the controller reports it back.
+                detail = "The local host asked for the disconnect (HCI Disconnect with reason \(hex(reasonCode))); the controller reported \(reason.name)."
+                let cmd = try localDisconnectCommand(c, before: frame)
+                if let cmd { evidence.insert(cmd, at: 0) }
+                return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
+                                title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText,
+                                evidence: evidence, cbError: nil)]
+            }
+            return [Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "peer-terminated",
+                            title: "\(peer(c)) ended the connection (\(reason.name))", detail: detail + unansweredText,
+                            evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
+        case 0x16:
+            var detail = "The local host ended the connection (0x16 Connection Terminated By Local Host)."
+            if let cmd = try localDisconnectCommand(c, before: frame) {
+                evidence.insert(cmd, at: 0)
+                let before = try lastACL(c, direction: "rx", before: cmd)
+                detail += " It sent HCI Disconnect at packet \(cmd)"
+                if let before { detail += ", after the peer's \(before.summary) (packet \(before.frame))"; evidence.insert(before.frame, at: 0) }
+                detail += "."
+            } else {
+                detail += " No HCI Disconnect command is in the capture: the host stack closed it (pairing failure, ATT timeout or an app's cancel)."
+            }
+            return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
+                            title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText,
+                            evidence: evidence, cbError: c.localDisconnectRequested ? nil : cb)]
+        default:
+            let codes: [Int: (String, String, String)] = [
+                0x22: ("ll-response-timeout", "LL response timeout",
+                       "A link-layer procedure (encryption, parameter update, PHY, feature exchange) got no response within 40 s."),
+                0x23: ("ll-procedure-collision", "LL procedure collision",
+                       "Both sides started link-layer procedures at once and the controller could not resolve it."),
+                0x3B: ("unacceptable-parameters", "unacceptable connection parameters",
+                       "The peer rejected the connection parameters."),
+                0x3D: ("mic-failure", "MIC failure",
+                       "An encrypted packet failed its integrity check: keys out of sync, or interference corrupting encrypted PDUs."),
+                0x28: ("instant-passed", "instant passed",
+                       "A connection update or channel map update arrived after its instant: the peer missed the procedure."),
+                0x3E: ("failed-to-establish", "connection failed to be established",
+                       "The link dropped during its first connection events."),
+            ]
+            let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
+                                                                   "The controller reported \(hex(reasonCode)) \(reason.name).")
+            var detail = explanation
+            if let lastRx { detail += " The peer's last packet was \(lastRx.summary) (packet \(lastRx.frame))."; evidence.insert(lastRx.frame, at: 0) }
+            return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: code,
+                            title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText,
+                            evidence: evidence, cbError: cb)]
+        }
+    }
+
+    func localDisconnectCommand(_ c: ConnectionFacts, before frame: Int) throws -> Int? {
+        try db.rows("""
+            SELECT packet_id FROM command WHERE capture_id = ?1 AND connection_id = ?2 AND opcode = 0x0406 AND packet_id < ?3
+            ORDER BY packet_id DESC LIMIT 1
+            """, [.integer(captureID), .integer(c.id), .integer(Int64(frame))]).first?[0].int
+    }
+}
+
+/// Names shared by the analysis and its renderers.
+public enum BLEAnalysisNames {
+    public static func attOpcodeName(_ v: Int) -> String {
+        ATTOpcode(UInt8(truncatingIfNeeded: v)).name
+    }
+}

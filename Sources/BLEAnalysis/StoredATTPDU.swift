@@ -1,0 +1,52 @@
+import BLECore
+import BLEDecode
+import BLETimeline
+
+/// One ATT PDU as the timeline stores it, decoded again for analysis.
+public struct StoredATTPDU: Sendable {
+    public var packetID: Int
+    public var timestamp: Int64
+    public var direction: Direction
+    public var opcode: ATTOpcode
+    /// Nil when the stored PDU was malformed.
+    public var pdu: ATTPDU?
+    /// The whole PDU as it was on the wire.
+    public var bytes: [UInt8]
+
+    public init(packetID: Int, timestamp: Int64, direction: Direction, opcode: ATTOpcode, pdu: ATTPDU?, bytes: [UInt8] = []) {
+        self.bytes = bytes
+        self.packetID = packetID
+        self.timestamp = timestamp
+        self.direction = direction
+        self.opcode = opcode
+        self.pdu = pdu
+    }
+
+    /// All ATT PDUs of one connection in packet order.
+    static func load(connection: Int64, from db: SQLiteDatabase) throws -> [StoredATTPDU] {
+        let s = try db.prepare("""
+            SELECT packet_id, ts_us, direction, opcode, pdu FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid
+            """)
+        try s.bind([.integer(connection)])
+        var out: [StoredATTPDU] = []
+        while try s.step() {
+            let bytes = s.blob(4) ?? []
+            let pdu = try? ATTPDU(decoding: bytes[...])
+            out.append(StoredATTPDU(packetID: s.int(0), timestamp: s.int64(1),
+                                    direction: Direction(rawValue: s.text(2) ?? "?") ?? .unknown,
+                                    opcode: ATTOpcode(UInt8(truncatingIfNeeded: s.int(3))), pdu: pdu, bytes: bytes))
+        }
+        return out
+    }
+}
+
+extension Direction {
+    /// The other side of the link (`.unknown` stays unknown).
+    var opposite: Direction {
+        switch self {
+        case .sent: .received
+        case .received: .sent
+        case .unknown: .unknown
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import BLECore
+import BLEDecode
+
+/// One ATT request (or indication) and what became of it.
+public struct ATTTransaction: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        case ok, error, timeout, disconnected, pending
+    }
+    public var requestPacketID: Int
+    public var requestTimestamp: Int64
+    /// Who sent the request: `.sent` when the local host was the client.
+    public var direction: Direction
+    public var opcode: ATTOpcode
+    public var handle: UInt16?
+    public var responsePacketID: Int?
+    public var latency: Int64?
+    public var outcome: Outcome
+    public var errorCode: ATTErrorCode?
+}
+
+/// Pairs ATT requests with responses, and indications with confirmations.
+///
+/// ATT is sequential per bearer and per direction (Core v5.4 Vol 3 Part F 3.3.2): a client has
+/// at most one request outstanding, a server at most one indication; both sides may be client
+/// and server at once, so pending state is kept per requesting direction. A transaction not
+/// answered within 30 s has timed out (3.3.3).
+public struct TransactionMatcher {
+    /// Core v5.4 Vol 3 Part F 3.3.3.
+    public static let attTimeout: Int64 = 30_000_000
+
+    private var pendingRequest: [Direction: ATTTransaction] = [:]
+    private var pendingIndication: [Direction: ATTTransaction] = [:]
+    public private(set) var transactions: [ATTTransaction] = []
+    /// Responses that answered nothing outstanding (packet ids).
+    public private(set) var unmatchedResponses: [Int] = []
+
+    public init() {}
+
+    public mutating func add(_ p: StoredATTPDU) {
+        let op = p.opcode
+        switch op.kind {
+        case .request:
+            if let old = pendingRequest[p.direction] {
+                close(old, at: p.timestamp, orphaned: true)
+            }
+            pendingRequest[p.direction] = ATTTransaction(
+                requestPacketID: p.packetID, requestTimestamp: p.timestamp, direction: p.direction, opcode: op,
+                handle: p.pdu?.attributeHandle, responsePacketID: nil, latency: nil, outcome: .pending, errorCode: nil)
+        case .indication:
+            if let old = pendingIndication[p.direction] {
+                close(old, at: p.timestamp, orphaned: true)
+            }
+            pendingIndication[p.direction] = ATTTransaction(
+                requestPacketID: p.packetID, requestTimestamp: p.timestamp, direction: p.direction, opcode: op,
+                handle: p.pdu?.attributeHandle, responsePacketID: nil, latency: nil, outcome: .pending, errorCode: nil)
+        case .response:
+            let requester = p.direction.opposite
+            guard var t = pendingRequest[requester] else {
+                unmatchedResponses.append(p.packetID)
+                return
+            }
+            let answers: Bool
+            var errorCode: ATTErrorCode?
+            if op == .errorResponse {
+                if case .errorResponse(let e)? = p.pdu {
+                    answers = e.requestOpcode == t.opcode
+                    errorCode = e.errorCode
+                } else {
+                    answers = true   // malformed error response: still ends the transaction
+                }
+            } else {
+                answers = t.opcode.responseOpcode == op
+            }
+            guard answers else {
+                unmatchedResponses.append(p.packetID)
+                return
+            }
+            pendingRequest[requester] = nil
+            t.responsePacketID = p.packetID
+            t.latency = p.timestamp - t.requestTimestamp
+            t.errorCode = errorCode
+            if t.latency! > Self.attTimeout {
+                t.outcome = .timeout
+            } else {
+                t.outcome = op == .errorResponse ? .error : .ok
+            }
+            transactions.append(t)
+        case .confirmation:
+            let requester = p.direction.opposite
+            guard var t = pendingIndication[requester] else {
+                unmatchedResponses.append(p.packetID)
+                return
+            }
+            pendingIndication[requester] = nil
+            t.responsePacketID = p.packetID
+            t.latency = p.timestamp - t.requestTimestamp
+            t.outcome = t.latency! > Self.attTimeout ? .timeout : .ok
+            transactions.append(t)
+        case .command, .notification, .unknown:
+            break
+        }
+    }
+
+    /// A new request arrived while one was outstanding: the old one was never answered.
+    private mutating func close(_ t: ATTTransaction, at time: Int64, orphaned: Bool) {
+        var t = t
+        t.outcome = time - t.requestTimestamp >= Self.attTimeout ? .timeout : .pending
+        transactions.append(t)
+    }
+
+    /// Ends the connection: requests still outstanding become `timeout` (30 s passed),
+    /// `disconnected` (the link ended first) or `pending` (the capture ended first).
+    public mutating func finish(disconnectedAt: Int64?, captureEnd: Int64) {
+        let open = Array(pendingRequest.values) + Array(pendingIndication.values)
+        pendingRequest = [:]
+        pendingIndication = [:]
+        for var t in open {
+            let end = disconnectedAt ?? captureEnd
+            if end - t.requestTimestamp >= Self.attTimeout {
+                t.outcome = .timeout
+            } else {
+                t.outcome = disconnectedAt != nil ? .disconnected : .pending
+            }
+            transactions.append(t)
+        }
+        transactions.sort { $0.requestPacketID < $1.requestPacketID }
+    }
+}

@@ -1,0 +1,144 @@
+import BLECore
+import BLEAnalysis
+
+/// Renders `blereplay diagnose`: per connection, what happened and why it ended.
+public enum DiagnosisRenderer {
+    public static func text(_ captures: [CaptureDiagnosis]) -> String {
+        var out: [String] = []
+        for c in captures {
+            out.append("Capture \(c.capture.path)")
+            out.append("  \(c.capture.formatDescription), \(c.capture.records) records" +
+                       (c.capture.status == "complete" ? "" : " (\(c.capture.status))") +
+                       (c.capture.malformedPackets > 0 ? ", \(c.capture.malformedPackets) malformed" : ""))
+            let le = c.connections.filter { $0.transport == "le" }
+            let bredr = c.connections.count - le.count
+            out.append("  \(le.count) LE connection(s)" + (bredr > 0 ? ", \(bredr) BR/EDR" : "") +
+                       ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)")
+            if le.isEmpty && (bredr > 0 || c.bredrPackets > 0) {
+                out.append("  No LE connection: this capture is mostly Classic BR/EDR traffic (\(c.bredrPackets) BR/EDR packets); nothing LE to diagnose beyond advertising.")
+            }
+            for f in c.findings { out += findingLines(f) }
+            for conn in c.connections {
+                out.append("")
+                out += connectionLines(conn)
+            }
+            out.append("")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    static func connectionLines(_ c: ConnectionDiagnosis) -> [String] {
+        var out: [String] = []
+        let peer = c.peerAddress.map { "\($0)" + (c.peerAddressType.map { " (\($0))" } ?? "") } ?? "unknown peer"
+        let name = c.name.map { " \"\($0)\"" } ?? ""
+        out.append("Connection \(c.id) — \(peer)\(name), handle \(hex(c.handle, width: 4)), \(c.transport == "le" ? "LE" : "BR/EDR")" +
+                   (c.role.map { ", local \($0)" } ?? ""))
+        if c.status != 0 {
+            out.append("  attempt failed: status \(hex(c.status)) \(HCIStatusCode(UInt8(truncatingIfNeeded: c.status)).name) at packet \(c.firstPacketID)")
+        } else {
+            var span = "  packets \(c.firstPacketID)–\(c.lastPacketID)"
+            if let s = c.start, let e = c.end {
+                span += ", \(Format.clock(s)) → \(Format.clock(e)) (\(Format.duration(e - s)))"
+            }
+            if c.beganBeforeCapture { span += ", began before the capture" }
+            out.append(span)
+            if c.transport == "le" {
+                var params = "  parameters: "
+                if let i = c.intervalUs {
+                    params += "interval \(Format.fixed(Double(i) / 1000, 2)) ms, latency \(c.latency ?? 0), supervision timeout \(c.supervisionTimeoutMs ?? 0) ms"
+                } else {
+                    params += "unknown at start"
+                }
+                let applied = c.updates.filter { $0.source == "hci" }
+                let requested = c.updates.filter { $0.source != "hci" }
+                if !applied.isEmpty {
+                    params += "; \(applied.count) update(s), last: " + applied.last!.describe
+                }
+                if !requested.isEmpty { params += "; peripheral requested \(requested.count) update(s)" }
+                out.append(params)
+                out.append("  MTU \(c.mtu)" + (c.phy.map { ", PHY \($0)" } ?? "") + ", encrypted \(c.encrypted ? "yes" : "no")")
+                out.append("  ATT: \(c.attPDUs) PDU(s), \(c.transactions) transaction(s), \(c.transactionErrors) error(s), \(c.transactionTimeouts) timeout(s), \(c.notifications) notification(s)/indication(s)")
+            }
+            if let r = c.disconnectReason {
+                out.append("  ended: \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name) at packet \(c.disconnectPacketID ?? 0)" +
+                           (c.disconnectCBError.map { " → app sees \($0)" } ?? " → app sees no error (its own cancel)"))
+            } else {
+                out.append("  ended: still open when the capture ended")
+            }
+        }
+        if c.findings.isEmpty {
+            out.append("  findings: none")
+        } else {
+            out.append("  findings:")
+            for f in c.findings { out += findingLines(f) }
+        }
+        return out
+    }
+
+    static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding) -> [String] {
+        let f = r.finding
+        var out = ["    \(Format.padded(f.severity.rawValue.uppercased(), 7)) \(f.code): \(f.title)"]
+        out += Format.wrap(f.detail, width: 96, indent: "            ")
+        if let cb = f.cbError { out.append("            CoreBluetooth: \(cb)") }
+        for e in r.evidence.prefix(6) {
+            out.append("            #\(e.packetID) \(Format.clock(e.timestamp))  \(e.summary)")
+        }
+        if r.evidence.count > 6 { out.append("            … and \(r.evidence.count - 6) more packet(s)") }
+        return out
+    }
+
+    public static func json(_ captures: [CaptureDiagnosis]) -> JSON {
+        .array(captures.map { c in
+            .object([
+                ("capture", .string(c.capture.path)),
+                ("format", .string(c.capture.formatDescription)),
+                ("records", .int(Int64(c.capture.records))),
+                ("status", .string(c.capture.status)),
+                ("findings", .array(c.findings.map(findingJSON))),
+                ("connections", .array(c.connections.map(connectionJSON))),
+            ])
+        })
+    }
+
+    static func connectionJSON(_ c: ConnectionDiagnosis) -> JSON {
+        .object([
+            ("id", .int(c.id)), ("handle", .int(Int64(c.handle))), ("transport", .string(c.transport)),
+            ("peer_address", JSON(c.peerAddress)), ("peer_address_type", JSON(c.peerAddressType)), ("name", JSON(c.name)),
+            ("role", JSON(c.role)), ("status", .int(Int64(c.status))), ("began_before_capture", .bool(c.beganBeforeCapture)),
+            ("start_ts_us", JSON(c.start)), ("end_ts_us", JSON(c.end)),
+            ("first_packet_id", .int(Int64(c.firstPacketID))), ("last_packet_id", .int(Int64(c.lastPacketID))),
+            ("interval_us", JSON(c.intervalUs)), ("latency", JSON(c.latency)), ("supervision_timeout_ms", JSON(c.supervisionTimeoutMs)),
+            ("updates", .array(c.updates.map { u in
+                .object([("packet_id", .int(Int64(u.packetID))), ("ts_us", .int(u.timestamp)), ("source", .string(u.source)),
+                         ("interval_us", JSON(u.intervalUs)), ("latency", JSON(u.latency)),
+                         ("supervision_timeout_ms", JSON(u.supervisionTimeoutMs)), ("status", JSON(u.status))])
+            })),
+            ("mtu", .int(Int64(c.mtu))), ("phy", JSON(c.phy)), ("encrypted", .bool(c.encrypted)),
+            ("att_pdus", .int(Int64(c.attPDUs))), ("transactions", .int(Int64(c.transactions))),
+            ("transaction_errors", .int(Int64(c.transactionErrors))), ("transaction_timeouts", .int(Int64(c.transactionTimeouts))),
+            ("notifications", .int(Int64(c.notifications))),
+            ("disconnect_reason", JSON(c.disconnectReason)),
+            ("disconnect_reason_name", JSON(c.disconnectReason.map { HCIStatusCode(UInt8(truncatingIfNeeded: $0)).name })),
+            ("disconnect_packet_id", JSON(c.disconnectPacketID)), ("cb_error", JSON(c.disconnectCBError)),
+            ("findings", .array(c.findings.map(findingJSON))),
+        ])
+    }
+
+    static func findingJSON(_ r: ConnectionDiagnosis.RenderedFinding) -> JSON {
+        let f = r.finding
+        return .object([
+            ("connection_id", JSON(f.connectionID)), ("severity", .string(f.severity.rawValue)), ("code", .string(f.code)),
+            ("title", .string(f.title)), ("detail", .string(f.detail)), ("cb_error", JSON(f.cbError)),
+            ("evidence", .array(r.evidence.map { .object([("packet_id", .int(Int64($0.packetID))), ("ts_us", .int($0.timestamp)),
+                                                         ("summary", .string($0.summary))]) })),
+        ])
+    }
+}
+
+extension ConnectionDiagnosis.Update {
+    var describe: String {
+        var s = "interval \(Format.fixed(Double(intervalUs ?? 0) / 1000, 2)) ms, latency \(latency ?? 0), timeout \(supervisionTimeoutMs ?? 0) ms"
+        s += " (packet \(packetID))"
+        return s
+    }
+}

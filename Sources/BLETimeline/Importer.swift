@@ -1,0 +1,219 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BLECore
+import BLECapture
+import BLEDecode
+
+/// How an import treats data.
+public struct ImportOptions: Sendable {
+    /// Keep each packet's raw bytes (`packet.raw`), so `export` can write the capture back.
+    public var keepRaw = true
+    /// Show SMP key material instead of redacting it.
+    public var keepKeys = false
+    /// Print progress to stderr (only when it is a terminal).
+    public var progress = false
+    public init(keepRaw: Bool = true, keepKeys: Bool = false, progress: Bool = false) {
+        self.keepRaw = keepRaw
+        self.keepKeys = keepKeys
+        self.progress = progress
+    }
+}
+
+/// What happened to one capture file.
+public struct CaptureImportResult: Sendable {
+    public enum Status: String, Sendable {
+        /// Read to the end (possibly with a truncated last record: see `warnings`).
+        case imported
+        /// Already in the timeline (same SHA-256): nothing written.
+        case alreadyPresent = "already-present"
+        /// Read up to damage in the middle: what precedes it is in the timeline.
+        case partial
+        /// Nothing could be read.
+        case failed
+    }
+    public var path: String
+    public var status: Status
+    public var captureID: Int64?
+    public var records: Int
+    public var malformedPackets: Int
+    public var formatDescription: String?
+    public var warnings: [String]
+    /// The error that stopped reading (file, byte offset, reason), for `.partial` and `.failed`.
+    public var error: String?
+}
+
+/// Streams captures through the decoder into a timeline file, atomically.
+///
+/// A new timeline is written to a temporary file beside the target and renamed into place
+/// only when at least one capture was read, so a failed run never leaves a half-written file.
+/// An existing timeline gets one transaction per capture: a failure rolls back, never damages.
+public enum Importer {
+    public struct Failure: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Imports `captures` into the timeline at `databasePath` (created when missing).
+    public static func importCaptures(_ captures: [String], into databasePath: String,
+                                      options: ImportOptions = .init()) throws(Failure) -> [CaptureImportResult] {
+        let exists = access(databasePath, F_OK) == 0
+        if !exists {
+            let temporary = "\(databasePath).tmp-\(getpid())"
+            unlink(temporary)
+            var results: [CaptureImportResult] = []
+            do {
+                let store = try TimelineStore(path: temporary)
+                try store.database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000;")
+                for path in captures {
+                    results.append(importOne(path, into: store, options: options))
+                }
+                try store.createIndexes()
+            } catch {
+                unlink(temporary)
+                throw Failure(message: "\(databasePath): \(error)")
+            }
+            if results.contains(where: { $0.status == .imported || $0.status == .partial }) {
+                if rename(temporary, databasePath) != 0 {
+                    unlink(temporary)
+                    throw Failure(message: "\(databasePath): cannot move the new timeline into place: \(String(cString: strerror(errno)))")
+                }
+            } else {
+                unlink(temporary)
+            }
+            return results
+        }
+        let store: TimelineStore
+        do {
+            store = try TimelineStore(path: databasePath)
+            try store.database.execute("PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16000;")
+        } catch {
+            throw Failure(message: "\(error)")
+        }
+        var results: [CaptureImportResult] = []
+        for path in captures {
+            results.append(importOne(path, into: store, options: options))
+        }
+        do { try store.createIndexes() } catch { throw Failure(message: "\(databasePath): \(error)") }
+        return results
+    }
+
+    /// Imports one capture inside its own transaction.
+    static func importOne(_ path: String, into store: TimelineStore, options: ImportOptions) -> CaptureImportResult {
+        var result = CaptureImportResult(path: path, status: .failed, captureID: nil, records: 0,
+                                         malformedPackets: 0, formatDescription: nil, warnings: [], error: nil)
+        var reader: any CaptureReader
+        do {
+            reader = try CaptureFile.open(path)
+        } catch {
+            result.error = error.description
+            return result
+        }
+        result.formatDescription = reader.info.formatDescription
+        guard let sha = SHA256.hexDigest(ofFile: path) else {
+            result.error = "\(path): cannot read the file"
+            return result
+        }
+        let db = store.database
+        do {
+            if let existing = try store.captureID(sha256: sha) {
+                result.status = .alreadyPresent
+                result.captureID = existing
+                return result
+            }
+            try db.execute("BEGIN IMMEDIATE")
+            let size = fileSize(path)
+            try db.run("""
+                INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """, [.text(path), .text(baseName(path)), .text(sha), .integer(Int64(size)),
+                      .text(reader.info.format.rawValue), .integer(Int64(reader.info.linkType)),
+                      .text(reader.info.formatDescription), .integer(options.keepRaw ? 1 : 0)])
+            let captureID = db.lastInsertRowID
+            result.captureID = captureID
+            let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
+                                            keepKeys: options.keepKeys)
+            var decoder = PacketDecoder(options: DecoderOptions(keepKeys: options.keepKeys))
+            let progress = Progress(enabled: options.progress, path: path, size: size)
+            var stopError: CaptureError?
+            while true {
+                let record: CaptureRecord?
+                do {
+                    record = try reader.next()
+                } catch {
+                    stopError = error
+                    break
+                }
+                guard let record else { break }
+                let decoded = decoder.decode(record)
+                try writer.write(record, decoded)
+                if writer.records & 0xFFFF == 0 { progress.update(reader.bytesRead) }
+            }
+            progress.finish()
+            for p in decoder.finish() { try writer.problem(p, frame: nil) }
+            try writer.finish()
+            var warnings = reader.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
+            if let stopError { warnings.append(stopError.description) }
+            let status = stopError != nil ? "corrupt" : (reader.warnings.isEmpty ? "complete" : "truncated")
+            try db.run("""
+                UPDATE capture SET records = ?1, first_ts_us = ?2, last_ts_us = ?3, status = ?4, warnings = ?5,
+                                   malformed_packets = ?6, dropped_packets = ?7 WHERE id = ?8
+                """, [.integer(Int64(writer.records)), writer.firstTimestamp.map { .integer($0) } ?? .null,
+                      writer.lastTimestamp.map { .integer($0) } ?? .null, .text(status), .text(jsonArray(warnings)),
+                      .integer(Int64(writer.malformedPackets)), .integer(Int64(writer.droppedPackets)), .integer(captureID)])
+            try db.execute("COMMIT")
+            result.records = writer.records
+            result.malformedPackets = writer.malformedPackets
+            result.warnings = reader.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
+            if let stopError {
+                result.status = .partial
+                result.error = stopError.description
+            } else {
+                result.status = .imported
+            }
+        } catch {
+            try? db.execute("ROLLBACK")
+            result.status = .failed
+            result.captureID = nil
+            result.error = "\(path): \(error)"
+        }
+        return result
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
+    static func baseName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
+
+/// A JSON array of strings (for the `captures.warnings` column).
+func jsonArray(_ items: [String]) -> String {
+    JSON.array(items.map { .string($0) }).serialized()
+}
+
+/// Progress on stderr, only when stderr is a terminal.
+struct Progress {
+    let enabled: Bool
+    let path: String
+    let size: Int
+    init(enabled: Bool, path: String, size: Int) {
+        self.enabled = enabled && isatty(2) == 1
+        self.path = path
+        self.size = size
+    }
+    func update(_ bytes: Int) {
+        guard enabled, size > 0 else { return }
+        let pct = min(100, bytes * 100 / size)
+        StandardStreams.write("\rimporting \(path): \(pct)%", to: 2)
+    }
+    func finish() {
+        guard enabled else { return }
+        StandardStreams.write("\r\u{1B}[K", to: 2)
+    }
+}

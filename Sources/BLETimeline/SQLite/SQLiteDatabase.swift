@@ -1,0 +1,230 @@
+import CSQLite
+
+/// An error from SQLite, with the statement or file it concerns.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public var message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// SQLITE_TRANSIENT tells SQLite to copy bound text and blobs before the call returns.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A connection to one SQLite file: every C call goes through this wrapper and `SQLiteStatement`.
+public final class SQLiteDatabase {
+    let handle: OpaquePointer
+    public let path: String
+
+    /// Opens (and creates, unless `readOnly`) the database at `path`.
+    public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "\(path): \(message)")
+        }
+        handle = db
+        self.path = path
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? "error"
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: rc, message: message)
+        }
+    }
+
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Runs one statement with bindings through a cached prepared statement.
+    public func run(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) {
+        let s: SQLiteStatement
+        if let cached = cache[sql] {
+            s = cached
+        } else {
+            s = try prepare(sql)
+            cache[sql] = s
+        }
+        try s.bind(values)
+        try s.run()
+    }
+
+    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        try SQLiteStatement(database: self, sql: sql)
+    }
+
+    /// The first column of the first row of a query, as an integer.
+    public func scalarInt(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+        let s = try prepare(sql)
+        try s.bind(bindings)
+        guard try s.step() else { return nil }
+        return s.isNull(0) ? nil : s.int64(0)
+    }
+
+    /// All rows of a query.
+    public func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        let s = try prepare(sql)
+        try s.bind(bindings)
+        var out: [[SQLiteValue]] = []
+        while try s.step() { out.append(s.row()) }
+        return out
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    func error(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// A value read from or bound to SQLite.
+public enum SQLiteValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    public var int: Int? { if case .integer(let v) = self { return Int(v) }; return nil }
+    public var int64: Int64? { if case .integer(let v) = self { return v }; return nil }
+    public var string: String? {
+        switch self {
+        case .text(let s): s
+        case .integer(let v): String(v)
+        case .real(let d): String(d)
+        default: nil
+        }
+    }
+    public var blob: [UInt8]? { if case .blob(let b) = self { return b }; return nil }
+    public var isNull: Bool { self == .null }
+}
+
+/// A prepared statement, reset and re-bound for every row of a bulk insert.
+public final class SQLiteStatement {
+    let statement: OpaquePointer
+    let database: SQLiteDatabase
+
+    init(database: SQLiteDatabase, sql: String) throws(SQLiteError) {
+        var s: OpaquePointer?
+        let rc = sqlite3_prepare_v2(database.handle, sql, -1, &s, nil)
+        guard rc == SQLITE_OK, let s else {
+            throw SQLiteError(code: rc, message: "\(String(cString: sqlite3_errmsg(database.handle))) in: \(sql)")
+        }
+        statement = s
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(statement)
+        for (i, v) in values.enumerated() { try bind(v, at: Int32(i + 1)) }
+    }
+
+    public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(statement, index)
+        case .integer(let v): rc = sqlite3_bind_int64(statement, index, v)
+        case .real(let d): rc = sqlite3_bind_double(statement, index, d)
+        case .text(let s): rc = sqlite3_bind_text(statement, index, s, -1, sqliteTransient)
+        case .blob(let b):
+            rc = b.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        }
+        if rc != SQLITE_OK { throw database.error(rc) }
+    }
+
+    // Fast typed binds for the hot insert paths (no enum boxing).
+    @inline(__always) public func bindInt(_ v: Int64?, at i: Int32) {
+        if let v { sqlite3_bind_int64(statement, i, v) } else { sqlite3_bind_null(statement, i) }
+    }
+    @inline(__always) public func bindInt(_ v: Int?, at i: Int32) { bindInt(v.map(Int64.init), at: i) }
+    @inline(__always) public func bindText(_ s: String?, at i: Int32) {
+        guard var s else { sqlite3_bind_null(statement, i); return }
+        s.withUTF8 { buf in
+            _ = sqlite3_bind_text(statement, i, UnsafeRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                  Int32(buf.count), sqliteTransient)
+        }
+    }
+    @inline(__always) public func bindBlob(_ b: [UInt8]?, at i: Int32) {
+        guard let b else { sqlite3_bind_null(statement, i); return }
+        b.withUnsafeBytes { raw in
+            if raw.count == 0 {
+                sqlite3_bind_zeroblob(statement, i, 0)
+            } else {
+                sqlite3_bind_blob(statement, i, raw.baseAddress, Int32(raw.count), sqliteTransient)
+            }
+        }
+    }
+
+    /// Runs an insert/update to completion, then resets the statement for the next row.
+    public func run() throws(SQLiteError) {
+        let rc = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw database.error(rc) }
+    }
+
+    /// Steps a query; true while a row is available.
+    public func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(statement)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw database.error(rc)
+    }
+
+    public func reset() { sqlite3_reset(statement) }
+
+    public var columnCount: Int32 { sqlite3_column_count(statement) }
+    public func columnName(_ i: Int32) -> String { String(cString: sqlite3_column_name(statement, i)) }
+    public func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+    public func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
+    public func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(statement, i)) }
+    public func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
+    public func text(_ i: Int32) -> String? {
+        guard let p = sqlite3_column_text(statement, i) else { return nil }
+        return String(cString: p)
+    }
+    public func blob(_ i: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(statement, i) != SQLITE_NULL else { return nil }
+        let n = Int(sqlite3_column_bytes(statement, i))
+        guard n > 0, let p = sqlite3_column_blob(statement, i) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    public func value(_ i: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement, i) {
+        case SQLITE_INTEGER: .integer(int64(i))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(statement, i))
+        case SQLITE_TEXT: .text(text(i) ?? "")
+        case SQLITE_BLOB: .blob(blob(i) ?? [])
+        default: .null
+        }
+    }
+
+    public func row() -> [SQLiteValue] { (0..<columnCount).map { value($0) } }
+}

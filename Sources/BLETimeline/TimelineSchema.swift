@@ -1,0 +1,291 @@
+/// The timeline's SQL schema: base tables (ours to shape) and the documented views
+/// (the user's query contract in DESIGN.md; keep them stable).
+public enum TimelineSchema {
+    /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
+    public static let version: Int64 = 1
+
+    /// Tables. Indexes that only queries need are created after a bulk import (`indexes`).
+    static let tables = """
+    CREATE TABLE IF NOT EXISTS capture (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        file_name TEXT NOT NULL,
+        sha256 TEXT NOT NULL UNIQUE,
+        size_bytes INTEGER NOT NULL,
+        format TEXT NOT NULL,
+        link_type INTEGER NOT NULL,
+        format_description TEXT NOT NULL,
+        records INTEGER NOT NULL DEFAULT 0,
+        first_ts_us INTEGER,
+        last_ts_us INTEGER,
+        status TEXT NOT NULL DEFAULT 'complete',
+        warnings TEXT NOT NULL DEFAULT '[]',
+        malformed_packets INTEGER NOT NULL DEFAULT 0,
+        dropped_packets INTEGER NOT NULL DEFAULT 0,
+        raw_kept INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE TABLE IF NOT EXISTS packet (
+        rowid INTEGER PRIMARY KEY,
+        capture_id INTEGER NOT NULL,
+        frame INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        direction TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        length INTEGER NOT NULL,
+        layer TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        connection_id INTEGER,
+        file_offset INTEGER NOT NULL,
+        original_length INTEGER NOT NULL,
+        controller_index INTEGER NOT NULL DEFAULT 0,
+        raw_type INTEGER NOT NULL DEFAULT 0,
+        malformed INTEGER NOT NULL DEFAULT 0,
+        raw BLOB
+    );
+    CREATE TABLE IF NOT EXISTS connection (
+        id INTEGER PRIMARY KEY,
+        capture_id INTEGER NOT NULL,
+        ordinal INTEGER NOT NULL,
+        handle INTEGER NOT NULL,
+        transport TEXT NOT NULL DEFAULT 'le',
+        peer_address TEXT,
+        peer_address_type TEXT,
+        role TEXT,
+        status INTEGER,
+        interval_us INTEGER,
+        latency INTEGER,
+        supervision_timeout_ms INTEGER,
+        client_rx_mtu INTEGER,
+        server_rx_mtu INTEGER,
+        mtu INTEGER NOT NULL DEFAULT 23,
+        connected_ts_us INTEGER,
+        disconnected_ts_us INTEGER,
+        disconnect_reason INTEGER,
+        began_before_capture INTEGER NOT NULL DEFAULT 0,
+        complete_packet_id INTEGER,
+        disconnect_packet_id INTEGER,
+        first_packet_id INTEGER,
+        last_packet_id INTEGER,
+        encrypted INTEGER NOT NULL DEFAULT 0,
+        local_disconnect_requested INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE IF NOT EXISTS connection_update (
+        connection_id INTEGER NOT NULL,
+        packet_id INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        status INTEGER,
+        interval_us INTEGER,
+        interval_max_us INTEGER,
+        latency INTEGER,
+        supervision_timeout_ms INTEGER
+    );
+    CREATE TABLE IF NOT EXISTS adv_report (
+        capture_id INTEGER NOT NULL,
+        packet_id INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        address TEXT NOT NULL,
+        address_type TEXT NOT NULL,
+        event_type INTEGER NOT NULL,
+        extended INTEGER NOT NULL,
+        scan_response INTEGER NOT NULL,
+        rssi INTEGER,
+        name TEXT,
+        tx_power INTEGER,
+        data BLOB NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS att_pdu (
+        capture_id INTEGER NOT NULL,
+        packet_id INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        connection_id INTEGER NOT NULL,
+        direction TEXT NOT NULL,
+        opcode INTEGER NOT NULL,
+        opcode_name TEXT NOT NULL,
+        handle INTEGER,
+        error_code INTEGER,
+        request_opcode INTEGER,
+        value BLOB,
+        malformed INTEGER NOT NULL DEFAULT 0,
+        pdu BLOB NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS smp_event (
+        capture_id INTEGER NOT NULL,
+        packet_id INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        connection_id INTEGER NOT NULL,
+        direction TEXT NOT NULL,
+        code INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        detail TEXT
+    );
+    CREATE TABLE IF NOT EXISTS error (
+        capture_id INTEGER NOT NULL,
+        packet_id INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        connection_id INTEGER,
+        layer TEXT NOT NULL,
+        context TEXT NOT NULL,
+        code INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        cb_error TEXT,
+        opcode INTEGER,
+        handle INTEGER
+    );
+    CREATE TABLE IF NOT EXISTS link_event (
+        capture_id INTEGER NOT NULL,
+        packet_id INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        connection_id INTEGER,
+        name TEXT NOT NULL,
+        status INTEGER,
+        detail TEXT
+    );
+    CREATE TABLE IF NOT EXISTS command (
+        capture_id INTEGER NOT NULL,
+        packet_id INTEGER NOT NULL,
+        ts_us INTEGER NOT NULL,
+        connection_id INTEGER,
+        opcode INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        result_packet_id INTEGER,
+        status INTEGER
+    );
+    CREATE TABLE IF NOT EXISTS decode_problem (
+        capture_id INTEGER NOT NULL,
+        packet_id INTEGER,
+        layer TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        file_offset INTEGER NOT NULL,
+        reason TEXT NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS att_transaction (
+        connection_id INTEGER NOT NULL,
+        request_packet_id INTEGER NOT NULL,
+        response_packet_id INTEGER,
+        opcode INTEGER NOT NULL,
+        handle INTEGER,
+        latency_us INTEGER,
+        outcome TEXT NOT NULL,
+        error_code INTEGER,
+        request_ts_us INTEGER NOT NULL,
+        direction TEXT NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS gatt_service (
+        connection_id INTEGER NOT NULL,
+        uuid TEXT NOT NULL,
+        start_handle INTEGER NOT NULL,
+        end_handle INTEGER NOT NULL,
+        is_primary INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE TABLE IF NOT EXISTS gatt_characteristic (
+        connection_id INTEGER NOT NULL,
+        service_uuid TEXT,
+        uuid TEXT NOT NULL,
+        declaration_handle INTEGER NOT NULL,
+        value_handle INTEGER NOT NULL,
+        properties INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS gatt_descriptor (
+        connection_id INTEGER NOT NULL,
+        characteristic_uuid TEXT,
+        uuid TEXT NOT NULL,
+        handle INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS finding (
+        connection_id INTEGER,
+        capture_id INTEGER NOT NULL,
+        severity TEXT NOT NULL,
+        code TEXT NOT NULL,
+        title TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        evidence_packet_ids TEXT NOT NULL,
+        cb_error TEXT
+    );
+    CREATE TABLE IF NOT EXISTS gatt_value (
+        connection_id INTEGER NOT NULL,
+        handle INTEGER NOT NULL,
+        value BLOB NOT NULL,
+        source TEXT NOT NULL,
+        packet_id INTEGER NOT NULL,
+        PRIMARY KEY (connection_id, handle)
+    );
+    CREATE TABLE IF NOT EXISTS gatt_include (
+        connection_id INTEGER NOT NULL,
+        service_start_handle INTEGER NOT NULL,
+        declaration_handle INTEGER NOT NULL,
+        included_start_handle INTEGER NOT NULL,
+        included_end_handle INTEGER NOT NULL,
+        uuid TEXT
+    );
+    CREATE TABLE IF NOT EXISTS device (
+        address TEXT PRIMARY KEY,
+        address_type TEXT,
+        name TEXT,
+        manufacturer TEXT,
+        model TEXT,
+        firmware_revision TEXT,
+        hardware_revision TEXT,
+        software_revision TEXT,
+        serial_number TEXT,
+        company_id INTEGER,
+        company_name TEXT,
+        appearance INTEGER,
+        rssi_max INTEGER,
+        adv_reports INTEGER NOT NULL DEFAULT 0,
+        connections INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE IF NOT EXISTS analysis_state (
+        capture_id INTEGER PRIMARY KEY,
+        analysis_version INTEGER NOT NULL
+    );
+    """
+
+    /// Query indexes, built once after bulk inserts.
+    static let indexes = """
+    CREATE INDEX IF NOT EXISTS packet_capture_frame ON packet(capture_id, frame);
+    CREATE INDEX IF NOT EXISTS packet_connection ON packet(connection_id);
+    CREATE INDEX IF NOT EXISTS att_pdu_connection ON att_pdu(connection_id, packet_id);
+    CREATE INDEX IF NOT EXISTS adv_report_address ON adv_report(address);
+    CREATE INDEX IF NOT EXISTS connection_capture ON connection(capture_id);
+    CREATE INDEX IF NOT EXISTS error_connection ON error(connection_id);
+    """
+
+    /// The documented views (DESIGN.md "The timeline"). Column lists are a contract.
+    static let views = """
+    CREATE VIEW IF NOT EXISTS captures AS
+        SELECT id, path, file_name, sha256, format, format_description, records, first_ts_us, last_ts_us,
+               status, warnings, malformed_packets, dropped_packets FROM capture;
+    CREATE VIEW IF NOT EXISTS packets AS
+        SELECT frame AS id, ts_us, direction, kind, length, summary, capture_id, connection_id, layer, raw FROM packet;
+    CREATE VIEW IF NOT EXISTS adv_reports AS
+        SELECT packet_id, ts_us, address, address_type, event_type, rssi, name, tx_power, data, capture_id,
+               scan_response FROM adv_report;
+    CREATE VIEW IF NOT EXISTS connections AS
+        SELECT id, handle, peer_address, peer_address_type, role, status, interval_us, latency,
+               supervision_timeout_ms, mtu, connected_ts_us, disconnected_ts_us, disconnect_reason,
+               capture_id, transport, began_before_capture FROM connection WHERE transport = 'le';
+    CREATE VIEW IF NOT EXISTS att_pdus AS
+        SELECT packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle, error_code, value
+        FROM att_pdu;
+    CREATE VIEW IF NOT EXISTS att_transactions AS
+        SELECT connection_id, request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code
+        FROM att_transaction;
+    CREATE VIEW IF NOT EXISTS gatt_services AS
+        SELECT connection_id, uuid, start_handle, end_handle FROM gatt_service;
+    CREATE VIEW IF NOT EXISTS gatt_characteristics AS
+        SELECT connection_id, service_uuid, uuid, declaration_handle, value_handle, properties FROM gatt_characteristic;
+    CREATE VIEW IF NOT EXISTS gatt_descriptors AS
+        SELECT connection_id, characteristic_uuid, uuid, handle FROM gatt_descriptor;
+    CREATE VIEW IF NOT EXISTS errors AS
+        SELECT packet_id, ts_us, connection_id, layer, code, name, cb_error, capture_id, context FROM error;
+    CREATE VIEW IF NOT EXISTS smp_events AS
+        SELECT packet_id, ts_us, connection_id, direction, code, name, detail FROM smp_event;
+    CREATE VIEW IF NOT EXISTS devices AS
+        SELECT address, address_type, name, manufacturer, model, firmware_revision, hardware_revision,
+               software_revision, serial_number, company_id, company_name, appearance, rssi_max, adv_reports,
+               connections FROM device;
+    CREATE VIEW IF NOT EXISTS findings AS
+        SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error, capture_id FROM finding;
+    """
+}

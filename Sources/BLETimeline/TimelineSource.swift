@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BLECore
+
+/// A command's CAPTURE|DB argument, resolved to an open timeline.
+///
+/// A timeline file is opened in place; a capture is imported on the fly into a temporary
+/// timeline that is removed when this value is closed.
+public final class TimelineSource {
+    public let store: TimelineStore
+    /// Import results when the input was a capture (empty for a timeline file).
+    public let importResults: [CaptureImportResult]
+    private let temporaryPath: String?
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// True when the file starts with the SQLite 3 header.
+    public static func isTimelineFile(_ path: String) -> Bool {
+        guard let f = fopen(path, "rb") else { return false }
+        defer { fclose(f) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let n = header.withUnsafeMutableBytes { fread($0.baseAddress, 1, 16, f) }
+        return n == 16 && header == Array("SQLite format 3\0".utf8)
+    }
+
+    public init(path: String, options: ImportOptions = .init()) throws(Failure) {
+        guard access(path, R_OK) == 0 else {
+            throw Failure(message: "\(path): \(String(cString: strerror(errno)))")
+        }
+        if Self.isTimelineFile(path) {
+            do {
+                store = try TimelineStore(path: path)
+            } catch {
+                throw Failure(message: error.description)
+            }
+            importResults = []
+            temporaryPath = nil
+            return
+        }
+        let dir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        let temp = "\(dir)/blereplay-\(getpid())-\(UInt(bitPattern: ObjectIdentifier(TimelineSource.self).hashValue) % 100_000).db"
+        unlink(temp)
+        let results: [CaptureImportResult]
+        do {
+            results = try Importer.importCaptures([path], into: temp, options: options)
+        } catch {
+            throw Failure(message: error.description)
+        }
+        if let failed = results.first(where: { $0.status == .failed }) {
+            unlink(temp)
+            throw Failure(message: failed.error ?? "\(path): cannot be read")
+        }
+        do {
+            store = try TimelineStore(path: temp)
+        } catch {
+            unlink(temp)
+            throw Failure(message: error.description)
+        }
+        importResults = results
+        temporaryPath = temp
+    }
+
+    /// True when a capture given on the command line was damaged (exit 65 after output).
+    public var inputWasDamaged: Bool { importResults.contains { $0.status == .partial } }
+
+    deinit {
+        if let temporaryPath { unlink(temporaryPath) }
+    }
+}

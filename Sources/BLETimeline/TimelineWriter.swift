@@ -1,0 +1,464 @@
+import BLECore
+import BLEDecode
+
+/// Writes one capture's decoded packets into the timeline through prepared statements.
+///
+/// Owns the per-capture state that turns decoder facts into rows: connection ordinals to
+/// row ids, MTU exchanges, pending commands awaiting their Command Complete/Status.
+final class TimelineWriter {
+    let db: SQLiteDatabase
+    let captureID: Int64
+    let keepRaw: Bool
+    let keepKeys: Bool
+    let mapping: DisconnectMapping
+
+    private let insertPacket: SQLiteStatement
+    private let insertAdv: SQLiteStatement
+    private let insertATT: SQLiteStatement
+    private let insertSMP: SQLiteStatement
+    private let insertError: SQLiteStatement
+    private let insertLinkEvent: SQLiteStatement
+    private let insertCommand: SQLiteStatement
+    private let insertProblem: SQLiteStatement
+    private let insertConnection: SQLiteStatement
+    private let insertUpdate: SQLiteStatement
+
+    /// Connection ordinal (ConnectionRef.index) -> connection row id.
+    private var connectionIDs: [Int: Int64] = [:]
+    /// Per connection: state the rows are derived from.
+    private var connectionState: [Int64: ConnectionState] = [:]
+    /// Last command row per opcode still waiting for its result.
+    private var pendingCommands: [UInt16: Int64] = [:]
+    /// True after LE Create Connection Cancel, until the next connection completes.
+    private var createConnectionCancelled = false
+
+    private(set) var records = 0
+    private(set) var malformedPackets = 0
+    private(set) var droppedPackets = 0
+    private(set) var firstTimestamp: Int64?
+    private(set) var lastTimestamp: Int64?
+
+    struct ConnectionState {
+        var clientRxMTU: Int?
+        var serverRxMTU: Int?
+        var mtu = 23
+        var localDisconnectRequested = false
+        var encrypted = false
+        var lastPacketID: Int = 0
+        var intervalKnown = false
+    }
+
+    init(database: SQLiteDatabase, captureID: Int64, keepRaw: Bool, keepKeys: Bool,
+         mapping: DisconnectMapping = .default) throws(SQLiteError) {
+        db = database
+        self.captureID = captureID
+        self.keepRaw = keepRaw
+        self.keepKeys = keepKeys
+        self.mapping = mapping
+        insertPacket = try db.prepare("""
+            INSERT INTO packet (capture_id, frame, ts_us, direction, kind, length, layer, summary, connection_id,
+                                file_offset, original_length, controller_index, raw_type, malformed, raw)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            """)
+        insertAdv = try db.prepare("""
+            INSERT INTO adv_report (capture_id, packet_id, ts_us, address, address_type, event_type, extended,
+                                    scan_response, rssi, name, tx_power, data)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            """)
+        insertATT = try db.prepare("""
+            INSERT INTO att_pdu (capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name,
+                                 handle, error_code, request_opcode, value, malformed, pdu)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """)
+        insertSMP = try db.prepare("""
+            INSERT INTO smp_event (capture_id, packet_id, ts_us, connection_id, direction, code, name, detail)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """)
+        insertError = try db.prepare("""
+            INSERT INTO error (capture_id, packet_id, ts_us, connection_id, layer, context, code, name, cb_error, opcode, handle)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            """)
+        insertLinkEvent = try db.prepare("""
+            INSERT INTO link_event (capture_id, packet_id, ts_us, connection_id, name, status, detail)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            """)
+        insertCommand = try db.prepare("""
+            INSERT INTO command (capture_id, packet_id, ts_us, connection_id, opcode, name)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            """)
+        insertProblem = try db.prepare("""
+            INSERT INTO decode_problem (capture_id, packet_id, layer, kind, file_offset, reason)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            """)
+        insertConnection = try db.prepare("""
+            INSERT INTO connection (capture_id, ordinal, handle, transport, peer_address, peer_address_type, role,
+                                    status, interval_us, latency, supervision_timeout_ms, connected_ts_us,
+                                    began_before_capture, complete_packet_id, first_packet_id, last_packet_id,
+                                    disconnected_ts_us)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+            """)
+        insertUpdate = try db.prepare("""
+            INSERT INTO connection_update (connection_id, packet_id, ts_us, source, status, interval_us,
+                                           interval_max_us, latency, supervision_timeout_ms)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """)
+    }
+
+    // MARK: - Packets
+
+    func write(_ record: CaptureRecord, _ packet: DecodedPacket) throws(SQLiteError) {
+        records += 1
+        if firstTimestamp == nil { firstTimestamp = record.timestamp }
+        lastTimestamp = record.timestamp
+        let frame = record.frameNumber
+        let ts = record.timestamp
+
+        // Events first: a connection row may be created by this very packet.
+        for event in packet.events {
+            try handle(event, frame: frame, ts: ts, record: record)
+        }
+        let connectionID = packet.connection.flatMap { connectionIDs[$0.index] }
+        if let connectionID { connectionState[connectionID, default: ConnectionState()].lastPacketID = frame }
+
+        let s = insertPacket
+        s.bindInt(captureID, at: 1)
+        s.bindInt(frame, at: 2)
+        s.bindInt(ts, at: 3)
+        s.bindText(record.direction.rawValue, at: 4)
+        s.bindText(record.kind.rawValue, at: 5)
+        s.bindInt(record.originalLength, at: 6)
+        s.bindText(packet.layer.rawValue, at: 7)
+        s.bindText(packet.summary, at: 8)
+        s.bindInt(connectionID, at: 9)
+        s.bindInt(record.fileOffset, at: 10)
+        s.bindInt(record.originalLength, at: 11)
+        s.bindInt(Int(record.controllerIndex), at: 12)
+        s.bindInt(Int(record.rawType), at: 13)
+        s.bindInt(packet.problems.isEmpty ? 0 : 1, at: 14)
+        s.bindBlob(keepRaw ? record.payload : nil, at: 15)
+        try s.run()
+
+        if !packet.problems.isEmpty {
+            malformedPackets += 1
+            for p in packet.problems {
+                try problem(p, frame: frame)
+            }
+        }
+    }
+
+    func problem(_ p: DecodeError, frame: Int?) throws(SQLiteError) {
+        let s = insertProblem
+        s.bindInt(captureID, at: 1)
+        s.bindInt(frame, at: 2)
+        s.bindText(p.layer.rawValue, at: 3)
+        s.bindText(p.kind.rawValue, at: 4)
+        s.bindInt(p.offset, at: 5)
+        s.bindText(p.reason, at: 6)
+        try s.run()
+    }
+
+    // MARK: - Events
+
+    private func id(_ ref: ConnectionRef?) -> Int64? { ref.flatMap { connectionIDs[$0.index] } }
+
+    private func handle(_ event: DecodedEvent, frame: Int, ts: Int64, record: CaptureRecord) throws(SQLiteError) {
+        switch event {
+        case .advertisingReport(let r):
+            let s = insertAdv
+            s.bindInt(captureID, at: 1)
+            s.bindInt(frame, at: 2)
+            s.bindInt(ts, at: 3)
+            s.bindText(r.address.description, at: 4)
+            s.bindText(r.addressType.name, at: 5)
+            s.bindInt(Int(r.eventType), at: 6)
+            s.bindInt(r.isExtended ? 1 : 0, at: 7)
+            s.bindInt(r.isScanResponse ? 1 : 0, at: 8)
+            s.bindInt(r.rssi.map { Int($0) }, at: 9)
+            s.bindText(r.parsed.localName, at: 10)
+            s.bindInt((r.txPower ?? r.parsed.txPowerLevel).map { Int($0) }, at: 11)
+            s.bindBlob(r.data, at: 12)
+            try s.run()
+
+        case .connectionComplete(let c):
+            let connected = c.status.rawValue == 0
+            let rowID = try insertConnectionRow(
+                ref: c.connection, transport: c.transport, peer: c.peerAddress.description,
+                peerType: c.transport == .le ? c.peerAddressType.name : nil,
+                role: c.role == 0 ? "central" : "peripheral", status: Int(c.status.rawValue),
+                interval: c.transport == .le ? c.interval : nil, latency: c.transport == .le ? c.peripheralLatency : nil,
+                timeout: c.transport == .le ? c.supervisionTimeout : nil,
+                connectedAt: connected ? ts : nil, beganBefore: false, frame: frame)
+            if !connected {
+                let cancelled = c.status == .unknownConnectionIdentifier && createConnectionCancelled
+                let cb: String? = cancelled ? nil : mapping.cbErrorName(for: c.status)
+                try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "connection",
+                          code: Int(c.status.rawValue), name: c.status.name, cbError: cb)
+            }
+            createConnectionCancelled = false
+
+        case .connectionFoundInProgress(let ref, let transport):
+            _ = try insertConnectionRow(ref: ref, transport: transport, peer: nil, peerType: nil, role: nil,
+                                        status: 0, interval: nil, latency: nil, timeout: nil, connectedAt: nil,
+                                        beganBefore: true, frame: frame)
+
+        case .disconnectionComplete(let d):
+            let rowID = id(d.connection)
+            if d.status.rawValue == 0, let rowID {
+                try db.run("""
+                    UPDATE connection SET disconnected_ts_us = ?1, disconnect_reason = ?2, disconnect_packet_id = ?3
+                    WHERE id = ?4
+                    """, [.integer(ts), .integer(Int64(d.reason.rawValue)), .integer(Int64(frame)), .integer(rowID)])
+            }
+            if d.status.rawValue == 0 {
+                let local = rowID.flatMap { connectionState[$0]?.localDisconnectRequested } ?? false
+                try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect",
+                          code: Int(d.reason.rawValue), name: d.reason.name,
+                          cbError: mapping.cbErrorName(for: d.reason, cancelledByApp: local))
+            } else {
+                try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect-failed",
+                          code: Int(d.status.rawValue), name: d.status.name, cbError: nil)
+            }
+
+        case .connectionUpdate(let u):
+            guard let rowID = id(u.connection) else { return }
+            try update(rowID, frame: frame, ts: ts, source: "hci", status: Int(u.status.rawValue),
+                       interval: u.interval, intervalMax: nil, latency: u.peripheralLatency, timeout: u.supervisionTimeout)
+            if u.status.rawValue != 0 {
+                try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "connection-update",
+                          code: Int(u.status.rawValue), name: u.status.name, cbError: nil)
+            } else if connectionState[rowID]?.intervalKnown == false {
+                // A connection found in progress learns its parameters from the first update.
+                try db.run("""
+                    UPDATE connection SET interval_us = ?1, latency = ?2, supervision_timeout_ms = ?3 WHERE id = ?4
+                    """, [.integer(Int64(u.interval) * 1250), .integer(Int64(u.peripheralLatency)),
+                               .integer(Int64(u.supervisionTimeout) * 10), .integer(rowID)])
+                connectionState[rowID]?.intervalKnown = true
+            }
+
+        case .command(let c):
+            let rowID = id(c.connection)
+            let s = insertCommand
+            s.bindInt(captureID, at: 1)
+            s.bindInt(frame, at: 2)
+            s.bindInt(ts, at: 3)
+            s.bindInt(rowID, at: 4)
+            s.bindInt(Int(c.opcode), at: 5)
+            s.bindText(c.name, at: 6)
+            try s.run()
+            pendingCommands[c.opcode] = db.lastInsertRowID
+            if c.opcode == 0x0406, let rowID {   // HCI_Disconnect
+                connectionState[rowID, default: ConnectionState()].localDisconnectRequested = true
+                try db.run("UPDATE connection SET local_disconnect_requested = 1 WHERE id = ?1", [.integer(rowID)])
+            }
+            if c.opcode == 0x200E { createConnectionCancelled = true }   // LE Create Connection Cancel
+
+        case .commandResult(let r):
+            if let pending = pendingCommands.removeValue(forKey: r.opcode) {
+                try db.run("UPDATE command SET result_packet_id = ?1, status = ?2 WHERE rowid = ?3", [.integer(Int64(frame)), r.status.map { .integer(Int64($0.rawValue)) } ?? .null, .integer(pending)])
+            }
+            if let status = r.status, status.rawValue != 0 {
+                try error(frame: frame, ts: ts, connection: id(r.connection), layer: "hci", context: "command",
+                          code: Int(status.rawValue), name: status.name, cbError: nil, opcode: Int(r.opcode))
+            }
+
+        case .encryptionChange(let e):
+            let rowID = id(e.connection)
+            let name = e.isKeyRefresh ? "Encryption Key Refresh Complete" : "Encryption Change"
+            let detail = e.enabled.map { $0 ? "enabled" : "disabled" }
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: name, status: Int(e.status.rawValue), detail: detail)
+            if e.status.rawValue != 0 {
+                try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "encryption",
+                          code: Int(e.status.rawValue), name: e.status.name,
+                          cbError: e.status.rawValue == 0x06 ? "CBError.peerRemovedPairingInformation" : nil)
+            } else if e.enabled == true, let rowID {
+                connectionState[rowID, default: ConnectionState()].encrypted = true
+                try db.run("UPDATE connection SET encrypted = 1 WHERE id = ?1", [.integer(rowID)])
+            }
+
+        case .linkEvent(let l):
+            let rowID = id(l.connection)
+            let detail = l.fields.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: l.name,
+                          status: l.status.map { Int($0.rawValue) }, detail: detail.isEmpty ? nil : detail)
+            if let status = l.status, status.rawValue != 0 {
+                try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "link",
+                          code: Int(status.rawValue), name: status.name, cbError: nil)
+            }
+
+        case .hardwareError(let code):
+            try linkEvent(frame: frame, ts: ts, connection: nil, name: "Hardware Error", status: Int(code), detail: nil)
+            try error(frame: frame, ts: ts, connection: nil, layer: "hci", context: "hardware-error",
+                      code: Int(code), name: "Hardware Error \(hex(code))", cbError: nil)
+
+        case .att(let a):
+            try writeATT(a, frame: frame, ts: ts)
+
+        case .smp(let e):
+            guard let rowID = id(e.connection) else { return }
+            let s = insertSMP
+            s.bindInt(captureID, at: 1)
+            s.bindInt(frame, at: 2)
+            s.bindInt(ts, at: 3)
+            s.bindInt(rowID, at: 4)
+            s.bindText(e.direction.rawValue, at: 5)
+            s.bindInt(Int(e.code.rawValue), at: 6)
+            s.bindText(e.code.name, at: 7)
+            s.bindText(e.pdu?.summary(keepKeys: keepKeys) ?? e.problem.map { "malformed: \($0.reason)" }, at: 8)
+            try s.run()
+            if let reason = e.pdu?.failureReason {
+                try error(frame: frame, ts: ts, connection: rowID, layer: "smp", context: "pairing-failed",
+                          code: Int(reason.rawValue), name: reason.name, cbError: nil)
+            }
+
+        case .signaling(let sig):
+            guard let rowID = id(sig.connection) else { return }
+            if sig.code == 0x01, let reason = sig.result {   // Command Reject
+                let names = [0: "Command not understood", 1: "Signaling MTU exceeded", 2: "Invalid CID in request"]
+                try error(frame: frame, ts: ts, connection: rowID, layer: "l2cap", context: "command-reject",
+                          code: Int(reason), name: names[Int(reason)] ?? "Unknown reason \(hex(reason, width: 4))", cbError: nil)
+            } else if sig.code == 0x12, let p = sig.parameters {   // Connection Parameter Update Request
+                try update(rowID, frame: frame, ts: ts, source: "l2cap-request", status: nil, interval: p.intervalMin,
+                           intervalMax: p.intervalMax, latency: p.latency, timeout: p.timeout)
+            } else if sig.code == 0x13, let result = sig.result, result != 0 {
+                try error(frame: frame, ts: ts, connection: rowID, layer: "l2cap", context: "parameter-update-rejected",
+                          code: Int(result), name: "Connection Parameters Rejected", cbError: nil)
+            }
+
+        case .dropped(let count):
+            droppedPackets += count
+            try problem(DecodeError(layer: .capture, offset: record.fileOffset, kind: .truncated,
+                                    reason: "writer dropped \(count) packet(s) before this record"), frame: frame)
+        }
+    }
+
+    private func writeATT(_ a: ATTEvent, frame: Int, ts: Int64) throws(SQLiteError) {
+        guard let rowID = id(a.connection) else { return }
+        let pdu = a.pdu
+        let op = a.opcode.rawValue
+        var requestOpcode: Int?
+        if op == 0x01, a.bytes.count >= 2 { requestOpcode = Int(a.bytes[1]) }
+        let s = insertATT
+        s.bindInt(captureID, at: 1)
+        s.bindInt(frame, at: 2)
+        s.bindInt(ts, at: 3)
+        s.bindInt(rowID, at: 4)
+        s.bindText(a.direction.rawValue, at: 5)
+        s.bindInt(Int(op), at: 6)
+        s.bindText(a.opcode.name, at: 7)
+        s.bindInt(pdu?.attributeHandle.map { Int($0) }, at: 8)
+        s.bindInt(pdu?.errorCode.map { Int($0.rawValue) }, at: 9)
+        s.bindInt(requestOpcode, at: 10)
+        s.bindBlob(pdu?.value ?? (pdu == nil ? a.bytes : nil), at: 11)
+        s.bindInt(pdu == nil ? 1 : 0, at: 12)
+        s.bindBlob(a.bytes, at: 13)
+        try s.run()
+
+        if let code = pdu?.errorCode {
+            try error(frame: frame, ts: ts, connection: rowID, layer: "att", context: "error-response",
+                      code: Int(code.rawValue), name: code.name, cbError: CoreBluetoothNames.attErrorName(code),
+                      opcode: requestOpcode, handle: pdu?.attributeHandle.map { Int($0) })
+        }
+        // Exchange MTU (Core v5.4 Vol 3 Part F 3.4.2): ATT_MTU = min(Client Rx MTU, Server Rx MTU).
+        if (op == 0x02 || op == 0x03), pdu != nil, a.bytes.count >= 3 {
+            let value = Int(a.bytes[1]) | Int(a.bytes[2]) << 8
+            var st = connectionState[rowID, default: ConnectionState()]
+            if op == 0x02 { st.clientRxMTU = value } else { st.serverRxMTU = value }
+            if let c = st.clientRxMTU, let sv = st.serverRxMTU { st.mtu = max(23, min(c, sv)) }
+            connectionState[rowID] = st
+        }
+    }
+
+    // MARK: - Row helpers
+
+    private func insertConnectionRow(ref: ConnectionRef, transport: Transport, peer: String?, peerType: String?,
+                                     role: String?, status: Int, interval: UInt16?, latency: UInt16?, timeout: UInt16?,
+                                     connectedAt: Int64?, beganBefore: Bool, frame: Int) throws(SQLiteError) -> Int64 {
+        let s = insertConnection
+        s.bindInt(captureID, at: 1)
+        s.bindInt(ref.index, at: 2)
+        s.bindInt(Int(ref.handle), at: 3)
+        s.bindText(transport.rawValue, at: 4)
+        s.bindText(peer, at: 5)
+        s.bindText(peerType, at: 6)
+        s.bindText(role, at: 7)
+        s.bindInt(status, at: 8)
+        s.bindInt(interval.map { Int($0) * 1250 }, at: 9)
+        s.bindInt(latency.map { Int($0) }, at: 10)
+        s.bindInt(timeout.map { Int($0) * 10 }, at: 11)
+        s.bindInt(connectedAt, at: 12)
+        s.bindInt(beganBefore ? 1 : 0, at: 13)
+        s.bindInt(beganBefore ? nil : frame, at: 14)
+        s.bindInt(frame, at: 15)
+        s.bindInt(frame, at: 16)
+        s.bindInt(nil as Int?, at: 17)
+        try s.run()
+        let rowID = db.lastInsertRowID
+        connectionIDs[ref.index] = rowID
+        var st = ConnectionState()
+        st.intervalKnown = interval != nil
+        connectionState[rowID] = st
+        return rowID
+    }
+
+    private func update(_ rowID: Int64, frame: Int, ts: Int64, source: String, status: Int?, interval: UInt16,
+                        intervalMax: UInt16?, latency: UInt16, timeout: UInt16) throws(SQLiteError) {
+        let s = insertUpdate
+        s.bindInt(rowID, at: 1)
+        s.bindInt(frame, at: 2)
+        s.bindInt(ts, at: 3)
+        s.bindText(source, at: 4)
+        s.bindInt(status, at: 5)
+        s.bindInt(Int(interval) * 1250, at: 6)
+        s.bindInt(intervalMax.map { Int($0) * 1250 }, at: 7)
+        s.bindInt(Int(latency), at: 8)
+        s.bindInt(Int(timeout) * 10, at: 9)
+        try s.run()
+    }
+
+    private func linkEvent(frame: Int, ts: Int64, connection: Int64?, name: String, status: Int?, detail: String?) throws(SQLiteError) {
+        let s = insertLinkEvent
+        s.bindInt(captureID, at: 1)
+        s.bindInt(frame, at: 2)
+        s.bindInt(ts, at: 3)
+        s.bindInt(connection, at: 4)
+        s.bindText(name, at: 5)
+        s.bindInt(status, at: 6)
+        s.bindText(detail, at: 7)
+        try s.run()
+    }
+
+    private func error(frame: Int, ts: Int64, connection: Int64?, layer: String, context: String, code: Int,
+                       name: String, cbError: String?, opcode: Int? = nil, handle: Int? = nil) throws(SQLiteError) {
+        let s = insertError
+        s.bindInt(captureID, at: 1)
+        s.bindInt(frame, at: 2)
+        s.bindInt(ts, at: 3)
+        s.bindInt(connection, at: 4)
+        s.bindText(layer, at: 5)
+        s.bindText(context, at: 6)
+        s.bindInt(code, at: 7)
+        s.bindText(name, at: 8)
+        s.bindText(cbError, at: 9)
+        s.bindInt(opcode, at: 10)
+        s.bindInt(handle, at: 11)
+        try s.run()
+    }
+
+    // MARK: - End of capture
+
+    /// Writes what is only known at the end: MTUs, last packets per connection.
+    func finish() throws(SQLiteError) {
+        let s = try db.prepare("""
+            UPDATE connection SET mtu = ?1, client_rx_mtu = ?2, server_rx_mtu = ?3, last_packet_id = max(last_packet_id, ?4)
+            WHERE id = ?5
+            """)
+        for (rowID, st) in connectionState {
+            s.bindInt(st.mtu, at: 1)
+            s.bindInt(st.clientRxMTU, at: 2)
+            s.bindInt(st.serverRxMTU, at: 3)
+            s.bindInt(st.lastPacketID, at: 4)
+            s.bindInt(rowID, at: 5)
+            try s.run()
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import BLEAnalysis
+import BLEReport
+import BLETimeline
+
+/// `blereplay diagnose CAPTURE|DB [--json] [--fail-on warning|error]`
+enum DiagnoseCommand {
+    static func run(_ argv: [String]) throws -> ExitCode {
+        let args = try Arguments(argv, valued: ["fail-on"], flagNames: ["json"])
+        guard args.positionals.count == 1, let input = args.positionals.first else {
+            throw Arguments.UsageError(message: "give one capture or timeline (usage: blereplay diagnose CAPTURE|DB [--json] [--fail-on warning|error])")
+        }
+        var threshold: Finding.Severity?
+        if let f = args.value("fail-on") {
+            guard let s = Finding.Severity(rawValue: f), s != .info else {
+                throw Arguments.UsageError(message: "--fail-on takes warning or error, not '\(f)'")
+            }
+            threshold = s
+        }
+        let source: TimelineSource
+        do {
+            source = try TimelineSource(path: input)
+        } catch {
+            Err.line("blereplay diagnose: \(error)")
+            return .dataError
+        }
+        let diagnosis = try DiagnosisLoader.load(source.store)
+        if args.flag("json") {
+            Out.line(DiagnosisRenderer.json(diagnosis).serialized(pretty: true))
+        } else {
+            Out.write(DiagnosisRenderer.text(diagnosis))
+        }
+        for r in source.importResults {
+            for w in r.warnings { Err.line("warning: \(w)") }
+            if let e = r.error { Err.line("error: \(e)") }
+        }
+        if source.inputWasDamaged { return .dataError }
+        if let threshold {
+            let all = diagnosis.flatMap { $0.findings + $0.connections.flatMap(\.findings) }
+            if all.contains(where: { $0.finding.severity >= threshold }) { return .checkFailed }
+        }
+        return .success
+    }
+}

@@ -1,0 +1,41 @@
+import BLETimeline
+
+/// `blereplay import CAPTURE... [--db FILE] [--no-raw] [--keep-keys]`
+enum ImportCommand {
+    static func run(_ argv: [String]) throws -> ExitCode {
+        let args = try Arguments(argv, valued: ["db"], flagNames: ["no-raw", "keep-keys", "quiet"])
+        guard !args.positionals.isEmpty else {
+            throw Arguments.UsageError(message: "no capture given (usage: blereplay import CAPTURE... [--db FILE])")
+        }
+        let dbPath = args.value("db") ?? "blereplay.db"
+        let options = ImportOptions(keepRaw: !args.flag("no-raw"), keepKeys: args.flag("keep-keys"), progress: true)
+        let results: [CaptureImportResult]
+        do {
+            results = try Importer.importCaptures(args.positionals, into: dbPath, options: options)
+        } catch {
+            Err.line("blereplay import: \(error)")
+            return .dataError
+        }
+        var worst = ExitCode.success
+        for r in results {
+            switch r.status {
+            case .imported:
+                Out.line("imported \(r.path): \(r.records) records, \(r.formatDescription ?? "")" +
+                         (r.malformedPackets > 0 ? ", \(r.malformedPackets) malformed" : ""))
+            case .alreadyPresent:
+                Out.line("skipped \(r.path): already in \(dbPath)")
+            case .partial:
+                Out.line("imported \(r.path) up to the damage: \(r.records) records")
+                worst = .dataError
+            case .failed:
+                worst = .dataError
+            }
+            for w in r.warnings { Err.line("warning: \(w)") }
+            if let e = r.error { Err.line("error: \(e)") }
+        }
+        if results.contains(where: { $0.status == .imported || $0.status == .partial || $0.status == .alreadyPresent }) {
+            Out.line("timeline: \(dbPath)")
+        }
+        return worst
+    }
+}

@@ -1,0 +1,44 @@
+import BLECore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Exit codes (DESIGN.md "Command line").
+enum ExitCode: Int32 {
+    case success = 0
+    /// The thing checked failed (replay diverged, findings over a threshold).
+    case checkFailed = 1
+    case usage = 2
+    /// Unreadable or malformed input (sysexits EX_DATAERR).
+    case dataError = 65
+}
+
+/// Standard output that ends the program quietly when the reader goes away
+/// (`blereplay timeline x | head`).
+enum Out {
+    static func write(_ s: String) {
+        if !StandardStreams.write(s, to: 1) { exit(0) }
+    }
+    static func line(_ s: String = "") { write(s + "\n") }
+}
+
+/// Collects many short lines and writes them in large blocks.
+struct OutputBuffer {
+    private var pending = ""
+    mutating func line(_ s: String) {
+        pending += s
+        pending += "\n"
+        if pending.utf8.count > 1 << 16 { flush() }
+    }
+    mutating func flush() {
+        if !pending.isEmpty { Out.write(pending) }
+        pending = ""
+    }
+}
+
+/// Standard error.
+enum Err {
+    static func line(_ s: String) { StandardStreams.error(s) }
+}
