@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
         .library(name: "BLEAnalysis", targets: ["BLEAnalysis"]),
         .library(name: "BLEReport", targets: ["BLEReport"]),
+        .library(name: "BLEReplay", targets: ["BLEReplay"]),
+        .library(name: "CoreBluetoothReplay", targets: ["CoreBluetoothReplay"]),
     ],
     targets: [
         // System libraries from Debian (see Makefile `deps`).
@@ -28,7 +30,10 @@ let package = Package(
         // Analysis re-reads stored ATT PDUs, so it uses BLEDecode's PDU types as well as the timeline.
         .target(name: "BLEAnalysis", dependencies: ["BLECore", "BLEDecode", "BLETimeline"]),
         .target(name: "BLEReport", dependencies: ["BLECore", "BLETimeline", "BLEAnalysis"]),
-        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport"]),
+        // Replay: discrete-event simulation over peripheral models built from the timeline.
+        .target(name: "BLEReplay", dependencies: ["BLECore", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLECapture"]),
+        .target(name: "CoreBluetoothReplay", dependencies: ["BLEReplay"]),
+        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay"]),
 
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture"], resources: [.copy("Fixtures")]),
@@ -36,6 +41,8 @@ let package = Package(
         .testTarget(name: "BLETimelineTests", dependencies: ["BLETimeline"]),
         .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis"]),
         .testTarget(name: "CLITests", dependencies: ["BLECore"]),
+        .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay"]),
+        .testTarget(name: "CoreBluetoothReplayTests", dependencies: ["CoreBluetoothReplay"]),
     ],
     swiftLanguageModes: [.v6]
 )
