@@ -1,0 +1,109 @@
+import BLECore
+import CPcap
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes classic pcap files through libpcap (`pcap_open_dead_with_tstamp_precision`,
+/// `pcap_dump_open`, `pcap_dump`), microsecond timestamps.
+///
+/// LINKTYPE 201 (the default; REFERENCE.md "pcap") writes a 4-byte big-endian direction
+/// (0 sent, 1 received) and the H4 packet; 187 the H4 packet alone; 254 a 2-byte big-endian
+/// controller index, 2-byte big-endian monitor opcode and the body. H4 link types skip notes
+/// and `.other` records.
+public final class PcapWriter {
+    public let path: String
+    public let linkType: PcapLinkType
+    /// Records written so far (skipped ones not counted).
+    public private(set) var recordsWritten = 0
+
+    private let pcap: OpaquePointer
+    private var dumper: OpaquePointer?
+    static let snapshotLength: Int32 = 262_144
+
+    public init(path: String, linkType: UInt32 = 201) throws(CaptureError) {
+        self.path = path
+        self.linkType = PcapLinkType(rawValue: linkType)
+        guard PcapLinkType.supported.contains(self.linkType), let link = Int32(exactly: linkType) else {
+            throw CaptureError(path: path, kind: .unsupported, message:
+                "cannot write \(self.linkType); PcapWriter writes LINKTYPE 187, 201 and 254")
+        }
+        guard let pcap = pcap_open_dead_with_tstamp_precision(link, Self.snapshotLength,
+                                                              UInt32(PCAP_TSTAMP_PRECISION_MICRO)) else {
+            throw CaptureError(path: path, kind: .unwritable, message: "pcap_open_dead failed")
+        }
+        self.pcap = pcap
+        guard let dumper = pcap_dump_open(pcap, path) else {
+            let text = String(cString: pcap_geterr(pcap))
+            pcap_close(pcap)
+            throw CaptureError(path: path, kind: .unwritable, message: "cannot create: libpcap: \(text)")
+        }
+        self.dumper = dumper
+    }
+
+    deinit {
+        try? close()
+        pcap_close(pcap)
+    }
+
+    /// Appends a record; records the link type cannot carry are skipped silently.
+    public func write(_ record: CaptureRecord) throws(CaptureError) {
+        guard let dumper else {
+            throw CaptureError(path: path, kind: .unwritable, message: "writer is closed")
+        }
+        var packet: [UInt8] = []
+        let originalLength: Int
+        switch linkType {
+        case .bluetoothHCIH4:
+            guard let h4 = RecordEncoding.h4Packet(record) else { return }
+            packet = h4
+            originalLength = RecordEncoding.h4OriginalLength(record)
+        case .bluetoothHCIH4WithPHDR:
+            guard let h4 = RecordEncoding.h4Packet(record) else { return }
+            packet.reserveCapacity(4 + h4.count)
+            packet.appendBigEndian(UInt32(RecordEncoding.isReceived(record) ? 1 : 0))
+            packet += h4
+            originalLength = 4 + RecordEncoding.h4OriginalLength(record)
+        default:
+            guard let monitor = RecordEncoding.monitorPacket(record) else { return }
+            packet.reserveCapacity(4 + monitor.body.count)
+            packet.appendBigEndian(record.controllerIndex)
+            packet.appendBigEndian(monitor.opcode.rawValue)
+            packet += monitor.body
+            originalLength = 4 + monitor.originalLength
+        }
+        guard packet.count <= Int(Self.snapshotLength),
+              let captured = UInt32(exactly: packet.count), let original = UInt32(exactly: originalLength) else {
+            throw CaptureError(path: path, kind: .unsupported, message:
+                "record \(record.frameNumber): \(packet.count)-byte packet is larger than the snapshot length")
+        }
+        let seconds = record.timestamp >= 0 ? record.timestamp / 1_000_000 : (record.timestamp + 1) / 1_000_000 - 1
+        let micros = record.timestamp - seconds * 1_000_000
+        var header = pcap_pkthdr()
+        header.ts.tv_sec = Int(seconds)
+        header.ts.tv_usec = Int(micros)
+        header.caplen = captured
+        header.len = max(original, captured)
+        packet.withUnsafeBufferPointer { bytes in
+            pcap_dump(UnsafeMutablePointer<UInt8>(dumper), &header, bytes.baseAddress)
+        }
+        recordsWritten += 1
+    }
+
+    /// Flushes and closes the file. Closing twice is harmless.
+    public func close() throws(CaptureError) {
+        guard let dumper else { return }
+        self.dumper = nil
+        let flushed = pcap_dump_flush(dumper) == 0
+        let file = pcap_dump_file(dumper)
+        let failed = !flushed || (file.map { ferror($0) != 0 } ?? false)
+        pcap_dump_close(dumper)
+        if failed {
+            throw CaptureError(path: path, kind: .unwritable, message: "write failed: \(Errno.current)")
+        }
+    }
+}
