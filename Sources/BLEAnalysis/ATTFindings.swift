@@ -37,7 +37,16 @@ extension FindingsEngine {
             FROM error WHERE connection_id = ?1 AND layer = 'att' GROUP BY code, handle, opcode ORDER BY min(packet_id)
             """, [.integer(c.id)])
         let reconnect = earlier.contains { $0.peerAddress != nil && $0.peerAddress == c.peerAddress && $0.status == 0 }
-        for e in errors {
+        // Attribute Not Found ends every discovery procedure (Core Vol 3 Part G 4.4-4.7): one quiet note for all of them.
+        let discoveryEnds = errors.filter { $0[0].int == 0x0A && [0x04, 0x06, 0x08, 0x10].contains($0[2].int ?? 0) }
+        if !discoveryEnds.isEmpty {
+            let frames = discoveryEnds.flatMap { ($0[4].string ?? "").split(separator: ",").compactMap { Int($0) } }.sorted()
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "att-error",
+                               title: "\(frames.count) discovery procedure(s) ended with Attribute Not Found",
+                               detail: "Attribute Not Found (0x0A) in answer to a discovery request is how the server says the handle range is exhausted; these are not failures.",
+                               evidence: Array(frames.prefix(10)), cbError: nil))
+        }
+        for e in errors where !(e[0].int == 0x0A && [0x04, 0x06, 0x08, 0x10].contains(e[2].int ?? 0)) {
             let code = e[0].int ?? 0
             let frames = (e[4].string ?? "").split(separator: ",").compactMap { Int($0) }
             let handle = e[1].int.map { "handle \(hex($0, width: 4))" } ?? "no handle"
@@ -45,11 +54,6 @@ extension FindingsEngine {
             let count = e[3].int ?? 1
             var severity = Finding.Severity.warning
             var detail = "\(count)× \(e[7].string ?? "") in answer to \(op) on \(handle)."
-            if code == 0x0A && [0x04, 0x08, 0x10].contains(e[2].int ?? 0) {
-                // Attribute Not Found ends every discovery procedure (Core Vol 3 Part G 4.4.1).
-                severity = .info
-                detail += " This is how a discovery procedure ends normally."
-            }
             if [0x05, 0x0F, 0x08, 0x0C].contains(code) {
                 let first = e[5].int ?? 0
                 let pairing = try db.rows("""

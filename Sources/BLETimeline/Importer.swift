@@ -57,8 +57,11 @@ public enum Importer {
     }
 
     /// Imports `captures` into the timeline at `databasePath` (created when missing).
+    /// - Parameter postProcess: runs on the timeline after the captures are in and before a new
+    ///   file is moved into place (the CLI runs the analysis here).
     public static func importCaptures(_ captures: [String], into databasePath: String,
-                                      options: ImportOptions = .init()) throws(Failure) -> [CaptureImportResult] {
+                                      options: ImportOptions = .init(),
+                                      postProcess: (TimelineStore) throws -> Void = { _ in }) throws(Failure) -> [CaptureImportResult] {
         let exists = access(databasePath, F_OK) == 0
         if !exists {
             let temporary = "\(databasePath).tmp-\(getpid())"
@@ -71,6 +74,9 @@ public enum Importer {
                     results.append(importOne(path, into: store, options: options))
                 }
                 try store.createIndexes()
+                if results.contains(where: { $0.status == .imported || $0.status == .partial }) {
+                    try postProcess(store)
+                }
             } catch {
                 unlink(temporary)
                 throw Failure(message: "\(databasePath): \(error)")
@@ -96,7 +102,12 @@ public enum Importer {
         for path in captures {
             results.append(importOne(path, into: store, options: options))
         }
-        do { try store.createIndexes() } catch { throw Failure(message: "\(databasePath): \(error)") }
+        do {
+            try store.createIndexes()
+            try postProcess(store)
+        } catch {
+            throw Failure(message: "\(databasePath): \(error)")
+        }
         return results
     }
 

@@ -1,3 +1,4 @@
+import BLEAnalysis
 import BLETimeline
 
 /// `blereplay import CAPTURE... [--db FILE] [--no-raw] [--keep-keys]`
@@ -11,7 +12,9 @@ enum ImportCommand {
         let options = ImportOptions(keepRaw: !args.flag("no-raw"), keepKeys: args.flag("keep-keys"), progress: true)
         let results: [CaptureImportResult]
         do {
-            results = try Importer.importCaptures(args.positionals, into: dbPath, options: options)
+            results = try Importer.importCaptures(args.positionals, into: dbPath, options: options) { store in
+                try Analyzer.analyze(store)
+            }
         } catch {
             Err.line("blereplay import: \(error)")
             return .dataError
