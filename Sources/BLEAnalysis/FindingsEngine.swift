@@ -227,11 +227,22 @@ struct FindingsEngine {
                 0x28: ("instant-passed", "instant passed",
                        "A connection update or channel map update arrived after its instant: the peer missed the procedure."),
                 0x3E: ("failed-to-establish", "connection failed to be established",
-                       "The link dropped during its first connection events."),
+                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { Self.ms(at - $0) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
             ]
             let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
                                                                    "The controller reported \(hex(reasonCode)) \(reason.name).")
             var detail = explanation
+            if reasonCode == 0x3E, let peerAddress = c.peerAddress {
+                let later = try db.rows("""
+                    SELECT id, status, disconnect_reason, complete_packet_id FROM connection
+                    WHERE capture_id = ?1 AND peer_address = ?2 AND id > ?3 ORDER BY id
+                    """, [.integer(captureID), .text(peerAddress), .integer(c.id)])
+                if let ok = later.first(where: { $0[1].int == 0 && $0[2].int != 0x3E }) {
+                    detail += " The central tried again: connection \(ok[0].int ?? 0) to the same peer succeeded (packet \(ok[3].int ?? 0))."
+                } else {
+                    detail += " No later attempt to this peer succeeded in the capture."
+                }
+            }
             if let lastRx { detail += " The peer's last packet was \(lastRx.summary) (packet \(lastRx.frame))."; evidence.insert(lastRx.frame, at: 0) }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: code,
                             title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText,
