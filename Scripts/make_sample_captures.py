@@ -7,8 +7,8 @@ one hour after the previous one), so re-running gives byte-identical files.
 
     Scripts/make_sample_captures.py [--out Captures] [--check]
 
---check validates the files with tshark (no malformed packets, no expert errors), prints the
-counts and rewrites the table in Captures/README.md from them.
+--check validates the files with blegen.verify (host-stack invariants) and tshark (no malformed
+packets, no expert errors), prints the counts and rewrites the table in Captures/README.md.
 
 The scenarios (one function each below):
   heart-rate-healthy               scan, connect, discover, subscribe, 60 s of 1 Hz notifications, disconnect
@@ -387,8 +387,12 @@ def main() -> int:
         paths.append(path)
         print(f"wrote {path} ({path.stat().st_size} bytes)")
     if args.check:
+        from blegen.verify import verify
         from tshark_counts import check_files, write_readme_table
+        problems = [msg for p in paths for msg in verify(str(p))]
+        print("\n".join(problems) if problems else "host-stack invariants hold in every file (blegen.verify)")
         ok, rows = check_files(paths)
+        ok = ok and not problems
         write_readme_table(args.out / "README.md", [(n, d) for n, _, d in SCENARIOS], rows)
         return 0 if ok else 1
     return 0

@@ -43,8 +43,10 @@ class Characteristic:
 
 
 class Service:
-    def __init__(self, uuid: int | bytes, characteristics: list[Characteristic]):
-        self.uuid, self.characteristics = uuid, characteristics
+    """A primary service; `handle` pins its declaration handle (servers often leave gaps)."""
+
+    def __init__(self, uuid: int | bytes, characteristics: list[Characteristic], handle: int | None = None):
+        self.uuid, self.characteristics, self.handle = uuid, characteristics, handle
         self.start = self.end = 0
 
 
@@ -56,6 +58,10 @@ class Database:
         self.attributes: dict[int, tuple[int | bytes, object]] = {}  # handle -> (type, owner)
         h = first_handle
         for s in services:
+            if s.handle is not None:
+                if s.handle < h:
+                    raise ValueError(f"service pinned at 0x{s.handle:04X} overlaps the one before")
+                h = s.handle
             s.start = h
             self.attributes[h] = (att.PRIMARY_SERVICE, s)
             h += 1
@@ -161,7 +167,7 @@ def generic_attribute() -> Service:
 
 
 def device_information(manufacturer: str, model: str, firmware: str, hardware: str | None = None,
-                       serial: str | None = None) -> Service:
+                       serial: str | None = None, handle: int | None = None) -> Service:
     chars = [Characteristic(0x2A29, READ, manufacturer.encode()),
              Characteristic(0x2A24, READ, model.encode())]
     if serial:
@@ -169,4 +175,4 @@ def device_information(manufacturer: str, model: str, firmware: str, hardware: s
     if hardware:
         chars.append(Characteristic(0x2A27, READ, hardware.encode()))
     chars.append(Characteristic(0x2A26, READ, firmware.encode()))
-    return Service(0x180A, chars)
+    return Service(0x180A, chars, handle)

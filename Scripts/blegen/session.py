@@ -33,17 +33,24 @@ SILENT = object()  # a request the peripheral never answers
 class Capture:
     """The virtual clock, the RNG and the ordered record queue feeding a btsnoop writer."""
 
-    def __init__(self, out: BinaryIO, start_us: int, seed: int):
+    def __init__(self, out: BinaryIO, start_us: int, seed: int, limit: int | None = None):
         self.writer = BtsnoopWriter(out)
         self.now = start_us
         self.rng = random.Random(seed)
+        self.limit = limit  # stop writing after this many records (the capture just ends there)
         self._heap: list = []
         self._seq = 0
+
+    @property
+    def full(self) -> bool:
+        return self.limit is not None and self.writer.records >= self.limit
 
     def emit(self, t: int, h4: bytes, received: bool | None = None) -> int:
         t = int(t)
         if t < self.now:
             raise ValueError(f"record scheduled in the past ({t} < {self.now})")
+        if self.limit is not None and self.writer.records >= self.limit:
+            return t
         self._seq += 1
         heapq.heappush(self._heap, (t, self._seq, h4, received))
         return t
@@ -55,6 +62,9 @@ class Capture:
         heap, write = self._heap, self.writer.write
         while heap and heap[0][0] <= self.now:
             ts, _, h4, received = heapq.heappop(heap)
+            if self.limit is not None and self.writer.records >= self.limit:
+                heap.clear()
+                return
             write(ts, h4, received)
 
     def advance(self, dt: float) -> None:
@@ -67,9 +77,10 @@ class Capture:
         return self.rng.choice(seq)
 
     def close(self) -> None:
-        while self._heap:
+        while self._heap and not self.full:
             ts, _, h4, received = heapq.heappop(self._heap)
             self.writer.write(ts, h4, received)
+        self._heap.clear()
         self.now = max(self.now, self.writer.last_ts or self.now)
 
 
@@ -138,7 +149,8 @@ class Central:
         self.handle_base, self.handle_count = handle_base, handle_count
         self.handles_in_use: set[int] = set()
         self._next_handle = handle_base
-        self._credits: list[int] = []  # times at which outstanding ACL buffers come back
+        self._in_flight = 0  # ACL packets sent whose Number Of Completed Packets is not yet scheduled
+        self._returns: list[tuple[int, int, int]] = []  # (time, handle, n) scheduled completions
         self.scanning = False
         self.connections: dict[int, Connection] = {}
 
@@ -269,14 +281,25 @@ class Central:
         return conn
 
     # --- ACL flow control --------------------------------------------------------------------
-    def reserve_buffers(self, n: int) -> None:
-        """Wait until n LE ACL buffers are free (credits come back with Number Of Completed Packets)."""
-        cap = self.cap
-        self._credits = [t for t in self._credits if t > cap.now]
-        while len(self._credits) + n > self.acl_num:
-            self._credits.sort()
-            cap.advance_to(self._credits[0])
-            self._credits = [t for t in self._credits if t > cap.now]
+    def free_buffers(self) -> int:
+        """LE ACL buffers the host may still fill (Vol 4 Part E 4.1.1: credits come back with
+        Number Of Completed Packets)."""
+        now = self.cap.now
+        if self._returns and self._returns[0][0] <= now:
+            self._returns = [r for r in self._returns if r[0] > now]
+        return self.acl_num - self._in_flight - sum(r[2] for r in self._returns)
+
+    def wait_for_buffer(self) -> None:
+        while self.free_buffers() <= 0:
+            if not self._returns:
+                raise RuntimeError("all LE ACL buffers in flight and no completion scheduled")
+            self.cap.advance_to(min(r[0] for r in self._returns))
+
+    def packets_completed(self, t: int, handle: int, n: int) -> None:
+        self.cap.emit(t, hci.number_of_completed_packets([(handle, n)]))
+        self._in_flight -= n
+        self._returns.append((t, handle, n))
+        self._returns.sort()
 
 
 class Connection:
@@ -293,6 +316,8 @@ class Connection:
         self.open = True
         self.last_heard = anchor
         self.signal_id = 0
+        self.tx_free_at = 0  # air time of the last packet sent to the peripheral
+        self.rx_free_at = 0  # time of the last fragment received from it
 
     # --- timing ------------------------------------------------------------------------------
     def event_at_or_after(self, t: float) -> int:
@@ -304,33 +329,55 @@ class Connection:
 
     # --- data --------------------------------------------------------------------------------
     def host_send(self, cid: int, payload: bytes) -> int:
-        """Host -> controller ACL (fragmented to the LE buffer size). Returns the air event time."""
+        """Host -> controller: the L2CAP frame as ACL fragments of the LE buffer size, each sent
+        when a buffer is free. Fragments go on air at the next connection events (~0.7 ms apart,
+        at most ~75 % of an interval per event); one Number Of Completed Packets per event.
+        Returns the start of the connection event that carried the last fragment."""
         cap, central = self.cap, self.central
         frags = hci.acl_fragments(self.handle, l2cap.frame(cid, payload), central.acl_len, outgoing=True)
-        central.reserve_buffers(len(frags))
+        group_event, group_count, group_last = None, 0, 0
         t = cap.now
         for f in frags:
+            if central.free_buffers() <= 0:
+                if group_count:
+                    central.packets_completed(group_last + cap.uniform_us(300, 900), self.handle, group_count)
+                    group_count = 0
+                central.wait_for_buffer()
+            t = max(t, cap.now)
             cap.emit(t, f, received=False)
+            central._in_flight += 1
+            air = max(self.event_at_or_after(t + 200), self.tx_free_at + 700)
+            event = self.anchor + (air - self.anchor) // self.interval_us * self.interval_us
+            if air - event > self.interval_us * 3 // 4:
+                event += self.interval_us
+                air = event
+            if group_count and event != group_event:
+                central.packets_completed(group_last + cap.uniform_us(300, 900), self.handle, group_count)
+                group_count = 0
+            group_event, group_last = event, air
+            group_count += 1
+            self.tx_free_at = air
+            last_emit = t
             t += cap.uniform_us(10, 40)
-        e = self.event_at_or_after(t + 200)
-        done = e + cap.uniform_us(700, 1300) + 700 * (len(frags) - 1)
-        cap.emit(done, hci.number_of_completed_packets([(self.handle, len(frags))]))
-        central._credits += [done] * len(frags)
-        self.last_heard = max(self.last_heard, e)
-        return e
+        # The host has written the whole frame before it writes anything else on this link.
+        cap.advance_to(last_emit)
+        central.packets_completed(group_last + cap.uniform_us(300, 900), self.handle, group_count)
+        self.last_heard = max(self.last_heard, group_event)
+        return group_event
 
     def peer_send(self, cid: int, payload: bytes, at: float) -> int:
-        """Peripheral -> central frame, arriving at the first connection event at or after `at`.
-        Returns the time of its last fragment."""
+        """Peripheral -> central frame, arriving at the first connection event at or after `at`
+        (after any frame still arriving). Returns the time of its last fragment."""
         cap = self.cap
         e = self.event_at_or_after(max(at, cap.now))
         frags = hci.acl_fragments(self.handle, l2cap.frame(cid, payload),
                                   self.peripheral.max_tx_octets, outgoing=False)
-        t = e + cap.uniform_us(250, 450)
+        t = max(e + cap.uniform_us(250, 450), self.rx_free_at + cap.uniform_us(650, 750))
         for i, f in enumerate(frags):
             if i:
                 t += cap.uniform_us(650, 750)
             cap.emit(t, f, received=True)
+        self.rx_free_at = t
         self.last_heard = max(self.last_heard, e)
         return t
 
@@ -353,6 +400,13 @@ class Connection:
 
     def notify(self, handle: int, value: bytes, at: float) -> int:
         return self.peer_send(l2cap.CID_ATT, att.notification(handle, value), at)
+
+    def indicate(self, handle: int, value: bytes, at: float) -> int:
+        """Handle Value Indication from the peripheral; the host confirms it when it arrives."""
+        cap = self.cap
+        t = self.peer_send(l2cap.CID_ATT, att.indication(handle, value), at)
+        cap.advance_to(t + cap.uniform_us(200, 1500))
+        return self.host_send(l2cap.CID_ATT, att.confirmation())
 
     def write_command(self, handle: int, value: bytes) -> int:
         return self.host_send(l2cap.CID_ATT, att.write_cmd(handle, value))
@@ -411,13 +465,15 @@ class Connection:
         self.open = False
         self.central.handles_in_use.discard(self.handle)
         self.central.connections.pop(self.handle, None)
-        self.central._credits = []
+        c = self.central
+        c._returns = [r for r in c._returns if r[1] != self.handle]
 
     def disconnect(self, reason: int = 0x13) -> int:
         """Host-initiated: Disconnect(reason) -> Command Status -> Disconnection Complete 0x16."""
         cap = self.cap
         self.central.command_status(hci.disconnect(self.handle, reason))
-        done = self.next_event() + self.interval_us * cap.choice((1, 1, 2)) + cap.uniform_us(300, 900)
+        done = self.event_at_or_after(max(cap.now, self.tx_free_at, self.rx_free_at) + 300) \
+            + self.interval_us * cap.choice((1, 1, 2)) + cap.uniform_us(300, 900)
         cap.emit(done, hci.disconnection_complete(self.handle, 0x16))
         cap.advance_to(done + cap.uniform_us(200, 800))
         self._closed()
@@ -426,7 +482,7 @@ class Connection:
     def peer_disconnects(self, reason: int = 0x13, at: float | None = None) -> int:
         """The peripheral sends LL_TERMINATE_IND; the controller reports its reason."""
         cap = self.cap
-        e = self.event_at_or_after(max(cap.now, at or cap.now))
+        e = self.event_at_or_after(max(cap.now, at or cap.now, self.tx_free_at + 2000, self.rx_free_at + 300))
         done = e + cap.uniform_us(600, 1200)
         cap.emit(done, hci.disconnection_complete(self.handle, reason))
         cap.advance_to(done + cap.uniform_us(200, 800))
