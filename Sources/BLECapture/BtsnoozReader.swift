@@ -80,7 +80,8 @@ public struct BtsnoozReader: CaptureReader {
             break
         case .truncated:
             endWarnings.append(CaptureWarning(offset: sectionOffset, message:
-                "btsnooz compressed stream ends early (after \(stream.count) decompressed bytes); the bugreport was cut"))
+                "btsnooz compressed stream ends early (after \(stream.count) decompressed bytes): the bugreport was cut; "
+                    + "times are anchored on the last record present and are late by the lost records' deltas"))
         case .damaged(let why):
             endError = CaptureError(path: path, offset: sectionOffset, kind: .corrupt, message:
                 "btsnooz compressed stream is damaged after \(stream.count) decompressed bytes: \(why)")

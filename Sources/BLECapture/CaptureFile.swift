@@ -13,6 +13,7 @@ public enum CaptureFile {
         let source = try FileDescriptorSource(path: path)
         let prefix = try readPrefix(source)
         if let format = detect(prefix: prefix), format == .pcap || format == .pcapng {
+            try checkPcapHeader(prefix, format: format, path: path)
             return try PcapReader(path: path)
         }
         return try open(source: source, prefix: prefix, path: path)
@@ -33,23 +34,18 @@ public enum CaptureFile {
         switch detect(prefix: prefix) {
         case .btsnoop:
             return try BtsnoopReader(input: input, path: path)
-        case .pcap, .pcapng:
-            var bytes = prefix
-            var window = input
-            window.consume(prefix.count)
-            while try window.fill(atLeast: 1) {
-                bytes.append(contentsOf: window.bytes)
-                window.consume(window.available)
-            }
-            return try PcapReader(bytes: bytes, path: path)
+        case .pcap:
+            return try openPcapInMemory(input, prefix: prefix, format: .pcap, path: path)
+        case .pcapng:
+            return try openPcapInMemory(input, prefix: prefix, format: .pcapng, path: path)
         case .btsnooz:
             return try BtsnoozReader(input: input, path: path)
         case .packetLogger:
             return try PacketLoggerReader(input: input, path: path)
         case nil:
-            if prefix.count < 8, Array(BtsnoopReader.magic.prefix(prefix.count)) == prefix {
+            if prefix.count < 8 {
                 throw CaptureError(path: path, offset: 0, kind: .unknownFormat,
-                                   message: "only \(prefix.count) bytes, the start of a btsnoop header")
+                                   message: "only \(prefix.count) bytes: too short for any capture format")
             }
             if looksLikeText(prefix) {
                 // A bugreport keeps its btsnooz section far from the start: search all of it.
@@ -84,6 +80,30 @@ public enum CaptureFile {
         if found { return .btsnooz }
         if prefix.withUnsafeBytes({ PacketLoggerReader.detectByteOrder($0) }) != nil { return .packetLogger }
         return nil
+    }
+
+    /// libpcap reads through a `FILE`: a stream source is read to its end into memory first.
+    private static func openPcapInMemory(_ input: InputWindow, prefix: [UInt8], format: CaptureFormat,
+                                         path: String) throws(CaptureError) -> any CaptureReader {
+        try checkPcapHeader(prefix, format: format, path: path)
+        var bytes = prefix
+        var window = input
+        window.consume(prefix.count)
+        while try window.fill(atLeast: 1) {
+            bytes.append(contentsOf: window.bytes)
+            window.consume(window.available)
+        }
+        return try PcapReader(bytes: bytes, path: path)
+    }
+
+    /// A pcap file header is 24 bytes; a pcapng Section Header Block at least 28. Shorter files
+    /// are cut, not unknown (libpcap would say "unknown file format").
+    private static func checkPcapHeader(_ prefix: [UInt8], format: CaptureFormat, path: String) throws(CaptureError) {
+        let need = format == .pcap ? 24 : 28
+        if prefix.count < need && prefix.count < prefixLength {
+            throw CaptureError(path: path, offset: 0, kind: .corrupt, message:
+                "truncated \(format.rawValue) file header (file ends after \(prefix.count) of \(need) bytes)")
+        }
     }
 
     private static func readPrefix(_ source: any ByteSource) throws(CaptureError) -> [UInt8] {

@@ -54,8 +54,9 @@ public struct PacketLoggerReader: CaptureReader {
     ///
     /// Little-endian is tried first (Wireshark's "low 16 bits of the length are zero" swap rule
     /// falls out of it: such a length is too large and the big-endian walk takes over). Valid
-    /// means: length 9...65549, microseconds < 1,000,000, a known type; up to `recordsToCheck`
-    /// records, at least one of them complete, none invalid.
+    /// means: length 9...65549, microseconds < 1,000,000, a known type. Accepted: a run of at
+    /// least 3 valid records (damage after them is the reader's to report), or 1-2 valid records
+    /// that reach the end of `bytes` (a record cut by the end counts as reaching it).
     static func detectByteOrder(_ bytes: UnsafeRawBufferPointer) -> Bool? {
         for bigEndian in [false, true] where recordsLookValid(bytes, bigEndian: bigEndian) {
             return bigEndian
@@ -65,19 +66,19 @@ public struct PacketLoggerReader: CaptureReader {
 
     private static func recordsLookValid(_ bytes: UnsafeRawBufferPointer, bigEndian: Bool) -> Bool {
         var offset = 0
-        var complete = 0
-        while complete < recordsToCheck, offset + headerLength + 1 <= bytes.count {
+        var valid = 0
+        while valid < recordsToCheck, offset + headerLength + 1 <= bytes.count {
             guard let length = bytes.uint32(at: offset, bigEndian: bigEndian),
                   let micros = bytes.uint32(at: offset + 8, bigEndian: bigEndian),
                   length >= minLength, length <= maxLength, micros < 1_000_000,
                   PacketLoggerType(rawValue: bytes[offset + headerLength]).isKnown
-            else { return false }
+            else { return valid >= 3 }
             let end = offset + 4 + Int(length)
             if end > bytes.count { break }
-            complete += 1
+            valid += 1
             offset = end
         }
-        return complete > 0
+        return valid > 0
     }
 
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
