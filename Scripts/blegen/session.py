@@ -220,6 +220,14 @@ class Central:
         self.stop_scan()
 
     # --- connecting --------------------------------------------------------------------------
+    def peek_handle(self) -> int:
+        """The handle the next connection would get."""
+        for i in range(self.handle_count):
+            h = self.handle_base + (self._next_handle - self.handle_base + i) % self.handle_count
+            if h not in self.handles_in_use:
+                return h
+        return self._next_handle
+
     def allocate_handle(self) -> int:
         for _ in range(self.handle_count):
             h = self._next_handle
@@ -250,8 +258,9 @@ class Central:
         'fail': the controller sends CONNECT_IND and reports LE Connection Complete (success), but
         the peripheral never answers; after 6 connection intervals the controller reports
         Disconnection Complete with reason 0x3E (Core v5.4 Vol 6 Part B 4.5.2; Zephyr's controller
-        does the same). 'cancel': LE Create Connection Cancel, its Command Complete, then
-        LE Connection Complete with status 0x02 (Vol 4 Part E 7.8.13).
+        does the same; so does the Android capture shared/captures/android-lock-pairing.btsnoop).
+        'cancel': LE Create Connection Cancel, its Command Complete, then LE Connection Complete
+        with status 0x02 (Vol 4 Part E 7.8.13).
         """
         cap = self.cap
         if self.scanning:
@@ -260,9 +269,13 @@ class Central:
                                                      interval, interval, latency, timeout))
         if outcome == "cancel":
             cap.advance(cancel_after_us)
+            # As an Android controller reports it (shared capture android-lock-pairing, frame 269):
+            # the handle it would have used, a zero peer address, the requested parameters.
+            nobody = Peripheral("", "00:00:00:00:00:00", gatt.Database([]), b"", b"", addr_type=0)
             self.command(hci.le_create_connection_cancel(),
                          hci.command_complete(hci.LE_CREATE_CONNECTION_CANCEL, b"\x00"),
-                         self._connection_complete_event(0x02, 0x0000, p, 0, 0, 0))
+                         self._connection_complete_event(0x02, self.peek_handle(), nobody,
+                                                         interval, latency, timeout))
             cap.advance(cap.uniform_us(500, 900))
             return None
         t_adv = cap.now + cap.uniform_us(3 * MS, p.adv_interval_us + 10 * MS)
