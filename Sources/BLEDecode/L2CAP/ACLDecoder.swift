@@ -5,10 +5,16 @@ import BLECore
 /// Wire layout: u16 little-endian = Handle (bits 0-11) | Packet_Boundary_Flag (bits 12-13) |
 /// Broadcast_Flag (bits 14-15); Data_Total_Length u16; data. PB 0b00 first non-automatically-
 /// flushable fragment, 0b10 first automatically-flushable, 0b01 continuing fragment, 0b11 a
-/// complete L2CAP PDU. Handles above 0x0EFF are reserved: controllers (Broadcom) use them for
-/// vendor diagnostics, which are named and not tracked as connections.
+/// complete L2CAP PDU.
+///
+/// Vendor diagnostics travel as ACL too and are named, not tracked as connections: handles
+/// above 0x0EFF are reserved (Broadcom uses 0x0FF1 in android-classic-spp.btsnoop), and
+/// handle 0x0EDC, when no Connection Complete opened it, carries Android/Broadcom controller
+/// dumps (android-lock-long-session.btsnoop: 413 packets whose would-be "CID" counts 0, 1, 2, …;
+/// Wireshark dissects them as L2CAP and counts bogus ATT/SMP/signalling PDUs in them).
 extension PacketDecoder {
     static let maximumConnectionHandle: UInt16 = 0x0EFF
+    static let vendorDiagnosticHandle: UInt16 = 0x0EDC
 
     mutating func decodeACL(_ payload: [UInt8], into d: inout PacketDraft) {
         d.layer = .acl
@@ -29,6 +35,10 @@ extension PacketDecoder {
 
         guard handle <= Self.maximumConnectionHandle else {
             d.summary = d.prefix + "ACL on reserved handle " + Fmt.h4(handle) + ", \(declared) bytes (vendor diagnostics)"
+            return
+        }
+        if handle == Self.vendorDiagnosticHandle, tracker.connection(handle)?.origin != .event {
+            d.summary = d.prefix + "ACL on handle 0x0EDC, \(declared) bytes (controller diagnostics)"
             return
         }
         let isStart = pb != 0b01
