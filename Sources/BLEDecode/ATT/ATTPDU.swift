@@ -127,8 +127,40 @@ public enum ATTPDU: Sendable, Hashable {
     }
 
     public var opcode: ATTOpcode {
-        if case .unknown(let op, _) = self { return op }
-        return body.map { type(of: $0).opcode } ?? ATTOpcode(0)
+        switch self {
+        case .errorResponse: .errorResponse
+        case .exchangeMTURequest: .exchangeMTURequest
+        case .exchangeMTUResponse: .exchangeMTUResponse
+        case .findInformationRequest: .findInformationRequest
+        case .findInformationResponse: .findInformationResponse
+        case .findByTypeValueRequest: .findByTypeValueRequest
+        case .findByTypeValueResponse: .findByTypeValueResponse
+        case .readByTypeRequest: .readByTypeRequest
+        case .readByTypeResponse: .readByTypeResponse
+        case .readRequest: .readRequest
+        case .readResponse: .readResponse
+        case .readBlobRequest: .readBlobRequest
+        case .readBlobResponse: .readBlobResponse
+        case .readMultipleRequest: .readMultipleRequest
+        case .readMultipleResponse: .readMultipleResponse
+        case .readByGroupTypeRequest: .readByGroupTypeRequest
+        case .readByGroupTypeResponse: .readByGroupTypeResponse
+        case .writeRequest: .writeRequest
+        case .writeResponse: .writeResponse
+        case .writeCommand: .writeCommand
+        case .prepareWriteRequest: .prepareWriteRequest
+        case .prepareWriteResponse: .prepareWriteResponse
+        case .executeWriteRequest: .executeWriteRequest
+        case .executeWriteResponse: .executeWriteResponse
+        case .handleValueNotification: .handleValueNotification
+        case .handleValueIndication: .handleValueIndication
+        case .handleValueConfirmation: .handleValueConfirmation
+        case .readMultipleVariableRequest: .readMultipleVariableRequest
+        case .readMultipleVariableResponse: .readMultipleVariableResponse
+        case .multipleHandleValueNotification: .multipleHandleValueNotification
+        case .signedWriteCommand: .signedWriteCommand
+        case .unknown(let op, _): op
+        }
     }
 
     /// The handle the PDU is about: for an Error Response the handle in error; for a range

@@ -75,8 +75,19 @@ public enum SMPPDU: Sendable, Hashable {
         switch self {
         case .pairingRequest: .pairingRequest
         case .pairingResponse: .pairingResponse
+        case .pairingConfirm: .pairingConfirm
+        case .pairingRandom: .pairingRandom
+        case .pairingFailed: .pairingFailed
+        case .encryptionInformation: .encryptionInformation
+        case .centralIdentification: .centralIdentification
+        case .identityInformation: .identityInformation
+        case .identityAddressInformation: .identityAddressInformation
+        case .signingInformation: .signingInformation
+        case .securityRequest: .securityRequest
+        case .pairingPublicKey: .pairingPublicKey
+        case .pairingDHKeyCheck: .pairingDHKeyCheck
+        case .pairingKeypressNotification: .pairingKeypressNotification
         case .unknown(let code, _): code
-        default: body.map { type(of: $0).code } ?? SMPCode(0)
         }
     }
 
