@@ -39,15 +39,10 @@ public enum Analyzer {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
         for c in connections where c.transport == "le" {
-            let pdus = try StoredATTPDU.load(connection: c.id, from: db)
             var matcher = TransactionMatcher()
             var gatt = GATTReconstructor()
-            for p in pdus {
-                matcher.add(p)
-                gatt.add(p)
-            }
-            matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: captureEnd)
-            for t in matcher.transactions {
+            func store(_ list: [ATTTransaction]) throws {
+                for t in list {
                 let s = insertTransaction
                 s.bindInt(c.id, at: 1)
                 s.bindInt(t.requestPacketID, at: 2)
@@ -60,7 +55,15 @@ public enum Analyzer {
                 s.bindInt(t.requestTimestamp, at: 9)
                 s.bindText(t.direction.rawValue, at: 10)
                 try s.run()
+                }
             }
+            try StoredATTPDU.forEach(connection: c.id, in: db) { p in
+                matcher.add(p)
+                gatt.add(p)
+                if matcher.transactions.count >= 4096 { try store(matcher.drain()) }
+            }
+            matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: captureEnd)
+            try store(matcher.drain())
             try GATTStore.write(gatt.database, connection: c.id, db: db)
         }
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)

@@ -42,7 +42,7 @@ struct FindingsEngine {
             ORDER BY frame DESC LIMIT 1
             """, [.integer(captureID), .integer(c.id), .text(direction), .integer(Int64(frame))])
         guard let r = rows.first else { return nil }
-        return (r[0].int ?? 0, r[1].int64 ?? 0, r[2].string ?? "")
+        return (r[0].int ?? 0, r[1].int64 ?? 0, Self.plain(r[2].string ?? ""))
     }
 
     /// Supervision timeout (ms) in force just before `frame`.
@@ -53,6 +53,11 @@ struct FindingsEngine {
             ORDER BY packet_id DESC LIMIT 1
             """, [.integer(c.id), .integer(Int64(frame))])
         return rows.first?[0].int ?? c.supervisionTimeoutMs
+    }
+
+    /// A packet summary without its `Sent `/`Rcvd ` prefix, for use inside a sentence.
+    static func plain(_ summary: String) -> String {
+        summary.hasPrefix("Sent ") || summary.hasPrefix("Rcvd ") ? String(summary.dropFirst(5)) : summary
     }
 
     static func ms(_ us: Int64) -> String {
@@ -181,7 +186,7 @@ struct FindingsEngine {
         case 0x13, 0x14, 0x15:
             var detail = "The peer ended the connection with \(hex(reasonCode)) \(reason.name)."
             if let lastTx {
-                detail += " Right before, the local side sent \(lastTx.summary) (packet \(lastTx.frame))."
+                detail += " The local side's last packet before it was \(lastTx.summary) (packet \(lastTx.frame))."
                 evidence.insert(lastTx.frame, at: 0)
             }
             if let lastRx {
@@ -206,10 +211,24 @@ struct FindingsEngine {
                 evidence.insert(cmd, at: 0)
                 let before = try lastACL(c, direction: "rx", before: cmd)
                 detail += " It sent HCI Disconnect at packet \(cmd)"
-                if let before { detail += ", after the peer's \(before.summary) (packet \(before.frame))"; evidence.insert(before.frame, at: 0) }
+                if let before { detail += ", after the peer's last packet, \(before.summary) (packet \(before.frame))"; evidence.insert(before.frame, at: 0) }
                 detail += "."
             } else {
                 detail += " No HCI Disconnect command is in the capture: the host stack closed it (pairing failure, ATT timeout or an app's cancel)."
+            }
+            // A host stack drops the link itself once an ATT transaction times out (Vol 3 Part F 3.3.3);
+            // the app then sees a timeout, not its own cancel.
+            let attTimeout = try db.rows("""
+                SELECT request_packet_id FROM att_transaction WHERE connection_id = ?1 AND outcome = 'timeout'
+                AND request_ts_us + 30000000 <= ?2 ORDER BY request_packet_id LIMIT 1
+                """, [.integer(c.id), .integer(at)]).first?[0].int
+            if let attTimeout {
+                detail += " It did so after the ATT request at packet \(attTimeout) went unanswered for 30 s: the stack, not the app, closed the link, and an iOS app sees didDisconnectPeripheral with CBError.connectionTimeout."
+                try db.run("UPDATE error SET cb_error = 'CBError.connectionTimeout' WHERE connection_id = ?1 AND context = 'disconnect'",
+                           [.integer(c.id)])
+                return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "local-terminated",
+                                title: "Connection to \(peer(c)) closed by the host after an ATT timeout",
+                                detail: detail + unansweredText, evidence: [attTimeout] + evidence, cbError: "CBError.connectionTimeout")]
             }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
                             title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText,

@@ -23,20 +23,25 @@ public struct StoredATTPDU: Sendable {
     }
 
     /// All ATT PDUs of one connection in packet order.
-    static func load(connection: Int64, from db: SQLiteDatabase) throws -> [StoredATTPDU] {
+    public static func load(connection: Int64, from db: SQLiteDatabase) throws -> [StoredATTPDU] {
+        var out: [StoredATTPDU] = []
+        try forEach(connection: connection, in: db) { out.append($0) }
+        return out
+    }
+
+    /// Streams the ATT PDUs of one connection in packet order (memory stays flat).
+    public static func forEach(connection: Int64, in db: SQLiteDatabase, _ body: (StoredATTPDU) throws -> Void) throws {
         let s = try db.prepare("""
             SELECT packet_id, ts_us, direction, opcode, pdu FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid
             """)
         try s.bind([.integer(connection)])
-        var out: [StoredATTPDU] = []
         while try s.step() {
             let bytes = s.blob(4) ?? []
             let pdu = try? ATTPDU(decoding: bytes[...])
-            out.append(StoredATTPDU(packetID: s.int(0), timestamp: s.int64(1),
-                                    direction: Direction(rawValue: s.text(2) ?? "?") ?? .unknown,
-                                    opcode: ATTOpcode(UInt8(truncatingIfNeeded: s.int(3))), pdu: pdu, bytes: bytes))
+            try body(StoredATTPDU(packetID: s.int(0), timestamp: s.int64(1),
+                                  direction: Direction(rawValue: s.text(2) ?? "?") ?? .unknown,
+                                  opcode: ATTOpcode(UInt8(truncatingIfNeeded: s.int(3))), pdu: pdu, bytes: bytes))
         }
-        return out
     }
 }
 

@@ -30,9 +30,10 @@ public struct TransactionMatcher {
 
     private var pendingRequest: [Direction: ATTTransaction] = [:]
     private var pendingIndication: [Direction: ATTTransaction] = [:]
+    /// Transactions completed and not yet taken with `drain()`.
     public private(set) var transactions: [ATTTransaction] = []
-    /// Responses that answered nothing outstanding (packet ids).
-    public private(set) var unmatchedResponses: [Int] = []
+    /// How many responses answered nothing outstanding.
+    public private(set) var unmatchedResponses = 0
 
     public init() {}
 
@@ -56,7 +57,7 @@ public struct TransactionMatcher {
         case .response:
             let requester = p.direction.opposite
             guard var t = pendingRequest[requester] else {
-                unmatchedResponses.append(p.packetID)
+                unmatchedResponses += 1
                 return
             }
             let answers: Bool
@@ -72,7 +73,7 @@ public struct TransactionMatcher {
                 answers = t.opcode.responseOpcode == op
             }
             guard answers else {
-                unmatchedResponses.append(p.packetID)
+                unmatchedResponses += 1
                 return
             }
             pendingRequest[requester] = nil
@@ -88,7 +89,7 @@ public struct TransactionMatcher {
         case .confirmation:
             let requester = p.direction.opposite
             guard var t = pendingIndication[requester] else {
-                unmatchedResponses.append(p.packetID)
+                unmatchedResponses += 1
                 return
             }
             pendingIndication[requester] = nil
@@ -124,5 +125,11 @@ public struct TransactionMatcher {
             transactions.append(t)
         }
         transactions.sort { $0.requestPacketID < $1.requestPacketID }
+    }
+
+    /// Takes the transactions completed so far (keeps memory flat on long connections).
+    public mutating func drain() -> [ATTTransaction] {
+        defer { transactions.removeAll(keepingCapacity: true) }
+        return transactions
     }
 }

@@ -115,19 +115,20 @@ public enum Importer {
     static func importOne(_ path: String, into store: TimelineStore, options: ImportOptions) -> CaptureImportResult {
         var result = CaptureImportResult(path: path, status: .failed, captureID: nil, records: 0,
                                          malformedPackets: 0, formatDescription: nil, warnings: [], error: nil)
-        var reader: any CaptureReader
+        let info: CaptureInfo
         do {
-            reader = try CaptureFile.open(path)
+            info = try CaptureFile.open(path).info
         } catch {
             result.error = error.description
             return result
         }
-        result.formatDescription = reader.info.formatDescription
+        result.formatDescription = info.formatDescription
         guard let sha = SHA256.hexDigest(ofFile: path) else {
             result.error = "\(path): cannot read the file"
             return result
         }
         let db = store.database
+        var pipeline: DecodePipeline?
         do {
             if let existing = try store.captureID(sha256: sha) {
                 result.status = .alreadyPresent
@@ -140,34 +141,35 @@ public enum Importer {
                 INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                 """, [.text(path), .text(baseName(path)), .text(sha), .integer(Int64(size)),
-                      .text(reader.info.format.rawValue), .integer(Int64(reader.info.linkType)),
-                      .text(reader.info.formatDescription), .integer(options.keepRaw ? 1 : 0)])
+                      .text(info.format.rawValue), .integer(Int64(info.linkType)),
+                      .text(info.formatDescription), .integer(options.keepRaw ? 1 : 0)])
             let captureID = db.lastInsertRowID
             result.captureID = captureID
             let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
                                             keepKeys: options.keepKeys)
-            var decoder = PacketDecoder(options: DecoderOptions(keepKeys: options.keepKeys))
             let progress = Progress(enabled: options.progress, path: path, size: size)
-            var stopError: CaptureError?
-            while true {
-                let record: CaptureRecord?
-                do {
-                    record = try reader.next()
-                } catch {
-                    stopError = error
-                    break
+            let running = DecodePipeline(path: path, options: DecoderOptions(keepKeys: options.keepKeys))
+            pipeline = running
+            var end = DecodePipeline.End()
+            reading: while true {
+                switch running.next() {
+                case .batch(let batch):
+                    for (record, decoded) in batch.packets { try writer.write(record, decoded) }
+                    progress.update(batch.bytesRead)
+                case .end(let e):
+                    end = e
+                    break reading
                 }
-                guard let record else { break }
-                let decoded = decoder.decode(record)
-                try writer.write(record, decoded)
-                if writer.records & 0xFFFF == 0 { progress.update(reader.bytesRead) }
             }
+            pipeline = nil
             progress.finish()
-            for p in decoder.finish() { try writer.problem(p, frame: nil) }
+            if let openError = end.openError { throw openError }
+            for p in end.finishProblems { try writer.problem(p, frame: nil) }
             try writer.finish()
-            var warnings = reader.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
+            let stopError = end.stopError
+            var warnings = end.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
             if let stopError { warnings.append(stopError.description) }
-            let status = stopError != nil ? "corrupt" : (reader.warnings.isEmpty ? "complete" : "truncated")
+            let status = stopError != nil ? "corrupt" : (end.warnings.isEmpty ? "complete" : "truncated")
             try db.run("""
                 UPDATE capture SET records = ?1, first_ts_us = ?2, last_ts_us = ?3, status = ?4, warnings = ?5,
                                    malformed_packets = ?6, dropped_packets = ?7 WHERE id = ?8
@@ -177,7 +179,7 @@ public enum Importer {
             try db.execute("COMMIT")
             result.records = writer.records
             result.malformedPackets = writer.malformedPackets
-            result.warnings = reader.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
+            result.warnings = end.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
             if let stopError {
                 result.status = .partial
                 result.error = stopError.description
@@ -185,6 +187,7 @@ public enum Importer {
                 result.status = .imported
             }
         } catch {
+            pipeline?.cancel()
             try? db.execute("ROLLBACK")
             result.status = .failed
             result.captureID = nil

@@ -244,11 +244,21 @@ public enum TimelineSchema {
     /// Query indexes, built once after bulk inserts.
     static let indexes = """
     CREATE INDEX IF NOT EXISTS packet_capture_frame ON packet(capture_id, frame);
-    CREATE INDEX IF NOT EXISTS packet_connection ON packet(connection_id);
+    CREATE INDEX IF NOT EXISTS packet_connection ON packet(connection_id, frame);
     CREATE INDEX IF NOT EXISTS att_pdu_connection ON att_pdu(connection_id, packet_id);
     CREATE INDEX IF NOT EXISTS adv_report_address ON adv_report(address);
     CREATE INDEX IF NOT EXISTS connection_capture ON connection(capture_id);
+    CREATE INDEX IF NOT EXISTS connection_peer ON connection(peer_address);
     CREATE INDEX IF NOT EXISTS error_connection ON error(connection_id);
+    CREATE INDEX IF NOT EXISTS smp_event_connection ON smp_event(connection_id, packet_id);
+    CREATE INDEX IF NOT EXISTS link_event_connection ON link_event(connection_id, packet_id);
+    CREATE INDEX IF NOT EXISTS command_capture ON command(capture_id, opcode, packet_id);
+    CREATE INDEX IF NOT EXISTS connection_update_connection ON connection_update(connection_id, packet_id);
+    CREATE INDEX IF NOT EXISTS att_transaction_connection ON att_transaction(connection_id, request_packet_id);
+    CREATE INDEX IF NOT EXISTS gatt_characteristic_connection ON gatt_characteristic(connection_id, value_handle);
+    CREATE INDEX IF NOT EXISTS gatt_service_connection ON gatt_service(connection_id);
+    CREATE INDEX IF NOT EXISTS gatt_descriptor_connection ON gatt_descriptor(connection_id);
+    CREATE INDEX IF NOT EXISTS decode_problem_capture ON decode_problem(capture_id, packet_id);
     """
 
     /// The documented views (DESIGN.md "The timeline"). Column lists are a contract.

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""`make bench`: throughput and peak memory of the blereplay pipeline, measured in one run.
+
+    python3 Scripts/bench.py [--records N] [--out DIR] [--skip STAGE ...]
+
+Stages (each prints its own figures):
+  import   `blereplay import` of a generated capture of N records (default 1,000,000, made by
+           Scripts/make_bench_capture.py from a realistic gateway session), against
+           `tshark -r FILE -T fields -e frame.number -e btatt.opcode -e btatt.handle` on the same file.
+  memory   the same import on a capture 3x larger, to show peak memory does not grow with size.
+  replay   `blereplay replay --bench` on the largest shared capture (when the replay command exists).
+  report   `blereplay report` over 200 generated captures, serial vs parallel (when it exists).
+
+Peak memory is the child's maximum resident set size from wait4(2), not an estimate.
+Figures vary with the machine; rerun to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / ".build" / "release" / "blereplay"
+
+
+def measure(argv: list[str], stdout=subprocess.DEVNULL) -> tuple[float, int, int]:
+    """Runs argv; returns (seconds, peak RSS in bytes, exit status)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    if proc.stderr:
+        err = proc.stderr.read().decode(errors="replace").strip()
+        if err and os.waitstatus_to_exitcode(status) not in (0, 1):
+            print(f"    stderr: {err[:400]}")
+    return elapsed, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+
+
+def make_capture(path: Path, records: int) -> None:
+    if path.exists() and path.stat().st_size > 0 and path.with_suffix(".records").exists() \
+            and path.with_suffix(".records").read_text().strip() == str(records):
+        return
+    print(f"generating {path.name}: {records:,} records ...", flush=True)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, str(ROOT / "Scripts" / "make_bench_capture.py"), str(path),
+                    "--records", str(records)], check=True, stdout=subprocess.DEVNULL)
+    path.with_suffix(".records").write_text(str(records))
+    print(f"  generated in {time.perf_counter() - t:.1f} s ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+def mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def bench_import(out: Path, records: int) -> None:
+    capture = out / f"bench-{records}.btsnoop"
+    make_capture(capture, records)
+    db = out / "bench.db"
+    if db.exists():
+        db.unlink()
+    secs, rss, status = measure([str(BIN), "import", str(capture), "--db", str(db)])
+    ours = records / secs
+    print(f"blereplay import: {records:,} records in {secs:.2f} s = {ours:,.0f} records/s, "
+          f"peak memory {mb(rss)} (exit {status}, timeline {mb(db.stat().st_size) if db.exists() else '-'})")
+    tsecs, trss, tstatus = measure(["tshark", "-r", str(capture), "-T", "fields", "-e", "frame.number",
+                                    "-e", "btatt.opcode", "-e", "btatt.handle"])
+    theirs = records / tsecs
+    print(f"tshark -T fields:  {records:,} records in {tsecs:.2f} s = {theirs:,.0f} records/s, "
+          f"peak memory {mb(trss)} (exit {tstatus})")
+    print(f"speed-up over tshark: {ours / theirs:.1f}x (target >= 10x); peak memory target < 100 MB")
+
+
+def bench_memory(out: Path, records: int) -> None:
+    capture = out / f"bench-{records}.btsnoop"
+    make_capture(capture, records)
+    db = out / "bench-big.db"
+    if db.exists():
+        db.unlink()
+    secs, rss, status = measure([str(BIN), "import", str(capture), "--db", str(db)])
+    print(f"blereplay import: {records:,} records in {secs:.2f} s = {records / secs:,.0f} records/s, "
+          f"peak memory {mb(rss)} (exit {status})")
+
+
+def bench_replay() -> None:
+    capture = ROOT.parent / "shared" / "captures" / "android-lock-long-session.btsnoop"
+    probe = subprocess.run([str(BIN), "help"], capture_output=True, text=True)
+    if "replay" not in probe.stdout:
+        print("replay: command not built yet, skipped")
+        return
+    result = subprocess.run([str(BIN), "replay", str(capture), "--bench"], capture_output=True, text=True)
+    print(result.stdout.strip() or result.stderr.strip())
+
+
+def bench_report(out: Path) -> None:
+    probe = subprocess.run([str(BIN), "help"], capture_output=True, text=True)
+    if "report" not in probe.stdout:
+        print("report: command not built yet, skipped")
+        return
+    fleet = out / "fleet"
+    fleet.mkdir(exist_ok=True)
+    existing = sorted(fleet.glob("*.btsnoop"))
+    if len(existing) < 200:
+        print("generating 200 fleet captures ...", flush=True)
+        for i in range(200):
+            subprocess.run([sys.executable, str(ROOT / "Scripts" / "make_bench_capture.py"), str(fleet / f"c{i:03}.btsnoop"),
+                            "--records", "5000", "--seed", str(1000 + i)], check=True, stdout=subprocess.DEVNULL)
+    for jobs in (1, os.cpu_count() or 1):
+        report_dir = out / f"report-j{jobs}"
+        secs, rss, status = measure([str(BIN), "report", str(fleet), "-o", str(report_dir), "--jobs", str(jobs)])
+        print(f"report over 200 captures with {jobs} job(s): {secs:.2f} s = {secs / 200 * 1000:.1f} ms per capture, "
+              f"peak memory {mb(rss)} (exit {status})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench-out")
+    parser.add_argument("--skip", nargs="*", default=[])
+    args = parser.parse_args()
+    if not BIN.exists():
+        sys.exit(f"{BIN} is missing: run `swift build -c release` (make bench does)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    print(f"machine: {os.cpu_count()} cores; binary {BIN.relative_to(ROOT)}")
+    if "import" not in args.skip:
+        bench_import(args.out, args.records)
+    if "memory" not in args.skip:
+        bench_memory(args.out, args.records * 3)
+    if "replay" not in args.skip:
+        bench_replay()
+    if "report" not in args.skip:
+        bench_report(args.out)
+
+
+if __name__ == "__main__":
+    main()

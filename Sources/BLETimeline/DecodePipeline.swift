@@ -1,0 +1,115 @@
+import Dispatch
+import Synchronization
+import BLECore
+import BLECapture
+import BLEDecode
+
+/// Reads and decodes a capture on a second thread while the caller writes SQLite rows:
+/// the two halves of an import take about as long as each other, and the machine has two cores.
+///
+/// Batches travel through a bounded channel, so memory stays flat however large the capture.
+final class DecodePipeline: Sendable {
+    /// A run of decoded records, with how far into the file the reader got.
+    struct Batch: Sendable {
+        var packets: [(CaptureRecord, DecodedPacket)]
+        var bytesRead: Int
+    }
+
+    /// How the reading ended.
+    struct End: Sendable {
+        var warnings: [CaptureWarning] = []
+        /// Damage in the middle of the file (records before it were delivered).
+        var stopError: CaptureError?
+        /// The file could not be opened at all.
+        var openError: CaptureError?
+        /// Partial reassemblies and other problems found at the end.
+        var finishProblems: [DecodeError] = []
+    }
+
+    enum Message: Sendable {
+        case batch(Batch)
+        case end(End)
+    }
+
+    static let batchSize = 2048
+    private let channel = BoundedChannel<Message>(capacity: 8)
+    private let cancelled = Flag()
+
+    /// Starts reading `path` on a background thread.
+    init(path: String, options: DecoderOptions) {
+        let channel = self.channel
+        let cancelled = self.cancelled
+        DispatchQueue.global(qos: .userInitiated).async {
+            var end = End()
+            var reader: any CaptureReader
+            do throws(CaptureError) {
+                reader = try CaptureFile.open(path)
+            } catch {
+                end.openError = error
+                channel.send(.end(end))
+                return
+            }
+            var decoder = PacketDecoder(options: options)
+            var batch: [(CaptureRecord, DecodedPacket)] = []
+            batch.reserveCapacity(Self.batchSize)
+            while true {
+                let record: CaptureRecord?
+                do throws(CaptureError) {
+                    record = try reader.next()
+                } catch {
+                    end.stopError = error
+                    break
+                }
+                guard let record else { break }
+                batch.append((record, decoder.decode(record)))
+                if batch.count == Self.batchSize {
+                    if cancelled.isSet { break }
+                    channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead)))
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead))) }
+            end.warnings = reader.warnings
+            end.finishProblems = decoder.finish()
+            channel.send(.end(end))
+        }
+    }
+
+    /// The next message; `.end` comes last, exactly once.
+    func next() -> Message { channel.receive() }
+
+    /// Stops the reader early (the writer failed) and waits for it to finish.
+    func cancel() {
+        cancelled.set()
+        while case .batch = channel.receive() {}
+    }
+}
+
+/// A first-in first-out queue between two threads with a fixed number of slots.
+final class BoundedChannel<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    private let filled = DispatchSemaphore(value: 0)
+    private let free: DispatchSemaphore
+
+    init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
+
+    func send(_ element: Element) {
+        free.wait()
+        items.withLock { $0.append(element) }
+        filled.signal()
+    }
+
+    func receive() -> Element {
+        filled.wait()
+        let element = items.withLock { $0.removeFirst() }
+        free.signal()
+        return element
+    }
+}
+
+/// A boolean one thread sets and another reads.
+final class Flag: Sendable {
+    private let state = Mutex(false)
+    func set() { state.withLock { $0 = true } }
+    var isSet: Bool { state.withLock { $0 } }
+}
