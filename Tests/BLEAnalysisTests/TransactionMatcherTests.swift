@@ -1,0 +1,127 @@
+import Testing
+import BLECore
+import BLEDecode
+@testable import BLEAnalysis
+
+/// ATT transaction pairing (Core v5.4 Vol 3 Part F 3.3.2-3.3.3) on PDUs built from their wire bytes.
+@Suite("ATT transaction matching")
+struct TransactionMatcherTests {
+    /// One stored PDU from its wire bytes.
+    static func pdu(_ id: Int, _ t: Int64, _ d: Direction, _ bytes: [UInt8]) -> StoredATTPDU {
+        StoredATTPDU(packetID: id, timestamp: t, direction: d, opcode: ATTOpcode(bytes[0]),
+                     pdu: try? ATTPDU(decoding: bytes[...]), bytes: bytes)
+    }
+
+    // 0A 21 00            Read Request, handle 0x0021
+    // 0B 64               Read Response, value 0x64
+    // 12 25 00 01 00      Write Request, handle 0x0025, value 01 00
+    // 01 12 25 00 05      Error Response to Write Request, handle 0x0025, Insufficient Authentication
+    // 1D 2A 00 07         Handle Value Indication, handle 0x002A, value 07
+    // 1E                  Handle Value Confirmation
+    @Test func pairsRequestsResponsesAndErrors() {
+        var m = TransactionMatcher()
+        m.add(Self.pdu(10, 1_000_000, .sent, [0x0A, 0x21, 0x00]))
+        m.add(Self.pdu(11, 1_045_000, .received, [0x0B, 0x64]))
+        m.add(Self.pdu(12, 2_000_000, .sent, [0x12, 0x25, 0x00, 0x01, 0x00]))
+        m.add(Self.pdu(13, 2_090_000, .received, [0x01, 0x12, 0x25, 0x00, 0x05]))
+        m.finish(disconnectedAt: nil, captureEnd: 3_000_000)
+        let t = m.transactions
+        #expect(t.count == 2)
+        #expect(t[0].outcome == .ok && t[0].latency == 45_000 && t[0].handle == 0x21 && t[0].responsePacketID == 11)
+        #expect(t[1].outcome == .error && t[1].errorCode == .insufficientAuthentication && t[1].latency == 90_000)
+    }
+
+    @Test func bothSidesCanBeClientAtOnce() {
+        var m = TransactionMatcher()
+        m.add(Self.pdu(1, 0, .sent, [0x0A, 0x21, 0x00]))          // local client reads
+        m.add(Self.pdu(2, 10, .received, [0x0A, 0x03, 0x00]))      // peer client reads too
+        m.add(Self.pdu(3, 20, .sent, [0x0B, 0x41]))                // local server answers the peer
+        m.add(Self.pdu(4, 30, .received, [0x0B, 0x64]))            // peer server answers us
+        m.finish(disconnectedAt: nil, captureEnd: 40)
+        #expect(m.transactions.map(\.requestPacketID) == [1, 2])
+        #expect(m.transactions.map(\.responsePacketID) == [4, 3])
+    }
+
+    @Test func indicationsPairWithConfirmations() {
+        var m = TransactionMatcher()
+        m.add(Self.pdu(5, 100, .received, [0x1D, 0x2A, 0x00, 0x07]))
+        m.add(Self.pdu(6, 150, .sent, [0x1E]))
+        m.finish(disconnectedAt: nil, captureEnd: 200)
+        #expect(m.transactions.first?.outcome == .ok)
+        #expect(m.transactions.first?.latency == 50)
+    }
+
+    @Test func unansweredRequestsEndAsTimeoutDisconnectedOrPending() {
+        // Unanswered for 30 s before the capture ended: timeout (Vol 3 Part F 3.3.3).
+        var a = TransactionMatcher()
+        a.add(Self.pdu(1, 0, .sent, [0x12, 0x25, 0x00, 0x01]))
+        a.finish(disconnectedAt: nil, captureEnd: 31_000_000)
+        #expect(a.transactions.first?.outcome == .timeout)
+        // The link dropped first: disconnected.
+        var b = TransactionMatcher()
+        b.add(Self.pdu(1, 0, .sent, [0x12, 0x25, 0x00, 0x01]))
+        b.finish(disconnectedAt: 4_000_000, captureEnd: 40_000_000)
+        #expect(b.transactions.first?.outcome == .disconnected)
+        // The capture ended first: pending.
+        var c = TransactionMatcher()
+        c.add(Self.pdu(1, 0, .sent, [0x12, 0x25, 0x00, 0x01]))
+        c.finish(disconnectedAt: nil, captureEnd: 2_000_000)
+        #expect(c.transactions.first?.outcome == .pending)
+    }
+
+    @Test func aResponseThatAnswersNothingIsCountedNotPaired() {
+        var m = TransactionMatcher()
+        m.add(Self.pdu(1, 0, .received, [0x0B, 0x64]))
+        m.add(Self.pdu(2, 5, .sent, [0x0A, 0x21, 0x00]))
+        m.add(Self.pdu(3, 9, .received, [0x13]))    // Write Response does not answer a Read Request
+        m.finish(disconnectedAt: nil, captureEnd: 10)
+        #expect(m.unmatchedResponses == 2)
+        #expect(m.transactions.first?.outcome == .pending)
+    }
+}
+
+@Suite("GATT reconstruction")
+struct GATTReconstructorTests {
+    // 10 01 00 FF FF 00 28             Read By Group Type Request 0x0001-0xFFFF, Primary Service
+    // 11 06 01 00 05 00 0D 18          Response: length 6, handles 0x0001-0x0005, UUID 180D
+    // 08 01 00 05 00 03 28             Read By Type Request 0x0001-0x0005, Characteristic
+    // 09 07 02 00 10 03 00 37 2A       Response: length 7, decl 0x0002, props notify, value 0x0003, UUID 2A37
+    // 04 04 00 05 00                   Find Information Request 0x0004-0x0005
+    // 05 01 04 00 02 29                Response: format 16-bit, handle 0x0004 UUID 2902
+    // 12 04 00 01 00                   Write Request CCCD 0x0004 = 01 00 (notifications on)
+    // 1B 03 00 06 48                   Notification handle 0x0003: flags 06, 72 bpm
+    @Test func rebuildsServicesCharacteristicsDescriptorsAndValues() {
+        let p = TransactionMatcherTests.pdu
+        var g = GATTReconstructor()
+        g.add(p(1, 0, .sent, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]))
+        g.add(p(2, 1, .received, [0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0x0D, 0x18]))
+        g.add(p(3, 2, .sent, [0x08, 0x01, 0x00, 0x05, 0x00, 0x03, 0x28]))
+        g.add(p(4, 3, .received, [0x09, 0x07, 0x02, 0x00, 0x10, 0x03, 0x00, 0x37, 0x2A]))
+        g.add(p(5, 4, .sent, [0x04, 0x04, 0x00, 0x05, 0x00]))
+        g.add(p(6, 5, .received, [0x05, 0x01, 0x04, 0x00, 0x02, 0x29]))
+        g.add(p(7, 6, .sent, [0x12, 0x04, 0x00, 0x01, 0x00]))
+        g.add(p(8, 7, .received, [0x13]))
+        g.add(p(9, 8, .received, [0x1B, 0x03, 0x00, 0x06, 0x48]))
+        let db = g.database
+        #expect(db.services == [.init(uuid: BluetoothUUID(uint16: 0x180D), startHandle: 1, endHandle: 5, isPrimary: true)])
+        #expect(db.characteristics == [.init(uuid: BluetoothUUID(uint16: 0x2A37), declarationHandle: 2, valueHandle: 3, properties: 0x10)])
+        #expect(db.descriptors == [.init(uuid: BluetoothUUID(uint16: 0x2902), handle: 4)])
+        #expect(db.characteristic(owning: 4)?.valueHandle == 3)
+        #expect(db.clientConfigurations == [3: 0x0001])
+        #expect(db.values[3]?.bytes == [0x06, 0x48])
+        #expect(db.values[3]?.source == "notification")
+        #expect(db.undiscoveredHandles(used: [3, 4, 0x30]) == [0x30])
+        #expect(g.serverDirection == .received)
+    }
+}
+
+@Suite("Percentiles")
+struct PercentileTests {
+    @Test func nearestRank() {
+        let v: [Int64] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+        #expect(Percentiles.value(v, 0.5) == 50)
+        #expect(Percentiles.value(v, 0.95) == 100)
+        #expect(Percentiles.value([7], 0.99) == 7)
+        #expect(Percentiles.value([], 0.5) == 0)
+    }
+}
