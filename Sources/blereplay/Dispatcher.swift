@@ -8,6 +8,7 @@ enum Dispatcher {
       timeline CAPTURE|DB [filters] [-v] [--json]              the decoded timeline, one line per packet
       diagnose CAPTURE|DB [--json] [--fail-on warning|error]   per-connection post-mortem with findings
       gatt CAPTURE|DB [--json]                                 reconstructed GATT database per peripheral
+      replay CAPTURE|DB [--central SCRIPT] [--inject FAULT]... replay against the recorded peripherals (Docs/replay.md)
       help                                                     this text
 
     Exit codes: 0 success, 1 check failed, 2 usage error, 65 unreadable or malformed input.
@@ -25,6 +26,7 @@ enum Dispatcher {
             case "timeline": return try TimelineCommand.run(rest)
             case "diagnose": return try DiagnoseCommand.run(rest)
             case "gatt": return try GATTCommand.run(rest)
+            case "replay": return try ReplayCommand.run(rest)
             case "help", "-h", "--help":
                 Out.line(usage)
                 return .success

@@ -1,0 +1,77 @@
+import BLECore
+
+/// One simulation: the virtual clock, the recorded peripherals, the central host, the faults,
+/// and the HCI trace of what happened (DESIGN.md "Replay semantics").
+///
+/// Single-threaded and deterministic: everything happens inside `run`, in (time, sequence) order.
+public final class ReplayWorld {
+    public let configuration: ReplayConfiguration
+    public let scheduler = Scheduler()
+    public let trace: HCITraceRecorder
+    public private(set) var peripherals: [SimulatedPeripheral] = []
+    public private(set) var host: CentralHost!
+    /// The seeded generator (advertising delays, fuzzing).
+    public var rng: SplitMix64
+
+    /// A request no recorded answer and no policy covered (`--unmatched strict`).
+    public struct UnmatchedRequest: Sendable {
+        public var time: VirtualTime
+        public var linkHandle: UInt16
+        public var peripheral: String
+        public var pdu: [UInt8]
+    }
+    public private(set) var unmatchedRequests: [UnmatchedRequest] = []
+    /// Faults that fired, with the virtual time and the link.
+    public private(set) var firedFaults: [(time: VirtualTime, fault: String, handle: UInt16?)] = []
+
+    public init(peripherals models: [PeripheralModel], configuration: ReplayConfiguration) {
+        self.configuration = configuration
+        trace = HCITraceRecorder(epoch: configuration.epoch, keepsRecords: configuration.keepTrace)
+        rng = SplitMix64(seed: configuration.seed)
+        host = CentralHost(world: self)
+        peripherals = models.enumerated().map { SimulatedPeripheral(model: $0.element, index: $0.offset, world: self) }
+        host.powerOn()
+        for f in configuration.faults {
+            switch f.kind {
+            case .disconnect(let reason, .at(let t)):
+                scheduler.schedule(at: t) { [self] in
+                    for p in peripherals where f.applies(to: p.model.key) && !p.sessions.isEmpty {
+                        noteFaultFired(f, link: nil)
+                        p.disconnectNow(reason: reason)
+                    }
+                }
+            case .stopAdvertising(let t):
+                scheduler.schedule(at: t) { [self] in
+                    for p in peripherals where f.applies(to: p.model.key) { p.setAdvertising(false) }
+                    noteFaultFired(f, link: nil)
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    public var now: VirtualTime { scheduler.now }
+
+    /// Runs the simulation until nothing is left to do or `limit` is reached.
+    public func run(until limit: VirtualTime? = nil) {
+        scheduler.run(until: limit)
+    }
+
+    /// The peripheral with this key (address text or `connection N`).
+    public func peripheral(_ key: String) -> SimulatedPeripheral? {
+        peripherals.first { $0.model.key.uppercased() == key.uppercased() }
+    }
+
+    func advertisingDemandChanged() {
+        for p in peripherals { p.advertisingDemandChanged() }
+    }
+
+    func noteUnmatched(_ pdu: [UInt8], link: SimulatedLink) {
+        unmatchedRequests.append(UnmatchedRequest(time: now, linkHandle: link.handle, peripheral: link.peripheral.model.key, pdu: pdu))
+    }
+
+    func noteFaultFired(_ f: FaultSpec, link: SimulatedLink?) {
+        firedFaults.append((now, f.description, link?.handle))
+    }
+}

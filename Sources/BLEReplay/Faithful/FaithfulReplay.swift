@@ -1,0 +1,62 @@
+import BLECore
+
+/// The result of replaying one capture faithfully.
+public struct FaithfulReplayResult: Sendable {
+    public var session: String
+    public var path: String
+    public var verdicts: [ConnectionVerdict]
+    /// Connections that are not LE (BR/EDR): not replayed.
+    public var classicConnections: Int
+    public var firedFaults: [String]
+    public var eventsRun: Int
+    /// Simulated span (µs).
+    public var simulatedSpan: Int64
+    public var notes: [String]
+
+    public var allReproduced: Bool { verdicts.allSatisfy(\.reproduced) }
+}
+
+/// Faithful replay (Docs/replay.md "Faithful replay"): the recorded central against the recorded
+/// peripherals, compared with the recording connection by connection.
+public enum FaithfulReplay {
+    /// The configuration a faithful replay starts from: strict about unrecorded requests, the
+    /// recorded central decides what happens after an ATT timeout, the recorded controller's
+    /// buffers, and the capture's own start time for the written trace.
+    public static func configuration(for session: RecordedSession, base: ReplayConfiguration) -> ReplayConfiguration {
+        var c = base
+        c.disconnectOnATTTimeout = false
+        c.epoch = session.start
+        if let size = session.aclBufferSize { c.aclBufferSize = size }
+        if let count = session.aclBufferCount, count > 0 { c.aclBufferCount = count }
+        return c
+    }
+
+    /// Builds the world, runs it to the capture's end, and compares.
+    public static func run(_ session: RecordedSession, configuration base: ReplayConfiguration) -> (FaithfulReplayResult, ReplayWorld) {
+        let models = ModelBuilder.build(session)
+        let configuration = configuration(for: session, base: base)
+        let world = ReplayWorld(peripherals: models.peripherals, configuration: configuration)
+        let driver = RecordedCentralDriver(world: world, session: session, models: models)
+        driver.schedule()
+        world.run(until: max(session.end, 0))
+        var verdicts: [ConnectionVerdict] = []
+        for c in session.connections {
+            var rule: String?
+            if let b = models.behaviourOf[c.id] { rule = models.peripherals[b.model].behaviours[b.behaviour].ending.description }
+            verdicts.append(ReplayComparison.compare(c, link: driver.links[c.id], unmatched: world.unmatchedRequests, endingRule: rule))
+        }
+        var notes: [String] = []
+        if session.connections.isEmpty {
+            notes.append(session.classicConnections > 0
+                         ? "no LE connection in this capture (\(session.classicConnections) BR/EDR connection(s), which LE replay does not cover); nothing to replay"
+                         : "no LE connection in this capture; nothing to replay")
+        } else if session.classicConnections > 0 {
+            notes.append("\(session.classicConnections) BR/EDR connection(s) not replayed (LE only)")
+        }
+        let result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: verdicts,
+                                          classicConnections: session.classicConnections,
+                                          firedFaults: world.firedFaults.map { "\(VirtualDuration.format($0.time)) \($0.fault)" },
+                                          eventsRun: world.scheduler.eventsRun, simulatedSpan: world.now, notes: notes)
+        return (result, world)
+    }
+}

@@ -1,0 +1,121 @@
+import BLECore
+import BLEDecode
+
+/// Runs the recorded central's actions against the recorded peripherals (Docs/replay.md
+/// "Faithful replay"): each recorded connection comes up at its recorded time, and each of the
+/// central's actions runs at its recorded delay after its anchor, through the simulated host
+/// (so the host's rules - one request at a time, flow control, the ATT timeout - still apply).
+final class RecordedCentralDriver: CentralHostObserver {
+    let world: ReplayWorld
+    let session: RecordedSession
+    let models: ModelBuilder.Result
+    /// Links by recorded connection id.
+    private(set) var links: [Int64: SimulatedLink] = [:]
+    private var runs: [ObjectIdentifier: ScriptRun] = [:]
+
+    init(world: ReplayWorld, session: RecordedSession, models: ModelBuilder.Result) {
+        self.world = world
+        self.session = session
+        self.models = models
+        world.host.observer = self
+    }
+
+    /// Schedules every recorded connection.
+    func schedule() {
+        let host: CentralHost = world.host
+        for c in session.connections {
+            let model = models.behaviourOf[c.id]
+            let peripheral = model.map { world.peripherals[$0.model] }
+            if let create = c.createOffset, create <= c.offset, create >= 0 {
+                world.scheduler.schedule(at: create) {
+                    host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical)
+                }
+            }
+            world.scheduler.schedule(at: max(0, c.offset)) { [self] in
+                guard c.isEstablished, let peripheral, let model, let central = models.centrals[c.id] else {
+                    host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical)
+                    return
+                }
+                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour)
+                links[c.id] = link
+                host.setServerAnswers(central.answers, for: link)
+                let run = ScriptRun(driver: self, link: link, central: central)
+                runs[ObjectIdentifier(link)] = run
+                run.start()
+            }
+        }
+    }
+
+    func centralHost(_ host: CentralHost, didDisconnect link: SimulatedLink, reason: HCIStatusCode) {
+        runs[ObjectIdentifier(link)] = nil
+    }
+
+    /// One link's recorded central actions, waiting for their anchors.
+    final class ScriptRun {
+        unowned let driver: RecordedCentralDriver
+        let link: SimulatedLink
+        let central: RecordedCentral
+        var waiting: [Anchor: [(step: Int, delay: Int64)]] = [:]
+
+        init(driver: RecordedCentralDriver, link: SimulatedLink, central: RecordedCentral) {
+            self.driver = driver
+            self.link = link
+            self.central = central
+        }
+
+        var world: ReplayWorld { driver.world }
+
+        func start() {
+            let byTime = world.configuration.anchoring == .time
+            for (i, s) in central.steps.enumerated() {
+                waiting[byTime ? .linkStart : s.anchor, default: []].append((i, byTime ? s.offset : s.delay))
+            }
+            fire(.linkStart)
+        }
+
+        func fire(_ anchor: Anchor) {
+            guard let items = waiting.removeValue(forKey: anchor) else { return }
+            for (step, delay) in items {
+                world.scheduler.schedule(after: delay) { [self] in perform(step) }
+            }
+        }
+
+        func perform(_ i: Int) {
+            guard link.isUp else { return }
+            switch central.steps[i].action {
+            case .send(let pdu):
+                world.host.send(pdu, on: link, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
+                    switch result {
+                    case .response, .error: fire(.completed(i))
+                    case .timeout: fire(.timedOut(i))
+                    case .disconnected: break
+                    }
+                })
+            case .disconnect(let reason):
+                world.host.disconnect(link, reason: reason)
+                fire(.sent(i))
+            }
+        }
+    }
+}
+
+extension CentralHost {
+    /// LE Create Connection for a recorded attempt (trace only).
+    func traceCreateConnection(peer: PeerAddress?, parameters: ConnectionParameters) {
+        let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
+        trace.command(HCIPacketBuilder.leCreateConnection(peer: address, parameters: parameters), at: now)
+        trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.leCreateConnection), at: now)
+    }
+
+    /// A recorded attempt that never made a link: cancelled (0x02, after LE Create Connection
+    /// Cancel) or refused with another status.
+    func traceFailedAttempt(peer: PeerAddress?, status: UInt8, parameters: ConnectionParameters) {
+        let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
+        if status == 0x02 {
+            trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.leCreateConnectionCancel), at: now)
+            trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leCreateConnectionCancel, [0]), at: now)
+        }
+        trace.event(HCIPacketBuilder.leConnectionComplete(status: status, handle: 0, centralRole: true, peer: address,
+                                                          parameters: parameters), at: now)
+    }
+}

@@ -1,0 +1,172 @@
+import BLEAnalysis
+import BLECore
+import BLEDecode
+
+/// Where a replay first differed from the recording.
+public struct Divergence: Sendable {
+    /// `att-pdu`, `missing-pdu`, `extra-pdu`, `timing`, `outcome`, `disconnect-reason`,
+    /// `disconnect-time`, `still-connected`, `ended-early`, `unmatched-request`.
+    public var kind: String
+    public var expected: String
+    public var got: String
+    /// Recorded packet id (frame number in the original capture).
+    public var expectedPacketID: Int?
+    /// Frame number in the simulated capture (`--write-capture`).
+    public var gotFrame: Int?
+    /// Microseconds since the connection's start.
+    public var time: Int64
+}
+
+/// The verdict on one recorded connection after a faithful replay.
+public struct ConnectionVerdict: Sendable {
+    public var connectionID: Int64
+    public var handle: UInt16
+    public var peer: String
+    /// `connection`, `mid-capture connection`, `cancelled attempt`, `failed attempt`.
+    public var kind: String
+    public var reproduced: Bool
+    public var recordedPDUs: Int
+    public var simulatedPDUs: Int
+    public var recordedEnd: String
+    public var simulatedEnd: String
+    /// The peripheral model's ending rule, as Docs/replay.md words it.
+    public var endingRule: String?
+    public var divergence: Divergence?
+    /// Largest gap between a recorded PDU's time and its replay (µs, from the connection's start).
+    public var maxTimingError: Int64
+    public var notes: [String]
+}
+
+/// Compares a simulated link with the recorded connection it replays: the same ATT PDUs in the
+/// same order, each within 1 ms of its recorded time; the same transaction outcomes; the same
+/// disconnect reason within 1 ms (Docs/replay.md "What reproduced means").
+public enum ReplayComparison {
+    public static let tolerance: Int64 = 1_000
+
+    public static func compare(_ c: RecordedConnection, link: SimulatedLink?, unmatched: [ReplayWorld.UnmatchedRequest],
+                               endingRule: String?) -> ConnectionVerdict {
+        let kind = !c.isEstablished ? (c.status == 0x02 ? "cancelled attempt" : "failed attempt")
+            : (c.beganBeforeCapture ? "mid-capture connection" : "connection")
+        var v = ConnectionVerdict(connectionID: c.id, handle: c.handle, peer: c.peerLabel, kind: kind, reproduced: true,
+                                  recordedPDUs: c.pdus.count, simulatedPDUs: link?.log.count ?? 0,
+                                  recordedEnd: endText(reason: c.disconnect?.reason, time: c.disconnect?.time, statusOnly: c.isEstablished ? nil : c.status),
+                                  simulatedEnd: "", endingRule: endingRule, divergence: nil, maxTimingError: 0, notes: [])
+        guard c.isEstablished else {
+            v.simulatedEnd = v.recordedEnd
+            v.notes.append("the central gave up on this attempt (status \(hex(c.status)) \(HCIStatusCode(c.status).name)); nothing of the peripheral to replay")
+            return v
+        }
+        guard let link else {
+            v.reproduced = false
+            v.simulatedEnd = "never connected"
+            v.divergence = Divergence(kind: "missing-connection", expected: "connection at \(VirtualDuration.format(c.offset))",
+                                      got: "no link", expectedPacketID: c.completePacketID, gotFrame: nil, time: 0)
+            return v
+        }
+        v.simulatedEnd = endText(reason: link.endReason, time: link.endedAt.map(link.relative), statusOnly: nil)
+        if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
+        if c.beganBeforeCapture { v.notes.append("the capture starts mid-connection: replayed from its first packet, parameters and MTU before it unknown") }
+
+        // 1. The ATT exchange, PDU by PDU.
+        let recorded = c.pdus
+        let simulated = link.log
+        for i in 0..<max(recorded.count, simulated.count) {
+            let r = i < recorded.count ? recorded[i] : nil
+            let s = i < simulated.count ? simulated[i] : nil
+            if let r, let s {
+                if r.fromCentral != s.fromCentral || r.bytes != s.bytes {
+                    v.divergence = Divergence(kind: "att-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral),
+                                              got: describe(s.bytes, fromCentral: s.fromCentral), expectedPacketID: r.packetID,
+                                              gotFrame: s.frame, time: r.time)
+                    break
+                }
+                let error = abs(s.time - r.time)
+                v.maxTimingError = max(v.maxTimingError, error)
+                if error > tolerance {
+                    v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral)) at \(VirtualDuration.format(r.time))",
+                                              got: "at \(VirtualDuration.format(s.time))", expectedPacketID: r.packetID,
+                                              gotFrame: s.frame, time: r.time)
+                    break
+                }
+            } else if let r {
+                v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral),
+                                          got: "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))",
+                                          expectedPacketID: r.packetID, gotFrame: nil, time: r.time)
+                break
+            } else if let s {
+                v.divergence = Divergence(kind: "extra-pdu", expected: "nothing more", got: describe(s.bytes, fromCentral: s.fromCentral),
+                                          expectedPacketID: nil, gotFrame: s.frame, time: s.time)
+                break
+            }
+        }
+        // 2. Transaction outcomes.
+        if v.divergence == nil {
+            let a = outcomes(recorded.map { ($0.packetID, $0.time, $0.fromCentral, $0.bytes) }, end: c.disconnect?.time, captureEnd: c.end)
+            let b = outcomes(simulated.map { ($0.frame, $0.time, $0.fromCentral, $0.bytes) },
+                             end: link.endedAt.map(link.relative), captureEnd: c.end)
+            for (x, y) in zip(a, b) where x.text != y.text {
+                v.divergence = Divergence(kind: "outcome", expected: x.text, got: y.text, expectedPacketID: x.packet,
+                                          gotFrame: y.packet, time: 0)
+                break
+            }
+        }
+        // 3. How it ended.
+        if v.divergence == nil {
+            if let d = c.disconnect {
+                if let reason = link.endReason, let ended = link.endedAt {
+                    let t = link.relative(ended)
+                    if reason != d.reason {
+                        v.divergence = Divergence(kind: "disconnect-reason", expected: v.recordedEnd, got: v.simulatedEnd,
+                                                  expectedPacketID: d.packetID, gotFrame: nil, time: d.time)
+                    } else if abs(t - d.time) > tolerance {
+                        v.divergence = Divergence(kind: "disconnect-time", expected: v.recordedEnd, got: v.simulatedEnd,
+                                                  expectedPacketID: d.packetID, gotFrame: nil, time: d.time)
+                    }
+                } else {
+                    v.divergence = Divergence(kind: "still-connected", expected: v.recordedEnd, got: "still connected",
+                                              expectedPacketID: d.packetID, gotFrame: nil, time: d.time)
+                }
+            } else if !link.isUp {
+                v.divergence = Divergence(kind: "ended-early", expected: "still connected when the capture ended",
+                                          got: v.simulatedEnd, expectedPacketID: nil, gotFrame: nil, time: link.endedAt.map(link.relative) ?? 0)
+            }
+        }
+        if v.divergence == nil, let u = unmatched.first(where: { $0.linkHandle == link.handle }) {
+            v.divergence = Divergence(kind: "unmatched-request", expected: "a request the recording answered",
+                                      got: describe(u.pdu, fromCentral: true), expectedPacketID: nil, gotFrame: nil,
+                                      time: link.relative(u.time))
+        }
+        v.reproduced = v.divergence == nil
+        return v
+    }
+
+    static func endText(reason: HCIStatusCode?, time: Int64?, statusOnly: UInt8?) -> String {
+        if let statusOnly { return "LE Connection Complete status \(hex(statusOnly)) \(HCIStatusCode(statusOnly).name)" }
+        guard let reason else { return "still connected" }
+        return "disconnected \(hex(reason.rawValue)) \(reason.name) at \(VirtualDuration.format(time ?? 0))"
+    }
+
+    /// `central -> Write Request, Handle: 0x0021 [0100]`.
+    public static func describe(_ bytes: [UInt8], fromCentral: Bool) -> String {
+        let who = fromCentral ? "central -> " : "peripheral -> "
+        guard let pdu = try? ATTPDU(decoding: bytes[...]) else { return who + "malformed ATT \(hexString(bytes))" }
+        var s = who + pdu.summary
+        if let value = pdu.value, !value.isEmpty { s += " [\(hexString(value.prefix(32)))\(value.count > 32 ? "…" : "")]" }
+        if let e = pdu.errorCode { s += " (\(e))" }
+        return s
+    }
+
+    static func outcomes(_ pdus: [(Int, Int64, Bool, [UInt8])], end: Int64?, captureEnd: Int64) -> [(text: String, packet: Int)] {
+        var m = TransactionMatcher()
+        for (packet, time, fromCentral, bytes) in pdus {
+            m.add(StoredATTPDU(packetID: packet, timestamp: time, direction: fromCentral ? .sent : .received,
+                               opcode: ATTOpcode(bytes[0]), pdu: try? ATTPDU(decoding: bytes[...]), bytes: bytes))
+        }
+        m.finish(disconnectedAt: end, captureEnd: captureEnd)
+        return m.transactions.map { t in
+            let handle = t.handle.map { " \(hex($0, width: 4))" } ?? ""
+            let error = t.errorCode.map { " \($0)" } ?? ""
+            return ("\(t.opcode.name)\(handle): \(t.outcome.rawValue)\(error)", t.requestPacketID)
+        }
+    }
+}

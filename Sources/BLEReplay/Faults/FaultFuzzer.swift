@@ -1,0 +1,5 @@
+enum FaultFuzzer {
+    static func faithfulOutcome(_ sessions: [RecordedSession], configuration: ReplayConfiguration, runs: Int, seed: UInt64, json: Bool) -> ReplayOutcome {
+        ReplayOutcome()
+    }
+}

@@ -1,0 +1,246 @@
+import BLECore
+import BLEDecode
+
+/// The simulated central: host stack and controller as an app sees them (DESIGN.md "Replay
+/// semantics", simulated central): scanning, connection attempts that never time out by
+/// themselves, one ATT transaction at a time per bearer with the 30 s timeout, MTU exchange,
+/// ACL flow control (LE ACL buffers returned by Number Of Completed Packets at the next
+/// connection event), and the disconnection reasons the controller reports.
+public final class CentralHost {
+    unowned let world: ReplayWorld
+    public weak var observer: (any CentralHostObserver)?
+    public private(set) var isScanning = false
+    public private(set) var scanServices: [BluetoothUUID]?
+    public private(set) var allowDuplicates = false
+    var reportedThisScan: Set<String> = []
+    /// Peripherals with a connection attempt pending, in the order asked.
+    public private(set) var pendingConnections: [SimulatedPeripheral] = []
+    /// Links that are up.
+    public private(set) var links: [SimulatedLink] = []
+    /// Every link ever made, in order.
+    public private(set) var allLinks: [SimulatedLink] = []
+    var freeBuffers: Int
+    var txQueue: [TxFragment] = []
+    var txHead = 0
+    var nextHandle: UInt16 = 0x0040
+    /// Per link handle: how the central's own GATT server answers (the recorded central's answers).
+    var serverAnswers: [UInt16: AnswerTable] = [:]
+    var serverCounts: [UInt16: [[UInt8]: Int]] = [:]
+
+    struct TxFragment {
+        var link: SimulatedLink
+        var bytes: [UInt8]
+        /// The whole PDU, on the last fragment.
+        var pdu: [UInt8]?
+        var onSent: (() -> Void)?
+    }
+
+    /// After LE Create Connection, the link comes up this long after the peripheral's next
+    /// advertising event (CONNECT_IND, transmit window offset, first connection event).
+    public static let connectionSetupDelay: Int64 = 2_500
+
+    init(world: ReplayWorld) {
+        self.world = world
+        freeBuffers = world.configuration.aclBufferCount
+    }
+
+    var scheduler: Scheduler { world.scheduler }
+    var trace: HCITraceRecorder { world.trace }
+    var now: VirtualTime { world.scheduler.now }
+
+    /// What the host does at power-on: Reset and LE Read Buffer Size.
+    func powerOn() {
+        trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.reset), at: now)
+        trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.reset, [0]), at: now)
+        trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.leReadBufferSize), at: now)
+        trace.event(HCIPacketBuilder.leReadBufferSizeComplete(packetLength: world.configuration.aclBufferSize,
+                                                               packets: world.configuration.aclBufferCount), at: now)
+    }
+
+    // MARK: Scanning
+
+    /// Starts an active scan; `services` filters on advertised service UUIDs as CoreBluetooth does.
+    public func startScan(services: [BluetoothUUID]?, allowDuplicates: Bool) {
+        if !isScanning {
+            trace.command(HCIPacketBuilder.leSetScanParameters(active: true), at: now)
+            trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leSetScanParameters, [0]), at: now)
+            trace.command(HCIPacketBuilder.leSetScanEnable(true, filterDuplicates: !allowDuplicates), at: now)
+            trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leSetScanEnable, [0]), at: now)
+        }
+        isScanning = true
+        scanServices = services.flatMap { $0.isEmpty ? nil : $0 }
+        self.allowDuplicates = allowDuplicates
+        reportedThisScan = []
+        world.advertisingDemandChanged()
+    }
+
+    public func stopScan() {
+        guard isScanning else { return }
+        trace.command(HCIPacketBuilder.leSetScanEnable(false, filterDuplicates: false), at: now)
+        trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leSetScanEnable, [0]), at: now)
+        isScanning = false
+        world.advertisingDemandChanged()
+    }
+
+    /// Whether a peripheral's advertising events matter now (someone scans or waits to connect).
+    func wantsAdvertising(from p: SimulatedPeripheral) -> Bool {
+        isScanning || pendingConnections.contains { $0 === p }
+    }
+
+    /// One advertising event of `p`: a report when scanning, a connection when one is pending.
+    func advertisingEvent(from p: SimulatedPeripheral) {
+        let adv = p.model.advertising
+        if let i = pendingConnections.firstIndex(where: { $0 === p }), adv.connectable {
+            pendingConnections.remove(at: i)
+            p.isConnecting = true
+            scheduler.schedule(after: Self.connectionSetupDelay) { [self] in
+                p.isConnecting = false
+                _ = establish(p, handle: nil, behaviour: nil)
+            }
+            world.advertisingDemandChanged()
+            return
+        }
+        guard isScanning else { return }
+        if let filter = scanServices, !adv.serviceUUIDs.contains(where: filter.contains) { return }
+        if !allowDuplicates {
+            guard !reportedThisScan.contains(p.model.key) else { return }
+            reportedThisScan.insert(p.model.key)
+        }
+        if let address = p.model.address {
+            trace.event(HCIPacketBuilder.leAdvertisingReport(eventType: adv.connectable ? 0 : 3, peer: address,
+                                                             data: adv.advertisingData, rssi: adv.rssi), at: now)
+            if let rsp = adv.scanResponse {
+                trace.event(HCIPacketBuilder.leAdvertisingReport(eventType: 4, peer: address, data: rsp, rssi: adv.rssi), at: now)
+            }
+        }
+        observer?.centralHost(self, didDiscover: p, report: AdvertisingReport(
+            time: now, advertisingData: adv.advertisingData, scanResponse: adv.scanResponse, rssi: adv.rssi,
+            connectable: adv.connectable))
+    }
+
+    // MARK: Connections
+
+    /// Asks for a connection; it comes up at the peripheral's next connectable advertising event
+    /// and never times out by itself (REFERENCE.md timing facts: iOS connection attempts).
+    public func connect(_ p: SimulatedPeripheral) {
+        guard !pendingConnections.contains(where: { $0 === p }), !p.isConnecting,
+              !links.contains(where: { $0.peripheral === p }) else { return }
+        traceCreateConnection(p)
+        pendingConnections.append(p)
+        world.advertisingDemandChanged()
+    }
+
+    func traceCreateConnection(_ p: SimulatedPeripheral) {
+        let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
+        trace.command(HCIPacketBuilder.leCreateConnection(peer: address, parameters: p.nextParameters), at: now)
+        trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.leCreateConnection), at: now)
+    }
+
+    /// Cancels a pending attempt: LE Create Connection Cancel, then LE Connection Complete 0x02
+    /// (Core v5.4 Vol 4 Part E 7.8.13).
+    public func cancelConnect(_ p: SimulatedPeripheral) {
+        guard let i = pendingConnections.firstIndex(where: { $0 === p }) else { return }
+        pendingConnections.remove(at: i)
+        traceCancel(p)
+        world.advertisingDemandChanged()
+        observer?.centralHost(self, didFailToConnect: p, reason: HCIStatusCode(0x02))
+    }
+
+    func traceCancel(_ p: SimulatedPeripheral, handle: UInt16 = 0) {
+        let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
+        trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.leCreateConnectionCancel), at: now)
+        trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leCreateConnectionCancel, [0]), at: now)
+        trace.event(HCIPacketBuilder.leConnectionComplete(status: 0x02, handle: handle, centralRole: true, peer: address,
+                                                          parameters: p.nextParameters), at: now)
+    }
+
+    /// Brings a link up now. `behaviour` picks the recorded connection to behave like (faithful
+    /// replay); nil takes the next in turn.
+    @discardableResult
+    public func establish(_ p: SimulatedPeripheral, handle: UInt16?, behaviour: Int?) -> SimulatedLink {
+        let h = handle ?? allocateHandle()
+        let b = p.behaviour(for: behaviour)
+        let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: b?.parameters ?? .typical,
+                                 behaviourConnectionID: b?.connectionID)
+        let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
+        trace.event(HCIPacketBuilder.leConnectionComplete(status: 0, handle: h, centralRole: true, peer: address,
+                                                          parameters: link.parameters), at: now)
+        links.append(link)
+        allLinks.append(link)
+        p.linkEstablished(link, behaviour: b)
+        world.advertisingDemandChanged()
+        observer?.centralHost(self, didConnect: link)
+        return link
+    }
+
+    func allocateHandle() -> UInt16 {
+        while links.contains(where: { $0.handle == nextHandle }) { nextHandle = nextHandle &+ 1 }
+        defer { nextHandle = nextHandle &+ 1 }
+        return nextHandle
+    }
+
+    /// HCI Disconnect; the controller reports the end after the peripheral's termination delay.
+    public func disconnect(_ link: SimulatedLink, reason: UInt8 = 0x13) {
+        guard link.isUp, !link.centralRequestedDisconnect else { return }
+        link.centralRequestedDisconnect = true
+        trace.command(HCIPacketBuilder.disconnect(handle: link.handle, reason: reason), at: now)
+        trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.disconnect), at: now)
+        let (delay, endReason) = link.peripheral.terminationResponse(for: link)
+        scheduler.cancel(link.disconnectEvent)
+        link.disconnectEvent = scheduler.schedule(after: delay) { [self] in linkDown(link, reason: endReason) }
+    }
+
+    /// The peripheral stopped answering: the controller reports 0x08 after `detection` (default:
+    /// the supervision timeout in force).
+    func radioSilenced(_ link: SimulatedLink, detection: Int64?) {
+        guard link.isUp, link.disconnectEvent == nil else { return }
+        let after = detection ?? link.parameters.supervisionTimeout
+        link.disconnectEvent = scheduler.schedule(after: after) { [self] in
+            linkDown(link, reason: .connectionTimeout)
+        }
+    }
+
+    /// The peripheral (or the link layer) ended the link with `reason`, now.
+    func peerTerminated(_ link: SimulatedLink, reason: HCIStatusCode) {
+        linkDown(link, reason: reason)
+    }
+
+    /// LE Connection Update Complete.
+    func updateParameters(_ link: SimulatedLink, _ p: ConnectionParameters) {
+        guard link.isUp else { return }
+        link.parameters = p
+        link.eventAnchor = now
+        trace.event(HCIPacketBuilder.leConnectionUpdateComplete(handle: link.handle, parameters: p), at: now)
+    }
+
+    /// Disconnection Complete: the link is gone.
+    func linkDown(_ link: SimulatedLink, reason: HCIStatusCode) {
+        guard link.isUp else { return }
+        link.isUp = false
+        link.endedAt = now
+        link.endReason = reason
+        trace.event(HCIPacketBuilder.disconnectionComplete(handle: link.handle, reason: reason.rawValue), at: now)
+        scheduler.cancel(link.disconnectEvent)
+        scheduler.cancel(link.completionEvent)
+        scheduler.cancel(link.outstandingTimeout)
+        freeBuffers += link.packetsInFlight + dropQueuedFragments(of: link)
+        link.packetsInFlight = 0
+        links.removeAll { $0 === link }
+        let failed = (link.outstanding.map { [$0] } ?? []) + link.requestQueue
+        link.outstanding = nil
+        link.requestQueue = []
+        link.peripheral.linkEnded(link)
+        for r in failed { r.completion?(.disconnected) }
+        world.advertisingDemandChanged()
+        observer?.centralHost(self, didDisconnect: link, reason: reason)
+        pumpTx()
+    }
+
+    /// Removes a link's unsent fragments; returns 0 (they held no buffer).
+    private func dropQueuedFragments(of link: SimulatedLink) -> Int {
+        let remaining = txQueue[txHead...].filter { $0.link !== link }
+        txQueue = Array(remaining)
+        txHead = 0
+        return 0
+    }
+}

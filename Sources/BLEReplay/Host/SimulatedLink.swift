@@ -1,0 +1,81 @@
+import BLECore
+import BLEDecode
+
+/// One ATT PDU as it crossed a simulated link.
+public struct LoggedPDU: Sendable {
+    /// Microseconds since the link came up.
+    public var time: Int64
+    public var fromCentral: Bool
+    public var bytes: [UInt8]
+    /// Frame number of its (last) ACL record in the simulated capture.
+    public var frame: Int
+}
+
+/// What an ATT request came to.
+public enum ATTResult: Sendable {
+    case response([UInt8])
+    case error(ATTErrorResponse)
+    /// No answer within 30 s (Core v5.4 Vol 3 Part F 3.3.3).
+    case timeout
+    /// The link went down first, or an earlier timeout closed the bearer.
+    case disconnected
+}
+
+/// A simulated LE connection between the central host and one peripheral.
+public final class SimulatedLink {
+    public let handle: UInt16
+    public let peripheral: SimulatedPeripheral
+    public let establishedAt: VirtualTime
+    /// Which recorded connection the peripheral behaves like (timeline `connection.id`).
+    public let behaviourConnectionID: Int64?
+    public internal(set) var parameters: ConnectionParameters
+    /// Negotiated ATT MTU (23 until exchanged).
+    public internal(set) var mtu = 23
+    public internal(set) var isUp = true
+    public internal(set) var endedAt: VirtualTime?
+    public internal(set) var endReason: HCIStatusCode?
+    /// True when the central asked for the disconnection.
+    public internal(set) var centralRequestedDisconnect = false
+    /// Every ATT PDU exchanged, in order.
+    public internal(set) var log: [LoggedPDU] = []
+    /// Driver-owned tag (the recorded central's or the CoreBluetooth peripheral's).
+    public var tag: Int = 0
+
+    // Link-layer timing: connection events at `eventAnchor + k * interval`.
+    var eventAnchor: VirtualTime
+    // ATT client bearer (central side), Core v5.4 Vol 3 Part F 3.3.2: one request at a time.
+    struct Request {
+        var pdu: [UInt8]
+        var transmitted: (() -> Void)?
+        var completion: ((ATTResult) -> Void)?
+    }
+    var outstanding: Request?
+    var outstandingTimeout: Scheduler.EventID?
+    var requestQueue: [Request] = []
+    var bearerClosed = false
+    // Controller: packets sent and not yet reported complete.
+    var packetsInFlight = 0
+    var completionEvent: Scheduler.EventID?
+    var disconnectEvent: Scheduler.EventID?
+    var wantsWriteReady = false
+
+    init(handle: UInt16, peripheral: SimulatedPeripheral, establishedAt: VirtualTime, parameters: ConnectionParameters,
+         behaviourConnectionID: Int64?) {
+        self.handle = handle
+        self.peripheral = peripheral
+        self.establishedAt = establishedAt
+        self.parameters = parameters
+        self.eventAnchor = establishedAt
+        self.behaviourConnectionID = behaviourConnectionID
+    }
+
+    /// The first connection event after `time`.
+    func nextConnectionEvent(after time: VirtualTime) -> VirtualTime {
+        let interval = max(1, parameters.interval)
+        let elapsed = time - eventAnchor
+        return eventAnchor + (elapsed / interval + 1) * interval
+    }
+
+    /// Time since the link came up.
+    public func relative(_ time: VirtualTime) -> Int64 { time - establishedAt }
+}

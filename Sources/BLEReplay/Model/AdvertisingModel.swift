@@ -1,0 +1,68 @@
+import BLECore
+import BLEDecode
+
+/// How a peripheral advertises (DESIGN.md "Replay semantics": identity and advertising).
+public struct AdvertisingModel: Sendable {
+    public var advertisingData: [UInt8]
+    public var scanResponse: [UInt8]?
+    /// Advertising interval, estimated from the spacing of the recorded reports.
+    public var interval: Int64
+    public var rssi: Int8
+    public var connectable: Bool
+    /// True when the capture held no report for this device and the model was made up
+    /// (flags, services from the GATT database, name).
+    public var synthesized: Bool
+    public var reportCount: Int
+
+    public init(advertisingData: [UInt8], scanResponse: [UInt8]?, interval: Int64, rssi: Int8, connectable: Bool,
+                synthesized: Bool, reportCount: Int) {
+        self.advertisingData = advertisingData
+        self.scanResponse = scanResponse
+        self.interval = interval
+        self.rssi = rssi
+        self.connectable = connectable
+        self.synthesized = synthesized
+        self.reportCount = reportCount
+    }
+
+    /// Everything advertised, both PDUs decoded together.
+    public var decoded: AdvertisingData {
+        AdvertisingData(decoding: advertisingData + (scanResponse ?? []))
+    }
+
+    public var serviceUUIDs: [BluetoothUUID] { decoded.serviceUUIDs }
+    public var localName: String? { decoded.localName }
+
+    /// Estimates an interval from report times (µs): the lower quartile of the gaps between
+    /// consecutive advertising reports (a scanner misses some events), less the 5 ms mean
+    /// advDelay (Core v5.4 Vol 6 Part B 4.4.2.2.1), at least 20 ms; 100 ms with fewer than 2.
+    public static func estimateInterval(reportTimes: [Int64]) -> Int64 {
+        let sorted = reportTimes.sorted()
+        var gaps: [Int64] = []
+        for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] > 5_000 {
+            gaps.append(sorted[i] - sorted[i - 1])
+        }
+        guard !gaps.isEmpty else { return 100_000 }
+        gaps.sort()
+        let quartile = gaps[gaps.count / 4]
+        return max(20_000, quartile - 5_000)
+    }
+
+    /// Advertising made up for a device the capture never saw advertise: flags, the 16-bit
+    /// primary services of its GATT database, its name; 100 ms, -60 dBm.
+    public static func synthesized(name: String?, services: [BluetoothUUID]) -> AdvertisingModel {
+        var data: [UInt8] = [0x02, 0x01, 0x06]
+        let sixteen = services.compactMap(\.uint16).filter { $0 != 0x1800 && $0 != 0x1801 }
+        if !sixteen.isEmpty {
+            let bytes = sixteen.prefix(6).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+            data += [UInt8(bytes.count + 1), 0x03] + bytes
+        }
+        var scanResponse: [UInt8]?
+        if let name, !name.isEmpty {
+            let n = Array(name.utf8.prefix(29))
+            scanResponse = [UInt8(n.count + 1), 0x09] + n
+        }
+        return AdvertisingModel(advertisingData: data, scanResponse: scanResponse, interval: 100_000, rssi: -60,
+                                connectable: true, synthesized: true, reportCount: 0)
+    }
+}

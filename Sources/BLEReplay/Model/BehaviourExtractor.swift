@@ -1,0 +1,202 @@
+import BLEAnalysis
+import BLECore
+import BLEDecode
+
+/// Splits a recorded connection into the peripheral's behaviour and the recorded central's
+/// script, anchoring every spontaneous action to the event it followed (Docs/replay.md
+/// "Anchoring rules"):
+///
+/// - an answer (response, error, confirmation) is stored against the exact request bytes it
+///   answered, with its latency;
+/// - a notification or indication is anchored to the subscription (the enabling CCCD write) of
+///   its characteristic, else to the connection start;
+/// - the peripheral's other PDUs and its ending are anchored to the last PDU it received;
+/// - the central's actions are anchored to its own latest event: its previous send, the answer
+///   to one of its requests, or that request's 30 s ATT timeout.
+public struct BehaviourExtractor: Sendable {
+    /// CCCD handle -> characteristic value handle, from the GATT database.
+    public var cccdOwners: [UInt16: UInt16]
+
+    public init(gatt: GATTDatabase?) {
+        var owners: [UInt16: UInt16] = [:]
+        if let gatt {
+            for d in gatt.descriptors where d.uuid == BluetoothUUID(uint16: 0x2902) {
+                if let c = gatt.characteristic(owning: d.handle) { owners[d.handle] = c.valueHandle }
+            }
+        }
+        cccdOwners = owners
+    }
+
+    static let attTimeout: Int64 = 30_000_000
+
+    private struct Pending {
+        var bytes: [UInt8]
+        var time: Int64
+        var step: Int
+        var timeoutNoted = false
+    }
+
+    public func extract(_ c: RecordedConnection) -> (peer: PeerBehaviour, central: RecordedCentral) {
+        var steps: [RecordedCentral.Step] = []
+        var peerAnswers = AnswerTable(), centralAnswers = AnswerTable()
+        var peerActions: [AnchoredPDU] = []
+        var localAnchor: (anchor: Anchor, time: Int64) = (.linkStart, 0)
+        var peerAnchors: [(time: Int64, anchor: Anchor)] = [(0, .linkStart)]
+        var peerCounts: [ATTMatchKey: Int] = [:]
+        var subscriptionCounts: [UInt16: Int] = [:]
+        var subscriptions: [UInt16: (anchor: Anchor, time: Int64)] = [:]
+        var pendingLocal: Pending?
+        var pendingLocalIndication: Pending?
+        var pendingPeer: Pending?
+        var pendingPeerIndication: Pending?
+        var lastPeerPDU: Int64 = 0
+
+        func noteTimeout(before t: Int64) {
+            guard var p = pendingLocal, !p.timeoutNoted, p.time + Self.attTimeout <= t else { return }
+            p.timeoutNoted = true
+            pendingLocal = p
+            if p.time + Self.attTimeout >= localAnchor.time { localAnchor = (.timedOut(p.step), p.time + Self.attTimeout) }
+        }
+
+        var events: [(time: Int64, packet: Int, pdu: RecordedPDU?)] = c.pdus.map { ($0.time, $0.packetID, $0) }
+        if let d = c.localDisconnect { events.append((d.time, d.packetID, nil)) }
+        events.sort { ($0.time, $0.packet) < ($1.time, $1.packet) }
+
+        for e in events {
+            noteTimeout(before: e.time)
+            guard let p = e.pdu else {
+                let reason = c.localDisconnect?.reason ?? 0x13
+                steps.append(.init(action: .disconnect(reason: reason), anchor: localAnchor.anchor,
+                                   delay: e.time - localAnchor.time, offset: e.time, packetID: e.packet))
+                localAnchor = (.sent(steps.count - 1), e.time)
+                continue
+            }
+            let op = ATTOpcode(p.bytes[0])
+            if p.fromCentral {
+                let key = ATTMatchKey(pdu: p.bytes)
+                peerCounts[key, default: 0] += 1
+                peerAnchors.append((p.time, .received(key, peerCounts[key]!)))
+                switch op.kind {
+                case .response:
+                    if let q = pendingPeer {
+                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                        pendingPeer = nil
+                    }
+                case .confirmation:
+                    if let q = pendingPeerIndication {
+                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                        pendingPeerIndication = nil
+                    }
+                default:
+                    steps.append(.init(action: .send(p.bytes), anchor: localAnchor.anchor, delay: p.time - localAnchor.time,
+                                       offset: p.time, packetID: p.packetID))
+                    let index = steps.count - 1
+                    localAnchor = (.sent(index), p.time)
+                    if op.kind == .request {
+                        if let old = pendingLocal {
+                            peerAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+                        }
+                        pendingLocal = Pending(bytes: p.bytes, time: p.time, step: index)
+                    } else if op.kind == .indication {
+                        pendingLocalIndication = Pending(bytes: p.bytes, time: p.time, step: index)
+                    }
+                    if let (cccd, enabled) = subscriptionWrite(p.bytes) {
+                        let valueHandle = valueHandle(forCCCD: cccd)
+                        if enabled {
+                            subscriptionCounts[cccd, default: 0] += 1
+                            subscriptions[valueHandle] = (.subscribed(cccd: cccd, subscriptionCounts[cccd]!), p.time)
+                        } else {
+                            subscriptions[valueHandle] = nil
+                        }
+                    }
+                }
+            } else {
+                lastPeerPDU = p.time
+                switch op.kind {
+                case .response where pendingLocal != nil:
+                    let q = pendingLocal!
+                    peerAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                    pendingLocal = nil
+                    if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
+                case .confirmation where pendingLocalIndication != nil:
+                    let q = pendingLocalIndication!
+                    peerAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                    pendingLocalIndication = nil
+                    if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
+                case .notification, .indication:
+                    let handle = (try? ATTPDU(decoding: p.bytes[...]))?.attributeHandle
+                    if let h = handle, let s = subscriptions[h] {
+                        peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time - s.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                    } else {
+                        peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                    }
+                    if op.kind == .indication { pendingPeerIndication = Pending(bytes: p.bytes, time: p.time, step: 0) }
+                default:
+                    let last = peerAnchors.last!
+                    peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time - last.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                    if op.kind == .request {
+                        if let old = pendingPeer {
+                            centralAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+                        }
+                        pendingPeer = Pending(bytes: p.bytes, time: p.time, step: 0)
+                    }
+                }
+            }
+        }
+        if let q = pendingLocal { peerAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+        if let q = pendingPeer { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+
+        let params = c.parameters ?? .typical
+        func parameters(at t: Int64) -> ConnectionParameters {
+            c.parameterUpdates.last(where: { $0.offset <= t })?.parameters ?? params
+        }
+        func peerAnchor(atOrBefore t: Int64) -> (time: Int64, anchor: Anchor) {
+            peerAnchors.last(where: { $0.time <= t }) ?? (0, .linkStart)
+        }
+        var ending = PeerBehaviour.Ending.stillConnected
+        var endingOffset: Int64?
+        var terminationDelay = 2 * params.interval
+        var terminationReason = HCIStatusCode(0x16)
+        if let d = c.disconnect {
+            if let local = c.localDisconnect, local.time <= d.time {
+                ending = .centralTerminated
+                terminationDelay = d.time - local.time
+                terminationReason = d.reason
+            } else if d.reason.rawValue == 0x08 {
+                var silence = d.time - parameters(at: d.time).supervisionTimeout
+                var detection: Int64?
+                if c.parameters == nil || silence < lastPeerPDU {
+                    silence = max(lastPeerPDU, min(d.time, silence))
+                    detection = d.time - silence
+                }
+                let a = peerAnchor(atOrBefore: silence)
+                ending = .linkLoss(anchor: a.anchor, delay: silence - a.time, detection: detection)
+                endingOffset = silence
+            } else {
+                let a = peerAnchor(atOrBefore: d.time)
+                ending = .terminated(reason: d.reason, anchor: a.anchor, delay: d.time - a.time)
+                endingOffset = d.time
+            }
+        }
+        let latencies = peerAnswers.latencies.sorted()
+        let peer = PeerBehaviour(
+            connectionID: c.id, answers: peerAnswers, actions: peerActions, ending: ending, endingOffset: endingOffset,
+            terminationDelay: terminationDelay, terminationReason: terminationReason, parameters: params,
+            parameterUpdates: c.parameterUpdates.map { ($0.offset, $0.parameters) }, serverRxMTU: c.serverRxMTU,
+            typicalLatency: latencies.isEmpty ? 2 * params.interval : latencies[latencies.count / 2])
+        return (peer, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
+    }
+
+    /// A Write Request or Write Command of 0x0000-0x0003 (two bytes) to a CCCD: (handle, enabled).
+    /// Only handles the GATT database knows as CCCDs count; when it knows none, any such write does
+    /// (and the characteristic is taken to be the handle before it).
+    public func subscriptionWrite(_ bytes: [UInt8]) -> (cccd: UInt16, enabled: Bool)? {
+        guard bytes.count == 5, bytes[0] == 0x12 || bytes[0] == 0x52, bytes[4] == 0, bytes[3] <= 3 else { return nil }
+        let handle = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
+        guard cccdOwners.isEmpty || cccdOwners[handle] != nil else { return nil }
+        return (handle, bytes[3] != 0)
+    }
+
+    /// The characteristic value handle a CCCD configures.
+    public func valueHandle(forCCCD handle: UInt16) -> UInt16 { cccdOwners[handle] ?? (handle &- 1) }
+}

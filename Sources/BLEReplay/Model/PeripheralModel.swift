@@ -1,0 +1,86 @@
+import BLEAnalysis
+import BLECore
+
+/// A recorded remote device, ready to be simulated (DESIGN.md "Replay semantics", recorded
+/// peripheral model): identity, advertising, GATT database and values, and its behaviour in each
+/// recorded connection. The n-th connection to it behaves like the n-th recorded one, then the last.
+public struct PeripheralModel: Sendable {
+    /// Address text, or `connection N` when the capture never named the peer.
+    public var key: String
+    public var address: PeerAddress?
+    public var name: String?
+    public var advertising: AdvertisingModel
+    public var gatt: GATTDatabase
+    /// Finds subscriptions (CCCD writes) the way the behaviours were extracted.
+    public var extractor: BehaviourExtractor
+    public var behaviours: [PeerBehaviour]
+
+    public init(key: String, address: PeerAddress?, name: String?, advertising: AdvertisingModel, gatt: GATTDatabase,
+                extractor: BehaviourExtractor, behaviours: [PeerBehaviour]) {
+        self.key = key
+        self.address = address
+        self.name = name
+        self.advertising = advertising
+        self.gatt = gatt
+        self.extractor = extractor
+        self.behaviours = behaviours
+    }
+
+    /// The label reports use: `Pulse HRM (C4:7A:3B:12:9E:51)`.
+    public var label: String {
+        if let name, !name.isEmpty { return "\(name) (\(key))" }
+        return key
+    }
+}
+
+/// Builds the peripheral models and the recorded centrals of a session.
+public enum ModelBuilder {
+    public struct Result: Sendable {
+        public var peripherals: [PeripheralModel]
+        /// Per recorded connection id: the recorded central's script.
+        public var centrals: [Int64: RecordedCentral]
+        /// Per recorded connection id: the peripheral behaviour and the model it belongs to.
+        public var behaviourOf: [Int64: (model: Int, behaviour: Int)]
+    }
+
+    public static func build(_ session: RecordedSession) -> Result {
+        var models: [PeripheralModel] = []
+        var index: [String: Int] = [:]
+        var centrals: [Int64: RecordedCentral] = [:]
+        var behaviourOf: [Int64: (Int, Int)] = [:]
+        for c in session.connections where c.isEstablished {
+            let key = RecordedSession.peerKey(c)
+            let gatt = session.gatt[key] ?? GATTDatabase()
+            let extractor = BehaviourExtractor(gatt: gatt)
+            if index[key] == nil {
+                index[key] = models.count
+                let name = deviceName(gatt) ?? session.advertising[key]?.localName
+                let adv = session.advertising[key]
+                    ?? AdvertisingModel.synthesized(name: name, services: gatt.services.filter(\.isPrimary).map(\.uuid))
+                models.append(PeripheralModel(key: key, address: c.peer, name: name, advertising: adv, gatt: gatt,
+                                              extractor: extractor, behaviours: []))
+            }
+            let m = index[key]!
+            let (peer, central) = extractor.extract(c)
+            behaviourOf[c.id] = (m, models[m].behaviours.count)
+            models[m].behaviours.append(peer)
+            centrals[c.id] = central
+        }
+        // Devices that only advertised can still be scanned and connected to (with no recorded behaviour).
+        for (address, adv) in session.advertising.sorted(by: { $0.key < $1.key }) where index[address] == nil {
+            guard adv.connectable else { continue }
+            index[address] = models.count
+            models.append(PeripheralModel(key: address, address: PeerAddress(text: address, typeName: "random"),
+                                          name: adv.localName, advertising: adv, gatt: GATTDatabase(),
+                                          extractor: BehaviourExtractor(gatt: nil), behaviours: []))
+        }
+        return Result(peripherals: models, centrals: centrals, behaviourOf: behaviourOf)
+    }
+
+    /// The GAP Device Name (0x2A00) value, when it was read.
+    static func deviceName(_ gatt: GATTDatabase) -> String? {
+        guard let c = gatt.characteristics.first(where: { $0.uuid == BluetoothUUID(uint16: 0x2A00) }),
+              let v = gatt.values[c.valueHandle], !v.bytes.isEmpty else { return nil }
+        return String(decoding: v.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,27 @@
+import BLECore
+
+/// The recorded central's side of one connection, as a script of anchored actions (Docs/replay.md
+/// "Faithful replay"): what it sent on its own initiative, when it disconnected, and how its own
+/// GATT server answered the peripheral.
+public struct RecordedCentral: Sendable {
+    public enum Action: Sendable {
+        /// An ATT PDU sent on the central's initiative (request, command, notification, indication).
+        case send([UInt8])
+        /// HCI Disconnect with this reason.
+        case disconnect(reason: UInt8)
+    }
+
+    public struct Step: Sendable {
+        public var action: Action
+        public var anchor: Anchor
+        public var delay: Int64
+        /// When it happened, from the connection's start (for time anchoring).
+        public var offset: Int64
+        public var packetID: Int
+    }
+
+    public var connectionID: Int64
+    public var steps: [Step]
+    /// The central's answers to the peripheral's requests and indications.
+    public var answers: AnswerTable
+}

@@ -1,0 +1,76 @@
+import BLEAnalysis
+import BLECore
+
+/// One ATT PDU of a recorded connection, timed from the connection's origin.
+public struct RecordedPDU: Sendable {
+    public var packetID: Int
+    /// Microseconds since the connection's origin.
+    public var time: Int64
+    /// True when the local host (the central) sent it.
+    public var fromCentral: Bool
+    public var bytes: [UInt8]
+}
+
+/// One connection (or connection attempt) of a capture, as the timeline recorded it.
+public struct RecordedConnection: Sendable {
+    public var id: Int64
+    public var handle: UInt16
+    public var peer: PeerAddress?
+    /// The address as people read it, or `unknown peer (handle 0x005A)`.
+    public var peerLabel: String
+    public var role: String?
+    /// LE Connection Complete status (0 established, 0x02 cancelled attempt, ...).
+    public var status: UInt8
+    /// Unix microseconds of the connection's time zero: LE Connection Complete, or the first
+    /// packet of a connection that began before the capture.
+    public var origin: Int64
+    /// Offset of `origin` from the session's start.
+    public var offset: VirtualTime
+    public var beganBeforeCapture: Bool
+    /// When the central asked for it (LE Create Connection), from the session's start.
+    public var createOffset: VirtualTime?
+    public var completePacketID: Int?
+    public var parameters: ConnectionParameters?
+    public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)]
+    public var pdus: [RecordedPDU]
+    /// Disconnection Complete: time from the origin, reason, packet id.
+    public var disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?
+    /// The local host's HCI Disconnect command, when it sent one.
+    public var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?
+    /// The last moment the recording covers for this connection (from the origin).
+    public var end: Int64
+    public var clientRxMTU: Int?
+    public var serverRxMTU: Int?
+    public var encrypted: Bool
+    /// SMP packets seen (pairing is not simulated; reported so a reader knows).
+    public var smpPackets: Int
+
+    public var isEstablished: Bool { status == 0 }
+}
+
+/// One capture of a timeline, ready to replay: its connections and the advertising seen.
+public struct RecordedSession: Sendable {
+    public var captureID: Int64
+    public var path: String
+    public var fileName: String
+    /// Unix microseconds of virtual time zero: the capture's first HCI record.
+    public var start: Int64
+    /// Offset of the capture's last record.
+    public var end: VirtualTime
+    public var connections: [RecordedConnection]
+    /// Advertising per address text.
+    public var advertising: [String: AdvertisingModel]
+    /// Per peer address text (or `connection N`): the GATT database merged over its connections.
+    public var gatt: [String: GATTDatabase]
+    /// The controller's LE ACL buffers (LE Read Buffer Size), when the capture shows them.
+    public var aclBufferSize: Int?
+    public var aclBufferCount: Int?
+    /// BR/EDR connections and LE connections of other transports, for the report.
+    public var classicConnections: Int
+    public var formatDescription: String
+
+    /// Key of a connection's peer in `gatt` and the peripheral models.
+    public static func peerKey(_ c: RecordedConnection) -> String {
+        c.peer?.address.description ?? "connection \(c.id)"
+    }
+}

@@ -1,0 +1,154 @@
+import BLEAnalysis
+import BLECore
+import BLEDecode
+import BLETimeline
+
+/// Reads what a replay needs out of a timeline: per capture, its connections with their ATT
+/// PDUs, parameters and endings, the advertising seen, and the GATT databases.
+public enum RecordingLoader {
+    public struct Failure: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Every capture of the timeline, in id order (analysing it first when needed).
+    public static func load(_ store: TimelineStore) throws -> [RecordedSession] {
+        let devices = try DeviceGATT.load(store)
+        var gatt: [String: GATTDatabase] = [:]
+        for d in devices {
+            if let a = d.address { gatt[a] = d.database }
+            for id in d.connectionIDs where d.address == nil { gatt["connection \(id)"] = d.database }
+        }
+        let db = store.database
+        var sessions: [RecordedSession] = []
+        for row in try db.rows("SELECT id, path, file_name, format_description FROM capture ORDER BY id") {
+            guard let captureID = row[0].int64 else { continue }
+            sessions.append(try session(captureID, path: row[1].string ?? "", fileName: row[2].string ?? "",
+                                        format: row[3].string ?? "", gatt: gatt, db: db))
+        }
+        return sessions
+    }
+
+    static func session(_ captureID: Int64, path: String, fileName: String, format: String,
+                        gatt: [String: GATTDatabase], db: SQLiteDatabase) throws -> RecordedSession {
+        let cid = SQLiteValue.integer(captureID)
+        let bounds = try db.rows("""
+            SELECT coalesce(min(CASE WHEN kind <> 'note' THEN ts_us END), min(ts_us)),
+                   coalesce(max(CASE WHEN kind <> 'note' THEN ts_us END), max(ts_us)) FROM packet WHERE capture_id = ?1
+            """, [cid]).first
+        let start = bounds?[0].int64 ?? 0
+        let last = bounds?[1].int64 ?? start
+        var buffer: (size: Int, count: Int)?
+        for r in try db.rows("""
+            SELECT raw FROM packet WHERE capture_id = ?1 AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY frame LIMIT 1
+            """, [cid]) {
+            if let raw = r[0].blob, raw.count >= 9, raw[0] == 0x0E, raw[5] == 0 {
+                let size = Int(raw[6]) | Int(raw[7]) << 8
+                if size > 0 { buffer = (size, Int(raw[8])) }
+            }
+        }
+        let creates = try db.rows("""
+            SELECT ts_us FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
+            """, [cid]).compactMap { $0[0].int64 }
+        var connections: [RecordedConnection] = []
+        var classic = 0
+        var usedCreates = Set<Int>()
+        for r in try db.rows("""
+            SELECT id, handle, transport, peer_address, peer_address_type, role, status, interval_us, latency,
+                   supervision_timeout_ms, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
+                   disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id, first_packet_id,
+                   encrypted, (SELECT ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = c.first_packet_id),
+                   (SELECT ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = c.complete_packet_id),
+                   (SELECT count(*) FROM smp_event s WHERE s.connection_id = c.id)
+            FROM connection c WHERE capture_id = ?1 ORDER BY id
+            """, [cid]) {
+            guard let id = r[0].int64 else { continue }
+            guard r[2].string == "le" else { classic += 1; continue }
+            let status = UInt8(truncatingIfNeeded: r[6].int ?? 0)
+            let began = (r[15].int ?? 0) != 0
+            let origin = r[12].int64 ?? r[21].int64 ?? r[20].int64 ?? start
+            var params: ConnectionParameters?
+            if let i = r[7].int64, i > 0, let t = r[9].int64, t > 0 {
+                params = ConnectionParameters(interval: i, latency: r[8].int ?? 0, supervisionTimeout: t * 1000)
+            }
+            let peer = PeerAddress(text: r[3].string, typeName: r[4].string)
+            let zeroAddress = r[3].string == "00:00:00:00:00:00"
+            var c = RecordedConnection(
+                id: id, handle: UInt16(truncatingIfNeeded: r[1].int ?? 0), peer: zeroAddress ? nil : peer,
+                peerLabel: (zeroAddress ? nil : r[3].string) ?? "unknown peer (handle \(hex(r[1].int ?? 0, width: 4)))",
+                role: r[5].string, status: status, origin: origin, offset: origin - start, beganBeforeCapture: began,
+                createOffset: nil, completePacketID: r[16].int, parameters: params, parameterUpdates: [], pdus: [],
+                disconnect: nil, localDisconnect: nil, end: last - origin, clientRxMTU: r[10].int, serverRxMTU: r[11].int,
+                encrypted: (r[19].int ?? 0) != 0, smpPackets: r[22].int ?? 0)
+            if !began, let i = creates.indices.last(where: { creates[$0] <= origin && !usedCreates.contains($0) }) {
+                usedCreates.insert(i)
+                c.createOffset = creates[i] - start
+            }
+            if let t = r[13].int64, let reason = r[14].int, let p = r[17].int {
+                c.disconnect = (t - origin, HCIStatusCode(UInt8(truncatingIfNeeded: reason)), p)
+                c.end = t - origin
+            }
+            try loadDetails(&c, captureID: captureID, db: db)
+            connections.append(c)
+        }
+        return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last - start,
+                               connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db),
+                               gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
+                               classicConnections: classic, formatDescription: format)
+    }
+
+    static func loadDetails(_ c: inout RecordedConnection, captureID: Int64, db: SQLiteDatabase) throws {
+        let id = SQLiteValue.integer(c.id)
+        let s = try db.prepare("SELECT packet_id, ts_us, direction, pdu FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
+        try s.bind([id])
+        while try s.step() {
+            let bytes = s.blob(3) ?? []
+            guard !bytes.isEmpty else { continue }
+            c.pdus.append(RecordedPDU(packetID: s.int(0), time: s.int64(1) - c.origin, fromCentral: s.text(2) == "tx",
+                                      bytes: bytes))
+        }
+        for r in try db.rows("""
+            SELECT m.packet_id, m.ts_us, p.raw FROM command m JOIN packet p ON p.capture_id = m.capture_id AND p.frame = m.packet_id
+            WHERE m.connection_id = ?1 AND m.opcode = \(0x0406) ORDER BY m.packet_id
+            """, [id]) {
+            guard let packet = r[0].int, let t = r[1].int64 else { continue }
+            let raw = r[2].blob ?? []
+            c.localDisconnect = (t - c.origin, raw.count >= 6 ? raw[5] : 0x13, packet)
+        }
+        for r in try db.rows("""
+            SELECT packet_id, ts_us, interval_us, latency, supervision_timeout_ms FROM connection_update
+            WHERE connection_id = ?1 AND source = 'hci' AND coalesce(status, 0) = 0 ORDER BY packet_id
+            """, [id]) {
+            guard let packet = r[0].int, let t = r[1].int64, let i = r[2].int64, i > 0, let to = r[4].int64, to > 0 else { continue }
+            let p = ConnectionParameters(interval: i, latency: r[3].int ?? 0, supervisionTimeout: to * 1000)
+            if c.parameters == nil { c.parameters = p }
+            c.parameterUpdates.append((t - c.origin, p, packet))
+        }
+    }
+
+    static func advertising(_ captureID: Int64, gatt: [String: GATTDatabase], db: SQLiteDatabase) throws -> [String: AdvertisingModel] {
+        var reports: [String: [(t: Int64, type: Int, scanResponse: Bool, rssi: Int?, data: [UInt8])]] = [:]
+        for r in try db.rows("""
+            SELECT address, ts_us, event_type, scan_response, rssi, data FROM adv_report WHERE capture_id = ?1 ORDER BY packet_id
+            """, [.integer(captureID)]) {
+            guard let a = r[0].string, let t = r[1].int64 else { continue }
+            reports[a, default: []].append((t, r[2].int ?? 0, (r[3].int ?? 0) != 0, r[4].int, r[5].blob ?? []))
+        }
+        var out: [String: AdvertisingModel] = [:]
+        for (address, list) in reports {
+            let adv = list.filter { !$0.scanResponse }
+            let rsp = list.filter { $0.scanResponse }
+            guard let data = adv.last(where: { !$0.data.isEmpty })?.data ?? adv.last?.data else { continue }
+            let rssis = list.compactMap(\.rssi).filter { $0 != 127 }.sorted()
+            let rssi = rssis.isEmpty ? -60 : rssis[rssis.count / 2]
+            // Legacy event types 0 ADV_IND and 1 ADV_DIRECT_IND are connectable; extended reports set bit 0.
+            let type = adv.last?.type ?? 0
+            let connectable = type <= 1 || (type > 4 && type & 1 == 1)
+            out[address] = AdvertisingModel(advertisingData: data, scanResponse: rsp.last?.data,
+                                            interval: AdvertisingModel.estimateInterval(reportTimes: adv.map(\.t)),
+                                            rssi: Int8(clamping: rssi), connectable: connectable, synthesized: false,
+                                            reportCount: list.count)
+        }
+        return out
+    }
+}

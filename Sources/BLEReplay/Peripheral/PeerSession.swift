@@ -1,0 +1,177 @@
+import BLECore
+import BLEDecode
+
+/// A peripheral's state on one link: counters for anchors, the recorded actions waiting for
+/// their anchors, subscriptions, faults, and the answers it gives (Docs/replay.md "Peripheral
+/// model" and "Anchoring rules").
+final class PeerSession {
+    unowned let peripheral: SimulatedPeripheral
+    let link: SimulatedLink
+    let behaviour: PeerBehaviour?
+    var keyCounts: [ATTMatchKey: Int] = [:]
+    var requestCounts: [[UInt8]: Int] = [:]
+    var subscriptionCounts: [UInt16: Int] = [:]
+    var cccdEnabled: [UInt16: Bool] = [:]
+    var faultCounts: [Int: Int] = [:]
+    /// Radio silent: it neither hears nor says anything more.
+    var silent = false
+    var emulator: GATTServerEmulator
+
+    enum Item {
+        case action(Int)
+        case ending
+    }
+    var waiting: [Anchor: [(item: Item, delay: Int64)]] = [:]
+
+    init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour: PeerBehaviour?) {
+        self.peripheral = peripheral
+        self.link = link
+        self.behaviour = behaviour
+        emulator = GATTServerEmulator(database: peripheral.model.gatt,
+                                      serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
+    }
+
+    var world: ReplayWorld { peripheral.world }
+    var host: CentralHost { world.host }
+
+    func start() {
+        guard let b = behaviour else { return }
+        let byTime = world.configuration.anchoring == .time
+        for (i, a) in b.actions.enumerated() {
+            waiting[byTime ? .linkStart : a.anchor, default: []].append((.action(i), byTime ? a.offset : a.delay))
+        }
+        switch b.ending {
+        case .linkLoss(let anchor, let delay, _), .terminated(_, let anchor, let delay):
+            let offset = b.endingOffset ?? delay
+            waiting[byTime ? .linkStart : anchor, default: []].append((.ending, byTime ? offset : delay))
+        case .stillConnected, .centralTerminated:
+            break
+        }
+        for u in b.parameterUpdates where u.offset > 0 {
+            world.scheduler.schedule(after: u.offset) { [self] in host.updateParameters(link, u.parameters) }
+        }
+        fire(.linkStart)
+    }
+
+    func fire(_ anchor: Anchor) {
+        guard let items = waiting.removeValue(forKey: anchor) else { return }
+        for (item, delay) in items {
+            world.scheduler.schedule(after: delay) { [self] in perform(item) }
+        }
+    }
+
+    func perform(_ item: Item) {
+        guard link.isUp, !silent, let b = behaviour else { return }
+        switch item {
+        case .action(let i):
+            let a = b.actions[i]
+            if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
+            host.deliver(a.pdu, on: link)
+        case .ending:
+            switch b.ending {
+            case .linkLoss(_, _, let detection): goSilent(detection: detection)
+            case .terminated(let reason, _, _): host.peerTerminated(link, reason: reason)
+            case .stillConnected, .centralTerminated: break
+            }
+        }
+    }
+
+    func goSilent(detection: Int64?) {
+        guard !silent else { return }
+        silent = true
+        host.radioSilenced(link, detection: detection)
+    }
+
+    /// Ends the link from the peripheral's side: 0x08 as radio silence, other reasons at the next
+    /// connection event (the LL_TERMINATE_IND goes out there).
+    func disconnect(reason: HCIStatusCode) {
+        guard link.isUp, !silent else { return }
+        if reason.rawValue == 0x08 {
+            goSilent(detection: nil)
+        } else {
+            silent = true
+            world.scheduler.schedule(at: link.nextConnectionEvent(after: world.scheduler.now)) { [self] in
+                host.peerTerminated(link, reason: reason)
+            }
+        }
+    }
+
+    /// A PDU from the central.
+    func receive(_ pdu: [UInt8]) {
+        guard !silent else { return }
+        let key = ATTMatchKey(pdu: pdu)
+        keyCounts[key, default: 0] += 1
+        let n = keyCounts[key]!
+        let op = ATTOpcode(pdu[0])
+
+        var drop = false
+        var extraDelay: Int64 = 0
+        var errorCode: ATTErrorCode?
+        var disconnectReason: HCIStatusCode?
+        for (i, f) in world.configuration.faults.enumerated() where f.applies(to: peripheral.model.key) {
+            let match: FaultMatch
+            switch f.kind {
+            case .disconnect(_, .after(let m)), .dropResponse(let m), .delayResponse(let m, _), .attError(_, let m): match = m
+            default: continue
+            }
+            guard match.matches(key) else { continue }
+            faultCounts[i, default: 0] += 1
+            if let k = match.occurrence, k != faultCounts[i] { continue }
+            world.noteFaultFired(f, link: link)
+            switch f.kind {
+            case .disconnect(let reason, _): disconnectReason = reason
+            case .dropResponse: drop = true
+            case .delayResponse(_, let d): extraDelay += d
+            case .attError(let code, _): errorCode = code
+            default: break
+            }
+        }
+
+        if op.kind == .request, disconnectReason == nil, !drop {
+            requestCounts[pdu, default: 0] += 1
+            answer(pdu, occurrence: requestCounts[pdu]!, extraDelay: extraDelay, errorCode: errorCode)
+        } else if op.kind == .command {
+            emulator.command(pdu)
+        }
+        if let (cccd, enabled) = peripheral.model.extractor.subscriptionWrite(pdu) {
+            cccdEnabled[cccd] = enabled
+            if enabled {
+                subscriptionCounts[cccd, default: 0] += 1
+                fire(.subscribed(cccd: cccd, subscriptionCounts[cccd]!))
+            }
+        }
+        fire(.received(key, n))
+        if let reason = disconnectReason { disconnect(reason: reason) }
+    }
+
+    func answer(_ pdu: [UInt8], occurrence: Int, extraDelay: Int64, errorCode: ATTErrorCode?) {
+        let op = ATTOpcode(pdu[0])
+        let recorded = behaviour?.answers.answer(to: pdu, occurrence: occurrence)
+        var latency = recorded?.latency ?? behaviour?.typicalLatency ?? 2 * link.parameters.interval
+        let response: [UInt8]
+        if let errorCode {
+            let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
+            response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: errorCode)).encoded()
+        } else if let recorded {
+            guard let r = recorded.response else { return }
+            response = r
+        } else {
+            switch world.configuration.unmatched {
+            case .strict:
+                world.noteUnmatched(pdu, link: link)
+                return
+            case .database:
+                response = emulator.answer(pdu)
+            case .error(let code):
+                let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
+                response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: code)).encoded()
+            }
+        }
+        let scale = world.configuration.latencyScale
+        if scale != 1 { latency = Int64((Double(latency) * scale).rounded()) }
+        world.scheduler.schedule(after: latency + extraDelay) { [self] in
+            guard link.isUp, !silent else { return }
+            host.deliver(response, on: link)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import BLECore
+
+/// A recorded peripheral brought to life: it advertises while unconnected and someone listens,
+/// and on each link behaves like the recorded connection in turn (Docs/replay.md "Peripheral model").
+public final class SimulatedPeripheral {
+    public let model: PeripheralModel
+    public let index: Int
+    unowned let world: ReplayWorld
+    /// Cleared by `stop-advertising` faults (or a test).
+    public internal(set) var advertisingEnabled = true
+    public private(set) var connectionCount = 0
+    var isConnecting = false
+    var advertisingEvent: Scheduler.EventID?
+    var sessions: [UInt16: PeerSession] = [:]
+    /// Advertising events fall at `phase + k * interval` plus a random advDelay of 0-10 ms.
+    let phase: Int64
+
+    init(model: PeripheralModel, index: Int, world: ReplayWorld) {
+        self.model = model
+        self.index = index
+        self.world = world
+        phase = (Int64(index) * 7_300) % max(1, model.advertising.interval)
+    }
+
+    /// The behaviour of recorded connection `index`, or the next in turn (then the last again).
+    func behaviour(for index: Int?) -> PeerBehaviour? {
+        guard !model.behaviours.isEmpty else { return nil }
+        if let index { return model.behaviours[min(index, model.behaviours.count - 1)] }
+        return model.behaviours[min(connectionCount, model.behaviours.count - 1)]
+    }
+
+    /// The parameters the next connection will use.
+    var nextParameters: ConnectionParameters { behaviour(for: nil)?.parameters ?? .typical }
+
+    /// Stops (or restarts) advertising.
+    public func setAdvertising(_ enabled: Bool) {
+        advertisingEnabled = enabled
+        advertisingDemandChanged()
+    }
+
+    func advertisingDemandChanged() {
+        let wanted = advertisingEnabled && sessions.isEmpty && !isConnecting && world.host.wantsAdvertising(from: self)
+        if wanted, advertisingEvent == nil {
+            let interval = max(1, model.advertising.interval)
+            let now = world.scheduler.now
+            let k = now < phase ? 0 : (now - phase) / interval + 1
+            let delay = world.rng.inRange(0...9_999)
+            advertisingEvent = world.scheduler.schedule(at: phase + k * interval + delay) { [self] in
+                advertisingEvent = nil
+                world.host.advertisingEvent(from: self)
+                advertisingDemandChanged()
+            }
+        } else if !wanted, let e = advertisingEvent {
+            world.scheduler.cancel(e)
+            advertisingEvent = nil
+        }
+    }
+
+    func linkEstablished(_ link: SimulatedLink, behaviour: PeerBehaviour?) {
+        connectionCount += 1
+        let session = PeerSession(peripheral: self, link: link, behaviour: behaviour)
+        sessions[link.handle] = session
+        session.start()
+    }
+
+    func linkEnded(_ link: SimulatedLink) {
+        sessions[link.handle] = nil
+    }
+
+    func receive(_ pdu: [UInt8], on link: SimulatedLink) {
+        sessions[link.handle]?.receive(pdu)
+    }
+
+    /// How long the peripheral takes to acknowledge the central's disconnection, and the reason
+    /// the controller then reports (recorded, else two connection intervals and 0x16).
+    func terminationResponse(for link: SimulatedLink) -> (Int64, HCIStatusCode) {
+        if let b = sessions[link.handle]?.behaviour { return (b.terminationDelay, b.terminationReason) }
+        return (2 * link.parameters.interval, HCIStatusCode(0x16))
+    }
+
+    /// Applies a fault that fires at a moment rather than after a request.
+    func disconnectNow(reason: HCIStatusCode) {
+        for session in sessions.values.sorted(by: { $0.link.handle < $1.link.handle }) {
+            session.disconnect(reason: reason)
+        }
+    }
+}

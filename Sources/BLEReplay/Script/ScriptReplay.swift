@@ -1,0 +1,5 @@
+enum ScriptReplay {
+    static func outcome(_ sessions: [RecordedSession], script: CentralScript, request: ReplayRequest) -> ReplayOutcome {
+        ReplayOutcome()
+    }
+}

@@ -1,0 +1,115 @@
+import BLECore
+import BLEReplay
+import BLETimeline
+
+/// `blereplay replay CAPTURE|DB [--central SCRIPT.json] [--inject FAULT]... [--unmatched strict|database|error[:0xNN]]
+///  [--anchor events|time] [--seed N] [--runs K] [--junit FILE] [--json] [--write-capture FILE] [--bench]`
+///
+/// Argument parsing and wiring only; the work is in BLEReplay (Docs/replay.md).
+enum ReplayCommand {
+    static let usage = "usage: blereplay replay CAPTURE|DB [--central SCRIPT.json] [--inject FAULT]... [--unmatched strict|database|error[:0xNN]] [--anchor events|time] [--seed N] [--runs K] [--junit FILE] [--json] [--write-capture FILE] [--bench]"
+
+    static func run(_ argv: [String]) throws -> ExitCode {
+        let args = try Arguments(argv, valued: ["central", "inject", "unmatched", "anchor", "seed", "runs", "junit", "write-capture"],
+                                 flagNames: ["json", "bench"])
+        guard args.positionals.count == 1, let input = args.positionals.first else {
+            throw Arguments.UsageError(message: "give one capture or timeline (\(usage))")
+        }
+        let options = try ReplayOptions(args)
+        let source: TimelineSource
+        do {
+            source = try TimelineSource(path: input)
+        } catch {
+            Err.line("blereplay replay: \(error)")
+            return .dataError
+        }
+        for r in source.importResults {
+            for w in r.warnings { Err.line("warning: \(w)") }
+            if let e = r.error { Err.line("error: \(e)") }
+        }
+        let sessions: [RecordedSession]
+        do {
+            sessions = try RecordingLoader.load(source.store)
+        } catch {
+            Err.line("blereplay replay: \(input): \(error)")
+            return .dataError
+        }
+        var request = options.request
+        request.bench = args.flag("bench")
+        if let scriptPath = options.scriptPath {
+            do {
+                request.script = try CentralScript(parsing: TextFile.read(scriptPath), name: scriptPath)
+            } catch {
+                Err.line("blereplay replay: \(error)")
+                return .dataError
+            }
+        }
+        let outcome = ReplayRunner.run(sessions, request)
+        if !outcome.stdout.isEmpty { Out.write(outcome.stdout) }
+        for line in outcome.stderr { Err.line(line) }
+        if source.inputWasDamaged && outcome.status == .passed { return .dataError }
+        switch outcome.status {
+        case .passed: return .success
+        case .failed: return .checkFailed
+        case .badInput: return .dataError
+        }
+    }
+}
+
+/// The options shared by the replay modes, validated.
+struct ReplayOptions {
+    var request = ReplayRequest()
+    var scriptPath: String?
+    var configuration: ReplayConfiguration {
+        get { request.configuration }
+        set { request.configuration = newValue }
+    }
+
+    init(_ args: Arguments) throws(Arguments.UsageError) {
+        scriptPath = args.value("central")
+        request.junitPath = args.value("junit")
+        request.capturePath = args.value("write-capture")
+        request.json = args.flag("json")
+        for text in args.values("inject") {
+            do {
+                configuration.faults.append(try FaultSpec(parsing: text))
+            } catch {
+                throw Arguments.UsageError(message: error.description)
+            }
+        }
+        if let u = args.value("unmatched") {
+            request.unmatchedGiven = true
+            switch u {
+            case "strict": configuration.unmatched = .strict
+            case "database": configuration.unmatched = .database
+            case "error": configuration.unmatched = .error(.unlikelyError)
+            default:
+                guard u.hasPrefix("error:"), let n = parseHex(String(u.dropFirst(6))) else {
+                    throw Arguments.UsageError(message: "--unmatched takes strict, database, error or error:0xNN, not '\(u)'")
+                }
+                configuration.unmatched = .error(ATTErrorCode(n))
+            }
+        }
+        if let a = args.value("anchor") {
+            guard let anchoring = ReplayConfiguration.Anchoring(rawValue: a) else {
+                throw Arguments.UsageError(message: "--anchor takes events or time, not '\(a)'")
+            }
+            configuration.anchoring = anchoring
+        }
+        if let s = args.value("seed") {
+            guard let n = UInt64(s) else { throw Arguments.UsageError(message: "--seed takes a whole number >= 0, not '\(s)'") }
+            request.seed = n
+            configuration.seed = n
+        }
+        if let k = try args.int("runs") {
+            guard k >= 1 else { throw Arguments.UsageError(message: "--runs takes a whole number >= 1") }
+            request.runs = k
+        }
+        configuration.keepTrace = request.capturePath != nil
+    }
+
+    func parseHex(_ s: String) -> UInt8? {
+        if s.hasPrefix("0x") || s.hasPrefix("0X") { return UInt8(s.dropFirst(2), radix: 16) }
+        return UInt8(s)
+    }
+}
