@@ -61,7 +61,12 @@ public struct SHA256: Sendable {
     }
 
     private mutating func compress(_ p: UnsafeRawPointer) {
-        var w = [UInt32](repeating: 0, count: 64)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            compress(p, w)
+        }
+    }
+
+    private mutating func compress(_ p: UnsafeRawPointer, _ w: UnsafeMutableBufferPointer<UInt32>) {
         for t in 0..<16 {
             let b = p + t * 4
             w[t] = UInt32(b.load(as: UInt8.self)) << 24 | UInt32(b.load(fromByteOffset: 1, as: UInt8.self)) << 16

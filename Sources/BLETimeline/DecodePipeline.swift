@@ -113,3 +113,32 @@ final class Flag: Sendable {
     func set() { state.withLock { $0 = true } }
     var isSet: Bool { state.withLock { $0 } }
 }
+
+/// A file's SHA-256, computed on another thread (or at once) and waited for when needed.
+final class DigestFuture: Sendable {
+    private let box = ResultBox()
+    private let done = DispatchGroup()
+
+    init(path: String, now: Bool) {
+        done.enter()
+        let box = self.box
+        let group = done
+        let work: @Sendable () -> Void = {
+            box.set(SHA256.hexDigest(ofFile: path))
+            group.leave()
+        }
+        if now { work() } else { DispatchQueue.global(qos: .utility).async(execute: work) }
+    }
+
+    /// The hex digest, nil when the file could not be read.
+    var value: String? {
+        done.wait()
+        return box.get()
+    }
+
+    private final class ResultBox: Sendable {
+        private let state = Mutex<String?>(nil)
+        func set(_ v: String?) { state.withLock { $0 = v } }
+        func get() -> String? { state.withLock { $0 } }
+    }
+}

@@ -123,24 +123,30 @@ public enum Importer {
             return result
         }
         result.formatDescription = info.formatDescription
-        guard let sha = SHA256.hexDigest(ofFile: path) else {
-            result.error = "\(path): cannot read the file"
-            return result
-        }
         let db = store.database
+        let size = fileSize(path)
         var pipeline: DecodePipeline?
         do {
-            if let existing = try store.captureID(sha256: sha) {
-                result.status = .alreadyPresent
-                result.captureID = existing
-                return result
+            // The SHA-256 recognises a capture imported before. When no capture of the same size is in
+            // the timeline it cannot be a duplicate, so the digest is computed beside the import.
+            let sameSize = try db.scalarInt("SELECT count(*) FROM capture WHERE size_bytes = ?1", [.integer(Int64(size))]) ?? 0
+            let digest = DigestFuture(path: path, now: sameSize > 0)
+            if sameSize > 0 {
+                guard let sha = digest.value else {
+                    result.error = "\(path): cannot read the file"
+                    return result
+                }
+                if let existing = try store.captureID(sha256: sha) {
+                    result.status = .alreadyPresent
+                    result.captureID = existing
+                    return result
+                }
             }
             try db.execute("BEGIN IMMEDIATE")
-            let size = fileSize(path)
             try db.run("""
                 INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """, [.text(path), .text(baseName(path)), .text(sha), .integer(Int64(size)),
+                """, [.text(path), .text(baseName(path)), .text("pending:\(path)"), .integer(Int64(size)),
                       .text(info.format.rawValue), .integer(Int64(info.linkType)),
                       .text(info.formatDescription), .integer(options.keepRaw ? 1 : 0)])
             let captureID = db.lastInsertRowID
@@ -176,6 +182,8 @@ public enum Importer {
                 """, [.integer(Int64(writer.records)), writer.firstTimestamp.map { .integer($0) } ?? .null,
                       writer.lastTimestamp.map { .integer($0) } ?? .null, .text(status), .text(jsonArray(warnings)),
                       .integer(Int64(writer.malformedPackets)), .integer(Int64(writer.droppedPackets)), .integer(captureID)])
+            guard let sha = digest.value else { throw Failure(message: "\(path): cannot read the file") }
+            try db.run("UPDATE capture SET sha256 = ?1 WHERE id = ?2", [.text(sha), .integer(captureID)])
             try db.execute("COMMIT")
             result.records = writer.records
             result.malformedPackets = writer.malformedPackets

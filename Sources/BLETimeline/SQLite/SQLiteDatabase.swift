@@ -15,8 +15,16 @@ public final class SQLiteDatabase {
     let handle: OpaquePointer
     public let path: String
 
+    /// Memory statistics take a global mutex on every allocation; the tool does not need them.
+    /// Effective only before SQLite initialises, so it runs once, before the first open.
+    private static let configured: Bool = {
+        _ = csqlite_disable_memory_statistics()
+        return true
+    }()
+
     /// Opens (and creates, unless `readOnly`) the database at `path`.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        _ = Self.configured
         var db: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
