@@ -1,0 +1,79 @@
+import BLECore
+import BLECapture
+import BLEDecode
+
+/// Writes a timeline incrementally while a capture is still being recorded (`blereplay record`).
+///
+/// The file is in WAL mode so `timeline`, `diagnose` and `report` can read it meanwhile; rows are
+/// committed in short transactions (every `commitEvery` records, or when `commit()` is called), so
+/// after a SIGKILL the file is consistent up to the last commit. The result equals importing the
+/// recorded btsnoop file afterwards (same decoder, same writer).
+public final class TimelineRecorder {
+    public let store: TimelineStore
+    public let captureID: Int64
+    private let writer: TimelineWriter
+    private var decoder: PacketDecoder
+    private var uncommitted = 0
+    public let commitEvery: Int
+
+    /// Creates (or opens) the timeline and registers the recording as a capture.
+    /// - Parameters:
+    ///   - source: what is recorded (`monitor`, a path, `stdin`, `tcp:HOST:PORT`); shown as the capture's path.
+    ///   - identity: unique per recording (e.g. the output file and start time), stored where imports keep the SHA-256.
+    public init(databasePath: String, source: String, identity: String, format: CaptureFormat, linkType: UInt32,
+                formatDescription: String, options: ImportOptions = .init(), commitEvery: Int = 1000) throws {
+        store = try TimelineStore(path: databasePath)
+        let db = store.database
+        try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        try store.createIndexes()
+        try db.execute("BEGIN IMMEDIATE")
+        try db.run("""
+            INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept, status)
+            VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, 'recording')
+            """, [.text(source), .text(source), .text("live:\(identity)"), .text(format.rawValue),
+                  .integer(Int64(linkType)), .text(formatDescription), .integer(options.keepRaw ? 1 : 0)])
+        captureID = db.lastInsertRowID
+        writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw, keepKeys: options.keepKeys)
+        decoder = PacketDecoder(options: DecoderOptions(keepKeys: options.keepKeys))
+        self.commitEvery = commitEvery
+        try updateCaptureRow(status: "recording", warnings: [])
+        try db.execute("COMMIT")
+        try db.execute("BEGIN IMMEDIATE")
+    }
+
+    public var records: Int { writer.records }
+
+    /// Decodes and stores one record; commits when `commitEvery` records are pending.
+    public func append(_ record: CaptureRecord) throws {
+        try writer.write(record, decoder.decode(record))
+        uncommitted += 1
+        if uncommitted >= commitEvery { try commit() }
+    }
+
+    /// Makes everything appended so far durable and visible to readers.
+    public func commit() throws {
+        guard uncommitted > 0 else { return }
+        try writer.finish()
+        try updateCaptureRow(status: "recording", warnings: [])
+        try store.database.execute("COMMIT; BEGIN IMMEDIATE")
+        uncommitted = 0
+    }
+
+    /// Ends the recording: final rows, capture status, and a last commit.
+    public func finish(warnings: [String] = []) throws {
+        for p in decoder.finish() { try writer.problem(p, frame: nil) }
+        try writer.finish()
+        try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings)
+        try store.database.execute("COMMIT")
+        uncommitted = 0
+    }
+
+    private func updateCaptureRow(status: String, warnings: [String]) throws {
+        try store.database.run("""
+            UPDATE capture SET records = ?1, first_ts_us = ?2, last_ts_us = ?3, status = ?4, warnings = ?5,
+                               malformed_packets = ?6, dropped_packets = ?7 WHERE id = ?8
+            """, [.integer(Int64(writer.records)), writer.firstTimestamp.map { .integer($0) } ?? .null,
+                  writer.lastTimestamp.map { .integer($0) } ?? .null, .text(status), .text(jsonArray(warnings)),
+                  .integer(Int64(writer.malformedPackets)), .integer(Int64(writer.droppedPackets)), .integer(captureID)])
+    }
+}
