@@ -33,9 +33,11 @@ final class PcapHandle {
 /// 4-byte big-endian direction (0 sent, anything else received, as Wireshark reads it) then
 /// H4; 254 is a 2-byte big-endian adapter index, a 2-byte big-endian monitor opcode, the body.
 ///
-/// `fileOffset` is `ftell` on libpcap's stream before each read: exact for pcap; for pcapng it
-/// is the start of the next block, which is the packet's own block unless non-packet blocks
-/// (statistics, name resolution, extra interfaces) come between two packets.
+/// `fileOffset` for pcap is exact: the previous record's end (16-byte header + captured length),
+/// re-read with `ftell` when libpcap may have skipped bytes (a packet longer than the snapshot).
+/// For pcapng it is `ftell` on libpcap's stream after the previous packet: the start of the
+/// packet's own block unless non-packet blocks (statistics, name resolution, extra interfaces)
+/// come between two packets, in which case it is the first of those blocks.
 public struct PcapReader: CaptureReader {
     public let info: CaptureInfo
     public let path: String
@@ -44,6 +46,9 @@ public struct PcapReader: CaptureReader {
     public let linkType: PcapLinkType
 
     private let handle: PcapHandle
+    /// Offset of the next record (see the type's note on offsets).
+    private var nextOffset = 0
+    private let snapshotLength: Int
     private var frameNumber = 0
     private var state = ReaderState.reading
 
@@ -86,10 +91,12 @@ public struct PcapReader: CaptureReader {
         let format: CaptureFormat = magic == [0x0A, 0x0D, 0x0D, 0x0A] ? .pcapng : .pcap
         info = CaptureInfo(format: format, linkType: linkType.rawValue,
                            formatDescription: "\(format.rawValue), \(linkType)")
+        snapshotLength = Int(pcap_snapshot(handle.pcap))
+        nextOffset = Self.position(handle) ?? 0
+        bytesRead = nextOffset
         guard PcapLinkType.supported.contains(linkType) else {
             throw CaptureError(path: path, kind: .unsupported, message: unsupportedMessage())
         }
-        bytesRead = Self.position(handle) ?? 0
     }
 
     /// A libpcap open failure: truncation and bad headers are damage, the rest unknown bytes.
@@ -134,11 +141,16 @@ public struct PcapReader: CaptureReader {
 
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
         guard case .reading = state else { return try state.stoppedResult() }
-        let offset = Self.position(handle) ?? bytesRead
+        let offset = nextOffset
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
         let status = pcap_next_ex(handle.pcap, &header, &data)
-        bytesRead = Self.position(handle) ?? bytesRead
+        if status == 1, info.format == .pcap, let header, Int(header.pointee.caplen) < snapshotLength {
+            nextOffset = offset + 16 + Int(header.pointee.caplen)
+        } else {
+            nextOffset = Self.position(handle) ?? nextOffset
+        }
+        bytesRead = nextOffset
         switch status {
         case 1:
             break

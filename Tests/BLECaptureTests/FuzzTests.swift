@@ -1,5 +1,6 @@
 import BLECapture
 import BLECore
+import Foundation
 import Testing
 
 /// SplitMix64 (Steele, Lea, Flood 2014): the seeded generator STYLE.md asks for.
@@ -18,6 +19,9 @@ struct SplitMix64: RandomNumberGenerator {
 /// Damaged bytes of every format go through every reader without crashing.
 @Suite("Fuzzing")
 struct FuzzTests {
+    /// Mutations per seed; raise with BLECAPTURE_FUZZ_ITERATIONS for a long run.
+    static let iterations = ProcessInfo.processInfo.environment["BLECAPTURE_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 300
+
     static func seeds() throws -> [(String, [UInt8])] {
         var seeds = SampleCaptures.all.map { ($0.name, $0.bytes) }
         seeds.append(("bugreport-v1", try SampleCaptures.bugreport(version: 1)))
@@ -52,7 +56,7 @@ struct FuzzTests {
     func mutations() throws {
         var rng = SplitMix64(seed: 0x5EED_B1E)
         for (_, seed) in try Self.seeds() {
-            for _ in 0..<300 {
+            for _ in 0..<Self.iterations {
                 let bytes = Self.mutate(seed, &rng)
                 bytes.withUnsafeBytes { fuzzCaptureReaders($0) }
             }
