@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"]),
         // Analysis re-reads stored ATT PDUs, so it uses BLEDecode's PDU types as well as the timeline.
         .target(name: "BLEAnalysis", dependencies: ["BLECore", "BLEDecode", "BLETimeline"]),
-        .target(name: "BLEReport", dependencies: ["BLECore", "BLETimeline", "BLEAnalysis"]),
+        .target(name: "BLEReport", dependencies: ["BLECore", "BLECapture", "BLETimeline", "BLEAnalysis"]),
         // Replay: discrete-event simulation over peripheral models built from the timeline.
         .target(name: "BLEReplay", dependencies: ["BLECore", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLECapture"]),
         .target(name: "CoreBluetoothReplay", dependencies: ["BLEReplay"]),
@@ -41,6 +41,7 @@ let package = Package(
         .testTarget(name: "BLETimelineTests", dependencies: ["BLETimeline"]),
         .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis"]),
         .testTarget(name: "CLITests", dependencies: ["BLECore"]),
+        .testTarget(name: "BLEReportTests", dependencies: ["BLEReport", "BLETimeline", "BLEAnalysis"]),
         .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay"]),
         .testTarget(name: "CoreBluetoothReplayTests", dependencies: ["CoreBluetoothReplay"]),
     ],
