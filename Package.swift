@@ -33,7 +33,9 @@ let package = Package(
         // Replay: discrete-event simulation over peripheral models built from the timeline.
         .target(name: "BLEReplay", dependencies: ["BLECore", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLECapture"]),
         .target(name: "CoreBluetoothReplay", dependencies: ["BLEReplay"]),
-        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay"]),
+        // Live sources; the only target that links libbluetooth (GPL), see DESIGN.md.
+        .target(name: "BLELive", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "CBlueZ"]),
+        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive"]),
 
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture"], resources: [.copy("Fixtures")]),
@@ -44,6 +46,7 @@ let package = Package(
         .testTarget(name: "BLEReportTests", dependencies: ["BLEReport", "BLETimeline", "BLEAnalysis"]),
         .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay"]),
         .testTarget(name: "CoreBluetoothReplayTests", dependencies: ["CoreBluetoothReplay"]),
+        .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis"]),
     ],
     swiftLanguageModes: [.v6]
 )

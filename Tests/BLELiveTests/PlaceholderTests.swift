@@ -1,0 +1,6 @@
+import Testing
+@testable import BLELive
+
+@Suite struct PlaceholderTests {
+    @Test func builds() {}
+}
