@@ -9,6 +9,7 @@ enum Dispatcher {
       diagnose CAPTURE|DB [--json] [--fail-on warning|error]   per-connection post-mortem with findings
       gatt CAPTURE|DB [--json]                                 reconstructed GATT database per peripheral
       replay CAPTURE|DB [--central SCRIPT] [--inject FAULT]... replay against the recorded peripherals (Docs/replay.md)
+      record SOURCE [-o FILE.btsnoop] [--db FILE]              live capture: --monitor, --follow FILE, --stdin, --tcp HOST:PORT (Docs/record.md)
       help                                                     this text
 
     Exit codes: 0 success, 1 check failed, 2 usage error, 65 unreadable or malformed input.
@@ -27,6 +28,7 @@ enum Dispatcher {
             case "diagnose": return try DiagnoseCommand.run(rest)
             case "gatt": return try GATTCommand.run(rest)
             case "replay": return try ReplayCommand.run(rest)
+            case "record": return try RecordCommand.run(rest)
             case "help", "-h", "--help":
                 Out.line(usage)
                 return .success
