@@ -1,7 +1,9 @@
 /// A discrete-event scheduler on a virtual clock (DESIGN.md "Replay semantics", virtual time).
 ///
-/// Events run in (time, sequence number) order: two events at the same microsecond run in
-/// the order they were scheduled. Nothing here reads a wall clock or sleeps; running the same
+/// Events run in (time, order, sequence number) order: two events at the same microsecond run
+/// in the order they were scheduled, unless they carry an order hint (replayed events carry
+/// their recorded packet id, so simultaneous recorded events keep the recording's order;
+/// events without one come after them). Nothing here reads a wall clock or sleeps; running the same
 /// schedule twice runs the same events in the same order.
 public final class Scheduler {
     /// Identifies a scheduled event so it can be cancelled.
@@ -11,11 +13,14 @@ public final class Scheduler {
 
     private struct Entry {
         var time: VirtualTime
+        var order: Int
         var sequence: UInt64
         var action: () -> Void
 
         @inline(__always) func precedes(_ other: Entry) -> Bool {
-            time < other.time || (time == other.time && sequence < other.sequence)
+            if time != other.time { return time < other.time }
+            if order != other.order { return order < other.order }
+            return sequence < other.sequence
         }
     }
 
@@ -35,8 +40,8 @@ public final class Scheduler {
 
     /// Schedules `action` at `time` (not before now).
     @discardableResult
-    public func schedule(at time: VirtualTime, _ action: @escaping () -> Void) -> EventID {
-        let entry = Entry(time: max(time, now), sequence: nextSequence, action: action)
+    public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
+        let entry = Entry(time: max(time, now), order: order, sequence: nextSequence, action: action)
         nextSequence += 1
         heap.append(entry)
         siftUp(heap.count - 1)
@@ -45,9 +50,12 @@ public final class Scheduler {
 
     /// Schedules `action` `delay` microseconds from now.
     @discardableResult
-    public func schedule(after delay: Int64, _ action: @escaping () -> Void) -> EventID {
-        schedule(at: now &+ max(0, delay), action)
+    public func schedule(after delay: Int64, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
+        schedule(at: now &+ max(0, delay), order: order, action)
     }
+
+    /// The order of events with no hint: after every hinted event at the same time.
+    public static let unordered = Int.max
 
     /// Cancels an event that has not run yet (harmless when it has).
     public func cancel(_ id: EventID?) {

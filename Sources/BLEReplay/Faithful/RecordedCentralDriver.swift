@@ -76,7 +76,7 @@ final class RecordedCentralDriver: CentralHostObserver {
         func fire(_ anchor: Anchor) {
             guard let items = waiting.removeValue(forKey: anchor) else { return }
             for (step, delay) in items {
-                world.scheduler.schedule(after: delay) { [self] in perform(step) }
+                world.scheduler.schedule(after: delay, order: central.steps[step].packetID) { [self] in perform(step) }
             }
         }
 

@@ -18,6 +18,7 @@ extension CentralHost {
             let r = SimulatedLink.Request(pdu: pdu, transmitted: transmitted, completion: completion)
             if link.outstanding == nil { start(r, on: link) } else { link.requestQueue.append(r) }
         } else {
+            if ATTOpcode(pdu[0]) == .handleValueIndication, let completion { link.indicationCompletions.append(completion) }
             enqueue(pdu, on: link, onSent: transmitted)
         }
     }
@@ -148,7 +149,9 @@ extension CentralHost {
             observer?.centralHost(self, link: link, didReceiveValue: pdu)
         case .request:
             answerAsServer(pdu, on: link)
-        case .command, .confirmation, .unknown:
+        case .confirmation:
+            if !link.indicationCompletions.isEmpty { link.indicationCompletions.removeFirst()(.response(pdu)) }
+        case .command, .unknown:
             break
         }
     }
@@ -176,10 +179,12 @@ extension CentralHost {
         let op = ATTOpcode(pdu[0])
         var response: [UInt8]?
         var latency: Int64 = 0
+        var order = Scheduler.unordered
         if let recorded = serverAnswers[link.handle]?.answer(to: pdu, occurrence: counts[pdu]!) {
             guard let r = recorded.response else { return }
             response = r
             latency = recorded.latency
+            order = recorded.packetID ?? order
         } else if op == .handleValueIndication {
             response = [ATTOpcode.handleValueConfirmation.rawValue]
         } else if op == .exchangeMTURequest {
@@ -191,7 +196,7 @@ extension CentralHost {
             response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: code)).encoded()
         }
         guard let response else { return }
-        scheduler.schedule(after: latency) { [self] in
+        scheduler.schedule(after: latency, order: order) { [self] in
             guard link.isUp else { return }
             if op == .exchangeMTURequest, pdu.count >= 3, response.count >= 3, response[0] == ATTOpcode.exchangeMTUResponse.rawValue {
                 updateMTU(link, client: Int(response[1]) | Int(response[2]) << 8, server: Int(pdu[1]) | Int(pdu[2]) << 8)

@@ -227,10 +227,13 @@ public final class CentralHost {
         link.packetsInFlight = 0
         links.removeAll { $0 === link }
         let failed = (link.outstanding.map { [$0] } ?? []) + link.requestQueue
+        let indications = link.indicationCompletions
         link.outstanding = nil
         link.requestQueue = []
+        link.indicationCompletions = []
         link.peripheral.linkEnded(link)
         for r in failed { r.completion?(.disconnected) }
+        for c in indications { c(.disconnected) }
         world.advertisingDemandChanged()
         observer?.centralHost(self, didDisconnect: link, reason: reason)
         pumpTx()

@@ -53,6 +53,8 @@ public final class SimulatedLink {
     var outstandingTimeout: Scheduler.EventID?
     var requestQueue: [Request] = []
     var bearerClosed = false
+    /// The central's own indications waiting for their confirmation (its server side).
+    var indicationCompletions: [(ATTResult) -> Void] = []
     // Controller: packets sent and not yet reported complete.
     var packetsInFlight = 0
     var completionEvent: Scheduler.EventID?

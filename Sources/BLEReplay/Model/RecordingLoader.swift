@@ -38,7 +38,7 @@ public enum RecordingLoader {
             """, [cid]).first
         let start = bounds?[0].int64 ?? 0
         let last = bounds?[1].int64 ?? start
-        var buffer: (size: Int, count: Int)?
+        var buffer: (size: Int, count: Int)?  // from LE Read Buffer Size, then widened by what was seen
         for r in try db.rows("""
             SELECT raw FROM packet WHERE capture_id = ?1 AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY frame LIMIT 1
             """, [cid]) {
@@ -46,6 +46,12 @@ public enum RecordingLoader {
                 let size = Int(raw[6]) | Int(raw[7]) << 8
                 if size > 0 { buffer = (size, Int(raw[8])) }
             }
+        }
+        let observed = try observedFlowControl(captureID, db: db)
+        if let b = buffer {
+            buffer = (max(b.size, observed.largestPacket), max(b.count, observed.mostInFlight))
+        } else if observed.largestPacket > 0 {
+            buffer = (max(27, observed.largestPacket), max(8, observed.mostInFlight))
         }
         let creates = try db.rows("""
             SELECT ts_us FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
@@ -95,6 +101,33 @@ public enum RecordingLoader {
                                connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db),
                                gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
                                classicConnections: classic, formatDescription: format)
+    }
+
+    /// What the capture shows of the controller's ACL buffers when it lacks LE Read Buffer Size
+    /// (PacketLogger, filtered logs): the largest ACL packet the host sent, and the most packets
+    /// it had in flight (sent, not yet reported by Number Of Completed Packets).
+    static func observedFlowControl(_ captureID: Int64, db: SQLiteDatabase) throws -> (largestPacket: Int, mostInFlight: Int) {
+        let s = try db.prepare("""
+            SELECT kind, raw FROM packet WHERE capture_id = ?1 AND ((kind = 'acl' AND direction = 'tx')
+                OR (kind = 'evt' AND summary LIKE 'Rcvd Number of Completed Packets%')) ORDER BY frame
+            """)
+        try s.bind([.integer(captureID)])
+        var largest = 0, inFlight = 0, most = 0
+        while try s.step() {
+            guard let raw = s.blob(1) else { continue }
+            if s.text(0) == "acl" {
+                largest = max(largest, raw.count - 4)
+                inFlight += 1
+                most = max(most, inFlight)
+            } else if raw.count >= 3, raw[0] == 0x13 {
+                var i = 3
+                for _ in 0..<Int(raw[2]) where i + 4 <= raw.count {
+                    inFlight = max(0, inFlight - (Int(raw[i + 2]) | Int(raw[i + 3]) << 8))
+                    i += 4
+                }
+            }
+        }
+        return (largest, most)
     }
 
     static func loadDetails(_ c: inout RecordedConnection, captureID: Int64, db: SQLiteDatabase) throws {

@@ -56,7 +56,9 @@ final class PeerSession {
     func fire(_ anchor: Anchor) {
         guard let items = waiting.removeValue(forKey: anchor) else { return }
         for (item, delay) in items {
-            world.scheduler.schedule(after: delay) { [self] in perform(item) }
+            var order = Scheduler.unordered
+            if case .action(let i) = item, let b = behaviour { order = b.actions[i].packetID }
+            world.scheduler.schedule(after: delay, order: order) { [self] in perform(item) }
         }
     }
 
@@ -127,7 +129,7 @@ final class PeerSession {
             }
         }
 
-        if op.kind == .request, disconnectReason == nil, !drop {
+        if op.kind == .request || op.kind == .indication, disconnectReason == nil, !drop {
             requestCounts[pdu, default: 0] += 1
             answer(pdu, occurrence: requestCounts[pdu]!, extraDelay: extraDelay, errorCode: errorCode)
         } else if op.kind == .command {
@@ -149,12 +151,14 @@ final class PeerSession {
         let recorded = behaviour?.answers.answer(to: pdu, occurrence: occurrence)
         var latency = recorded?.latency ?? behaviour?.typicalLatency ?? 2 * link.parameters.interval
         let response: [UInt8]
-        if let errorCode {
+        if let errorCode, op.kind == .request {
             let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
             response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: errorCode)).encoded()
         } else if let recorded {
             guard let r = recorded.response else { return }
             response = r
+        } else if op.kind == .indication {
+            response = [ATTOpcode.handleValueConfirmation.rawValue]
         } else {
             switch world.configuration.unmatched {
             case .strict:
@@ -169,7 +173,7 @@ final class PeerSession {
         }
         let scale = world.configuration.latencyScale
         if scale != 1 { latency = Int64((Double(latency) * scale).rounded()) }
-        world.scheduler.schedule(after: latency + extraDelay) { [self] in
+        world.scheduler.schedule(after: latency + extraDelay, order: recorded?.packetID ?? Scheduler.unordered) { [self] in
             guard link.isUp, !silent else { return }
             host.deliver(response, on: link)
         }
