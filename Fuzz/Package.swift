@@ -1,0 +1,16 @@
+// swift-tools-version:6.0
+// Fuzz targets for libFuzzer. A separate package because its executables take their `main`
+// from libFuzzer: build with `-sanitize=fuzzer -parse-as-library` (see Scripts/fuzz.sh, `make fuzz`).
+import PackageDescription
+
+let package = Package(
+    name: "blereplay-fuzz",
+    dependencies: [.package(name: "blereplay", path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzCaptureReaders", dependencies: [.product(name: "BLECapture", package: "blereplay")]),
+        .executableTarget(name: "FuzzPacketDecoder", dependencies: [
+            .product(name: "BLECore", package: "blereplay"), .product(name: "BLEDecode", package: "blereplay"),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BLECore
+import BLEDecode
+
+/// libFuzzer entry point: the packet decoder (HCI, ACL reassembly, L2CAP, ATT, SMP, advertising)
+/// on arbitrary records. Input layout: repeated [kind u8][direction u8][length u8][payload];
+/// state carries across the records of one input, as it does across a capture.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzPacketDecoderEntry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let kinds: [PacketKind] = [.command, .event, .acl, .sco, .iso, .note, .other]
+    var decoder = PacketDecoder()
+    var i = 0
+    var frame = 1
+    while i + 3 <= bytes.count {
+        let kind = kinds[Int(bytes[i]) % kinds.count]
+        let direction: Direction = bytes[i + 1] & 1 == 0 ? .sent : .received
+        let length = min(Int(bytes[i + 2]), bytes.count - i - 3)
+        let payload = Array(bytes[(i + 3)..<(i + 3 + length)])
+        let record = CaptureRecord(frameNumber: frame, timestamp: Int64(frame) * 1000, direction: direction,
+                                   kind: kind, payload: payload, fileOffset: i)
+        _ = decoder.decode(record)
+        i += 3 + length
+        frame += 1
+    }
+    _ = decoder.finish()
+    return 0
+}
+
+// SwiftPM gives an executable its own entry point, so libFuzzer's `main` is not used: hand
+// control to libFuzzer's driver instead (LLVMFuzzerRunDriver, libFuzzer's documented API).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+var argc = CommandLine.argc
+var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(runFuzzerDriver(&argc, &argv) { data, size in
+    guard let data else { return 0 }
+    return fuzzPacketDecoderEntry(data, size)
+})
