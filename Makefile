@@ -25,7 +25,8 @@ run: build
 	@mkdir -p Reports
 	rm -f Reports/timeline.db
 	$(BIN) import Captures/*.btsnoop --db Reports/timeline.db
-	$(BIN) timeline Reports/timeline.db --errors
+	$(BIN) diagnose Reports/timeline.db > Reports/diagnosis.txt
+	@echo "wrote Reports/timeline.db and Reports/diagnosis.txt" 
 
 test: deps
 	$(SWIFT) build --build-tests
