@@ -106,7 +106,8 @@ struct FindingsEngine {
         // Attempts to the same peer that ended the same way, and the first LE Create Connection.
         let attempts = earlier.filter { $0.peerAddress == c.peerAddress && $0.status == c.status }.count + 1
         let firstCreate = try db.rows("""
-            SELECT packet_id, ts_us FROM command WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043) AND packet_id < ?2
+            SELECT packet_id, ts_us, name FROM command WHERE capture_id = ?1 AND packet_id < ?2
+            AND opcode IN (\(c.transport == "le" ? "0x200D, 0x2043" : "0x0405"))
             ORDER BY packet_id DESC LIMIT 1
             """, [.integer(captureID), .integer(Int64(frame))]).first
         let completeTs = try packet(frame)?.ts ?? 0
@@ -114,7 +115,7 @@ struct FindingsEngine {
         var waited = ""
         if let f = firstCreate, let createFrame = f[0].int, let ts = f[1].int64 {
             evidence.insert(createFrame, at: 0)
-            waited = " \(Self.ms(completeTs - ts)) after LE Create Connection (packet \(createFrame))"
+            waited = " \(Self.ms(completeTs - ts)) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
         }
         let status = HCIStatusCode(UInt8(truncatingIfNeeded: c.status))
         if c.status == 0x02 {
@@ -133,10 +134,11 @@ struct FindingsEngine {
                             detail: "LE Connection Complete reported 0x3E Connection Failed to be Established\(waited): the central sent CONNECT_IND but the peripheral never answered in the first connection events (out of range, busy or already connected elsewhere).",
                             evidence: evidence, cbError: mapping.cbErrorName(for: status))]
         }
-        return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "connection-failed",
-                        title: "Connection to \(peer(c)) failed: \(hex(c.status)) \(status.name)",
+        return [Finding(connectionID: c.id, captureID: captureID, severity: c.transport == "le" ? .error : .warning,
+                        code: "connection-failed",
+                        title: "\(c.transport == "le" ? "" : "BR/EDR ")Connection to \(peer(c)) failed: \(hex(c.status)) \(status.name)",
                         detail: "The controller reported status \(hex(c.status)) \(status.name)\(waited).",
-                        evidence: evidence, cbError: mapping.cbErrorName(for: status))]
+                        evidence: evidence, cbError: c.transport == "le" ? mapping.cbErrorName(for: status) : nil)]
     }
 
     // MARK: - Disconnect
@@ -144,7 +146,8 @@ struct FindingsEngine {
     func disconnectFindings(_ c: ConnectionFacts) throws -> [Finding] {
         guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
         let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
-        let cb = mapping.cbErrorName(for: reason, cancelledByApp: c.localDisconnectRequested)
+        // CoreBluetooth reports LE links only.
+        let cb = c.transport == "le" ? mapping.cbErrorName(for: reason, cancelledByApp: c.localDisconnectRequested) : nil
         let unanswered = try db.rows("""
             SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             ORDER BY request_packet_id

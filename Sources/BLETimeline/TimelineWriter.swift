@@ -46,6 +46,8 @@ final class TimelineWriter {
         var encrypted = false
         var lastPacketID: Int = 0
         var intervalKnown = false
+        /// CoreBluetooth speaks for LE links only: BR/EDR rows get no CBError.
+        var isLE = true
     }
 
     init(database: SQLiteDatabase, captureID: Int64, keepRaw: Bool, keepKeys: Bool,
@@ -190,7 +192,7 @@ final class TimelineWriter {
                 connectedAt: connected ? ts : nil, beganBefore: false, frame: frame)
             if !connected {
                 let cancelled = c.status == .unknownConnectionIdentifier && createConnectionCancelled
-                let cb: String? = cancelled ? nil : mapping.cbErrorName(for: c.status)
+                let cb: String? = cancelled || c.transport != .le ? nil : mapping.cbErrorName(for: c.status)
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "connection",
                           code: Int(c.status.rawValue), name: c.status.name, cbError: cb)
             }
@@ -210,10 +212,11 @@ final class TimelineWriter {
                     """, [.integer(ts), .integer(Int64(d.reason.rawValue)), .integer(Int64(frame)), .integer(rowID)])
             }
             if d.status.rawValue == 0 {
-                let local = rowID.flatMap { connectionState[$0]?.localDisconnectRequested } ?? false
+                let state = rowID.flatMap { connectionState[$0] }
+                let local = state?.localDisconnectRequested ?? false
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect",
                           code: Int(d.reason.rawValue), name: d.reason.name,
-                          cbError: mapping.cbErrorName(for: d.reason, cancelledByApp: local))
+                          cbError: state?.isLE == false ? nil : mapping.cbErrorName(for: d.reason, cancelledByApp: local))
             } else {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect-failed",
                           code: Int(d.status.rawValue), name: d.status.name, cbError: nil)
@@ -396,6 +399,7 @@ final class TimelineWriter {
         connectionIDs[ref.index] = rowID
         var st = ConnectionState()
         st.intervalKnown = interval != nil
+        st.isLE = transport == .le
         connectionState[rowID] = st
         return rowID
     }
