@@ -117,9 +117,10 @@ public struct FaultSpec: Sendable, CustomStringConvertible {
     }
 
     static func seconds(_ us: Int64) -> String {
-        if us % 1_000_000 == 0 { return "\(us / 1_000_000)s" }
-        if us % 1_000 == 0 { return "\(us / 1_000)ms" }
-        return "\(us)us"
+        if us % 1_000 != 0 { return "\(us)us" }
+        var s = String(Double(us) / 1_000_000)
+        if s.hasSuffix(".0") { s.removeLast(2) }
+        return s + "s"
     }
 
     /// Parses one `--inject` argument.

@@ -1,6 +1,5 @@
 import BLECore
 import BLEReplay
-import BLETimeline
 
 /// `blereplay replay CAPTURE|DB [--central SCRIPT.json] [--inject FAULT]... [--unmatched strict|database|error[:0xNN]]
 ///  [--anchor events|time] [--seed N] [--runs K] [--junit FILE] [--json] [--write-capture FILE] [--bench]`
@@ -16,24 +15,15 @@ enum ReplayCommand {
             throw Arguments.UsageError(message: "give one capture or timeline (\(usage))")
         }
         let options = try ReplayOptions(args)
-        let source: TimelineSource
+        let loaded: ReplaySource.Loaded
         do {
-            source = try TimelineSource(path: input)
+            loaded = try ReplaySource.load(path: input)
         } catch {
             Err.line("blereplay replay: \(error)")
             return .dataError
         }
-        for r in source.importResults {
-            for w in r.warnings { Err.line("warning: \(w)") }
-            if let e = r.error { Err.line("error: \(e)") }
-        }
-        let sessions: [RecordedSession]
-        do {
-            sessions = try RecordingLoader.load(source.store)
-        } catch {
-            Err.line("blereplay replay: \(input): \(error)")
-            return .dataError
-        }
+        for m in loaded.messages { Err.line(m) }
+        let sessions = loaded.sessions
         var request = options.request
         request.bench = args.flag("bench")
         if let scriptPath = options.scriptPath {
@@ -47,7 +37,7 @@ enum ReplayCommand {
         let outcome = ReplayRunner.run(sessions, request)
         if !outcome.stdout.isEmpty { Out.write(outcome.stdout) }
         for line in outcome.stderr { Err.line(line) }
-        if source.inputWasDamaged && outcome.status == .passed { return .dataError }
+        if loaded.damaged && outcome.status == .passed { return .dataError }
         switch outcome.status {
         case .passed: return .success
         case .failed: return .checkFailed

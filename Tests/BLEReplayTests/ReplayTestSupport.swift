@@ -1,0 +1,41 @@
+import BLECore
+@testable import BLEReplay
+
+/// Paths to the captures the replay tests run on.
+enum TestCaptures {
+    /// The package root: three levels above this file.
+    static var packageRoot: String {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }
+
+    /// `Captures/NAME` (made by Scripts/make_sample_captures.py).
+    static func sample(_ name: String) -> String { "\(packageRoot)/Captures/\(name)" }
+
+    /// `../shared/captures/NAME` (real captures; never copied into the repository).
+    static func shared(_ name: String) -> String { "\(packageRoot)/../shared/captures/\(name)" }
+
+    static let samples = ["heart-rate-healthy.btsnoop", "heart-rate-supervision-timeout.btsnoop", "att-timeout.btsnoop",
+                          "failed-to-establish.btsnoop", "pairing-failed.btsnoop", "auth-errors.btsnoop"]
+
+    /// Every shared capture with HCI traffic.
+    static let sharedHCI = ["android-classic-spp.btsnoop", "android-lock-long-session.btsnoop", "android-lock-pairing.btsnoop",
+                            "android-pongbot.btsnoop", "android-yeelock.btsnoop", "btmon-monitor.btsnoop",
+                            "ios-glasses-app-control.pklg", "ios-glasses.pklg", "scale-h4-phdr.pcap", "smartwatch-h4-phdr.pcapng"]
+
+    /// Air (link-layer) captures from sniffers: not HCI, so not replayable.
+    static let sharedAir = ["nrf-sniffer-att-deadlock.pcap", "nrf-sniffer-esp32-desync.pcap", "nrf-sniffer-invalid-control.pcapng",
+                            "nrf-sniffer-psoc6-crash.pcapng", "nrf-sniffer-zero-ltk.pcap", "sniffle-adv-only.pcapng",
+                            "sniffle-gatt.pcap", "ubertooth-le-sc-pairing.pcapng"]
+
+    static func session(_ path: String) throws -> RecordedSession {
+        let loaded = try ReplaySource.load(path: path)
+        guard let s = loaded.sessions.first else { throw RecordingLoader.Failure(message: "\(path): no capture") }
+        return s
+    }
+}
+
+extension ATTMatchKey {
+    static func writeRequest(_ handle: UInt16) -> ATTMatchKey { ATTMatchKey(opcode: .init(0x12), handle: handle) }
+}
