@@ -14,10 +14,20 @@ enum Fmt {
     @inline(__always)
     static func h2(_ v: UInt8) -> String { hexBytes[Int(v)] }
 
-    /// `0xNNNN`.
+    /// ASCII of an upper-case hex digit.
     @inline(__always)
+    static func digit(_ nibble: UInt16) -> UInt8 {
+        let n = UInt8(truncatingIfNeeded: nibble & 0xF)
+        return n < 10 ? 0x30 &+ n : 0x37 &+ n
+    }
+
+    /// `0xNNNN`, written straight into a small string (no intermediate strings).
     static func h4(_ v: UInt16) -> String {
-        "0x" + hexPairs[Int(v >> 8)] + hexPairs[Int(v & 0xFF)]
+        String(unsafeUninitializedCapacity: 6) { b in
+            b[0] = 0x30; b[1] = 0x78
+            b[2] = digit(v >> 12); b[3] = digit(v >> 8); b[4] = digit(v >> 4); b[5] = digit(v)
+            return 6
+        }
     }
 
     /// `0x13 Remote User Terminated Connection`.
@@ -37,11 +47,43 @@ enum Fmt {
     /// A supervision timeout in 10 ms units, as milliseconds: 200 -> "2000 ms".
     static func timeout10ms(_ units: UInt16) -> String { String(Int(units) * 10) + " ms" }
 
-    /// `AA:BB:CC:DD:EE:FF` without intermediate arrays.
+    /// `AA:BB:CC:DD:EE:FF`, written in one pass.
     static func address(_ a: BluetoothAddress) -> String {
-        let b = a.bytes
-        return hexPairs[Int(b.0)] + ":" + hexPairs[Int(b.1)] + ":" + hexPairs[Int(b.2)] + ":"
-            + hexPairs[Int(b.3)] + ":" + hexPairs[Int(b.4)] + ":" + hexPairs[Int(b.5)]
+        withUnsafeBytes(of: a.bytes) { raw in
+            String(unsafeUninitializedCapacity: 17) { b in
+                var i = 0
+                for k in 0..<6 {
+                    if k > 0 { b[i] = 0x3A; i += 1 }
+                    b[i] = digit(UInt16(raw[k]) >> 4); b[i + 1] = digit(UInt16(raw[k]))
+                    i += 2
+                }
+                return 17
+            }
+        }
+    }
+
+    /// `" AA:BB:CC:DD:EE:FF rssi -60"` (without the RSSI part when nil), built in one pass:
+    /// advertising reports are most of many captures.
+    static func addressAndRSSI(_ a: BluetoothAddress, _ rssi: Int8?) -> String {
+        withUnsafeBytes(of: a.bytes) { raw in
+            String(unsafeUninitializedCapacity: 28) { b in
+                b[0] = 0x20
+                var i = 1
+                for k in 0..<6 {
+                    if k > 0 { b[i] = 0x3A; i += 1 }
+                    b[i] = digit(UInt16(raw[k]) >> 4); b[i + 1] = digit(UInt16(raw[k]))
+                    i += 2
+                }
+                guard let rssi else { return i }
+                for c in " rssi ".utf8 { b[i] = c; i += 1 }
+                var v = Int(rssi)
+                if v < 0 { b[i] = 0x2D; i += 1; v = -v }
+                if v >= 100 { b[i] = 0x30 &+ UInt8(v / 100); i += 1 }
+                if v >= 10 { b[i] = 0x30 &+ UInt8(v / 10 % 10); i += 1 }
+                b[i] = 0x30 &+ UInt8(v % 10)
+                return i + 1
+            }
+        }
     }
 
     /// `7.5 ms` or `7.5-15 ms` for a min/max pair in 1.25 ms units.

@@ -17,6 +17,8 @@ public struct PacketDecoder: Sendable {
     var pendingCommands: [UInt16: ConnectionRef] = [:]
     /// Peers of BR/EDR Create Connection commands not yet completed (to tell the role).
     var pendingBREDRCreates: Set<BluetoothAddress> = []
+    /// The host sent LE Create Connection Cancel and no LE connection complete followed yet.
+    var leCreateCancelPending = false
     var lastDrops: UInt32 = 0
 
     public init(options: DecoderOptions = .init()) {
@@ -70,6 +72,7 @@ public struct PacketDecoder: Sendable {
         }
         pendingCommands.removeAll()
         pendingBREDRCreates.removeAll()
+        leCreateCancelPending = false
         channels.removeAll()
         return out
     }

@@ -50,7 +50,7 @@ struct HCILEMetaTests {
         _ = decoder.decode(Rec.evt(hx("0E 04 01 0E 20 00")))
         // Status 0x02 Unknown Connection Identifier: the attempt was cancelled; handle 0x0000
         let p = decoder.decode(Rec.evt(hx("3E 1F 0A 02 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00")))
-        #expect(p.summary == "Rcvd LE Meta (LE Enhanced Connection Complete) status 0x02 Unknown Connection Identifier handle 0x0000 peer 00:00:00:00:00:00 (public)")
+        #expect(p.summary == "Rcvd LE Meta (LE Enhanced Connection Complete) status 0x02 Unknown Connection Identifier handle 0x0000 peer 00:00:00:00:00:00 (public) (cancelled by host)")
         let c = try #require(p.connectionCompletes.first)
         #expect(c.status == .unknownConnectionIdentifier)
         #expect(c.connection == ConnectionRef(index: 1, handle: 0x0000))

@@ -86,6 +86,29 @@ struct TrackerTests {
         #expect(decoder.connectionsSeen == 1)
     }
 
+    @Test func disconnectStatesFollowTheCommandAndEvents() {
+        var decoder = PacketDecoder()
+        _ = decoder.decode(Rec.leConnectionComplete(handle: 0x0040))
+        func state() -> String {
+            switch decoder.tracker.handles[0x0040] {
+            case .open?: "open"
+            case .disconnecting(_, let reason)?: "disconnecting \(hex(reason.rawValue))"
+            case nil: "closed"
+            }
+        }
+        #expect(state() == "open")
+        _ = decoder.decode(Rec.cmd(hx("06 04 03 40 00 13")))
+        #expect(state() == "disconnecting 0x13")
+        // Command Status 0x0C Command Disallowed: the Disconnect was refused
+        _ = decoder.decode(Rec.evt(hx("0F 04 0C 01 06 04")))
+        #expect(state() == "open")
+        _ = decoder.decode(Rec.cmd(hx("06 04 03 40 00 16")))
+        _ = decoder.decode(Rec.evt(hx("0F 04 00 01 06 04")))
+        #expect(state() == "disconnecting 0x16")
+        _ = decoder.decode(Rec.disconnectionComplete(handle: 0x0040, reason: 0x16))
+        #expect(state() == "closed")
+    }
+
     @Test func connectionCompleteOnAnOpenHandleReplacesIt() {
         var decoder = PacketDecoder()
         _ = decoder.decode(Rec.leConnectionComplete(handle: 0x0040))

@@ -5,7 +5,8 @@ import BLECore
 /// States of one handle: absent (closed or never seen) -> `open` (LE/BR-EDR Connection
 /// Complete with status 0x00, or ACL on an unknown handle: begun before the capture) ->
 /// `disconnecting` (the host sent Disconnect) -> absent (Disconnection Complete, status 0x00).
-/// A failed Disconnection Complete returns `disconnecting` to `open`. Every Connection Complete
+/// A failed Disconnection Complete, or a Command Status refusing the Disconnect, returns
+/// `disconnecting` to `open`. Every Connection Complete
 /// (any status) and every inferred connection gets a new `ConnectionRef`: handles are reused,
 /// refs are not. Bounded: at most 0x0F00 handles can be open.
 struct ConnectionTracker: Sendable {
@@ -90,6 +91,12 @@ struct ConnectionTracker: Sendable {
         guard let state = handles[handle] else { return nil }
         handles[handle] = .disconnecting(state.connection, reason: reason)
         return state.connection.ref
+    }
+
+    /// The controller refused a Disconnect (Command Status with an error): back to `open`.
+    mutating func disconnectRefused(handle: UInt16) {
+        guard case .disconnecting(let c, _)? = handles[handle] else { return }
+        handles[handle] = .open(c)
     }
 
     /// Disconnection Complete. Status 0x00 closes the handle; another status leaves the

@@ -94,6 +94,11 @@ extension PacketDecoder {
             info.peerAddress = peer
             return " peer " + Fmt.address(peer) + " (" + type.name + ")"
 
+        case HCIOpcode.leCreateConnectionCancel.rawValue:
+            // No parameters (7.8.13). The pending attempt ends with status 0x02.
+            leCreateCancelPending = true
+            return ""
+
         case HCIOpcode.leConnectionUpdate.rawValue:
             // Connection_Handle u16, Connection_Interval_Min u16, Connection_Interval_Max u16,
             // Max_Latency u16, Supervision_Timeout u16, Min_CE_Length u16, Max_CE_Length u16 (7.8.18)

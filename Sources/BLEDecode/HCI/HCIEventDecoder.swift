@@ -19,7 +19,10 @@ extension PacketDecoder {
                                      what: "event parameters")
         var r = ByteReader(payload[2..<(2 + used)], baseOffset: d.base &+ 2, layer: .hci)
         let name = HCINames.event(code)
-        d.summary = "Rcvd " + name
+        // One buffer for the whole summary: parameters append to it in place.
+        d.summary.reserveCapacity(72)
+        d.summary += "Rcvd "
+        d.summary += code == 0xFF ? "Vendor event" : name
         do {
             try eventParameters(code, name, &r, &d)
         } catch {
@@ -56,6 +59,7 @@ extension PacketDecoder {
             let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
             let c = pendingCommands.removeValue(forKey: opcode.rawValue)
             d.connection = c
+            if opcode == .disconnect, status != .success, let c { tracker.disconnectRefused(handle: c.handle) }
             let opName = opcode.name
             d.summary += " (" + opName + ")"
             if status != .success { d.summary += " status " + Fmt.status(status) }
@@ -178,7 +182,7 @@ extension PacketDecoder {
 
         case 0xFF:
             // Vendor-specific: kept whole (the bytes are in the packet row).
-            d.summary = "Rcvd Vendor event"
+            break
 
         default:
             if HCINames.eventsWithStatusThenHandle.contains(code) {

@@ -30,9 +30,10 @@ extension PacketDecoder {
                 let report = AdvertisingReport(address: addr, addressType: addrType, eventType: UInt16(type),
                                                isExtended: false, isScanResponse: type == 0x04,
                                                rssi: rssi == 127 ? nil : rssi, txPower: nil, data: Array(data))
+                if n == 1 { Self.summarize(report, into: &d.summary) }
                 d.events.append(.advertisingReport(report))
             }
-            summarizeReports(n, &d)
+            if n != 1 { d.summary += " \(n) reports" }
 
         case 0x0B:
             // Num_Reports u8; per report: Event_Type u8, Address_Type u8, Address,
@@ -44,11 +45,13 @@ extension PacketDecoder {
                 let addr = try r.readAddress("Address[\(i)]")
                 try r.skip(7, "Direct_Address_Type/Direct_Address[\(i)]")
                 let rssi = try r.readInt8("RSSI[\(i)]")
-                d.events.append(.advertisingReport(AdvertisingReport(
+                let report = AdvertisingReport(
                     address: addr, addressType: addrType, eventType: UInt16(type), isExtended: false,
-                    isScanResponse: false, rssi: rssi == 127 ? nil : rssi, txPower: nil, data: [])))
+                    isScanResponse: false, rssi: rssi == 127 ? nil : rssi, txPower: nil, data: [])
+                if n == 1 { Self.summarize(report, into: &d.summary) }
+                d.events.append(.advertisingReport(report))
             }
-            summarizeReports(n, &d)
+            if n != 1 { d.summary += " \(n) reports" }
 
         case 0x0D:
             // Num_Reports u8; per report: Event_Type u16, Address_Type u8, Address,
@@ -66,12 +69,14 @@ extension PacketDecoder {
                 try r.skip(9, "Periodic_Advertising_Interval/Direct_Address[\(i)]")
                 let len = Int(try r.readUInt8("Data_Length[\(i)]"))
                 let data = try r.readBytes(len, "Data[\(i)]")
-                d.events.append(.advertisingReport(AdvertisingReport(
+                let report = AdvertisingReport(
                     address: addr, addressType: addrType, eventType: type, isExtended: true,
                     isScanResponse: type & 0x0008 != 0, rssi: rssi == 127 ? nil : rssi,
-                    txPower: tx == 127 ? nil : tx, data: Array(data))))
+                    txPower: tx == 127 ? nil : tx, data: Array(data))
+                if n == 1 { Self.summarize(report, into: &d.summary) }
+                d.events.append(.advertisingReport(report))
             }
-            summarizeReports(n, &d)
+            if n != 1 { d.summary += " \(n) reports" }
 
         case 0x03:
             // Status u8, Connection_Handle u16, Connection_Interval u16, Peripheral_Latency u16,
@@ -229,7 +234,10 @@ extension PacketDecoder {
         if status == .success {
             d.summary += (role == 0 ? " central" : role == 1 ? " peripheral" : " role " + Fmt.h2(role))
                 + " interval " + Fmt.interval(interval)
+        } else if status == .unknownConnectionIdentifier, leCreateCancelPending {
+            d.summary += " (cancelled by host)"
         }
+        leCreateCancelPending = false
         d.events.append(.connectionComplete(ConnectionComplete(
             connection: ref, transport: .le, status: status, role: role, peerAddress: peer, peerAddressType: type,
             interval: interval, peripheralLatency: latency, supervisionTimeout: timeout, eventName: name)))
@@ -249,14 +257,13 @@ extension PacketDecoder {
         s == .success ? "" : " status " + Fmt.status(s)
     }
 
-    /// `" AA:BB:… rssi -60 \"Name\""` for one report; `" N reports"` otherwise.
-    private func summarizeReports(_ n: Int, _ d: inout PacketDraft) {
-        guard n == 1, case .advertisingReport(let rep)? = d.events.last else {
-            d.summary += " \(n) reports"
-            return
+    /// Appends `" AA:BB:… rssi -60 \"Name\""`: the summary of an event with one report.
+    private static func summarize(_ r: AdvertisingReport, into s: inout String) {
+        s += Fmt.addressAndRSSI(r.address, r.rssi)
+        if let name = r.parsed.localName {
+            s += " \""
+            s += name
+            s += "\""
         }
-        d.summary += " " + Fmt.address(rep.address)
-        if let rssi = rep.rssi { d.summary += " rssi " + String(rssi) }
-        if let name = rep.parsed.localName { d.summary += " \"" + name + "\"" }
     }
 }

@@ -59,8 +59,11 @@ extension PacketDecoder {
         case .complete(let frame):
             dispatchL2CAP(frame, connection: conn, into: &d)
         case .needMore(let start, let received, let expected):
-            let total = expected.map { " of \($0)" } ?? ""
-            d.summary = d.prefix + "ACL fragment (" + (start ? "start" : "continuation") + ", \(received)\(total) bytes)"
+            if let expected {
+                d.summary = "\(d.prefix)ACL fragment (\(start ? "start" : "continuation"), \(received) of \(expected) bytes)"
+            } else {
+                d.summary = "\(d.prefix)ACL fragment (\(start ? "start" : "continuation"), \(received) bytes)"
+            }
         case .dropped:
             d.summary = d.prefix + "ACL fragment (" + (isStart ? "start" : "continuation")
                 + ", \(data.count) bytes, no L2CAP PDU pending: dropped)"

@@ -93,11 +93,11 @@ extension PacketDecoder {
         case 0x0007:
             d.summary = d.prefix + "BR/EDR L2CAP Security Manager, \(payload.count) bytes"
         default:
-            var s = d.prefix + "BR/EDR L2CAP CID " + Fmt.h4(cid)
             if let psm = channels.psm(connection: connection.index, direction: d.direction, cid: cid) {
-                s += " (" + BREDRNames.psm(psm) + ")"
+                d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)) (\(BREDRNames.psm(psm))), \(payload.count) bytes"
+            } else {
+                d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)), \(payload.count) bytes"
             }
-            d.summary = s + ", \(payload.count) bytes"
         }
     }
 

@@ -29,7 +29,7 @@ extension PacketDecoder {
         case 0x0005:
             decodeLESignaling(frame, connection: conn.ref, into: &d)
         case 0x0040...0x007F:
-            d.summary = d.prefix + "L2CAP LE CoC data CID " + Fmt.h4(cid) + ", \(payload.count) bytes"
+            d.summary = "\(d.prefix)L2CAP LE CoC data CID \(Fmt.h4(cid)), \(payload.count) bytes"
         case 0x0000:
             d.problems.append(DecodeError(layer: .l2cap, offset: frame.offsets.absolute(2), kind: .malformed,
                                           reason: "L2CAP CID 0x0000 (null identifier)"))
