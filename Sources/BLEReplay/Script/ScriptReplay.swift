@@ -1,5 +1,66 @@
-enum ScriptReplay {
+import BLECore
+
+/// Runs a central script against the peripherals of a capture (Docs/replay.md "Central scripts").
+public enum ScriptReplay {
+    /// The configuration a script run starts from: the script's `unmatched` policy unless the
+    /// command line gave one, the script's faults added to the command line's.
+    public static func configuration(_ script: CentralScript, session: RecordedSession, base: ReplayConfiguration,
+                                     unmatchedGiven: Bool) -> ReplayConfiguration {
+        var c = base
+        if !unmatchedGiven, let u = script.unmatched { c.unmatched = u }
+        c.faults += script.faults
+        c.clientRxMTU = script.mtu
+        c.epoch = session.start
+        return c
+    }
+
+    public static func run(_ session: RecordedSession, script: CentralScript, configuration: ReplayConfiguration) -> (ScriptResult, ReplayWorld) {
+        let models = ModelBuilder.build(session)
+        let world = ReplayWorld(peripherals: models.peripherals, configuration: configuration)
+        let runner = ScriptRunner(world: world, script: script)
+        runner.start()
+        world.run(until: script.limit)
+        var result = runner.result
+        result.capture = session.fileName
+        if !result.finished { result.events.append("\(VirtualDuration.format(world.now))  limit reached at \(runner.currentLabel)") }
+        for f in world.firedFaults { result.events.append("\(VirtualDuration.format(f.time))  fault fired: \(f.fault)") }
+        for u in world.unmatchedRequests {
+            result.checks.append(ScriptCheck(label: "request the recording never saw", passed: false,
+                                             message: ReplayComparison.describe(u.pdu, fromCentral: true) + " (--unmatched strict)", time: u.time))
+        }
+        return (result, world)
+    }
+
     static func outcome(_ sessions: [RecordedSession], script: CentralScript, request: ReplayRequest) -> ReplayOutcome {
-        ReplayOutcome()
+        var outcome = ReplayOutcome()
+        guard let session = sessions.first else {
+            outcome.stderr.append("blereplay replay: the timeline holds no capture")
+            outcome.status = .badInput
+            return outcome
+        }
+        if sessions.count > 1 { outcome.stderr.append("note: the timeline holds \(sessions.count) captures; the script runs against the first") }
+        let configuration = Self.configuration(script, session: session, base: request.configuration, unmatchedGiven: request.unmatchedGiven)
+        if let runs = request.runs {
+            return FaultFuzzer.scriptOutcome(session, script: script, configuration: configuration, runs: runs, seed: request.seed,
+                                             json: request.json)
+        }
+        let (result, world) = run(session, script: script, configuration: configuration)
+        outcome.stdout = request.json ? ScriptReport.json(result).serialized(pretty: true) + "\n" : ScriptReport.text(result)
+        if let path = request.junitPath {
+            do { try TextFile.write(ScriptReport.junit([result]).xml(), to: path) } catch {
+                outcome.stderr.append("blereplay replay: \(error)")
+                outcome.status = .badInput
+                return outcome
+            }
+        }
+        if let path = request.capturePath {
+            do { try world.trace.writeBtsnoop(to: path) } catch {
+                outcome.stderr.append("blereplay replay: \(error)")
+                outcome.status = .badInput
+                return outcome
+            }
+        }
+        outcome.status = result.passed ? .passed : .failed
+        return outcome
     }
 }

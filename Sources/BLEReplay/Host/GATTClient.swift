@@ -1,0 +1,238 @@
+import BLEAnalysis
+import BLECore
+import BLEDecode
+
+/// Why a GATT procedure failed.
+public enum GATTFailure: Error, Sendable, Equatable {
+    /// The peripheral answered with an ATT Error Response.
+    case att(ATTErrorCode, handle: UInt16)
+    /// No answer within 30 s.
+    case timeout
+    /// The link went down (or the bearer was closed by an earlier timeout).
+    case disconnected
+    /// The procedure cannot be run (unknown characteristic, value too long, ...).
+    case invalid(String)
+}
+
+/// GATT client procedures over the simulated host (Core v5.4 Vol 3 Part G 4.3-4.12), run one
+/// at a time per link as CoreBluetooth and BlueZ do: MTU exchange, primary service discovery
+/// (Read By Group Type until Attribute Not Found), included services, characteristics (Read By
+/// Type 0x2803 over the service range), descriptors (Find Information), reads (with Read Blob
+/// for long values) and writes.
+public final class GATTClient {
+    public struct Service: Sendable, Equatable {
+        public var uuid: BluetoothUUID
+        public var startHandle: UInt16
+        public var endHandle: UInt16
+    }
+    public struct Characteristic: Sendable, Equatable {
+        public var uuid: BluetoothUUID
+        public var declarationHandle: UInt16
+        public var valueHandle: UInt16
+        public var properties: UInt8
+        /// Last handle that belongs to it (before the next declaration or the service end).
+        public var endHandle: UInt16
+    }
+    public struct Descriptor: Sendable, Equatable {
+        public var uuid: BluetoothUUID
+        public var handle: UInt16
+    }
+
+    let host: CentralHost
+    public let link: SimulatedLink
+    private var procedures: [(@escaping () -> Void) -> Void] = []
+    private var busy = false
+
+    public init(host: CentralHost, link: SimulatedLink) {
+        self.host = host
+        self.link = link
+    }
+
+    /// Runs `body` after the procedures before it; it calls `done` when finished.
+    public func enqueue(_ body: @escaping (@escaping () -> Void) -> Void) {
+        procedures.append(body)
+        if !busy { runNext() }
+    }
+
+    private func runNext() {
+        guard !procedures.isEmpty else { busy = false; return }
+        busy = true
+        let body = procedures.removeFirst()
+        body { [weak self] in self?.runNext() }
+    }
+
+    /// One request; the response bytes or the failure.
+    public func request(_ pdu: ATTPDU, _ completion: @escaping (Result<ATTPDU, GATTFailure>) -> Void) {
+        host.send(pdu.encoded(), on: link, completion: { result in
+            switch result {
+            case .response(let bytes):
+                if let p = try? ATTPDU(decoding: bytes[...]) { completion(.success(p)) } else {
+                    completion(.failure(.invalid("malformed response \(hexString(bytes))")))
+                }
+            case .error(let e): completion(.failure(.att(e.errorCode, handle: e.attributeHandle)))
+            case .timeout: completion(.failure(.timeout))
+            case .disconnected: completion(.failure(.disconnected))
+            }
+        })
+    }
+
+    // MARK: Procedures (each queued)
+
+    public func exchangeMTU(_ clientRxMTU: UInt16, _ completion: @escaping (Result<Int, GATTFailure>) -> Void) {
+        enqueue { [self] done in
+            request(.exchangeMTURequest(ATTExchangeMTURequest(clientRxMTU: clientRxMTU))) { [self] r in
+                completion(r.map { _ in link.mtu })
+                done()
+            }
+        }
+    }
+
+    public func discoverPrimaryServices(_ completion: @escaping (Result<[Service], GATTFailure>) -> Void) {
+        enqueue { [self] done in
+            var found: [Service] = []
+            func step(_ start: UInt16) {
+                request(.readByGroupTypeRequest(ATTReadByGroupTypeRequest(startingHandle: start, endingHandle: 0xFFFF,
+                                                                         attributeGroupType: BluetoothUUID(uint16: 0x2800)))) { r in
+                    switch r {
+                    case .success(.readByGroupTypeResponse(let rs)):
+                        for e in rs.attributeDataList { if let u = e.uuid { found.append(Service(uuid: u, startHandle: e.handle, endHandle: e.endGroupHandle)) } }
+                        let last = rs.attributeDataList.map(\.endGroupHandle).max() ?? 0xFFFF
+                        if last >= 0xFFFF || last < start { completion(.success(found)); done() } else { step(last + 1) }
+                    case .failure(.att(.attributeNotFound, _)): completion(.success(found)); done()
+                    case .failure(let f): completion(.failure(f)); done()
+                    case .success: completion(.failure(.invalid("unexpected response to Read By Group Type"))); done()
+                    }
+                }
+            }
+            step(1)
+        }
+    }
+
+    public func discoverCharacteristics(of s: Service, _ completion: @escaping (Result<[Characteristic], GATTFailure>) -> Void) {
+        enqueue { [self] done in
+            var found: [Characteristic] = []
+            func finish(_ r: Result<[Characteristic], GATTFailure>) {
+                if case .success(var list) = r {
+                    for i in list.indices {
+                        list[i].endHandle = i + 1 < list.count ? list[i + 1].declarationHandle - 1 : s.endHandle
+                    }
+                    completion(.success(list))
+                } else {
+                    completion(r)
+                }
+                done()
+            }
+            func step(_ start: UInt16) {
+                guard start <= s.endHandle, start != 0 else { finish(.success(found)); return }
+                request(.readByTypeRequest(ATTReadByTypeRequest(startingHandle: start, endingHandle: s.endHandle,
+                                                                attributeType: BluetoothUUID(uint16: 0x2803)))) { r in
+                    switch r {
+                    case .success(.readByTypeResponse(let rs)):
+                        for e in rs.attributeDataList where e.value.count == 5 || e.value.count == 19 {
+                            guard let uuid = BluetoothUUID(littleEndian: e.value[3...]) else { continue }
+                            found.append(Characteristic(uuid: uuid, declarationHandle: e.handle,
+                                                        valueHandle: UInt16(e.value[1]) | UInt16(e.value[2]) << 8,
+                                                        properties: e.value[0], endHandle: s.endHandle))
+                        }
+                        let last = rs.attributeDataList.map(\.handle).max() ?? s.endHandle
+                        if last >= s.endHandle || last < start { finish(.success(found)) } else { step(last + 1) }
+                    case .failure(.att(.attributeNotFound, _)): finish(.success(found))
+                    case .failure(let f): finish(.failure(f))
+                    case .success: finish(.failure(.invalid("unexpected response to Read By Type")))
+                    }
+                }
+            }
+            step(s.startHandle)
+        }
+    }
+
+    public func discoverIncludedServices(of s: Service, _ completion: @escaping (Result<[Service], GATTFailure>) -> Void) {
+        enqueue { [self] done in
+            request(.readByTypeRequest(ATTReadByTypeRequest(startingHandle: s.startHandle, endingHandle: s.endHandle,
+                                                            attributeType: BluetoothUUID(uint16: 0x2802)))) { r in
+                switch r {
+                case .success(.readByTypeResponse(let rs)):
+                    let list: [Service] = rs.attributeDataList.compactMap { e in
+                        guard e.value.count == 6, let u = BluetoothUUID(littleEndian: e.value[4...]) else { return nil }
+                        return Service(uuid: u, startHandle: UInt16(e.value[0]) | UInt16(e.value[1]) << 8,
+                                       endHandle: UInt16(e.value[2]) | UInt16(e.value[3]) << 8)
+                    }
+                    completion(.success(list))
+                case .failure(.att(.attributeNotFound, _)): completion(.success([]))
+                case .failure(let f): completion(.failure(f))
+                case .success: completion(.failure(.invalid("unexpected response to Read By Type")))
+                }
+                done()
+            }
+        }
+    }
+
+    public func discoverDescriptors(of c: Characteristic, _ completion: @escaping (Result<[Descriptor], GATTFailure>) -> Void) {
+        enqueue { [self] done in
+            var found: [Descriptor] = []
+            func step(_ start: UInt16) {
+                guard start <= c.endHandle, start != 0 else { completion(.success(found)); done(); return }
+                request(.findInformationRequest(ATTFindInformationRequest(startingHandle: start, endingHandle: c.endHandle))) { r in
+                    switch r {
+                    case .success(.findInformationResponse(let rs)):
+                        found += rs.information.map { Descriptor(uuid: $0.uuid, handle: $0.handle) }
+                        let last = rs.information.map(\.handle).max() ?? c.endHandle
+                        if last >= c.endHandle || last < start { completion(.success(found)); done() } else { step(last + 1) }
+                    case .failure(.att(.attributeNotFound, _)): completion(.success(found)); done()
+                    case .failure(let f): completion(.failure(f)); done()
+                    case .success: completion(.failure(.invalid("unexpected response to Find Information"))); done()
+                    }
+                }
+            }
+            step(c.valueHandle &+ 1)
+        }
+    }
+
+    /// Read Request, then Read Blob Requests while the value filled the response (long values).
+    public func read(_ handle: UInt16, _ completion: @escaping (Result<[UInt8], GATTFailure>) -> Void) {
+        enqueue { [self] done in
+            var value: [UInt8] = []
+            func received(_ part: [UInt8]) {
+                value += part
+                if part.count == link.mtu - 1, value.count < 512 {
+                    request(.readBlobRequest(ATTReadBlobRequest(attributeHandle: handle, valueOffset: UInt16(value.count)))) { r in
+                        switch r {
+                        case .success(let p): received(p.value ?? [])
+                        case .failure(.att(.attributeNotLong, _)), .failure(.att(.invalidOffset, _)): completion(.success(value)); done()
+                        case .failure(let f): completion(.failure(f)); done()
+                        }
+                    }
+                } else {
+                    completion(.success(value))
+                    done()
+                }
+            }
+            request(.readRequest(ATTReadRequest(attributeHandle: handle))) { r in
+                switch r {
+                case .success(let p): received(p.value ?? [])
+                case .failure(let f): completion(.failure(f)); done()
+                }
+            }
+        }
+    }
+
+    /// Write Request (queued, answered) or Write Command (sent at once, `completion` when it left).
+    public func write(_ handle: UInt16, _ value: [UInt8], withResponse: Bool,
+                      _ completion: @escaping (Result<Void, GATTFailure>) -> Void) {
+        guard value.count <= link.mtu - 3 else {
+            completion(.failure(.invalid("\(value.count)-byte value does not fit the ATT MTU \(link.mtu)")))
+            return
+        }
+        if !withResponse {
+            host.send(ATTPDU.writeCommand(ATTWriteCommand(attributeHandle: handle, attributeValue: value)).encoded(), on: link,
+                      transmitted: { completion(.success(())) })
+            return
+        }
+        enqueue { [self] done in
+            request(.writeRequest(ATTWriteRequest(attributeHandle: handle, attributeValue: value))) { r in
+                completion(r.map { _ in () })
+                done()
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import BLECore
+
+/// One expectation (explicit, or the implicit "this step succeeded") and how it came out.
+public struct ScriptCheck: Sendable {
+    public var label: String
+    public var passed: Bool
+    public var message: String
+    /// Virtual time when it was decided.
+    public var time: VirtualTime
+}
+
+/// The outcome of running a central script against a capture's peripherals.
+public struct ScriptResult: Sendable {
+    public var script: String
+    public var capture: String
+    public var checks: [ScriptCheck]
+    /// What happened, in order: connections, disconnections, reconnect attempts, faults.
+    public var events: [String]
+    /// The steps ran to the end (within the limit).
+    public var finished: Bool
+    public var eventsRun: Int
+    public var simulatedSpan: Int64
+    /// Delays waited before each reconnect attempt.
+    public var reconnectDelays: [Int64]
+
+    public var passed: Bool { finished && checks.allSatisfy(\.passed) }
+}
+
+/// Renders script results (Docs/replay.md "Output").
+public enum ScriptReport {
+    public static func text(_ r: ScriptResult) -> String {
+        var lines = ["replay \(r.capture) with central script \(r.script)"]
+        for e in r.events { lines.append("  \(e)") }
+        for c in r.checks {
+            lines.append("  \(c.passed ? "ok  " : "FAIL") \(VirtualDuration.format(c.time))  \(c.label): \(c.message)")
+        }
+        let failed = r.checks.filter { !$0.passed }.count
+        lines.append("  \(r.passed ? "PASSED" : "FAILED"): \(r.checks.count) checks, \(failed) failed\(r.finished ? "" : ", script did not finish"); "
+                     + "\(r.eventsRun) events, \(VirtualDuration.short(r.simulatedSpan)) simulated")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    public static func json(_ r: ScriptResult) -> JSON {
+        .object([
+            ("capture", .string(r.capture)),
+            ("mode", .string("script")),
+            ("script", .string(r.script)),
+            ("passed", .bool(r.passed)),
+            ("finished", .bool(r.finished)),
+            ("checks", .array(r.checks.map { c in
+                .object([("label", .string(c.label)), ("passed", .bool(c.passed)), ("message", .string(c.message)),
+                         ("time_us", .int(c.time))])
+            })),
+            ("events", .array(r.events.map { .string($0) })),
+            ("reconnect_delays_us", .array(r.reconnectDelays.map { .int($0) })),
+            ("events_run", .int(Int64(r.eventsRun))),
+            ("simulated_us", .int(r.simulatedSpan)),
+        ])
+    }
+
+    /// One testcase per expectation.
+    public static func junit(_ results: [ScriptResult]) -> JUnitReport {
+        var cases: [JUnitReport.TestCase] = []
+        for r in results {
+            for c in r.checks {
+                cases.append(.init(className: "replay.\(r.script)", name: c.label, time: Double(c.time) / 1e6,
+                                   failure: c.passed ? nil : (c.message, "\(c.label) at \(VirtualDuration.format(c.time)): \(c.message)")))
+            }
+            if !r.finished {
+                cases.append(.init(className: "replay.\(r.script)", name: "script finishes", time: Double(r.simulatedSpan) / 1e6,
+                                   failure: ("the script did not finish", r.events.last ?? "")))
+            }
+        }
+        return JUnitReport(suiteName: "blereplay replay --central", cases: cases)
+    }
+}
