@@ -161,6 +161,34 @@ struct RealCaptureTests {
         #expect(t.foundInProgress.isEmpty)
     }
 
+    /// Real records with random damage (a byte changed, cut short, junk appended), seeded:
+    /// the decoder reports problems and never traps.
+    @Test(arguments: ["android-lock-pairing.btsnoop", "android-pongbot.btsnoop", "ios-glasses.pklg"])
+    func damagedRealRecordsNeverCrash(_ file: String) throws {
+        let capture = try #require(TestCapture.load(file))
+        var rng = DecoderRandom(seed: 0xDA_3A6E)
+        var decoder = PacketDecoder()
+        var problems = 0
+        for _ in 0..<10 {
+            for var r in capture.records {
+                let n = r.payload.count
+                switch rng.next() % 4 {
+                case 0 where n > 0:
+                    r.payload[Int(rng.next() % UInt64(n))] = UInt8(truncatingIfNeeded: rng.next())
+                case 1 where n > 0:
+                    r.payload.removeLast(Int(rng.next() % UInt64(n)) + 1)
+                case 2:
+                    r.payload += (0..<Int(rng.next() % 8 + 1)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                default:
+                    break
+                }
+                problems += decoder.decode(r).problems.count
+            }
+        }
+        problems += decoder.finish().count
+        #expect(problems > 1000)
+    }
+
     /// Vendor events (0xFF) are kept whole and counted as tshark shows them (MANIFEST "vendor evt").
     @Test(arguments: [("android-lock-pairing.btsnoop", 2), ("android-pongbot.btsnoop", 99),
                       ("android-classic-spp.btsnoop", 111), ("ios-glasses.pklg", 186)])
