@@ -53,8 +53,9 @@ enum Syscall {
         var result = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = result.withUnsafeMutableBytes { buf in
-                pread(fd, buf.baseAddress! + filled, count - filled, off_t(offset + filled))
+            let n = result.withUnsafeMutableBytes { buf -> Int in
+                guard let base = buf.baseAddress else { return 0 }
+                return pread(fd, base + filled, count - filled, off_t(offset + filled))
             }
             if n == 0 { break }
             if n < 0 {

@@ -1,5 +1,6 @@
 import BLECapture
 import BLECore
+import Foundation
 import Testing
 
 /// The btsnooz fixtures (Fixtures/make_btsnooz_fixtures.py): six records, last time
@@ -14,6 +15,7 @@ struct BtsnoozReaderTests {
     @Test("v1 and v2 bugreports decode to the same packets", arguments: [1, 2])
     func decodes(_ version: Int) throws {
         let path = TestFiles.fixture("bugreport-btsnooz-v\(version).txt")
+        #expect(path.hasPrefix(Bundle.module.bundlePath))
         let result = readAll(path: path)
         #expect(result.error == nil && result.warnings.isEmpty)
         #expect(result.info?.format == .btsnooz)

@@ -17,11 +17,10 @@ enum TestFiles {
         packageRoot + "/../shared/captures/" + name
     }
 
+    /// A file in the test bundle's copied `Fixtures` folder.
     static func fixture(_ name: String) -> String {
-        guard let url = Bundle.module.url(forResource: "Fixtures/" + name, withExtension: nil) else {
-            return packageRoot + "/Tests/BLECaptureTests/Fixtures/" + name
-        }
-        return url.path
+        Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures")?.path
+            ?? Bundle.module.bundlePath + "/Fixtures/" + name
     }
 }
 
