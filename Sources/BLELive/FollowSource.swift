@@ -1,0 +1,135 @@
+import BLECore
+
+/// A btsnoop file another program is still writing (`--follow`): Android's HCI snoop log
+/// pulled from a device, `btmon -w`.
+///
+/// Reads the file to its end, then polls for appends every `pollIntervalMilliseconds`
+/// (wall-clock polling is fine here: this is recording, not replay). A record cut short at
+/// the end stays buffered until the writer appends the rest. Rotation: when the path is
+/// replaced (Android renames the log to `FILE.last` and starts a new `FILE`), the old file is
+/// read to its end through the descriptor still open on it, then the new file is followed
+/// from its header; a file truncated in place is read again from its start.
+public final class FollowSource: LiveSource {
+    public let name: String
+    public let pollIntervalMilliseconds: Int
+    public private(set) var warnings: [String] = []
+    /// Files followed so far (1 + rotations seen).
+    public private(set) var generation = 1
+
+    private var fileDescriptor: Int32?
+    private var identity: FileIdentity
+    private var position = 0
+    private var decoder: LiveStreamDecoder
+    private var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    private var lastFormat: LiveStreamFormat?
+
+    /// Opens `path`; it must exist (a typo would otherwise wait forever).
+    public init(path: String, pollIntervalMilliseconds: Int = 100) throws(LiveError) {
+        name = path
+        self.pollIntervalMilliseconds = pollIntervalMilliseconds
+        let fd: Int32
+        do {
+            fd = try LiveSyscall.openForReading(path)
+        } catch {
+            throw LiveError(source: path, kind: .unavailable, message: "cannot open: \(error)")
+        }
+        guard let id = LiveSyscall.identity(fd) else {
+            LiveSyscall.close(fd)
+            throw LiveError(source: path, kind: .io, message: "cannot stat the file")
+        }
+        fileDescriptor = fd
+        identity = id
+        decoder = LiveStreamDecoder(source: path)
+    }
+
+    deinit {
+        if let fileDescriptor { LiveSyscall.close(fileDescriptor) }
+    }
+
+    /// The current file's format; after a rotation, the previous file's until the new header arrives.
+    public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
+
+    public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
+        if let record = try decodeNext() { return .record(record) }
+        while try readChunk() > 0 {
+            if let record = try decodeNext() { return .record(record) }
+        }
+        // At the end of the file we hold: has it been replaced or truncated?
+        let current = LiveSyscall.identity(name)
+        if fileDescriptor == nil || current.map({ !$0.isSameFile(as: identity) }) ?? true {
+            return try rotated(to: current, timeoutMilliseconds: timeoutMilliseconds)
+        }
+        if let current, current.size < position {
+            return try truncatedInPlace()
+        }
+        LiveSyscall.sleep(milliseconds: min(pollIntervalMilliseconds, max(timeoutMilliseconds, 1)))
+        return .idle
+    }
+
+    private func decodeNext() throws(LiveError) -> LiveRecord? {
+        let record = try decoder.next(arrival: LiveSyscall.wallClockMicroseconds())
+        if let format = decoder.format { lastFormat = format }
+        return record
+    }
+
+    /// Reads what the current file has beyond `position`; 0 at its end (or when none is open).
+    private func readChunk() throws(LiveError) -> Int {
+        guard let fd = fileDescriptor else { return 0 }
+        do {
+            let n = try LiveSyscall.read(fd, into: &buffer)
+            if n > 0 {
+                buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                position += n
+            }
+            return n
+        } catch {
+            throw LiveError(source: name, offset: position, kind: .io, message: "read failed: \(error)")
+        }
+    }
+
+    /// The path names another file now (or none): finish the old one, then follow the new one.
+    private func rotated(to current: FileIdentity?, timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
+        if let old = fileDescriptor {
+            // Anything the writer appended between our last read and the rename.
+            while try readChunk() > 0 {}
+            if let record = try decodeNext() { return .record(record) }
+            if decoder.pendingBytes > 0 {
+                warnings.append("\(name): byte \(decoder.offset): the file was rotated in the middle of a record "
+                                + "(\(decoder.pendingBytes) bytes kept out of the recording)")
+            }
+            LiveSyscall.close(old)
+            fileDescriptor = nil
+        }
+        guard current != nil, let fd = try? LiveSyscall.openForReading(name), let id = LiveSyscall.identity(fd) else {
+            // Renamed away and not yet created again: wait for the new file.
+            LiveSyscall.sleep(milliseconds: min(pollIntervalMilliseconds, max(timeoutMilliseconds, 1)))
+            return .idle
+        }
+        fileDescriptor = fd
+        identity = id
+        position = 0
+        decoder = LiveStreamDecoder(source: name)
+        generation += 1
+        let kept = LiveSyscall.identity(name + ".last") != nil ? " (the previous log is now \(name).last)" : ""
+        return .notice("\(name) was replaced\(kept): following the new file")
+    }
+
+    /// The file shrank under us (truncated in place): read it again from the start.
+    private func truncatedInPlace() throws(LiveError) -> SourceEvent {
+        if decoder.pendingBytes > 0 {
+            warnings.append("\(name): byte \(decoder.offset): the file was truncated in the middle of a record "
+                            + "(\(decoder.pendingBytes) bytes kept out of the recording)")
+        }
+        if let fd = fileDescriptor {
+            do {
+                try LiveSyscall.seek(fd, to: 0)
+            } catch {
+                throw LiveError(source: name, kind: .io, message: "cannot rewind after truncation: \(error)")
+            }
+        }
+        position = 0
+        decoder = LiveStreamDecoder(source: name)
+        generation += 1
+        return .notice("\(name) was truncated: following it from its start")
+    }
+}

@@ -1,0 +1,53 @@
+import BLECore
+
+/// A btsnoop stream or raw H4 read from a file descriptor: standard input (`--stdin`, for
+/// `adb shell …`, `nc` and pipes) or any other pipe or socket the caller opened.
+///
+/// Reads whatever has arrived (up to 64 KiB at a time) after `poll(2)` says the descriptor is
+/// readable, so a quiet pipe never blocks the recorder. End of input ends the source; a record
+/// cut short by the end is a warning (the writer died mid-record), not an error.
+public final class StreamSource: LiveSource {
+    public let name: String
+    public let fileDescriptor: Int32
+    public private(set) var warnings: [String] = []
+    private var decoder: LiveStreamDecoder
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var arrival: Int64 = 0
+    private var ended = false
+
+    /// - Parameters:
+    ///   - fileDescriptor: read, never closed (stdin is 0).
+    ///   - name: used in messages, `<stdin>` by default.
+    public init(fileDescriptor: Int32 = 0, name: String = "<stdin>") {
+        self.fileDescriptor = fileDescriptor
+        self.name = name
+        decoder = LiveStreamDecoder(source: name)
+    }
+
+    public var format: LiveStreamFormat? { decoder.format }
+
+    public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
+        if let record = try decoder.next(arrival: arrival) { return .record(record) }
+        if ended { return .end }
+        do {
+            guard try LiveSyscall.waitReadable(fileDescriptor, timeoutMilliseconds: timeoutMilliseconds) else {
+                return .idle
+            }
+            let n = try LiveSyscall.read(fileDescriptor, into: &buffer)
+            if n == 0 {
+                ended = true
+                if decoder.pendingBytes > 0 {
+                    warnings.append("\(name): byte \(decoder.offset): input ended in the middle of a record "
+                                    + "(\(decoder.pendingBytes) bytes kept out of the recording)")
+                }
+                return .end
+            }
+            arrival = LiveSyscall.wallClockMicroseconds()
+            buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        } catch {
+            throw LiveError(source: name, offset: decoder.offset, kind: .io, message: "read failed: \(error)")
+        }
+        if let record = try decoder.next(arrival: arrival) { return .record(record) }
+        return .idle
+    }
+}

@@ -1,0 +1,161 @@
+import BLECore
+
+/// A btsnoop or raw H4 stream over TCP (`--tcp HOST:PORT`): Android's btsnoop_net server
+/// (a btsnoop file header, then records) or H4 from an emulated controller.
+///
+/// Every connection is a new stream (btsnoop_net sends its header again). When the stream
+/// drops, the source reconnects with exponential backoff (`initialBackoffMilliseconds`,
+/// doubling, at most 8 s) up to `retries` attempts in a row; an attempt that delivers data
+/// resets the count. Giving up after data was recorded ends the source normally; never
+/// connecting at all is an error.
+public final class TCPSource: LiveSource {
+    public let host: String
+    public let port: UInt16
+    public let retries: Int
+    public let initialBackoffMilliseconds: Int
+    public var name: String { "tcp:\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public private(set) var warnings: [String] = []
+    /// Connections made so far (the first one included).
+    public private(set) var connections = 0
+
+    private enum State {
+        case connected(Int32)
+        /// Waiting until the monotonic deadline before connection attempt `attempt` (1-based).
+        case waiting(until: Int64, attempt: Int)
+    }
+
+    private var state: State
+    private var decoder: LiveStreamDecoder
+    private var lastFormat: LiveStreamFormat?
+    private var receivedOnConnection = 0
+    /// The attempt that made the current connection (0 for the first connection).
+    private var connectionAttempt = 0
+    private var everReceived = false
+    private var arrival: Int64 = 0
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+
+    public init(host: String, port: UInt16, retries: Int = 5, initialBackoffMilliseconds: Int = 250) {
+        self.host = host
+        self.port = port
+        self.retries = max(0, retries)
+        self.initialBackoffMilliseconds = max(1, initialBackoffMilliseconds)
+        state = .waiting(until: 0, attempt: 0)
+        decoder = LiveStreamDecoder(source: "tcp:\(host):\(port)")
+    }
+
+    /// Splits `HOST:PORT` (or `[IPv6]:PORT`); nil when it is not of that form.
+    public static func parseEndpoint(_ text: String) -> (host: String, port: UInt16)? {
+        var host: Substring
+        var portText: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            portText = rest.dropFirst()
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, let port = UInt16(portText), port > 0 else { return nil }
+        return (String(host), port)
+    }
+
+    deinit {
+        if case .connected(let fd) = state { LiveSyscall.close(fd) }
+    }
+
+    public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
+
+    public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
+        if let record = try decodeNext() { return .record(record) }
+        switch state {
+        case .waiting(let until, let attempt):
+            let now = LiveSyscall.monotonicMilliseconds()
+            if now < until {
+                LiveSyscall.sleep(milliseconds: Int(min(Int64(timeoutMilliseconds), until - now)))
+                return .idle
+            }
+            return try connect(attempt: attempt)
+        case .connected(let fd):
+            let n: Int
+            do {
+                guard try LiveSyscall.waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds) else { return .idle }
+                n = try LiveSyscall.read(fd, into: &buffer)
+            } catch {
+                return try dropped(fd, why: "\(error)")
+            }
+            if n == 0 { return try dropped(fd, why: "closed by the peer") }
+            arrival = LiveSyscall.wallClockMicroseconds()
+            receivedOnConnection += n
+            everReceived = true
+            buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            if let record = try decodeNext() { return .record(record) }
+            return .idle
+        }
+    }
+
+    private func decodeNext() throws(LiveError) -> LiveRecord? {
+        let record = try decoder.next(arrival: arrival)
+        if let format = decoder.format { lastFormat = format }
+        return record
+    }
+
+    private func connect(attempt: Int) throws(LiveError) -> SourceEvent {
+        do {
+            let fd = try LiveSocket.connectTCP(host: host, port: port, timeoutMilliseconds: 5000)
+            state = .connected(fd)
+            connections += 1
+            receivedOnConnection = 0
+            connectionAttempt = attempt
+            decoder = LiveStreamDecoder(source: name)
+            return .notice(connections == 1 ? "connected to \(host) port \(port)"
+                                             : "reconnected to \(host) port \(port) (attempt \(attempt))")
+        } catch {
+            return try scheduleRetry(after: attempt, why: "cannot connect: \(error.message)")
+        }
+    }
+
+    private func dropped(_ fd: Int32, why: String) throws(LiveError) -> SourceEvent {
+        LiveSyscall.close(fd)
+        if decoder.pendingBytes > 0 {
+            warnings.append("\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
+                            + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
+        }
+        // A connection that delivered nothing does not reset the count (a peer that accepts and closes).
+        return try scheduleRetry(after: receivedOnConnection > 0 ? 0 : max(connectionAttempt, 1), why: "connection \(connections) \(why) after \(receivedOnConnection) bytes")
+    }
+
+    /// Waits before the next attempt, or gives up after `retries` failed attempts in a row.
+    private func scheduleRetry(after attempt: Int, why: String) throws(LiveError) -> SourceEvent {
+        let next = attempt + 1
+        guard next <= retries else {
+            state = .waiting(until: Int64.max, attempt: next)
+            if everReceived {
+                warnings.append("\(name): \(why); gave up after \(retries) reconnection attempts")
+                return .end
+            }
+            throw LiveError(source: name, kind: .unavailable, message: "\(why); gave up after \(retries) attempts")
+        }
+        let delay = min(initialBackoffMilliseconds << min(attempt, 16), 8000)
+        state = .waiting(until: LiveSyscall.monotonicMilliseconds() + Int64(delay), attempt: next)
+        let seconds = String(format3: Double(delay) / 1000)
+        return .notice("\(why); reconnecting in \(seconds) s (attempt \(next) of \(retries))")
+    }
+}
+
+extension String {
+    /// A number with up to three decimals, without trailing zeros (`0.25`, `2`).
+    init(format3 value: Double) {
+        let millis = Int((value * 1000).rounded())
+        var text = "\(millis / 1000)"
+        let fraction = millis % 1000
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 3 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        self = text
+    }
+}
