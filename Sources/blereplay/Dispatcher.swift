@@ -10,6 +10,8 @@ enum Dispatcher {
       gatt CAPTURE|DB [--json]                                 reconstructed GATT database per peripheral
       replay CAPTURE|DB [--central SCRIPT] [--inject FAULT]... replay against the recorded peripherals (Docs/replay.md)
       record SOURCE [-o FILE.btsnoop] [--db FILE]              live capture: --monitor, --follow FILE, --stdin, --tcp HOST:PORT (Docs/record.md)
+      report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]   error-code statistics across captures (Docs/report.md)
+      export DB --format btsnoop|pcap|trace -o FILE [--capture ID]    the timeline back out as a capture, or a Perfetto trace
       help                                                     this text
 
     Exit codes: 0 success, 1 check failed, 2 usage error, 65 unreadable or malformed input.
@@ -29,6 +31,8 @@ enum Dispatcher {
             case "gatt": return try GATTCommand.run(rest)
             case "replay": return try ReplayCommand.run(rest)
             case "record": return try RecordCommand.run(rest)
+            case "report": return try ReportCommand.run(rest)
+            case "export": return try ExportCommand.run(rest)
             case "help", "-h", "--help":
                 Out.line(usage)
                 return .success

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BLECore
+import BLECapture
+import BLETimeline
+
+/// Writes a timeline's packets back out as a capture from the raw bytes kept at import:
+/// btsnoop v1 datalink 1002 (H4) or pcap LINKTYPE 201 (H4 with a direction header).
+///
+/// Records keep their timestamp, direction, kind and original length; notes and `other`
+/// records are left out (H4 has no type byte for them). Importing the export gives the same
+/// packets, ATT PDUs and errors; exporting that again gives the same bytes.
+public enum CaptureExporter {
+    public enum Format: String, Sendable, CaseIterable {
+        case btsnoop, pcap
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        /// True when the cause is the command line (choose a capture), not the data.
+        public var isUsage: Bool
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The captures of a timeline, for `--capture` and its error message.
+    public static func captureList(_ store: TimelineStore) throws -> [(id: Int64, name: String, rawKept: Bool)] {
+        try store.database.rows("SELECT id, file_name, raw_kept FROM capture ORDER BY id").compactMap { row in
+            guard let id = row[0].int64 else { return nil }
+            return (id, row[1].string ?? "", row[2].int == 1)
+        }
+    }
+
+    /// The capture to export: `requested`, or the only one.
+    public static func choose(_ store: TimelineStore, requested: Int64?) throws -> Int64 {
+        let list = try captureList(store)
+        if let requested {
+            guard list.contains(where: { $0.id == requested }) else {
+                throw Failure(isUsage: true, message: "\(store.path): no capture \(requested); the timeline holds " + describe(list))
+            }
+            return requested
+        }
+        guard list.count == 1, let only = list.first else {
+            throw Failure(isUsage: list.count > 1, message: list.isEmpty ? "\(store.path): the timeline holds no capture"
+                          : "\(store.path): the timeline holds \(list.count) captures; choose one with --capture ID: " + describe(list))
+        }
+        return only.id
+    }
+
+    static func describe(_ list: [(id: Int64, name: String, rawKept: Bool)]) -> String {
+        list.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
+    }
+
+    /// Exports one capture; returns the number of records written.
+    @discardableResult
+    public static func export(_ store: TimelineStore, captureID: Int64, format: Format, to path: String) throws -> Int {
+        let db = store.database
+        guard try db.scalarInt("SELECT raw_kept FROM capture WHERE id = ?1", [.integer(captureID)]) == 1 else {
+            throw Failure(isUsage: false, message:
+                "\(store.path): capture \(captureID) was imported with --no-raw: its packets' bytes were not kept, so it cannot be exported (import the capture again without --no-raw)")
+        }
+        let temporary = "\(path).tmp-\(getpid())"
+        unlink(temporary)
+        do {
+            let count: Int
+            switch format {
+            case .btsnoop:
+                let writer = try BtsnoopWriter(path: temporary, datalink: 1002)
+                try forEachRecord(db, captureID: captureID) { r throws(CaptureError) in try writer.write(r) }
+                try writer.close()
+                count = writer.recordsWritten
+            case .pcap:
+                let writer = try PcapWriter(path: temporary, linkType: 201)
+                try forEachRecord(db, captureID: captureID) { r throws(CaptureError) in try writer.write(r) }
+                try writer.close()
+                count = writer.recordsWritten
+            }
+            guard rename(temporary, path) == 0 else {
+                throw Failure(isUsage: false, message: "\(path): cannot move the export into place: \(String(cString: strerror(errno)))")
+            }
+            return count
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// The stored packets of a capture as capture records, in frame order.
+    static func forEachRecord(_ db: SQLiteDatabase, captureID: Int64, _ body: (CaptureRecord) throws(CaptureError) -> Void) throws {
+        let s = try db.prepare("""
+            SELECT frame, ts_us, direction, kind, raw, original_length, controller_index, raw_type
+            FROM packet WHERE capture_id = ?1 ORDER BY frame
+            """)
+        try s.bind([.integer(captureID)])
+        while try s.step() {
+            let frame = s.int(0)
+            guard let kind = PacketKind(rawValue: s.text(3) ?? ""), kind != .note, kind != .other else { continue }
+            guard let payload = s.blob(4) else {
+                throw Failure(isUsage: false, message: "\(db.path): packet \(frame) has no stored bytes; it cannot be exported")
+            }
+            let direction = Direction(rawValue: s.text(2) ?? "") ?? .unknown
+            try body(CaptureRecord(frameNumber: frame, timestamp: s.int64(1), direction: direction, kind: kind,
+                                   payload: payload, fileOffset: 0, originalLength: s.int(5),
+                                   controllerIndex: UInt16(truncatingIfNeeded: s.int(6)), rawType: UInt16(truncatingIfNeeded: s.int(7))))
+        }
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BLECore
+import BLEAnalysis
+import BLETimeline
+import Synchronization
+
+/// Reads many inputs for the fleet report: captures are imported in parallel, each into a
+/// timeline of its own in a private temporary directory, analysed, reduced to `CaptureFacts`
+/// and deleted; timeline files are opened in place (and analysed when their analysis is stale).
+public enum FleetReader {
+    public struct Options: Sendable {
+        /// Inputs read at the same time.
+        public var jobs: Int
+        /// Progress lines on stderr (shown only when stderr is a terminal).
+        public var progress: Bool
+        public init(jobs: Int = WorkerPool.processorCount, progress: Bool = false) {
+            self.jobs = jobs
+            self.progress = progress
+        }
+    }
+
+    /// Everything read: one outcome per input (given order), the captures counted.
+    public struct Result: Sendable {
+        public var outcomes: [InputOutcome]
+        public var captures: [CaptureFacts]
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Reads `arguments` (files and directories).
+    public static func read(_ arguments: [String], options: Options = .init()) throws(Failure) -> Result {
+        let expansion = ReportInputs.expand(arguments)
+        let files = expansion.files
+        let directory = try temporaryDirectory()
+        defer { rmdir(directory) }
+        let progress = ProgressLine(enabled: options.progress && StandardStreams.isTerminal(2), total: files.count)
+        let results = WorkerPool.map(count: files.count, jobs: options.jobs) { index in
+            let path = files[index]
+            let result = readOne(path, scratch: "\(directory)/\(index).db")
+            progress.step(path)
+            return result
+        }
+        progress.finish()
+        var outcomes = expansion.problems
+        var captures: [CaptureFacts] = []
+        var seen: [String: String] = [:]
+        for (outcome, facts) in results {
+            var outcome = outcome
+            var counted = 0
+            for f in facts {
+                if let first = seen[f.sha256] {
+                    outcome.warnings.append("\(f.captureName): same capture as \(first), counted once")
+                    continue
+                }
+                seen[f.sha256] = f.label
+                captures.append(f)
+                counted += 1
+            }
+            outcome.captures = counted
+            if counted == 0 && !facts.isEmpty {
+                outcome.status = .duplicate
+                outcome.reason = "already counted from \(seen[facts[0].sha256] ?? "another input")"
+            }
+            outcomes.append(outcome)
+        }
+        outcomes.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+        return Result(outcomes: outcomes, captures: captures)
+    }
+
+    /// Reads one file: a timeline in place, or a capture through a scratch timeline.
+    static func readOne(_ path: String, scratch: String) -> (InputOutcome, [CaptureFacts]) {
+        guard access(path, R_OK) == 0 else {
+            return (.failed(path, reason: "\(path): \(String(cString: strerror(errno)))"), [])
+        }
+        if TimelineSource.isTimelineFile(path) {
+            return readTimeline(path)
+        }
+        return readCapture(path, scratch: scratch)
+    }
+
+    static func readTimeline(_ path: String) -> (InputOutcome, [CaptureFacts]) {
+        var outcome = InputOutcome(path: path, kind: "timeline", status: .read, reason: nil, warnings: [],
+                                   formatDescription: "blereplay timeline", captures: 0)
+        do {
+            let store = try TimelineStore(path: path)
+            try Analyzer.analyze(store)
+            let facts = try CaptureFactsLoader.load(store, input: path)
+            if facts.isEmpty {
+                return (.failed(path, reason: "\(path): the timeline holds no capture"), [])
+            }
+            for f in facts where f.status != "complete" {
+                outcome.status = .partial
+                outcome.warnings.append("\(f.captureName): \(f.status)")
+            }
+            return (outcome, facts)
+        } catch {
+            outcome.status = .failed
+            outcome.reason = "\(error)"
+            return (outcome, [])
+        }
+    }
+
+    static func readCapture(_ path: String, scratch: String) -> (InputOutcome, [CaptureFacts]) {
+        var outcome = InputOutcome(path: path, kind: "capture", status: .read, reason: nil, warnings: [],
+                                   formatDescription: nil, captures: 0)
+        unlink(scratch)
+        defer { unlink(scratch) }
+        var facts: [CaptureFacts] = []
+        let results: [CaptureImportResult]
+        do {
+            results = try Importer.importCaptures([path], into: scratch, options: ImportOptions(keepRaw: false)) { store in
+                try Analyzer.analyze(store)
+                facts = try CaptureFactsLoader.load(store, input: path)
+            }
+        } catch {
+            return (.failed(path, reason: error.description), [])
+        }
+        guard let result = results.first else { return (.failed(path, reason: "\(path): not read"), []) }
+        outcome.formatDescription = result.formatDescription
+        outcome.warnings = result.warnings
+        switch result.status {
+        case .failed:
+            outcome.status = .failed
+            outcome.reason = result.error ?? "\(path): cannot be read"
+            return (outcome, [])
+        case .partial:
+            outcome.status = .partial
+            outcome.reason = result.error
+        case .imported, .alreadyPresent:
+            if !result.warnings.isEmpty { outcome.status = .partial }
+        }
+        return (outcome, facts)
+    }
+
+    /// A private directory for the scratch timelines (`mkdtemp` under `$TMPDIR` or /tmp).
+    static func temporaryDirectory() throws(Failure) -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/blereplay-report-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else {
+            throw Failure(message: "cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))")
+        }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// `[12/200] path` on stderr while inputs are read; only on a terminal.
+final class ProgressLine: Sendable {
+    let enabled: Bool
+    let total: Int
+    let done = Mutex(0)
+
+    init(enabled: Bool, total: Int) {
+        self.enabled = enabled
+        self.total = total
+    }
+
+    func step(_ path: String) {
+        guard enabled else { return }
+        let n = done.withLock { count in
+            count += 1
+            return count
+        }
+        StandardStreams.write("\r\u{1B}[K[\(n)/\(total)] \(path)", to: 2)
+    }
+
+    func finish() {
+        guard enabled else { return }
+        StandardStreams.write("\r\u{1B}[K", to: 2)
+    }
+}

@@ -1,0 +1,82 @@
+import BLECore
+
+extension ReportTables {
+    static func file(_ d: Dimension) -> String {
+        switch d {
+        case .device: "device"
+        case .firmware: "firmware"
+        case .capture: "capture"
+        case .time: "period"
+        }
+    }
+
+    static func keyColumns(_ d: Dimension) -> [C] {
+        switch d {
+        case .device: [C("Address", "address"), C("Name", "name")]
+        case .firmware: [C("Manufacturer", "manufacturer"), C("Model", "model"), C("Firmware", "firmware")]
+        case .capture: [C("Capture", "capture")]
+        case .time: [C("Period (UTC)", "period")]
+        }
+    }
+
+    static func denominators(_ g: GroupRow) -> [Cell] {
+        [.int(g.captures), .int(g.attempts), .int(g.connections), .real(g.connectionHours, digits: 3)]
+    }
+
+    static let denominatorColumns = [C("Captures", "captures", .number), C("Attempts", "attempts", .number),
+                                     C("Connections", "connections", .number), C("Connection hours", "connection_hours", .number)]
+
+    /// One row per group with the headline counts.
+    static func wide(_ s: FleetStatistics, _ d: Dimension) -> ReportTable {
+        let rows: [[Cell]] = (s.groups[d] ?? []).map { g in
+            func sum(_ kind: ErrorEvent.Kind, _ code: Int? = nil) -> Int {
+                g.events.filter { $0.key.kind == kind && (code == nil || $0.key.code == code) }.values.reduce(0, +)
+            }
+            return g.key.map { Cell.text($0) } + denominators(g) + [
+                .int(sum(.disconnect)), .int(sum(.disconnect, 0x08)), .int(sum(.disconnect, 0x3E)),
+                .int(sum(.connectionFailed) + sum(.connectionCancelled)), .int(sum(.hciCommand)), .int(sum(.att)),
+                .int(sum(.attTimeout)), .int(sum(.smp)),
+            ]
+        }
+        let period = d == .time ? " (one row per \(s.period))" : ""
+        return ReportTable(
+            id: "by_\(file(d))", title: "By \(d.title)\(period)",
+            note: "Attempts: LE Connection Complete events; connections: the established ones; connection hours: connected time seen in the captures. Errors without a connection (HCI command failures) are under (no connection).",
+            columns: keyColumns(d) + denominatorColumns + [
+                C("Disconnects", "disconnects", .number), C("0x08 timeouts", "disconnect_0x08", .number),
+                C("0x3E failed to establish", "disconnect_0x3e", .number), C("Failed or cancelled attempts", "attempt_failures", .number),
+                C("HCI command errors", "hci_command_errors", .number), C("ATT errors", "att_errors", .number),
+                C("ATT timeouts", "att_timeouts", .number), C("SMP failures", "smp_failures", .number),
+            ],
+            rows: rows)
+    }
+
+    /// One row per group and code, with rates: "disconnect 0x08 per hour of connection, by
+    /// firmware revision" is the `events_by_firmware` rows with event `disconnect`, code 0x08.
+    static func long(_ s: FleetStatistics, _ d: Dimension) -> ReportTable {
+        var names: [EventKey: CodeCount] = [:]
+        for list in s.counts.values { for c in list { names[c.key] = c } }
+        var rows: [[Cell]] = []
+        for g in s.groups[d] ?? [] {
+            for (key, n) in g.events.sorted(by: { $0.key < $1.key }) where key.kind != .other {
+                let c = names[key]
+                let perHour: Cell = g.connectedTime > 0 ? .real(Double(n) / g.connectionHours, digits: 2) : .empty
+                let per100: Cell = g.connections > 0 ? .real(Double(n) * 100 / Double(g.connections), digits: 1) : .empty
+                rows.append(g.key.map { Cell.text($0) } + denominators(g) + [
+                    .text(key.kind.rawValue), .code(key.code, digits: 2), .text(c?.name ?? ""),
+                    .text(c?.cbError ?? ""), .int(n), perHour, per100,
+                ])
+            }
+        }
+        let period = d == .time ? " (one row per \(s.period) and code)" : ""
+        return ReportTable(
+            id: "events_by_\(file(d))", title: "Error codes by \(d.title)\(period)",
+            note: "Every counted code per group with rates: per hour of connection and per 100 established connections. Event: disconnect, connection-failed, connection-cancelled, hci-command, att, att-timeout (code = request opcode), smp.",
+            columns: keyColumns(d) + denominatorColumns + [
+                C("Event", "event"), C("Code", "code", .code), C("Name", "name"), C("CoreBluetooth", "cb_error"),
+                C("Count", "count", .number), C("Per connection hour", "per_connection_hour", .number),
+                C("Per 100 connections", "per_100_connections", .number),
+            ],
+            rows: rows)
+    }
+}

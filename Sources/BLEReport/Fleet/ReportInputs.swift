@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns the report's INPUT arguments into the list of files to read.
+///
+/// A directory is walked recursively in name order, hidden entries (`.name`) and files that
+/// are plainly not captures (`skippedExtensions`: documentation, reports, scripts) skipped;
+/// files named on the command line are always read, in the order given; the same file named
+/// twice is read once. A path that cannot be opened becomes a failed input with the reason.
+public enum ReportInputs {
+    /// Extensions skipped inside directories: a capture folder's README or a previous report
+    /// is not an input. (`.txt` is read: Android bug reports carry btsnooz logs.)
+    public static let skippedExtensions: Set<String> = ["md", "markdown", "html", "htm", "csv", "json", "py", "swift", "sh", "png", "svg"]
+
+    public struct Expansion: Sendable {
+        /// Regular files to read, in a stable order.
+        public var files: [String]
+        /// Arguments that name nothing readable.
+        public var problems: [InputOutcome]
+    }
+
+    public static func expand(_ arguments: [String]) -> Expansion {
+        var files: [String] = []
+        var problems: [InputOutcome] = []
+        var seen: Set<String> = []
+        func add(_ path: String) {
+            if seen.insert(path).inserted { files.append(path) }
+        }
+        for argument in arguments {
+            var st = stat()
+            guard stat(argument, &st) == 0 else {
+                problems.append(.failed(argument, reason: "\(argument): \(String(cString: strerror(errno)))"))
+                continue
+            }
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                walk(argument, into: add, problems: &problems)
+            } else {
+                add(argument)
+            }
+        }
+        return Expansion(files: files, problems: problems)
+    }
+
+    static func walk(_ directory: String, into add: (String) -> Void, problems: inout [InputOutcome]) {
+        guard let dir = opendir(directory) else {
+            problems.append(.failed(directory, reason: "\(directory): \(String(cString: strerror(errno)))"))
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(".") { continue }
+            if let dot = name.lastIndex(of: "."), skippedExtensions.contains(name[name.index(after: dot)...].lowercased()) { continue }
+            names.append(name)
+        }
+        closedir(dir)
+        let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            let path = "\(base)/\(name)"
+            var st = stat()
+            guard stat(path, &st) == 0 else {
+                problems.append(.failed(path, reason: "\(path): \(String(cString: strerror(errno)))"))
+                continue
+            }
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR: walk(path, into: add, problems: &problems)
+            case S_IFREG: add(path)
+            default: continue
+            }
+        }
+    }
+}
+
+/// What became of one input of the report.
+public struct InputOutcome: Sendable {
+    public enum Status: String, Sendable {
+        /// Read to the end.
+        case read
+        /// Read up to damage (or a cut-short last record): what was readable is counted.
+        case partial
+        /// Nothing could be read.
+        case failed
+        /// The same capture (SHA-256) was already counted from another input.
+        case duplicate
+    }
+
+    public var path: String
+    /// `capture` or `timeline`; nil when the file could not be opened at all.
+    public var kind: String?
+    public var status: Status
+    /// Why it failed, or where the damage is.
+    public var reason: String?
+    public var warnings: [String]
+    public var formatDescription: String?
+    /// Captures counted from this input.
+    public var captures: Int
+
+    public static func failed(_ path: String, reason: String) -> InputOutcome {
+        InputOutcome(path: path, kind: nil, status: .failed, reason: reason, warnings: [], formatDescription: nil, captures: 0)
+    }
+}

@@ -1,0 +1,86 @@
+import BLECore
+
+/// The per-connection timeline of the HTML report: one chart per capture, one lane per
+/// connection attempt, coloured by how it ended, with ATT errors, ATT timeouts and SMP
+/// failures marked where they happened.
+enum ReportLanes {
+    static let captureLimit = 24
+    static let laneLimit = 20
+
+    static func make(_ s: FleetStatistics) -> String {
+        let c = ReportHTML.colors
+        var out = "<p class=\"legend\">"
+        for (color, text) in [(c.normal, "ended normally (0x13, 0x16)"), (c.timeout, "connection timeout (0x08)"),
+                              (c.failed, "failed to be established (0x3E)"), (c.other, "other reason"),
+                              (c.open, "open at the end of the capture"), (c.gray, "failed or cancelled attempt"),
+                              (c.att, "| ATT error"), (c.attTimeout, "| ATT timeout"), (c.smp, "| SMP pairing failed")] {
+            out += "<span><i style=\"background:\(color)\"></i>\(SVGCharts.escape(text))</span>"
+        }
+        out += "</p>\n"
+        // Captures with trouble first (abnormal disconnects, failures, timeouts, pairing failures), then by name.
+        let ranked = s.captures.indices.filter { !s.captures[$0].connections.isEmpty }.sorted { a, b in
+            (-trouble(s.captures[a]), s.captures[a].label) < (-trouble(s.captures[b]), s.captures[b].label)
+        }
+        for index in ranked.prefix(captureLimit) {
+            out += chart(s, index) + "\n"
+        }
+        if ranked.count > captureLimit {
+            out += "<p class=\"note\">Lanes for the \(captureLimit) captures with the most trouble; all \(ranked.count) captures' connections are in the table below and in <code>connections.csv</code>.</p>\n"
+        }
+        return out
+    }
+
+    static func trouble(_ c: CaptureFacts) -> Int {
+        c.events.filter { e in
+            switch e.kind {
+            case .disconnect: e.code != 0x13 && e.code != 0x16
+            case .connectionFailed, .attTimeout, .smp: true
+            default: false
+            }
+        }.count
+    }
+
+    static func chart(_ s: FleetStatistics, _ index: Int) -> String {
+        let capture = s.captures[index]
+        let c = ReportHTML.colors
+        var marks: [Int64: [(Int64, String, String)]] = [:]
+        for e in capture.events {
+            guard let id = e.connectionID else { continue }
+            let color: String
+            switch e.kind {
+            case .att: color = c.att
+            case .attTimeout: color = c.attTimeout
+            case .smp: color = c.smp
+            default: continue
+            }
+            let what = e.kind == .attTimeout ? e.name : "\(e.kind.title) \(hex(e.code)) \(e.name)"
+            marks[id, default: []].append((e.timestamp, color, "\(what) (packet \(e.packetID))"))
+        }
+        var lanes: [SVGCharts.Lane] = []
+        for conn in capture.connections.prefix(laneLimit) {
+            let identity = s.identities[index][conn.id]
+            let peer = conn.knownPeer ?? "(no address)"
+            let label = identity?.name.map { "\($0) \(peer)" } ?? peer
+            var color = ReportHTML.reasonColor(conn.disconnectReason)
+            var tip = "\(label), handle \(hex(conn.handle, width: 4))"
+            if conn.established {
+                tip += ", \(Format.duration(conn.observedDuration))"
+                if let r = conn.disconnectReason {
+                    tip += ", ended \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name)"
+                    if let cb = conn.disconnectCBError { tip += " (\(cb))" }
+                } else {
+                    tip += ", open at the end of the capture"
+                }
+            } else {
+                color = c.gray
+                tip += ", LE Connection Complete status \(hex(conn.status)) \(HCIStatusCode(UInt8(truncatingIfNeeded: conn.status)).name)"
+            }
+            lanes.append(SVGCharts.Lane(label: label, start: conn.established ? conn.start : nil, end: conn.established ? conn.end : nil,
+                                        at: conn.completedAt, color: color, tooltip: tip, marks: marks[conn.id] ?? []))
+        }
+        let more = capture.connections.count > laneLimit ? " (first \(laneLimit) of \(capture.connections.count) attempts)" : ""
+        let start = capture.firstTimestamp ?? 0
+        let title = "\(capture.label) — \(Timestamp.iso8601(start).prefix(19).replacing("T", with: " ")) UTC\(more)"
+        return SVGCharts.lanes(title: title, from: start, to: capture.lastTimestamp ?? start + 1, lanes: lanes)
+    }
+}

@@ -1,0 +1,81 @@
+import BLECore
+
+/// The short text the `report` command prints, and the headline lines the Markdown and HTML
+/// reports open with.
+public enum ReportSummary {
+    /// `0x13 Remote User Terminated Connection ×2 (CBError.peripheralDisconnected)`.
+    public static func codeLine(_ c: CodeCount) -> String {
+        let cb = c.cbErrors.isEmpty ? (c.cbError.map { " (\($0))" } ?? "")
+            : " (" + c.cbErrors.map { "\($0.cbError ?? "no error") ×\($0.count)" }.joined(separator: ", ") + ")"
+        return "\(hex(c.key.code)) \(c.name) ×\(c.count)\(cb)"
+    }
+
+    /// Headline figures, one per line, without the file list.
+    public static func headlines(_ s: FleetStatistics) -> [String] {
+        let read = s.inputs.filter { $0.status == .read || $0.status == .partial }.count
+        let failed = s.failedInputs.count
+        var lines: [String] = []
+        lines.append("\(s.captures.count) capture(s) from \(read) file(s)" + (failed > 0 ? ", \(failed) file(s) could not be read" : "")
+                     + "; \(s.attempts) LE connection attempt(s), \(s.established) established, "
+                     + "\(Format.fixed(Double(s.connectedTime) / 3_600_000_000, 2)) connection hour(s)"
+                     + (s.bredrLinks > 0 ? " (\(s.bredrLinks) BR/EDR link(s) not counted)" : ""))
+        func list(_ title: String, _ kind: ErrorEvent.Kind, limit: Int = 6) {
+            let all = s.counts[kind] ?? []
+            guard !all.isEmpty else {
+                lines.append("\(title): none")
+                return
+            }
+            var text = all.prefix(limit).map(codeLine).joined(separator: "; ")
+            if all.count > limit { text += "; … \(all.count - limit) more" }
+            lines.append("\(title) (\(s.total(kind))): \(text)")
+        }
+        list("disconnect reasons", .disconnect)
+        let failures = s.total(.connectionFailed), cancels = s.total(.connectionCancelled)
+        let notEstablished = s.count(.disconnect, 0x3E)?.count ?? 0
+        lines.append("connection attempts: \(notEstablished) failed to be established (0x3E), \(failures) failed with an error status, \(cancels) cancelled by the host")
+        list("HCI command failures", .hciCommand)
+        list("ATT errors", .att)
+        let timeouts = s.counts[.attTimeout] ?? []
+        lines.append("ATT timeouts: " + (timeouts.isEmpty ? "none" : "\(s.total(.attTimeout)) (" + timeouts.map { "\($0.name.replacing(" timed out", with: "")) ×\($0.count)" }.joined(separator: ", ") + ")"))
+        list("SMP pairing failures", .smp)
+        let local = s.latency.filter { $0.key.requester == "local" && !$0.samples.isEmpty }
+            .sorted { ($1.samples.count, $0.key.opcode) < ($0.samples.count, $1.key.opcode) }
+        if !local.isEmpty {
+            lines.append("ATT latency p50/p95/p99/max: " + local.prefix(4).map { r in
+                "\(r.name) " + [0.5, 0.95, 0.99].map { Format.duration(r.percentile($0) ?? 0) }.joined(separator: " / ")
+                    + " / " + Format.duration(r.samples.last ?? 0)
+            }.joined(separator: "; "))
+        }
+        return lines
+    }
+
+    /// What `blereplay report` prints on stdout.
+    public static func text(_ s: FleetStatistics, written: [String]) -> String {
+        var out = "blereplay report: " + headlines(s).joined(separator: "\n") + "\n"
+        let failed = s.failedInputs
+        if !failed.isEmpty {
+            out += "not read (\(failed.count)):\n"
+            for f in failed.prefix(20) { out += "  \(f.path): \(shortReason(f))\n" }
+            if failed.count > 20 { out += "  … \(failed.count - 20) more in inputs.csv\n" }
+        }
+        if !written.isEmpty {
+            let csv = written.filter { $0.hasSuffix(".csv") }
+            let other = written.filter { !$0.hasSuffix(".csv") }
+            out += "written: " + other.joined(separator: ", ")
+            if let first = csv.first {
+                let dir = first.lastIndex(of: "/").map { String(first[...$0]) } ?? "./"
+                out += (other.isEmpty ? "" : ", ") + "\(csv.count) CSV tables in \(dir)"
+            }
+            out += "\n"
+        }
+        return out
+    }
+
+    /// The reason without the path it repeats.
+    public static func shortReason(_ i: InputOutcome) -> String {
+        var r = i.reason ?? i.status.rawValue
+        for prefix in ["error: ", "\(i.path): "] where r.hasPrefix(prefix) { r = String(r.dropFirst(prefix.count)) }
+        if r.hasPrefix("\(i.path): ") { r = String(r.dropFirst(i.path.count + 2)) }
+        return r
+    }
+}

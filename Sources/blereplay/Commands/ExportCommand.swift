@@ -1,0 +1,56 @@
+import BLECore
+import BLEReport
+import BLETimeline
+
+/// `blereplay export DB --format btsnoop|pcap|trace -o FILE [--capture ID]`
+///
+/// btsnoop (datalink 1002) and pcap (LINKTYPE 201) write a capture's packets back out from the
+/// bytes kept at import; trace writes Chrome trace-event JSON for Perfetto. Exit 65 when the
+/// timeline cannot be read or was imported with --no-raw, 2 on a usage error.
+enum ExportCommand {
+    static let usage = "usage: blereplay export DB --format btsnoop|pcap|trace -o FILE [--capture ID]"
+
+    static func run(_ argv: [String]) throws -> ExitCode {
+        let args = try Arguments(argv, valued: ["format", "o", "output", "capture"], flagNames: [])
+        guard args.positionals.count == 1, let input = args.positionals.first else {
+            throw Arguments.UsageError(message: "give one timeline file (\(usage))")
+        }
+        guard let format = args.value("format") else {
+            throw Arguments.UsageError(message: "--format is required: btsnoop, pcap or trace (\(usage))")
+        }
+        guard format == "trace" || CaptureExporter.Format(rawValue: format) != nil else {
+            throw Arguments.UsageError(message: "--format takes btsnoop, pcap or trace, not '\(format)'")
+        }
+        guard let output = args.value("o") ?? args.value("output") else {
+            throw Arguments.UsageError(message: "-o FILE is required (\(usage))")
+        }
+        let requested = try args.int("capture").map(Int64.init)
+
+        let source: TimelineSource
+        do {
+            source = try TimelineSource(path: input)
+        } catch {
+            Err.line("blereplay export: \(error)")
+            return .dataError
+        }
+        do {
+            if format == "trace" {
+                if let requested { _ = try CaptureExporter.choose(source.store, requested: requested) }
+                try TraceExporter.write(source.store, captureID: requested, to: output)
+                Out.line("wrote \(output): Chrome trace-event JSON (open it in ui.perfetto.dev or chrome://tracing)")
+            } else {
+                let id = try CaptureExporter.choose(source.store, requested: requested)
+                let kind = CaptureExporter.Format(rawValue: format) ?? .btsnoop
+                let n = try CaptureExporter.export(source.store, captureID: id, format: kind, to: output)
+                Out.line("wrote \(output): \(n) records, " + (kind == .btsnoop ? "btsnoop v1 datalink 1002 (H4)" : "pcap LINKTYPE 201 (H4 with direction)"))
+            }
+        } catch let e as CaptureExporter.Failure {
+            Err.line("blereplay export: \(e.message)")
+            return e.isUsage ? .usage : .dataError
+        } catch let e as ReportWriter.Failure {
+            Err.line("blereplay export: \(e.message)")
+            return .dataError
+        }
+        return .success
+    }
+}

@@ -1,0 +1,49 @@
+import BLECore
+import BLEReport
+
+/// `blereplay report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]`
+///
+/// Reads captures and timelines (directories recursively, captures imported in parallel),
+/// counts error codes across them, writes the report files and prints a short summary.
+/// Exit 0 when the report was written (inputs that failed are listed), 65 when no input could
+/// be read, 2 on a usage error.
+enum ReportCommand {
+    static let usage = "usage: blereplay report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]"
+
+    static func run(_ argv: [String]) throws -> ExitCode {
+        let args = try Arguments(argv, valued: ["o", "output", "format", "jobs"], flagNames: ["quiet"])
+        guard !args.positionals.isEmpty else {
+            throw Arguments.UsageError(message: "give at least one capture, timeline or directory (\(usage))")
+        }
+        let formats: Set<ReportFormat>
+        if let list = args.value("format") {
+            guard let parsed = ReportFormat.parse(list) else {
+                throw Arguments.UsageError(message: "--format takes a list of html, md, json, csv, not '\(list)'")
+            }
+            formats = parsed
+        } else {
+            formats = Set(ReportFormat.allCases)
+        }
+        let jobs = try args.int("jobs") ?? WorkerPool.processorCount
+        guard jobs >= 1 else { throw Arguments.UsageError(message: "--jobs takes a number of at least 1") }
+        let directory = args.value("o") ?? args.value("output") ?? "Reports"
+
+        let result = try FleetReader.read(args.positionals, options: .init(jobs: jobs, progress: true))
+        for outcome in result.outcomes {
+            if outcome.status == .failed {
+                Err.line("blereplay report: not read: \(outcome.reason ?? outcome.path)")
+            }
+            for w in outcome.warnings { Err.line("warning: \(w)") }
+        }
+        guard !result.captures.isEmpty else {
+            Err.line("blereplay report: no input could be read; no report written")
+            return .dataError
+        }
+        let statistics = FleetStatistics.build(inputs: result.outcomes, captures: result.captures)
+        let written = try ReportWriter.write(statistics, to: directory, formats: formats)
+        if !args.flag("quiet") {
+            Out.write(ReportSummary.text(statistics, written: written))
+        }
+        return .success
+    }
+}
