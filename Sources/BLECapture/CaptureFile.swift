@@ -12,8 +12,10 @@ public enum CaptureFile {
     public static func open(_ path: String) throws(CaptureError) -> any CaptureReader {
         let source = try FileDescriptorSource(path: path)
         let prefix = try readPrefix(source)
-        if let format = detect(prefix: prefix), format == .pcap || format == .pcapng {
-            try checkPcapHeader(prefix, format: format, path: path)
+        // libpcap reopens a regular file itself; a FIFO or device goes through memory instead.
+        if let status = Syscall.status(source.fileDescriptor), status.isRegularFile,
+           let format = detect(prefix: prefix), format == .pcap || format == .pcapng {
+            try checkPcapHeader(fileSize: status.size, format: format, path: path)
             return try PcapReader(path: path)
         }
         return try open(source: source, prefix: prefix, path: path)
@@ -85,7 +87,6 @@ public enum CaptureFile {
     /// libpcap reads through a `FILE`: a stream source is read to its end into memory first.
     private static func openPcapInMemory(_ input: InputWindow, prefix: [UInt8], format: CaptureFormat,
                                          path: String) throws(CaptureError) -> any CaptureReader {
-        try checkPcapHeader(prefix, format: format, path: path)
         var bytes = prefix
         var window = input
         window.consume(prefix.count)
@@ -93,19 +94,22 @@ public enum CaptureFile {
             bytes.append(contentsOf: window.bytes)
             window.consume(window.available)
         }
+        try checkPcapHeader(fileSize: bytes.count, format: format, path: path)
         return try PcapReader(bytes: bytes, path: path)
     }
 
     /// A pcap file header is 24 bytes; a pcapng Section Header Block at least 28. Shorter files
     /// are cut, not unknown (libpcap would say "unknown file format").
-    private static func checkPcapHeader(_ prefix: [UInt8], format: CaptureFormat, path: String) throws(CaptureError) {
+    private static func checkPcapHeader(fileSize: Int, format: CaptureFormat, path: String) throws(CaptureError) {
         let need = format == .pcap ? 24 : 28
-        if prefix.count < need && prefix.count < prefixLength {
+        if fileSize < need {
             throw CaptureError(path: path, offset: 0, kind: .corrupt, message:
-                "truncated \(format.rawValue) file header (file ends after \(prefix.count) of \(need) bytes)")
+                "truncated \(format.rawValue) file header (file ends after \(fileSize) of \(need) bytes)")
         }
     }
 
+    /// Reads up to `prefixLength` bytes, stopping early once a magic number has decided the
+    /// format, so a live btsnoop pipe is not held up waiting for 128 KiB.
     private static func readPrefix(_ source: any ByteSource) throws(CaptureError) -> [UInt8] {
         var prefix = [UInt8](repeating: 0, count: prefixLength)
         var filled = 0
@@ -117,6 +121,10 @@ public enum CaptureFile {
             }.get()
             if n <= 0 { break }
             filled += n
+            if filled >= 8, let format = detect(prefix: Array(prefix[0..<8])),
+               format == .btsnoop || format == .pcap || format == .pcapng {
+                break
+            }
         }
         prefix.removeLast(prefixLength - filled)
         return prefix

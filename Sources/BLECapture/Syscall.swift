@@ -87,10 +87,10 @@ enum Syscall {
         if close(fd) != 0 && errno != EINTR { throw Errno.current }
     }
 
-    /// `fstat(2)`: (is a directory, size in bytes) or nil when fstat fails.
-    static func status(_ fd: Int32) -> (isDirectory: Bool, size: Int)? {
+    /// `fstat(2)`: file type and size in bytes, or nil when fstat fails.
+    static func status(_ fd: Int32) -> (isDirectory: Bool, isRegularFile: Bool, size: Int)? {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return nil }
-        return ((st.st_mode & S_IFMT) == S_IFDIR, Int(st.st_size))
+        return ((st.st_mode & S_IFMT) == S_IFDIR, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size))
     }
 }

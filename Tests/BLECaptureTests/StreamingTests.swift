@@ -1,5 +1,6 @@
 import BLECapture
 import BLECore
+import Foundation
 import Testing
 
 /// A source that hands out its bytes in short, irregular reads, as a pipe does.
@@ -94,5 +95,27 @@ struct StreamingTests {
         #expect(count == payloads.count - 1)
         let last = bytes.count - (24 + 1 + payloads[payloads.count - 1].count)
         #expect(reader.warnings.map(\.offset) == [last])
+    }
+
+    @Test("pcap and pcapng from a trickling pipe are read whole, then decoded",
+          arguments: [SampleCaptures.pcapH4WithPHDR, SampleCaptures.pcapngH4WithPHDR])
+    func pcapTrickle(_ sample: SampleCapture) throws {
+        var reader = try CaptureFile.open(source: TricklingSource(sample.bytes, seed: 8, maxRead: 9))
+        let result = drain(&reader)
+        #expect(result.error == nil)
+        #expect(result.records.map(\.fileOffset) == sample.records.map(\.offset))
+    }
+
+    @Test("a live btsnoop pipe yields its first record before the writer closes it")
+    func livePipe() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[1]) }
+        // Only the header and the first record are written; the pipe stays open.
+        let first = Array(SampleCaptures.btsnoopH4.bytes.prefix(44))
+        first.withUnsafeBytes { _ = write(fds[1], $0.baseAddress, $0.count) }
+        var reader = try CaptureFile.open(source: FileDescriptorSource(fileDescriptor: fds[0], name: "<live>", closesOnDeinit: true))
+        let record = try reader.next()
+        #expect(record?.payload == [0x03, 0x0C, 0x00])
     }
 }
