@@ -17,6 +17,8 @@ public enum Transport: String, Sendable {
 /// The protocol layer a packet was decoded up to (the `timeline --layer` filter).
 public enum PacketLayer: String, Sendable, CaseIterable {
     case hci, acl, l2cap, att, smp, signaling, bredr, note, other
+    /// Link-layer PDUs from an air (sniffer) capture: advertising and LL control.
+    case linkLayer = "ll"
 }
 
 /// What the decoder made of one capture record.
