@@ -4,7 +4,7 @@ import Testing
 
 @Suite("HCI commands")
 struct HCICommandTests {
-    @Test func disconnectNamesTheConnectionAndReason() {
+    @Test func disconnectNamesTheConnectionAndReason() throws {
         var decoder = PacketDecoder()
         _ = decoder.decode(Rec.leConnectionComplete(handle: 0x0040))
         // 06 04   opcode 0x0406 Disconnect (OGF 0x01, OCF 0x006)
@@ -16,11 +16,11 @@ struct HCICommandTests {
         #expect(p.layer == .hci)
         #expect(p.connection == ConnectionRef(index: 1, handle: 0x0040))
         #expect(p.problems.isEmpty)
-        let c = try? #require(p.commands.first)
-        #expect(c?.opcode == 0x0406)
-        #expect(c?.name == "Disconnect")
-        #expect(c?.reason == .remoteUserTerminatedConnection)
-        #expect(c?.connection == ConnectionRef(index: 1, handle: 0x0040))
+        let c = try #require(p.commands.first)
+        #expect(c.opcode == 0x0406)
+        #expect(c.name == "Disconnect")
+        #expect(c.reason == .remoteUserTerminatedConnection)
+        #expect(c.connection == ConnectionRef(index: 1, handle: 0x0040))
     }
 
     @Test func leCreateConnectionCarriesThePeer() {
