@@ -7,6 +7,10 @@ import BLECore
 /// (original length, included length, flags, cumulative drops, timestamp i64 in µs since
 /// 0000-01-01) and `included length` bytes of packet. Reads 1 MiB chunks through an
 /// `InputWindow`; memory stays flat whatever the file size.
+///
+/// Per datalink: H4 records lose their type byte to `kind`/`rawType`; H1 records take
+/// command/event/ACL from flags bit 1 and get the H4 type as `rawType`; monitor records carry
+/// the opcode as `rawType` and the controller index from the flags (see `setMonitorPacket`).
 public struct BtsnoopReader: CaptureReader {
     static let magic: [UInt8] = Array("btsnoop\0".utf8)
     static let fileHeaderLength = 16

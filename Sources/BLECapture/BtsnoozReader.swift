@@ -9,7 +9,8 @@ import BLECore
 /// u8 type}, v2 {u16 length, u16 packet length, u32 delta, u8 type}, then `length - 1` bytes
 /// (length counts the type byte; v2 keeps ACL payloads short and `packet length` says how long
 /// they were). Types 0x10/0x11/0x12/0x17 incoming event/ACL/SCO/ISO, 0x20/0x21/0x22/0x2D
-/// outgoing command/ACL/SCO/ISO.
+/// outgoing command/ACL/SCO/ISO; the type is kept as `rawType`, and `originalLength` is the
+/// v2 packet length (v1: the included length), type byte included.
 ///
 /// Time: despite their `_ms` names, AOSP stores microseconds (`timestamp_us` from the snoop
 /// callback, Unix epoch) in both the preamble and the deltas, and btsnooz.py adds the btsnoop
