@@ -36,7 +36,7 @@ final class DecodePipeline: Sendable {
     private let cancelled = Flag()
 
     /// Starts reading `path` on a background thread.
-    init(path: String, options: DecoderOptions) {
+    init(path: String, keepKeys: Bool) {
         let channel = self.channel
         let cancelled = self.cancelled
         DispatchQueue.global(qos: .userInitiated).async {
@@ -49,7 +49,7 @@ final class DecodePipeline: Sendable {
                 channel.send(.end(end))
                 return
             }
-            var decoder = PacketDecoder(options: options)
+            var decoder = PacketDecoder(options: .forCapture(reader.info, keepKeys: keepKeys))
             var batch: [(CaptureRecord, DecodedPacket)] = []
             batch.reserveCapacity(Self.batchSize)
             while true {

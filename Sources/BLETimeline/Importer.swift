@@ -154,7 +154,7 @@ public enum Importer {
             let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
                                             keepKeys: options.keepKeys)
             let progress = Progress(enabled: options.progress, path: path, size: size)
-            let running = DecodePipeline(path: path, options: DecoderOptions(keepKeys: options.keepKeys))
+            let running = DecodePipeline(path: path, keepKeys: options.keepKeys)
             pipeline = running
             var end = DecodePipeline.End()
             reading: while true {

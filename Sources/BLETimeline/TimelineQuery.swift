@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 
 /// Which packets `timeline` shows.
 public struct PacketFilter: Sendable {
@@ -10,6 +11,8 @@ public struct PacketFilter: Sendable {
     /// Only packets with an error row or a decode problem.
     public var errorsOnly = false
     public var limit: Int?
+    /// Also load each packet's decoded fields (`timeline -v`).
+    public var withFields = false
     public init() {}
 }
 
@@ -30,6 +33,8 @@ public struct PacketRow: Sendable {
     public var malformed: Bool
     public var raw: [UInt8]?
     public var problems: [String]
+    /// Decoded fields, in wire order (only with `PacketFilter.withFields`).
+    public var fields: [(String, String)] = []
 
     /// `  1234   12.345678 rx att       Rcvd Handle Value Notification, Handle: 0x0012`
     public func textLine() -> String {
@@ -44,6 +49,7 @@ public struct PacketRow: Sendable {
 
     public func verboseLines() -> [String] {
         var out = ["        time \(Timestamp.iso8601(timestamp))  kind \(kind)  length \(length)  file offset \(fileOffset)"]
+        for (name, value) in fields { out.append("        \(name): \(value)") }
         for p in problems { out.append("        problem: \(p)") }
         if let raw, !raw.isEmpty {
             var i = 0
@@ -63,6 +69,9 @@ public struct PacketRow: Sendable {
         s += "\"connection_id\":\(connectionID.map { String($0) } ?? "null"),\"malformed\":\(malformed)"
         if let raw { s += ",\"raw\":\"\(hexString(raw))\"" }
         if !problems.isEmpty { s += ",\"problems\":[\(problems.map(JSON.quote).joined(separator: ","))]" }
+        if !fields.isEmpty {
+            s += ",\"fields\":" + JSON.object(fields.map { ($0.0, .string($0.1)) }).serialized()
+        }
         return s + "}"
     }
 
@@ -127,7 +136,41 @@ public struct TimelineQuery {
                 summary: s.text(7) ?? "", connectionID: s.isNull(8) ? nil : s.int64(8), fileOffset: s.int(9),
                 malformed: s.int(10) != 0, raw: s.blob(11),
                 problems: s.text(12).map { $0.split(separator: "\n").map(String.init) } ?? [])
-            try body(row)
+            var r = row
+            if filter.withFields { r.fields = try decodedFields(captureID: captureID, frame: r.id) }
+            try body(r)
         }
+    }
+
+    /// What the timeline knows about one packet beyond its summary, decoded again where stored raw.
+    func decodedFields(captureID: Int64, frame: Int) throws -> [(String, String)] {
+        let db = store.database
+        let key: [SQLiteValue] = [.integer(captureID), .integer(Int64(frame))]
+        var out: [(String, String)] = []
+        for r in try db.rows("SELECT pdu FROM att_pdu WHERE capture_id = ?1 AND packet_id = ?2", key) {
+            guard let bytes = r[0].blob else { continue }
+            if let pdu = try? ATTPDU(decoding: bytes[...]) {
+                out += pdu.fields.map { ("ATT \($0.0)", $0.1) }
+            } else {
+                out.append(("ATT", "malformed: " + hexString(bytes)))
+            }
+        }
+        for r in try db.rows("SELECT name, detail FROM smp_event WHERE capture_id = ?1 AND packet_id = ?2", key) {
+            out.append(("SMP \(r[0].string ?? "")", r[1].string ?? ""))
+        }
+        for r in try db.rows("""
+            SELECT address, address_type, event_type, rssi, data FROM adv_report WHERE capture_id = ?1 AND packet_id = ?2
+            """, key) {
+            let data = AdvertisingData(decoding: (r[4].blob ?? [])[...])
+            out.append(("report", "\(r[0].string ?? "") (\(r[1].string ?? "")) event type \(hex(r[2].int ?? 0)) RSSI \(r[3].int.map { "\($0) dBm" } ?? "n/a")"))
+            out += data.fields.map { ("  \($0.0)", $0.1) }
+        }
+        for r in try db.rows("SELECT name, status, detail FROM link_event WHERE capture_id = ?1 AND packet_id = ?2", key) {
+            out.append((r[0].string ?? "", [r[1].int.map { "status \(hex($0))" }, r[2].string].compactMap { $0 }.joined(separator: " ")))
+        }
+        for r in try db.rows("SELECT layer, code, name, cb_error, context FROM error WHERE capture_id = ?1 AND packet_id = ?2", key) {
+            out.append(("\(r[0].string ?? "") \(r[4].string ?? "")", "\(hex(r[1].int ?? 0)) \(r[2].string ?? "")" + (r[3].string.map { " → \($0)" } ?? "")))
+        }
+        return out
     }
 }

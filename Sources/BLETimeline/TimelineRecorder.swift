@@ -34,7 +34,7 @@ public final class TimelineRecorder {
                   .integer(Int64(linkType)), .text(formatDescription), .integer(options.keepRaw ? 1 : 0)])
         captureID = db.lastInsertRowID
         writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw, keepKeys: options.keepKeys)
-        decoder = PacketDecoder(options: DecoderOptions(keepKeys: options.keepKeys))
+        decoder = PacketDecoder(options: .forCapture(CaptureInfo(format: format, linkType: linkType, formatDescription: formatDescription), keepKeys: options.keepKeys))
         self.commitEvery = commitEvery
         try updateCaptureRow(status: "recording", warnings: [])
         try db.execute("COMMIT")

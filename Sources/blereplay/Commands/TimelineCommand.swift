@@ -28,6 +28,7 @@ enum TimelineCommand {
         }
         filter.errorsOnly = args.flag("errors")
         let verbose = args.flag("v") || args.flag("verbose")
+        filter.withFields = verbose
 
         let source: TimelineSource
         do {
