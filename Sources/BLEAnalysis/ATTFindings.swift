@@ -64,9 +64,11 @@ extension FindingsEngine {
                     """, [.integer(c.id), .integer(Int64(first))]).first?[0].int
                 if let pairing {
                     detail += " Pairing followed (SMP from packet \(pairing))" +
-                        (encrypted.map { " and the link was encrypted at packet \($0)." } ?? " but the link was never encrypted.")
+                        (encrypted.map { " and the link was encrypted at packet \($0): the usual pair-on-demand flow." } ?? " but the link was never encrypted.")
+                    if encrypted != nil { severity = .info }
                 } else if let encrypted {
                     detail += " The link was then encrypted with stored keys (packet \(encrypted))."
+                    severity = .info
                 } else {
                     detail += " No pairing or encryption followed: the request cannot succeed until the link is secured."
                     severity = .error
@@ -77,6 +79,9 @@ extension FindingsEngine {
                 code_ = "gatt-out-of-sync"
                 severity = .error
                 detail += " This is a reconnection to a device seen earlier in the capture: the client used handles from a cached GATT database that no longer matches (Service Changed / Database Out Of Sync)."
+            }
+            if e[6].string == nil && code > 0x11 {
+                detail += " CoreBluetooth has no named CBATTError case for \(hex(code)): an app gets an NSError in CBATTErrorDomain with code \(code)."
             }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: severity, code: code_,
                                title: "ATT error \(hex(code)) \(e[7].string ?? "") on \(handle)" + (count > 1 ? " (\(count)×)" : ""),
