@@ -132,10 +132,12 @@ public final class TCPSource: LiveSource {
         guard next <= retries else {
             state = .waiting(until: Int64.max, attempt: next)
             if everReceived {
-                warnings.append("\(name): \(why); gave up after \(retries) reconnection attempts")
+                warnings.append("\(name): \(why); gave up after \(retries) reconnection attempt\(retries == 1 ? "" : "s")")
                 return .end
             }
-            throw LiveError(source: name, kind: .unavailable, message: "\(why); gave up after \(retries) attempts")
+            let attempts = retries + 1
+            throw LiveError(source: name, kind: .unavailable,
+                            message: "\(why); gave up after \(attempts) attempt\(attempts == 1 ? "" : "s")")
         }
         let delay = min(initialBackoffMilliseconds << min(attempt, 16), 8000)
         state = .waiting(until: LiveSyscall.monotonicMilliseconds() + Int64(delay), attempt: next)

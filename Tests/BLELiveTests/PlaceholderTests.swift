@@ -1,6 +1,0 @@
-import Testing
-@testable import BLELive
-
-@Suite struct PlaceholderTests {
-    @Test func builds() {}
-}
