@@ -38,7 +38,8 @@ public enum ReportHTML {
     }
 
     static func codeBars(_ list: [CodeCount], color: (CodeCount) -> String) -> String {
-        SVGCharts.bars(list.map { c in
+        guard !list.isEmpty else { return "" }
+        return SVGCharts.bars(list.map { c in
             SVGCharts.Bar(label: "\(hex(c.key.code)) \(c.name)", note: c.cbError ?? (c.cbErrors.isEmpty ? nil : "several"),
                           value: c.count, color: color(c))
         })
@@ -69,12 +70,13 @@ public enum ReportHTML {
             for c in s.counts[.connectionCancelled] ?? [] {
                 bars.append(.init(label: "cancelled by the host (\(hex(c.key.code)))", value: c.count, color: colors.gray))
             }
-            return SVGCharts.bars(bars)
+            return bars.isEmpty ? "" : SVGCharts.bars(bars)
         case "hci_command_errors":
             return codeBars(s.counts[.hciCommand] ?? []) { _ in colors.command }
         case "att_errors":
             return codeBars(s.counts[.att] ?? []) { $0.key.code == 0x0A ? colors.gray : colors.att }
         case "att_timeouts":
+            guard s.total(.attTimeout) > 0 else { return "" }
             return SVGCharts.bars((s.counts[.attTimeout] ?? []).map { .init(label: $0.name, value: $0.count, color: colors.attTimeout) })
         case "smp_failures":
             return codeBars(s.counts[.smp] ?? []) { _ in colors.smp }
@@ -84,7 +86,8 @@ public enum ReportHTML {
             guard !top.isEmpty else { return "" }
             return "<div class=\"grid\">" + top.map { r in
                 let p = [0.5, 0.95, 0.99].map { Format.duration(r.percentile($0) ?? 0) }
-                return SVGCharts.histogram(title: "\(r.name) (\(r.key.requester)), n=\(r.samples.count), p50 \(p[0]), p95 \(p[1]), p99 \(p[2])",
+                return SVGCharts.histogram(title: "\(r.name) (\(r.key.requester) requests, n=\(r.samples.count))",
+                                           subtitle: "p50 \(p[0]) · p95 \(p[1]) · p99 \(p[2]) · max \(Format.duration(r.samples.last ?? 0))",
                                            labels: Histogram.latencyLabels,
                                            counts: Histogram.counts(r.samples, bounds: Histogram.latencyBounds))
             }.joined() + "</div>\n"

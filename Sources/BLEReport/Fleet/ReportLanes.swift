@@ -13,7 +13,7 @@ enum ReportLanes {
         for (color, text) in [(c.normal, "ended normally (0x13, 0x16)"), (c.timeout, "connection timeout (0x08)"),
                               (c.failed, "failed to be established (0x3E)"), (c.other, "other reason"),
                               (c.open, "open at the end of the capture"), (c.gray, "failed or cancelled attempt"),
-                              (c.att, "| ATT error"), (c.attTimeout, "| ATT timeout"), (c.smp, "| SMP pairing failed")] {
+                              (c.att, "| ATT error (other than 0x0A ending a discovery)"), (c.attTimeout, "| ATT timeout"), (c.smp, "| SMP pairing failed")] {
             out += "<span><i style=\"background:\(color)\"></i>\(SVGCharts.escape(text))</span>"
         }
         out += "</p>\n"
@@ -48,6 +48,8 @@ enum ReportLanes {
             guard let id = e.connectionID else { continue }
             let color: String
             switch e.kind {
+            // Attribute Not Found answering a discovery request is how discovery ends, not a fault.
+            case .att where e.code == 0x0A && e.opcode.map(CaptureFactsLoader.discoveryOpcodes.contains) == true: continue
             case .att: color = c.att
             case .attTimeout: color = c.attTimeout
             case .smp: color = c.smp

@@ -39,7 +39,7 @@ public enum SVGCharts {
     /// Horizontal bars, one row per item, labels on the left, counts at the bar ends.
     public static func bars(_ items: [Bar], width: Int = 880) -> String {
         guard !items.isEmpty else { return "<p class=\"none\">none</p>" }
-        let rowHeight = 24, labelWidth = 430, right = 60
+        let rowHeight = 24, labelWidth = 360, right = 300
         let height = items.count * rowHeight + 8
         let maxValue = max(1, items.map(\.value).max() ?? 1)
         let barSpace = Double(width - labelWidth - right)
@@ -47,11 +47,11 @@ public enum SVGCharts {
         for (i, item) in items.enumerated() {
             let y = 4 + i * rowHeight
             let w = max(2, barSpace * Double(item.value) / Double(maxValue))
-            let label = item.label.count > 58 ? String(item.label.prefix(57)) + "…" : item.label
+            let label = item.label.count > 50 ? String(item.label.prefix(49)) + "…" : item.label
             out += "<g><title>\(escape(item.label))\(item.note.map { " — " + escape($0) } ?? ""): \(item.value)</title>"
             out += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 16)\" text-anchor=\"end\" class=\"label\">\(escape(label))</text>"
             if let note = item.note {
-                out += "<text x=\"\(labelWidth + Int(w) + 44)\" y=\"\(y + 16)\" class=\"note\">\(escape(note))</text>"
+                out += "<text x=\"\(labelWidth + Int(w) + 14 + 8 * String(item.value).count)\" y=\"\(y + 16)\" class=\"note\">\(escape(note))</text>"
             }
             out += "<rect x=\"\(labelWidth)\" y=\"\(y + 3)\" width=\"\(n(w))\" height=\"\(rowHeight - 6)\" fill=\"\(item.color)\" rx=\"2\"/>"
             out += "<text x=\"\(labelWidth + Int(w) + 6)\" y=\"\(y + 16)\" class=\"value\">\(item.value)</text></g>"
@@ -60,14 +60,15 @@ public enum SVGCharts {
     }
 
     /// A histogram: one vertical bar per bucket, bucket labels under the axis.
-    public static func histogram(title: String, labels: [String], counts: [Int], width: Int = 420, height: Int = 190,
-                                 color: String = "#4e79a7") -> String {
-        let top = 22, bottom = 48, left = 36
+    public static func histogram(title: String, subtitle: String? = nil, labels: [String], counts: [Int], width: Int = 540,
+                                 height: Int = 200, color: String = "#4e79a7") -> String {
+        let top = subtitle == nil ? 22 : 36, bottom = 48, left = 36
         let plotHeight = Double(height - top - bottom)
         let slot = Double(width - left - 6) / Double(max(1, counts.count))
         let maxValue = max(1, counts.max() ?? 1)
         var out = "<svg class=\"chart hist\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">"
         out += "<text x=\"\(left)\" y=\"14\" class=\"title\">\(escape(title))</text>"
+        if let subtitle { out += "<text x=\"\(left)\" y=\"28\" class=\"note\">\(escape(subtitle))</text>" }
         out += "<line x1=\"\(left)\" y1=\"\(height - bottom)\" x2=\"\(width - 4)\" y2=\"\(height - bottom)\" class=\"axis\"/>"
         out += "<text x=\"\(left - 4)\" y=\"\(top + 8)\" text-anchor=\"end\" class=\"tick\">\(maxValue)</text>"
         out += "<text x=\"\(left - 4)\" y=\"\(height - bottom)\" text-anchor=\"end\" class=\"tick\">0</text>"

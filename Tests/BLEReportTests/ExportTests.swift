@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import BLEReport
+import BLETimeline
+
+/// `export`: a timeline back out as btsnoop or pcap gives the same timeline again; the trace
+/// is Chrome trace-event JSON whose slices nest on every track.
+@Suite struct ExportTests {
+    /// Packets (H4 kinds), ATT PDUs, errors and transactions of a timeline's only capture.
+    static func counts(_ store: TimelineStore) throws -> [Int64] {
+        try ["SELECT count(*) FROM packets WHERE kind NOT IN ('note', 'other')", "SELECT count(*) FROM att_pdus",
+             "SELECT count(*) FROM errors", "SELECT count(*) FROM att_transactions", "SELECT count(*) FROM connections",
+             "SELECT count(*) FROM adv_reports"].map { try store.database.scalarInt($0) ?? -1 }
+    }
+
+    static let roundTrip = [Support.shared("android-lock-pairing.btsnoop"), Support.shared("android-yeelock.btsnoop"),
+                            Support.shared("smartwatch-h4-phdr.pcapng")] + Support.samples.map(Support.sample)
+
+    @Test(arguments: roundTrip)
+    func btsnoopRoundTrip(_ capture: String) throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let original = try Support.timeline([capture], at: dir + "/a.db")
+        let id = try CaptureExporter.choose(original, requested: nil)
+        let written = try CaptureExporter.export(original, captureID: id, format: .btsnoop, to: dir + "/a.btsnoop")
+        let again = try Support.timeline([dir + "/a.btsnoop"], at: dir + "/b.db")
+        #expect(try Self.counts(again) == Self.counts(original))
+        #expect(Int64(written) == (try Self.counts(original)[0]))
+        try CaptureExporter.export(again, captureID: 1, format: .btsnoop, to: dir + "/b.btsnoop")
+        #expect(Support.read(dir + "/a.btsnoop") == Support.read(dir + "/b.btsnoop"))
+        if capture.hasSuffix(".btsnoop") {
+            // An H4 btsnoop (datalink 1002) comes back byte for byte.
+            #expect(Support.read(dir + "/a.btsnoop") == Support.read(capture))
+        }
+    }
+
+    @Test(arguments: [Support.shared("android-lock-pairing.btsnoop"), Support.sample("auth-errors.btsnoop")])
+    func pcapRoundTrip(_ capture: String) throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let original = try Support.timeline([capture], at: dir + "/a.db")
+        try CaptureExporter.export(original, captureID: 1, format: .pcap, to: dir + "/a.pcap")
+        let again = try Support.timeline([dir + "/a.pcap"], at: dir + "/b.db")
+        #expect(try Self.counts(again) == Self.counts(original))
+        try CaptureExporter.export(again, captureID: 1, format: .pcap, to: dir + "/b.pcap")
+        #expect(Support.read(dir + "/a.pcap") == Support.read(dir + "/b.pcap"))
+        #expect(try again.database.scalarInt("SELECT link_type FROM capture") == 201)
+    }
+
+    /// A btmon monitor capture (datalink 2001) keeps its notes in the timeline; H4 has no type
+    /// byte for them, so the export leaves them out and keeps everything else.
+    @Test func monitorCaptureLosesOnlyItsNotes() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let original = try Support.timeline([Support.shared("btmon-monitor.btsnoop")], at: dir + "/a.db")
+        try CaptureExporter.export(original, captureID: 1, format: .btsnoop, to: dir + "/a.btsnoop")
+        let again = try Support.timeline([dir + "/a.btsnoop"], at: dir + "/b.db")
+        let a = try Self.counts(original), b = try Self.counts(again)
+        #expect(a[0] == b[0] && a[1] == b[1] && a[4] == b[4])
+        #expect(try again.database.scalarInt("SELECT count(*) FROM packets WHERE kind = 'note'") == 0)
+    }
+
+    @Test func timelineWithoutRawBytesCannotBeExported() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let store = try Support.timeline([Support.sample("heart-rate-healthy.btsnoop")], at: dir + "/a.db", keepRaw: false)
+        #expect {
+            try CaptureExporter.export(store, captureID: 1, format: .btsnoop, to: dir + "/a.btsnoop")
+        } throws: { error in
+            guard let f = error as? CaptureExporter.Failure else { return false }
+            return !f.isUsage && f.message.contains("--no-raw")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/a.btsnoop"))
+    }
+
+    @Test func severalCapturesNeedAChoice() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let store = try Support.timeline([Support.sample("heart-rate-healthy.btsnoop"), Support.sample("att-timeout.btsnoop")], at: dir + "/a.db")
+        #expect(throws: CaptureExporter.Failure.self) { try CaptureExporter.choose(store, requested: nil) }
+        #expect(throws: CaptureExporter.Failure.self) { try CaptureExporter.choose(store, requested: 9) }
+        #expect(try CaptureExporter.choose(store, requested: 2) == 2)
+        try CaptureExporter.export(store, captureID: 2, format: .btsnoop, to: dir + "/two.btsnoop")
+        #expect(Support.read(dir + "/two.btsnoop") == Support.read(Support.sample("att-timeout.btsnoop")))
+    }
+
+    @Test(arguments: [Support.sample("heart-rate-supervision-timeout.btsnoop"), Support.sample("att-timeout.btsnoop"),
+                      Support.shared("android-lock-pairing.btsnoop")])
+    func traceIsWellFormedAndNests(_ capture: String) throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let store = try Support.timeline([capture], at: dir + "/a.db")
+        try TraceExporter.write(store, to: dir + "/t.json")
+        let json = try Support.json(dir + "/t.json")
+        let events = try #require(json["traceEvents"] as? [[String: Any]])
+        func count(_ ph: String, _ cat: String? = nil) -> Int {
+            events.filter { $0["ph"] as? String == ph && (cat == nil || $0["cat"] as? String == cat) }.count
+        }
+        let db = store.database
+        #expect(Int64(count("X", "att")) == (try db.scalarInt("SELECT count(*) FROM att_transactions")))
+        #expect(Int64(count("X", "connection")) == (try db.scalarInt("SELECT count(*) FROM connections WHERE status = 0")))
+        #expect(Int64(count("i", "error")) == (try db.scalarInt("SELECT count(*) FROM errors")))
+        #expect(Int64(count("i", "advertising")) == (try db.scalarInt("SELECT count(*) FROM adv_reports")))
+        let names = events.filter { $0["name"] as? String == "thread_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+        #expect(names.contains("advertising"))
+        // Every X slice on a track nests inside or follows the one before it.
+        var tracks: [String: [(Int, Int)]] = [:]
+        for e in events where e["ph"] as? String == "X" {
+            let ts = try #require(e["ts"] as? Int), dur = try #require(e["dur"] as? Int)
+            #expect(dur >= 0)
+            tracks["\(e["pid"] ?? 0)/\(e["tid"] ?? 0)", default: []].append((ts, ts + dur))
+        }
+        for (_, slices) in tracks {
+            var stack: [(Int, Int)] = []
+            for s in slices.sorted(by: { ($0.0, -$0.1) < ($1.0, -$1.1) }) {
+                while let top = stack.last, top.1 <= s.0 { stack.removeLast() }
+                if let top = stack.last { #expect(s.1 <= top.1, "slice \(s) overlaps \(top)") }
+                stack.append(s)
+            }
+        }
+        if capture.hasSuffix("att-timeout.btsnoop") {
+            let timedOut = try #require(events.first { ($0["name"] as? String)?.contains("[timeout]") == true })
+            #expect((timedOut["dur"] as? Int ?? 0) >= 29_000_000)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `blereplay report` and `blereplay export` run as a user would: stdout, stderr, exit code.
+@Suite struct ReportCLITests {
+    @Test func reportOverADirectoryWithGarbage() throws {
+        let dir = Support.scratch(), out = Support.scratch()
+        defer { Support.remove(dir); Support.remove(out) }
+        try FileManager.default.copyItem(atPath: Support.sample("heart-rate-supervision-timeout.btsnoop"), toPath: dir + "/hrm.btsnoop")
+        try Data([0x00, 0x01, 0x02, 0x03]).write(to: URL(fileURLWithPath: dir + "/junk.log"))
+        let r = try Tool.run(["report", dir, "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("1 capture(s) from 1 file(s), 1 file(s) could not be read"))
+        #expect(r.stdout.contains("0x08 Connection Timeout ×1 (CBError.connectionTimeout)"))
+        #expect(r.stdout.contains("junk.log"))
+        #expect(r.stdout.contains("written: \(out)/report.html, \(out)/report.md, \(out)/report.json"))
+        #expect(r.stderr.contains("junk.log"))
+        for file in ["report.html", "report.md", "report.json", "disconnect_reasons.csv", "events_by_firmware.csv"] {
+            #expect(FileManager.default.fileExists(atPath: out + "/" + file), "\(file)")
+        }
+        let csv = String(decoding: Support.read(out + "/disconnect_reasons.csv"), as: UTF8.self)
+        #expect(csv.hasPrefix("code,code_hex,name,cb_error,count,share_percent\n"))
+        #expect(csv.contains("8,0x08,Connection Timeout,CBError.connectionTimeout,1,50.0\n"))
+    }
+
+    @Test func reportWithNothingReadable() throws {
+        let dir = Support.scratch(), out = Support.scratch() + "/never"
+        defer { Support.remove(dir) }
+        try Data("nothing".utf8).write(to: URL(fileURLWithPath: dir + "/a.bin"))
+        let r = try Tool.run(["report", dir + "/a.bin", dir + "/missing.btsnoop", "-o", out])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("no input could be read"))
+        #expect(r.stderr.contains("missing.btsnoop"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test(arguments: [["report"], ["report", "Captures", "--format", "pdf"], ["report", "Captures", "--jobs", "0"],
+                      ["export"], ["export", "x.db"], ["export", "x.db", "--format", "zip", "-o", "y"]])
+    func usageErrors(_ argv: [String]) throws {
+        let r = try Tool.run(argv)
+        #expect(r.status == 2, "\(argv): \(r.stderr)")
+    }
+
+    @Test func formatsCanBeChosen() throws {
+        let out = Support.scratch()
+        defer { Support.remove(out) }
+        let r = try Tool.run(["report", Support.sample("auth-errors.btsnoop"), "-o", out, "--format", "json,md", "--jobs", "1"])
+        #expect(r.status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(files == ["report.json", "report.md"])
+    }
+
+    @Test func exportAndNoRaw() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        #expect(try Tool.run(["import", Support.sample("pairing-failed.btsnoop"), "--db", dir + "/a.db"]).status == 0)
+        let ok = try Tool.run(["export", dir + "/a.db", "--format", "btsnoop", "-o", dir + "/a.btsnoop"])
+        #expect(ok.status == 0)
+        #expect(Support.read(dir + "/a.btsnoop") == Support.read(Support.sample("pairing-failed.btsnoop")))
+        let trace = try Tool.run(["export", dir + "/a.db", "--format", "trace", "-o", dir + "/a.json"])
+        #expect(trace.status == 0)
+        #expect(String(decoding: Support.read(dir + "/a.json"), as: UTF8.self).hasPrefix("{\"traceEvents\":["))
+
+        #expect(try Tool.run(["import", Support.sample("pairing-failed.btsnoop"), "--db", dir + "/b.db", "--no-raw"]).status == 0)
+        let refused = try Tool.run(["export", dir + "/b.db", "--format", "pcap", "-o", dir + "/b.pcap"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("--no-raw"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/b.pcap"))
+    }
+}
