@@ -14,7 +14,11 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
 
     /// From HCI wire order (least significant byte first).
     public init(littleEndianBytes b: some Collection<UInt8>) {
-        self.init(mostSignificantFirst: Array(b).reversed())
+        var i = b.startIndex
+        func next() -> UInt8 { defer { i = b.index(after: i) }; return b[i] }
+        precondition(b.count == 6, "a BD_ADDR has 6 bytes")
+        let b0 = next(), b1 = next(), b2 = next(), b3 = next(), b4 = next(), b5 = next()
+        bytes = (b5, b4, b3, b2, b1, b0)
     }
 
     /// Parses `AA:BB:CC:DD:EE:FF` (or with `-`), case-insensitive.
@@ -32,12 +36,31 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     public var array: [UInt8] { [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5] }
     public var littleEndianArray: [UInt8] { array.reversed() }
 
+    /// `AA:BB:CC:DD:EE:FF`, built in one pass (this runs for every advertising report).
     public var description: String {
-        array.map { hex2($0) }.joined(separator: ":")
+        let digits: StaticString = "0123456789ABCDEF"
+        return String(unsafeUninitializedCapacity: 17) { out in
+            digits.withUTF8Buffer { d in
+                var k = 0
+                for (n, v) in [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5].enumerated() {
+                    if n > 0 { out[k] = UInt8(ascii: ":"); k += 1 }
+                    out[k] = d[Int(v >> 4)]
+                    out[k + 1] = d[Int(v & 0xF)]
+                    k += 2
+                }
+            }
+            return 17
+        }
     }
 
-    public static func == (l: Self, r: Self) -> Bool { l.array == r.array }
-    public func hash(into h: inout Hasher) { h.combine(array) }
+    public static func == (l: Self, r: Self) -> Bool {
+        l.bytes.0 == r.bytes.0 && l.bytes.1 == r.bytes.1 && l.bytes.2 == r.bytes.2
+            && l.bytes.3 == r.bytes.3 && l.bytes.4 == r.bytes.4 && l.bytes.5 == r.bytes.5
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(bytes.0); h.combine(bytes.1); h.combine(bytes.2)
+        h.combine(bytes.3); h.combine(bytes.4); h.combine(bytes.5)
+    }
     public static func < (l: Self, r: Self) -> Bool { l.array.lexicographicallyPrecedes(r.array) }
 }
 

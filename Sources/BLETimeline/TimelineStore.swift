@@ -38,7 +38,7 @@ public final class TimelineStore {
             throw OpenError(path: path, message: "a SQLite file that is not a blereplay timeline (user_version 0 with \(tables) objects)")
         }
         guard create else { throw OpenError(path: path, message: "empty file, not a timeline") }
-        try db.execute("BEGIN; \(TimelineSchema.tables) \(TimelineSchema.views) PRAGMA user_version = \(TimelineSchema.version); COMMIT;")
+        try db.execute("PRAGMA page_size = 16384; BEGIN; \(TimelineSchema.tables) \(TimelineSchema.views) PRAGMA user_version = \(TimelineSchema.version); COMMIT;")
     }
 
     /// Builds the query indexes (idempotent; run after bulk imports).
