@@ -12,7 +12,7 @@ import BLECore
 public final class FollowSource: LiveSource {
     public let name: String
     public let pollIntervalMilliseconds: Int
-    public private(set) var warnings: [String] = []
+    private var collected: [String] = []
     /// Files followed so far (1 + rotations seen).
     public private(set) var generation = 1
 
@@ -48,6 +48,13 @@ public final class FollowSource: LiveSource {
 
     /// The current file's format; after a rotation, the previous file's until the new header arrives.
     public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
+
+    /// Recoverable oddities so far, and a record still incomplete when the recording stops.
+    public var warnings: [String] {
+        guard decoder.pendingBytes > 0 else { return collected }
+        return collected + ["\(name): byte \(decoder.offset): recording stopped in the middle of a record "
+                            + "(\(decoder.pendingBytes) bytes not recorded)"]
+    }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decodeNext() { return .record(record) }
@@ -94,11 +101,12 @@ public final class FollowSource: LiveSource {
             while try readChunk() > 0 {}
             if let record = try decodeNext() { return .record(record) }
             if decoder.pendingBytes > 0 {
-                warnings.append("\(name): byte \(decoder.offset): the file was rotated in the middle of a record "
+                collected.append("\(name): byte \(decoder.offset): the file was rotated in the middle of a record "
                                 + "(\(decoder.pendingBytes) bytes kept out of the recording)")
             }
             LiveSyscall.close(old)
             fileDescriptor = nil
+            decoder = LiveStreamDecoder(source: name)
         }
         guard current != nil, let fd = try? LiveSyscall.openForReading(name), let id = LiveSyscall.identity(fd) else {
             // Renamed away and not yet created again: wait for the new file.
@@ -117,7 +125,7 @@ public final class FollowSource: LiveSource {
     /// The file shrank under us (truncated in place): read it again from the start.
     private func truncatedInPlace() throws(LiveError) -> SourceEvent {
         if decoder.pendingBytes > 0 {
-            warnings.append("\(name): byte \(decoder.offset): the file was truncated in the middle of a record "
+            collected.append("\(name): byte \(decoder.offset): the file was truncated in the middle of a record "
                             + "(\(decoder.pendingBytes) bytes kept out of the recording)")
         }
         if let fd = fileDescriptor {

@@ -30,6 +30,8 @@ struct LiveStreamDecoder {
         case detecting
         case btsnoop(BtsnoopStreamDecoder)
         case h4(H4StreamDecoder)
+        /// Stopped by malformed bytes: the error again on every call, nothing pending.
+        case failed(LiveError, offset: Int)
     }
 
     let source: String
@@ -46,6 +48,7 @@ struct LiveStreamDecoder {
         case .detecting: nil
         case .btsnoop(let d): d.datalink.map { .btsnoop($0) }
         case .h4: .h4
+        case .failed: nil
         }
     }
 
@@ -58,6 +61,7 @@ struct LiveStreamDecoder {
         case .detecting: 0
         case .btsnoop(let d): d.offset
         case .h4(let d): d.offset
+        case .failed(_, let offset): offset
         }
     }
 
@@ -67,7 +71,19 @@ struct LiveStreamDecoder {
     /// The next complete record, or nil when more bytes are needed.
     /// - Parameter arrival: when the buffered bytes arrived, for raw H4 (µs since the Unix epoch).
     mutating func next(arrival: Int64) throws(LiveError) -> LiveRecord? {
+        do {
+            return try step(arrival: arrival)
+        } catch {
+            if case .failed = state {} else { state = .failed(error, offset: offset) }
+            buffer.removeAll()
+            throw error
+        }
+    }
+
+    private mutating func step(arrival: Int64) throws(LiveError) -> LiveRecord? {
         switch state {
+        case .failed(let error, _):
+            throw error
         case .detecting:
             guard let first = buffer.bytes.first else { return nil }
             if first == BtsnoopStreamDecoder.magic[0] {
@@ -78,7 +94,7 @@ struct LiveStreamDecoder {
                 throw LiveError(source: source, offset: 0, kind: .malformed, message:
                     "neither a btsnoop stream (btsnoop\\0) nor raw H4 (first byte 0x\(hex2(first)) is no H4 packet type 0x01-0x05)")
             }
-            return try next(arrival: arrival)
+            return try step(arrival: arrival)
         case .btsnoop(var d):
             defer { state = .btsnoop(d) }
             return try d.next(&buffer, source: source)

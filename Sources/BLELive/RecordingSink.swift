@@ -165,6 +165,9 @@ public final class RecordingSink {
         }
         guard options.analyze else { return }
         do {
+            // A reader may have analysed the capture while it was being recorded (`diagnose`
+            // analyses what it opens): drop that partial analysis so this one covers every record.
+            try recorder.store.database.run("DELETE FROM analysis_state WHERE capture_id = ?1", [.integer(recorder.captureID)])
             try Analyzer.analyze(recorder.store)
         } catch {
             throw LiveError(source: options.databasePath ?? "", kind: .io, message: "analysis failed: \(error)")

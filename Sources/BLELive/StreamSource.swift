@@ -9,7 +9,7 @@ import BLECore
 public final class StreamSource: LiveSource {
     public let name: String
     public let fileDescriptor: Int32
-    public private(set) var warnings: [String] = []
+    private var collected: [String] = []
     private var decoder: LiveStreamDecoder
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var arrival: Int64 = 0
@@ -26,6 +26,13 @@ public final class StreamSource: LiveSource {
 
     public var format: LiveStreamFormat? { decoder.format }
 
+    /// Recoverable oddities so far, and a record still incomplete when the recording stops.
+    public var warnings: [String] {
+        guard decoder.pendingBytes > 0, !ended else { return collected }
+        return collected + ["\(name): byte \(decoder.offset): recording stopped in the middle of a record "
+                            + "(\(decoder.pendingBytes) bytes not recorded)"]
+    }
+
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decoder.next(arrival: arrival) { return .record(record) }
         if ended { return .end }
@@ -35,11 +42,11 @@ public final class StreamSource: LiveSource {
             }
             let n = try LiveSyscall.read(fileDescriptor, into: &buffer)
             if n == 0 {
-                ended = true
                 if decoder.pendingBytes > 0 {
-                    warnings.append("\(name): byte \(decoder.offset): input ended in the middle of a record "
+                    collected.append("\(name): byte \(decoder.offset): input ended in the middle of a record "
                                     + "(\(decoder.pendingBytes) bytes kept out of the recording)")
                 }
+                ended = true
                 return .end
             }
             arrival = LiveSyscall.wallClockMicroseconds()

@@ -14,7 +14,7 @@ public final class TCPSource: LiveSource {
     public let retries: Int
     public let initialBackoffMilliseconds: Int
     public var name: String { "tcp:\(host.contains(":") ? "[\(host)]" : host):\(port)" }
-    public private(set) var warnings: [String] = []
+    private var collected: [String] = []
     /// Connections made so far (the first one included).
     public private(set) var connections = 0
 
@@ -66,6 +66,13 @@ public final class TCPSource: LiveSource {
     }
 
     public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
+
+    /// Recoverable oddities so far, and a record still incomplete when the recording stops.
+    public var warnings: [String] {
+        guard decoder.pendingBytes > 0 else { return collected }
+        return collected + ["\(name): byte \(decoder.offset): recording stopped in the middle of a record "
+                            + "(\(decoder.pendingBytes) bytes not recorded)"]
+    }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decodeNext() { return .record(record) }
@@ -119,9 +126,10 @@ public final class TCPSource: LiveSource {
     private func dropped(_ fd: Int32, why: String) throws(LiveError) -> SourceEvent {
         LiveSyscall.close(fd)
         if decoder.pendingBytes > 0 {
-            warnings.append("\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
+            collected.append("\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
                             + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
         }
+        decoder = LiveStreamDecoder(source: name)
         // A connection that delivered nothing does not reset the count (a peer that accepts and closes).
         return try scheduleRetry(after: receivedOnConnection > 0 ? 0 : max(connectionAttempt, 1), why: "connection \(connections) \(why) after \(receivedOnConnection) bytes")
     }
@@ -132,7 +140,7 @@ public final class TCPSource: LiveSource {
         guard next <= retries else {
             state = .waiting(until: Int64.max, attempt: next)
             if everReceived {
-                warnings.append("\(name): \(why); gave up after \(retries) reconnection attempt\(retries == 1 ? "" : "s")")
+                collected.append("\(name): \(why); gave up after \(retries) reconnection attempt\(retries == 1 ? "" : "s")")
                 return .end
             }
             let attempts = retries + 1

@@ -35,10 +35,10 @@ public struct TrafficStats: Sendable {
         }
     }
 
-    /// `1234 packets, 2 connections open, 15 advertisers, 3 ATT errors, 1 disconnect (last 0x08 Connection Timeout)`
+    /// `1234 packets, 2 connected, 15 advertisers, 3 ATT errors, 1 disconnect (last 0x08 Connection Timeout)`
     public var summary: String {
         func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-        var text = "\(plural(packets, "packet")), \(openConnections.count) open, \(plural(advertisers.count, "advertiser")), "
+        var text = "\(plural(packets, "packet")), \(openConnections.count) connected, \(plural(advertisers.count, "advertiser")), "
             + "\(plural(attErrors, "ATT error")), \(plural(disconnects, "disconnect"))"
         if let reason = lastDisconnectReason { text += " (last \(reason))" }
         return text

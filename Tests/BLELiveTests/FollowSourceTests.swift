@@ -101,6 +101,21 @@ import BLECapture
         #expect(notices.lines == ["\(log) was truncated: following it from its start"])
     }
 
+    /// A record the writer never finishes: a warning, and the timeline says "truncated" as an import would.
+    @Test func unfinishedLastRecordIsAWarning() throws {
+        let chunks = try Live.btsnoopChunks(Live.capture("android-yeelock.btsnoop"))
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/log"
+        Self.append(log, chunks.header + chunks.records[0..<20].flatMap { $0 } + chunks.records[20].prefix(30))
+        let source = try FollowSource(path: log, pollIntervalMilliseconds: 20)
+        let summary = try Live.record(source, RecordingOptions(databasePath: dir + "/db"), untilIdleMilliseconds: 300)
+        let offset = 16 + chunks.records[0..<20].reduce(0) { $0 + $1.count }
+        #expect(summary.records == 20)
+        #expect(summary.warnings == ["\(log): byte \(offset): recording stopped in the middle of a record (30 bytes not recorded)"])
+        #expect(try Live.rows(dir + "/db", "SELECT status FROM capture") == [[.text("truncated")]])
+    }
+
     @Test func missingFileIsUnavailable() {
         let error = #expect(throws: LiveError.self) { try FollowSource(path: "/nonexistent/btsnoop_hci.log") }
         #expect(error?.kind == .unavailable)
