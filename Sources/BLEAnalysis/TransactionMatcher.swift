@@ -30,6 +30,9 @@ public struct TransactionMatcher {
 
     private var pendingRequest: [Direction: ATTTransaction] = [:]
     private var pendingIndication: [Direction: ATTTransaction] = [:]
+    /// A queued (long or reliable) write in progress per client: its first Prepare Write Request,
+    /// and the first error a prepare got (Vol 3 Part G 4.9.4-4.9.5).
+    private var queuedWrite: [Direction: ATTTransaction] = [:]
     /// Transactions completed and not yet taken with `drain()`.
     public private(set) var transactions: [ATTTransaction] = []
     /// How many responses answered nothing outstanding.
@@ -85,7 +88,7 @@ public struct TransactionMatcher {
             } else {
                 t.outcome = op == .errorResponse ? .error : .ok
             }
-            transactions.append(t)
+            completeRequest(t, requester: requester)
         case .confirmation:
             let requester = p.direction.opposite
             guard var t = pendingIndication[requester] else {
@@ -102,6 +105,36 @@ public struct TransactionMatcher {
         }
     }
 
+    /// Prepare Write and Execute Write form one procedure: the prepares are folded into a single
+    /// transaction from the first Prepare Write Request to the Execute Write Response, whose outcome
+    /// is the first error any of them got.
+    private mutating func completeRequest(_ t: ATTTransaction, requester: Direction) {
+        if t.opcode == .prepareWriteRequest {
+            if var q = queuedWrite[requester] {
+                if q.errorCode == nil, t.outcome != .ok { q.errorCode = t.errorCode; q.outcome = t.outcome }
+                queuedWrite[requester] = q
+            } else {
+                var q = t
+                q.outcome = t.outcome == .ok ? .pending : t.outcome
+                q.responsePacketID = nil
+                queuedWrite[requester] = q
+            }
+            return
+        }
+        if t.opcode == .executeWriteRequest, var q = queuedWrite.removeValue(forKey: requester) {
+            q.opcode = .executeWriteRequest
+            q.responsePacketID = t.responsePacketID
+            q.latency = t.responsePacketID.map { _ in (t.requestTimestamp + (t.latency ?? 0)) - q.requestTimestamp }
+            if q.errorCode == nil {
+                q.outcome = t.outcome
+                q.errorCode = t.errorCode
+            }
+            transactions.append(q)
+            return
+        }
+        transactions.append(t)
+    }
+
     /// A new request arrived while one was outstanding: the old one was never answered.
     private mutating func close(_ t: ATTTransaction, at time: Int64, orphaned: Bool) {
         var t = t
@@ -112,9 +145,10 @@ public struct TransactionMatcher {
     /// Ends the connection: requests still outstanding become `timeout` (30 s passed),
     /// `disconnected` (the link ended first) or `pending` (the capture ended first).
     public mutating func finish(disconnectedAt: Int64?, captureEnd: Int64) {
-        let open = Array(pendingRequest.values) + Array(pendingIndication.values)
+        let open = Array(pendingRequest.values) + Array(pendingIndication.values) + Array(queuedWrite.values)
         pendingRequest = [:]
         pendingIndication = [:]
+        queuedWrite = [:]
         for var t in open {
             let end = disconnectedAt ?? captureEnd
             if end - t.requestTimestamp >= Self.attTimeout {

@@ -69,6 +69,38 @@ struct TransactionMatcherTests {
         #expect(c.transactions.first?.outcome == .pending)
     }
 
+    // 16 30 00 00 00 41 42    Prepare Write Request handle 0x0030 offset 0 "AB"
+    // 17 30 00 00 00 41 42    Prepare Write Response (echo)
+    // 16 30 00 02 00 43       Prepare Write Request offset 2 "C"
+    // 17 30 00 02 00 43       Prepare Write Response
+    // 18 01                   Execute Write Request, write
+    // 19                      Execute Write Response
+    @Test func aQueuedWriteIsOneProcedure() {
+        var m = TransactionMatcher()
+        m.add(Self.pdu(1, 0, .sent, [0x16, 0x30, 0x00, 0x00, 0x00, 0x41, 0x42]))
+        m.add(Self.pdu(2, 30, .received, [0x17, 0x30, 0x00, 0x00, 0x00, 0x41, 0x42]))
+        m.add(Self.pdu(3, 60, .sent, [0x16, 0x30, 0x00, 0x02, 0x00, 0x43]))
+        m.add(Self.pdu(4, 90, .received, [0x17, 0x30, 0x00, 0x02, 0x00, 0x43]))
+        m.add(Self.pdu(5, 120, .sent, [0x18, 0x01]))
+        m.add(Self.pdu(6, 150, .received, [0x19]))
+        m.finish(disconnectedAt: nil, captureEnd: 200)
+        #expect(m.transactions.count == 1)
+        let t = m.transactions[0]
+        #expect(t.requestPacketID == 1 && t.responsePacketID == 6 && t.latency == 150)
+        #expect(t.opcode == .executeWriteRequest && t.handle == 0x30 && t.outcome == .ok)
+    }
+
+    @Test func aQueuedWriteTakesTheFirstError() {
+        var m = TransactionMatcher()
+        m.add(Self.pdu(1, 0, .sent, [0x16, 0x30, 0x00, 0x00, 0x00, 0x41]))
+        m.add(Self.pdu(2, 10, .received, [0x01, 0x16, 0x30, 0x00, 0x09]))   // Prepare Queue Full
+        m.add(Self.pdu(3, 20, .sent, [0x18, 0x00]))                       // cancel
+        m.add(Self.pdu(4, 30, .received, [0x19]))
+        m.finish(disconnectedAt: nil, captureEnd: 40)
+        #expect(m.transactions.count == 1)
+        #expect(m.transactions[0].outcome == .error && m.transactions[0].errorCode == .prepareQueueFull)
+    }
+
     @Test func aResponseThatAnswersNothingIsCountedNotPaired() {
         var m = TransactionMatcher()
         m.add(Self.pdu(1, 0, .received, [0x0B, 0x64]))
