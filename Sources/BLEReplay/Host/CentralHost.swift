@@ -113,7 +113,7 @@ public final class CentralHost {
                 trace.event(HCIPacketBuilder.leAdvertisingReport(eventType: 4, peer: address, data: rsp, rssi: adv.rssi), at: now)
             }
         }
-        observer?.centralHost(self, didDiscover: p, report: AdvertisingReport(
+        observer?.centralHost(self, didDiscover: p, report: AdvertisingEvent(
             time: now, advertisingData: adv.advertisingData, scanResponse: adv.scanResponse, rssi: adv.rssi,
             connectable: adv.connectable))
     }
@@ -213,13 +213,25 @@ public final class CentralHost {
         trace.event(HCIPacketBuilder.leConnectionUpdateComplete(handle: link.handle, parameters: p), at: now)
     }
 
+    /// The host resets its controller (the radio was switched off): HCI Reset; every link and
+    /// pending connection is gone with no Disconnection Complete, as after a real reset.
+    public func resetController() {
+        trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.reset), at: now)
+        trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.reset, [0]), at: now)
+        isScanning = false
+        pendingConnections = []
+        for link in links { linkDown(link, reason: HCIStatusCode(0x16), traced: false) }
+        freeBuffers = world.configuration.aclBufferCount
+        world.advertisingDemandChanged()
+    }
+
     /// Disconnection Complete: the link is gone.
-    func linkDown(_ link: SimulatedLink, reason: HCIStatusCode) {
+    func linkDown(_ link: SimulatedLink, reason: HCIStatusCode, traced: Bool = true) {
         guard link.isUp else { return }
         link.isUp = false
         link.endedAt = now
         link.endReason = reason
-        trace.event(HCIPacketBuilder.disconnectionComplete(handle: link.handle, reason: reason.rawValue), at: now)
+        if traced { trace.event(HCIPacketBuilder.disconnectionComplete(handle: link.handle, reason: reason.rawValue), at: now) }
         scheduler.cancel(link.disconnectEvent)
         scheduler.cancel(link.completionEvent)
         scheduler.cancel(link.outstandingTimeout)

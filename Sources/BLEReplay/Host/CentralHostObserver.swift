@@ -1,7 +1,7 @@
 import BLECore
 
 /// One advertising event as the central's scanner saw it.
-public struct AdvertisingReport: Sendable {
+public struct AdvertisingEvent: Sendable {
     public var time: VirtualTime
     public var advertisingData: [UInt8]
     public var scanResponse: [UInt8]?
@@ -12,7 +12,7 @@ public struct AdvertisingReport: Sendable {
 /// What the central host tells the central running on it (the recorded central, a script, or
 /// CoreBluetoothReplay). Three implementations; every method has a default that ignores it.
 public protocol CentralHostObserver: AnyObject {
-    func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingReport)
+    func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingEvent)
     func centralHost(_ host: CentralHost, didConnect link: SimulatedLink)
     /// A pending connection attempt ended without a link (cancelled: 0x02).
     func centralHost(_ host: CentralHost, didFailToConnect peripheral: SimulatedPeripheral, reason: HCIStatusCode)
@@ -26,7 +26,7 @@ public protocol CentralHostObserver: AnyObject {
 }
 
 extension CentralHostObserver {
-    public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingReport) {}
+    public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingEvent) {}
     public func centralHost(_ host: CentralHost, didConnect link: SimulatedLink) {}
     public func centralHost(_ host: CentralHost, didFailToConnect peripheral: SimulatedPeripheral, reason: HCIStatusCode) {}
     public func centralHost(_ host: CentralHost, didDisconnect link: SimulatedLink, reason: HCIStatusCode) {}

@@ -9,6 +9,7 @@ public enum RecordingLoader {
     public struct Failure: Error, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+        public init(message: String) { self.message = message }
     }
 
     /// Every capture of the timeline, in id order (analysing it first when needed).

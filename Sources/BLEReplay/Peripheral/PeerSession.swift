@@ -15,6 +15,8 @@ final class PeerSession {
     var faultCounts: [Int: Int] = [:]
     /// Radio silent: it neither hears nor says anything more.
     var silent = false
+    /// The link failed to be established (0x3E): nothing reaches the peripheral.
+    var neverEstablished = false
     var emulator: GATTServerEmulator
 
     enum Item {
@@ -36,6 +38,8 @@ final class PeerSession {
 
     func start() {
         guard let b = behaviour else { return }
+        // 0x3E: the peripheral never answered the connection on air, so it hears nothing.
+        if case .terminated(let reason, _, _) = b.ending, reason.rawValue == 0x3E { neverEstablished = true }
         let byTime = world.configuration.anchoring == .time
         for (i, a) in b.actions.enumerated() {
             waiting[byTime ? .linkStart : a.anchor, default: []].append((.action(i), byTime ? a.offset : a.delay))
@@ -100,7 +104,7 @@ final class PeerSession {
 
     /// A PDU from the central.
     func receive(_ pdu: [UInt8]) {
-        guard !silent else { return }
+        guard !silent, !neverEstablished else { return }
         let key = ATTMatchKey(pdu: pdu)
         keyCounts[key, default: 0] += 1
         let n = keyCounts[key]!

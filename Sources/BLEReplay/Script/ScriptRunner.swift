@@ -130,7 +130,7 @@ public final class ScriptRunner: CentralHostObserver {
 
     // MARK: Host events
 
-    public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingReport) {
+    public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingEvent) {
         guard case .scan(_, let name, let address) = wait else { return }
         if let address, peripheral.model.key.uppercased() != address.uppercased() { return }
         if let name, peripheral.model.name != name, peripheral.model.advertising.localName != name { return }

@@ -1,0 +1,114 @@
+import BLECore
+import BLEReplay
+import Dispatch
+import Foundation
+
+/// `CBManager`.
+open class CBManager: NSObject {
+    public internal(set) var state: CBManagerState = .unknown
+    /// Always allowed in a replay (a test changes `CBReplay.state` to `.unauthorized` instead).
+    open class var authorization: CBManagerAuthorization { .allowedAlways }
+    public var authorization: CBManagerAuthorization { .allowedAlways }
+}
+
+/// `CBCentralManager`, bound to the `CBReplay` current on the calling thread when it is created
+/// (`CBReplay.activate`). The `queue` is accepted; in the deterministic mode every callback runs
+/// on the thread that drives the simulation, in virtual-time order.
+open class CBCentralManager: CBManager {
+    public weak var delegate: (any CBCentralManagerDelegate)?
+    public internal(set) var isScanning = false
+    public let queue: DispatchQueue?
+    public let restoreIdentifier: String?
+    /// The replay this manager lives in (nil when created outside one: it stays `.unsupported`).
+    public let replay: CBReplay?
+    var scanServices: [CBUUID]?
+    var scanOptions: [String: Any]?
+    var detached = false
+
+    public convenience override init() {
+        self.init(delegate: nil, queue: nil, options: nil)
+    }
+
+    public convenience init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?) {
+        self.init(delegate: delegate, queue: queue, options: nil)
+    }
+
+    public init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil) {
+        self.delegate = delegate
+        self.queue = queue
+        restoreIdentifier = options?[CBCentralManagerOptionRestoreIdentifierKey] as? String
+        replay = CBReplay.current
+        super.init()
+        if let replay {
+            replay.attach(self)
+        } else {
+            state = .unsupported
+        }
+    }
+
+    open class func supports(_ features: CBCentralManagerFeature) -> Bool { features.isEmpty }
+
+    /// Scans; with `serviceUUIDs` only peripherals advertising one of them are reported, and
+    /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true.
+    open func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
+        guard let replay, state == .poweredOn, !detached else { return }
+        scanServices = serviceUUIDs
+        scanOptions = options
+        isScanning = true
+        let duplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool)
+            ?? (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? NSNumber)?.boolValue ?? false
+        replay.world.host.startScan(services: serviceUUIDs?.map(\.bluetoothUUID), allowDuplicates: duplicates)
+    }
+
+    open func stopScan() {
+        guard let replay, isScanning else { return }
+        isScanning = false
+        replay.world.host.stopScan()
+    }
+
+    /// Connects when the peripheral next advertises; never times out by itself (as on iOS).
+    open func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
+        guard let replay, state == .poweredOn, !detached, peripheral.state == .disconnected else { return }
+        peripheral.state = .connecting
+        replay.world.host.connect(peripheral.simulated)
+    }
+
+    /// Cancels a pending connection or disconnects; the delegate hears
+    /// `didDisconnectPeripheral` with no error.
+    open func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
+        guard let replay, !detached else { return }
+        switch peripheral.state {
+        case .connecting where peripheral.link == nil:
+            peripheral.state = .disconnected
+            replay.world.host.cancelConnect(peripheral.simulated)
+            replay.world.scheduler.schedule(after: 0) { [self] in
+                delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: replay.clock.now,
+                                         isReconnecting: false, error: nil)
+            }
+        case .connected, .connecting:
+            peripheral.state = .disconnecting
+            if let link = peripheral.link { replay.world.host.disconnect(link, reason: 0x13) }
+        default:
+            break
+        }
+    }
+
+    /// Peripherals known to the system by identifier (every recorded peripheral is).
+    open func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [CBPeripheral] {
+        guard let replay else { return [] }
+        return identifiers.compactMap { id in
+            replay.world.peripherals.first { CBReplay.identifier(for: $0.model) == id }.map { replay.object(for: $0) }
+        }
+    }
+
+    /// Peripherals connected now whose (recorded) GATT database has one of `serviceUUIDs`.
+    open func retrieveConnectedPeripherals(withServices serviceUUIDs: [CBUUID]) -> [CBPeripheral] {
+        guard let replay else { return [] }
+        let wanted = Set(serviceUUIDs.map(\.bluetoothUUID))
+        return replay.world.host.links.map(\.peripheral)
+            .filter { p in p.model.gatt.services.contains { wanted.contains($0.uuid) } || p.model.advertising.serviceUUIDs.contains(where: wanted.contains) }
+            .map { replay.object(for: $0) }
+    }
+
+    open func registerForConnectionEvents(options: [String: Any]? = nil) {}
+}

@@ -1,0 +1,267 @@
+import BLECore
+import BLEDecode
+import BLEReplay
+import Foundation
+
+/// `CBPeripheral` backed by a simulated recorded peripheral. Every request goes over the
+/// simulated link as ATT (so the written capture shows it) and every answer arrives through
+/// the delegate on the virtual clock; nothing calls the delegate from inside the caller's call.
+open class CBPeripheral: CBPeer {
+    public weak var delegate: (any CBPeripheralDelegate)?
+    public internal(set) var name: String?
+    public internal(set) var state: CBPeripheralState = .disconnected
+    public internal(set) var services: [CBService]?
+    public var ancsAuthorized: Bool { false }
+    @available(*, deprecated, message: "use readRSSI() and peripheral(_:didReadRSSI:error:)")
+    public internal(set) var rssi: NSNumber?
+
+    unowned let replay: CBReplay
+    public let simulated: SimulatedPeripheral
+    var link: SimulatedLink?
+    var gatt: GATTClient?
+
+    init(replay: CBReplay, simulated: SimulatedPeripheral) {
+        self.replay = replay
+        self.simulated = simulated
+        name = simulated.model.name ?? simulated.model.advertising.localName
+        super.init(identifier: CBReplay.identifier(for: simulated.model))
+    }
+
+    override open var description: String {
+        "<CBPeripheral: \(identifier.uuidString), name = \(name ?? "(null)"), state = \(state)>"
+    }
+
+    /// Runs `body` with the link when connected; calls nothing otherwise (CoreBluetooth logs
+    /// "API MISUSE" and drops the call).
+    func connected(_ body: (SimulatedLink, GATTClient) -> Void) {
+        guard state == .connected, let link, link.isUp, let gatt else { return }
+        body(link, gatt)
+    }
+
+    /// Delivers a callback if the link it concerns is still this peripheral's.
+    func deliver(on link: SimulatedLink, _ body: @escaping (any CBPeripheralDelegate) -> Void) {
+        guard self.link === link, let delegate else { return }
+        body(delegate)
+    }
+
+    func error(_ f: GATTFailure) -> any Error {
+        switch f {
+        case .att(let code, _): return CBATTError(rawATTError: code.rawValue)
+        case .timeout: return CBError(.connectionTimeout)
+        case .disconnected:
+            let reason = link?.endReason
+            return CBError(reason.flatMap { replay.mappedError(for: $0, cancelledByApp: link?.centralRequestedDisconnect ?? false) } ?? .notConnected,
+                           hciReason: reason?.rawValue)
+        case .invalid: return CBError(.invalidParameters)
+        }
+    }
+
+    // MARK: Discovery
+
+    open func discoverServices(_ serviceUUIDs: [CBUUID]?) {
+        connected { link, gatt in
+            gatt.discoverPrimaryServices { [self] r in
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success(let found):
+                        let wanted = serviceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
+                        let existing = services ?? []
+                        services = found.filter { wanted == nil || wanted!.contains($0.uuid) }.map { s in
+                            existing.first { $0.range == s } ?? CBService(s, peripheral: self)
+                        }
+                        d.peripheral(self, didDiscoverServices: nil)
+                    case .failure(let f):
+                        d.peripheral(self, didDiscoverServices: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    open func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
+        connected { link, gatt in
+            gatt.discoverIncludedServices(of: service.range) { [self] r in
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success(let found):
+                        let wanted = includedServiceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
+                        service.includedServices = found.filter { wanted == nil || wanted!.contains($0.uuid) }
+                            .map { CBService($0, peripheral: self, isPrimary: false) }
+                        d.peripheral(self, didDiscoverIncludedServicesFor: service, error: nil)
+                    case .failure(let f):
+                        d.peripheral(self, didDiscoverIncludedServicesFor: service, error: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    open func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
+        connected { link, gatt in
+            gatt.discoverCharacteristics(of: service.range) { [self] r in
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success(let found):
+                        let wanted = characteristicUUIDs.map { Set($0.map(\.bluetoothUUID)) }
+                        let existing = service.characteristics ?? []
+                        service.characteristics = found.filter { wanted == nil || wanted!.contains($0.uuid) }.map { c in
+                            existing.first { $0.gatt.valueHandle == c.valueHandle } ?? CBCharacteristic(c, service: service)
+                        }
+                        d.peripheral(self, didDiscoverCharacteristicsFor: service, error: nil)
+                    case .failure(let f):
+                        d.peripheral(self, didDiscoverCharacteristicsFor: service, error: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    open func discoverDescriptors(for characteristic: CBCharacteristic) {
+        connected { link, gatt in
+            gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success(let found):
+                        characteristic.descriptors = found.map { CBDescriptor($0, characteristic: characteristic) }
+                        d.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: nil)
+                    case .failure(let f):
+                        d.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Values
+
+    open func readValue(for characteristic: CBCharacteristic) {
+        connected { link, gatt in
+            gatt.read(characteristic.gatt.valueHandle) { [self] r in
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success(let bytes):
+                        characteristic.value = Data(bytes)
+                        d.peripheral(self, didUpdateValueFor: characteristic, error: nil)
+                    case .failure(let f):
+                        d.peripheral(self, didUpdateValueFor: characteristic, error: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    open func readValue(for descriptor: CBDescriptor) {
+        connected { link, gatt in
+            gatt.read(descriptor.handle) { [self] r in
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success(let bytes):
+                        descriptor.setValue(bytes)
+                        d.peripheral(self, didUpdateValueFor: descriptor, error: nil)
+                    case .failure(let f):
+                        d.peripheral(self, didUpdateValueFor: descriptor, error: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Write with response: `peripheral(_:didWriteValueFor:error:)` when answered. Without
+    /// response: no callback; when `canSendWriteWithoutResponse` was false the write still
+    /// queues (Apple may drop it) and `peripheralIsReady(toSendWriteWithoutResponse:)` follows.
+    open func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
+        connected { link, gatt in
+            gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: type == .withResponse) { [self] r in
+                guard type == .withResponse else { return }
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success: d.peripheral(self, didWriteValueFor: characteristic, error: nil)
+                    case .failure(let f): d.peripheral(self, didWriteValueFor: characteristic, error: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    open func writeValue(_ data: Data, for descriptor: CBDescriptor) {
+        connected { link, gatt in
+            gatt.write(descriptor.handle, Array(data), withResponse: true) { [self] r in
+                deliver(on: link) { [self] d in
+                    switch r {
+                    case .success:
+                        descriptor.setValue(Array(data))
+                        d.peripheral(self, didWriteValueFor: descriptor, error: nil)
+                    case .failure(let f): d.peripheral(self, didWriteValueFor: descriptor, error: error(f))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The largest value one write carries: 512 with response (long writes), ATT MTU - 3 without.
+    open func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
+        type == .withResponse ? 512 : max(20, (link?.mtu ?? 23) - 3)
+    }
+
+    public var canSendWriteWithoutResponse: Bool {
+        guard state == .connected, let link else { return false }
+        return replay.world.host.canSendWriteWithoutResponse(link)
+    }
+
+    /// Writes the Client Characteristic Configuration descriptor (discovering it first when
+    /// needed, as CoreBluetooth does): notifications when the characteristic has them, else indications.
+    open func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
+        connected { link, gatt in
+            let props = characteristic.properties
+            let value: [UInt8] = !enabled ? [0, 0] : (props.contains(.notify) || !props.contains(.indicate) ? [1, 0] : [2, 0])
+            let write = { [self] (cccd: UInt16) in
+                gatt.write(cccd, value, withResponse: true) { [self] r in
+                    deliver(on: link) { [self] d in
+                        switch r {
+                        case .success:
+                            characteristic.isNotifying = enabled
+                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: nil)
+                        case .failure(let f):
+                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f))
+                        }
+                    }
+                }
+            }
+            let cccdUUID = BluetoothUUID(uint16: 0x2902)
+            if let known = characteristic.descriptors?.first(where: { $0.uuid.bluetoothUUID == cccdUUID }) {
+                write(known.handle)
+                return
+            }
+            gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
+                guard self.link === link else { return }
+                if let d = (try? r.get())?.first(where: { $0.uuid == cccdUUID }) {
+                    write(d.handle)
+                } else if let delegate {
+                    delegate.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                }
+            }
+        }
+    }
+
+    open func readRSSI() {
+        connected { link, _ in
+            replay.world.scheduler.schedule(after: link.parameters.interval) { [self] in
+                deliver(on: link) { [self] d in
+                    d.peripheral(self, didReadRSSI: NSNumber(value: Int(simulated.model.advertising.rssi)), error: nil)
+                }
+            }
+        }
+    }
+
+    /// A notification or indication arrived for this peripheral.
+    func received(_ pdu: [UInt8], on link: SimulatedLink) {
+        guard let p = try? ATTPDU(decoding: pdu[...]), let handle = p.attributeHandle, let value = p.value else { return }
+        for s in services ?? [] {
+            for c in s.characteristics ?? [] where c.gatt.valueHandle == handle {
+                c.value = Data(value)
+                deliver(on: link) { [self] d in d.peripheral(self, didUpdateValueFor: c, error: nil) }
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import BLECore
+import BLEDecode
+import BLEReplay
+import Foundation
+
+/// What the simulated host reports, turned into CoreBluetooth delegate callbacks.
+extension CBReplay {
+    public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingEvent) {
+        guard let m = activeManager, m.isScanning else { return }
+        let p = object(for: peripheral)
+        let data = Self.advertisementData(report)
+        if let name = data[CBAdvertisementDataLocalNameKey] as? String, p.name != name {
+            p.name = name
+        }
+        m.delegate?.centralManager(m, didDiscover: p, advertisementData: data, rssi: NSNumber(value: Int(report.rssi)))
+    }
+
+    public func centralHost(_ host: CentralHost, didConnect link: SimulatedLink) {
+        let p = object(for: link.peripheral)
+        p.link = link
+        let gatt = GATTClient(host: host, link: link)
+        p.gatt = gatt
+        p.state = .connecting
+        // iOS exchanges the MTU before the app hears of the connection.
+        gatt.exchangeMTU(world.configuration.clientRxMTU) { [self] _ in
+            guard p.link === link, link.isUp else { return }
+            p.state = .connected
+            if let m = activeManager { m.delegate?.centralManager(m, didConnect: p) }
+        }
+    }
+
+    public func centralHost(_ host: CentralHost, didDisconnect link: SimulatedLink, reason: HCIStatusCode) {
+        let p = object(for: link.peripheral)
+        guard p.link === link else { return }
+        let wasConnected = p.state == .connected || p.state == .disconnecting
+        p.link = nil
+        p.gatt = nil
+        p.state = .disconnected
+        for s in p.services ?? [] { for c in s.characteristics ?? [] { c.isNotifying = false } }
+        guard !poweringOff, let m = activeManager else { return }
+        let code = mappedError(for: reason, cancelledByApp: link.centralRequestedDisconnect)
+        let error = code.map { CBError($0, hciReason: reason.rawValue) }
+        if wasConnected {
+            m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.now, isReconnecting: false, error: error)
+        } else {
+            m.delegate?.centralManager(m, didFailToConnect: p, error: error ?? CBError(.connectionFailed, hciReason: reason.rawValue))
+        }
+    }
+
+    public func centralHost(_ host: CentralHost, link: SimulatedLink, didReceiveValue pdu: [UInt8]) {
+        guard activeManager != nil else { return }
+        object(for: link.peripheral).received(pdu, on: link)
+    }
+
+    public func centralHost(_ host: CentralHost, linkIsReadyToSendWriteWithoutResponse link: SimulatedLink) {
+        guard activeManager != nil else { return }
+        let p = object(for: link.peripheral)
+        p.deliver(on: link) { d in d.peripheralIsReady(toSendWriteWithoutResponse: p) }
+    }
+
+    /// The advertisement-data dictionary CoreBluetooth builds from ADV_IND + SCAN_RSP.
+    static func advertisementData(_ report: AdvertisingEvent) -> [String: Any] {
+        let ad = AdvertisingData(decoding: report.advertisingData + (report.scanResponse ?? []))
+        var d: [String: Any] = [CBAdvertisementDataIsConnectable: NSNumber(value: report.connectable)]
+        if let name = ad.localName { d[CBAdvertisementDataLocalNameKey] = name }
+        if let tx = ad.txPowerLevel { d[CBAdvertisementDataTxPowerLevelKey] = NSNumber(value: Int(tx)) }
+        let services = ad.serviceUUIDs
+        if !services.isEmpty { d[CBAdvertisementDataServiceUUIDsKey] = services.map { CBUUID(bluetoothUUID: $0) } }
+        if let m = ad.manufacturerData.first {
+            d[CBAdvertisementDataManufacturerDataKey] = Data([UInt8(m.companyID & 0xFF), UInt8(m.companyID >> 8)] + m.data)
+        }
+        let serviceData = ad.serviceData
+        if !serviceData.isEmpty {
+            var sd: [CBUUID: Data] = [:]
+            for (uuid, bytes) in serviceData { sd[CBUUID(bluetoothUUID: uuid)] = Data(bytes) }
+            d[CBAdvertisementDataServiceDataKey] = sd
+        }
+        let solicited = ad.solicitedServiceUUIDs
+        if !solicited.isEmpty { d[CBAdvertisementDataSolicitedServiceUUIDsKey] = solicited.map { CBUUID(bluetoothUUID: $0) } }
+        return d
+    }
+}

@@ -1,0 +1,209 @@
+import BLECore
+import BLEDecode
+import BLEReplay
+import Foundation
+
+/// A recorded capture brought to life for CoreBluetooth-style code (Docs/replay.md
+/// "CoreBluetoothReplay"): the capture's peripherals, a simulated central host, and the
+/// virtual clock the app's callbacks and timers run on.
+///
+/// ```swift
+/// let replay = try CBReplay(capture: "Captures/heart-rate-supervision-timeout.btsnoop")
+/// let app = replay.activate { HeartRateCentral(timers: replay.clock) }   // creates its CBCentralManager
+/// replay.run(for: 120)                                                    // 120 s of virtual time
+/// ```
+///
+/// `CBCentralManager(delegate:queue:options:)` binds to the replay that is current on the calling
+/// thread (`activate`), so app code creates its manager exactly as on iOS.
+public final class CBReplay: CentralHostObserver {
+    public let world: ReplayWorld
+    public private(set) var clock: CBReplayClock!
+    public let session: RecordedSession
+    /// The simulated Bluetooth radio as the app sees it.
+    public private(set) var state: CBManagerState = .poweredOn
+    /// The active manager (the latest one created and not detached by `relaunch`).
+    public private(set) weak var manager: CBCentralManager?
+    var objects: [ObjectIdentifier: CBPeripheral] = [:]
+    var restorable: [String: Restoration] = [:]
+    var poweringOff = false
+
+    struct Restoration {
+        var peripherals: [SimulatedPeripheral]
+        var scanServices: [CBUUID]?
+        var scanOptions: [String: Any]?
+    }
+
+    /// Loads a capture (or timeline) and builds its peripherals. Requests the recording never saw
+    /// are answered from the reconstructed GATT database unless `configuration` says otherwise.
+    public convenience init(capture path: String, configuration: ReplayConfiguration? = nil) throws {
+        let loaded = try ReplaySource.load(path: path)
+        guard let session = loaded.sessions.first else { throw RecordingLoader.Failure(message: "\(path): no capture in it") }
+        self.init(session: session, configuration: configuration)
+    }
+
+    public init(session: RecordedSession, configuration: ReplayConfiguration? = nil) {
+        var c = configuration ?? ReplayConfiguration()
+        c.epoch = session.start
+        if configuration == nil { c.keepTrace = true }
+        self.session = session
+        world = ReplayWorld(peripherals: ModelBuilder.build(session).peripherals, configuration: c)
+        clock = CBReplayClock(replay: self)
+        world.host.observer = self
+    }
+
+    // MARK: Binding
+
+    static let threadKey = "CoreBluetoothReplay.CBReplay.current"
+
+    /// The replay `CBCentralManager` binds to when created on this thread.
+    public static var current: CBReplay? { Thread.current.threadDictionary[threadKey] as? CBReplay }
+
+    /// Runs `body` with this replay current on this thread (create the app's managers inside).
+    public func activate<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = Thread.current.threadDictionary[Self.threadKey]
+        Thread.current.threadDictionary[Self.threadKey] = self
+        defer { Thread.current.threadDictionary[Self.threadKey] = previous }
+        return try body()
+    }
+
+    // MARK: Running
+
+    /// Runs `seconds` of virtual time (deterministic: no wall clock is read).
+    public func run(for seconds: TimeInterval) {
+        run(until: clock.now + seconds)
+    }
+
+    /// Runs until the virtual clock reads `seconds`.
+    public func run(until seconds: TimeInterval) {
+        world.run(until: Int64((seconds * 1_000_000).rounded()))
+    }
+
+    /// Wall-clock mode, for code that schedules with DispatchQueue timers: virtual time follows
+    /// the wall clock (times `speed`) and the current thread's run loop runs between events, so
+    /// main-queue timers fire when run on the main thread. NOT deterministic (Docs/replay.md).
+    public func runWallClock(for seconds: TimeInterval, speed: Double = 1) {
+        let start = ContinuousClock.now
+        let v0 = world.now
+        let end = v0 + Int64((seconds * 1_000_000).rounded())
+        while world.now < end {
+            let (s, atto) = (ContinuousClock.now - start).components
+            let elapsed = Double(s) + Double(atto) / 1e18
+            let target = min(end, v0 + Int64(elapsed * speed * 1_000_000))
+            world.run(until: target)
+            if target >= end { break }
+            RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.001))
+            Thread.sleep(forTimeInterval: 0.0005)
+        }
+    }
+
+    /// Writes what happened as btsnoop (H4) for Wireshark or btmon.
+    public func writeCapture(to path: String) throws {
+        try world.trace.writeBtsnoop(to: path)
+    }
+
+    /// The simulated peripheral with this address (or name), for tests that steer it.
+    public func peripheral(_ addressOrName: String) -> SimulatedPeripheral? {
+        world.peripheral(addressOrName) ?? world.peripherals.first { $0.model.name == addressOrName }
+    }
+
+    // MARK: State a test can change
+
+    /// Changes the radio state (poweredOn, poweredOff, unauthorized, ...); the manager hears
+    /// `centralManagerDidUpdateState` at the current virtual time. Leaving poweredOn drops every
+    /// link and pending connection without per-peripheral callbacks, as iOS does.
+    public func setState(_ newState: CBManagerState) {
+        world.scheduler.schedule(after: 0) { [self] in
+            guard newState != state else { return }
+            if state == .poweredOn {
+                poweringOff = true
+                world.host.resetController()
+                poweringOff = false
+                for p in objects.values {
+                    p.state = .disconnected
+                    p.link = nil
+                    p.gatt = nil
+                }
+                manager?.isScanning = false
+            }
+            state = newState
+            if let m = manager, !m.detached {
+                m.state = newState
+                m.delegate?.centralManagerDidUpdateState(m)
+            }
+        }
+    }
+
+    /// Simulates the system terminating the app and relaunching it: the managers stop hearing
+    /// anything, but the system keeps their connections, pending connections and scan. A manager
+    /// created next with the same restore identifier hears `centralManager(_:willRestoreState:)`
+    /// (new CBPeripheral objects for those peripherals) before `centralManagerDidUpdateState`.
+    public func relaunch() {
+        if let m = manager, let id = m.restoreIdentifier {
+            let mine = world.host.links.map(\.peripheral) + world.host.pendingConnections
+            restorable[id] = Restoration(peripherals: mine, scanServices: m.isScanning ? m.scanServices : nil,
+                                         scanOptions: m.isScanning ? m.scanOptions : nil)
+        }
+        manager?.detached = true
+        manager = nil
+        objects = [:]
+    }
+
+    // MARK: Internals
+
+    func attach(_ m: CBCentralManager) {
+        manager?.detached = true
+        manager = m
+        world.scheduler.schedule(after: 0) { [self] in
+            guard manager === m, !m.detached else { return }
+            if let id = m.restoreIdentifier, let r = restorable.removeValue(forKey: id) {
+                var dict: [String: Any] = [:]
+                let restored = r.peripherals.map { object(for: $0) }
+                if !restored.isEmpty { dict[CBCentralManagerRestoredStatePeripheralsKey] = restored }
+                if let s = r.scanServices {
+                    dict[CBCentralManagerRestoredStateScanServicesKey] = s
+                    m.isScanning = true
+                    m.scanServices = s
+                }
+                if let o = r.scanOptions { dict[CBCentralManagerRestoredStateScanOptionsKey] = o }
+                m.delegate?.centralManager(m, willRestoreState: dict)
+            }
+            m.state = state
+            m.delegate?.centralManagerDidUpdateState(m)
+        }
+    }
+
+    /// The CBPeripheral for a simulated peripheral (one object per peripheral until `relaunch`).
+    func object(for p: SimulatedPeripheral) -> CBPeripheral {
+        if let o = objects[ObjectIdentifier(p)] { return o }
+        let o = CBPeripheral(replay: self, simulated: p)
+        if let link = world.host.links.first(where: { $0.peripheral === p }) {
+            o.link = link
+            o.gatt = GATTClient(host: world.host, link: link)
+            o.state = .connected
+        } else if world.host.pendingConnections.contains(where: { $0 === p }) {
+            o.state = .connecting
+        }
+        objects[ObjectIdentifier(p)] = o
+        return o
+    }
+
+    func mappedError(for reason: HCIStatusCode, cancelledByApp: Bool) -> CBError.Code? {
+        world.configuration.disconnectMapping.cbError(for: reason, cancelledByApp: cancelledByApp)
+            .map { CBError.Code(rawValue: $0) ?? .unknown }
+    }
+
+    /// A stable identifier per peripheral: the address in the last 6 bytes of a version-4-shaped UUID.
+    public static func identifier(for model: PeripheralModel) -> UUID {
+        var b = model.address?.address.array ?? []
+        if b.isEmpty {
+            let n = UInt64(model.key.filter(\.isNumber)) ?? 0
+            b = (0..<6).map { UInt8(truncatingIfNeeded: n >> (8 * (5 - $0))) }
+        }
+        return UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, b[0], b[1], b[2], b[3], b[4], b[5]))
+    }
+
+    var activeManager: CBCentralManager? {
+        guard let m = manager, !m.detached else { return nil }
+        return m
+    }
+}

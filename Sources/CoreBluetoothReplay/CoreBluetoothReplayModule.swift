@@ -1,4 +1,0 @@
-import BLEReplay
-
-/// CoreBluetoothReplay: CoreBluetooth's names and shapes on top of BLEReplay.
-public enum CoreBluetoothReplayModule {}

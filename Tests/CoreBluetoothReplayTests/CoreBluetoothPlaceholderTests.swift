@@ -1,6 +1,0 @@
-import Testing
-@testable import CoreBluetoothReplay
-
-@Suite struct CoreBluetoothPlaceholderTests {
-    @Test func moduleLinks() { _ = CoreBluetoothReplayModule.self }
-}

@@ -1,0 +1,1 @@
+../../Examples/HeartRateCentral/HeartRateCentral.swift
