@@ -38,7 +38,7 @@ extension CBReplay {
         p.state = .disconnected
         for s in p.services ?? [] { for c in s.characteristics ?? [] { c.isNotifying = false } }
         guard !poweringOff, let m = activeManager else { return }
-        let code = mappedError(for: reason, cancelledByApp: link.centralRequestedDisconnect)
+        let code = link.cbError(for: reason, mapping: world.configuration.disconnectMapping).map { CBError.Code(rawValue: $0) ?? .unknown }
         let error = code.map { CBError($0, hciReason: reason.rawValue) }
         if wasConnected {
             m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.now, isReconnecting: false, error: error)

@@ -39,11 +39,14 @@ extension CentralHost {
         link.outstanding = nil
         link.outstandingTimeout = nil
         link.bearerClosed = true
+        link.attTimedOut = true
         let queued = link.requestQueue
         link.requestQueue = []
         r.completion?(.timeout)
         for q in queued { q.completion?(.disconnected) }
-        if world.configuration.disconnectOnATTTimeout { disconnect(link, reason: 0x13) }
+        if world.configuration.disconnectOnATTTimeout {
+            disconnect(link, reason: 0x13, requestedByApp: false)
+        }
     }
 
     /// Whether a write without response would go out now (CoreBluetooth's canSendWriteWithoutResponse):

@@ -180,9 +180,11 @@ public final class CentralHost {
     }
 
     /// HCI Disconnect; the controller reports the end after the peripheral's termination delay.
-    public func disconnect(_ link: SimulatedLink, reason: UInt8 = 0x13) {
-        guard link.isUp, !link.centralRequestedDisconnect else { return }
-        link.centralRequestedDisconnect = true
+    /// `requestedByApp` false marks the host's own decision (after an ATT timeout).
+    public func disconnect(_ link: SimulatedLink, reason: UInt8 = 0x13, requestedByApp: Bool = true) {
+        guard link.isUp, !link.disconnectPending else { return }
+        link.disconnectPending = true
+        link.centralRequestedDisconnect = requestedByApp
         trace.command(HCIPacketBuilder.disconnect(handle: link.handle, reason: reason), at: now)
         trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.disconnect), at: now)
         let (delay, endReason) = link.peripheral.terminationResponse(for: link)

@@ -36,6 +36,17 @@ public final class SimulatedLink {
     public internal(set) var endReason: HCIStatusCode?
     /// True when the central asked for the disconnection.
     public internal(set) var centralRequestedDisconnect = false
+    /// True when an ATT transaction timed out on this link (the host then closes the bearer
+    /// and, by default, disconnects).
+    public internal(set) var attTimedOut = false
+
+    /// The CBError code an app sees when this link ends with `reason` (REFERENCE.md mapping):
+    /// nil after the app's own disconnection; connectionTimeout when the host disconnected
+    /// because an ATT transaction timed out.
+    public func cbError(for reason: HCIStatusCode, mapping: DisconnectMapping) -> Int? {
+        if attTimedOut && reason.rawValue == 0x16 { return 6 }
+        return mapping.cbError(for: reason, cancelledByApp: centralRequestedDisconnect)
+    }
     /// Every ATT PDU exchanged, in order.
     public internal(set) var log: [LoggedPDU] = []
     /// Driver-owned tag (the recorded central's or the CoreBluetooth peripheral's).
@@ -59,6 +70,7 @@ public final class SimulatedLink {
     var packetsInFlight = 0
     var completionEvent: Scheduler.EventID?
     var disconnectEvent: Scheduler.EventID?
+    var disconnectPending = false
     var wantsWriteReady = false
 
     init(handle: UInt16, peripheral: SimulatedPeripheral, establishedAt: VirtualTime, parameters: ConnectionParameters,

@@ -184,7 +184,7 @@ public final class ScriptRunner: CentralHostObserver {
         guard link === self.link else { return }
         self.link = nil
         gatt = nil
-        let cb = world.configuration.disconnectMapping.cbError(for: reason, cancelledByApp: link.centralRequestedDisconnect)
+        let cb = link.cbError(for: reason, mapping: world.configuration.disconnectMapping)
         let cbText = cb.flatMap(CoreBluetoothNames.errorName) ?? "no error"
         note("disconnected: \(hex(reason.rawValue)) \(reason.name) (app sees \(cbText))")
         switch wait {
