@@ -246,10 +246,11 @@ public final class CentralHost {
         link.requestQueue = []
         link.indicationCompletions = []
         link.peripheral.linkEnded(link)
+        world.advertisingDemandChanged()
+        // The central hears of the disconnection first, then its pending requests fail.
+        observer?.centralHost(self, didDisconnect: link, reason: reason)
         for r in failed { r.completion?(.disconnected) }
         for c in indications { c(.disconnected) }
-        world.advertisingDemandChanged()
-        observer?.centralHost(self, didDisconnect: link, reason: reason)
         pumpTx()
     }
 
