@@ -12,7 +12,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("1 capture(s) from 1 file(s), 1 file(s) could not be read"))
         #expect(r.stdout.contains("0x08 Connection Timeout ×1 (CBError.connectionTimeout)"))
-        #expect(r.stdout.contains("junk.log"))
+        #expect(r.stdout.contains("not read: 1 file(s)"))
         #expect(r.stdout.contains("written: \(out)/report.html, \(out)/report.md, \(out)/report.json"))
         #expect(r.stderr.contains("junk.log"))
         for file in ["report.html", "report.md", "report.json", "disconnect_reasons.csv", "events_by_firmware.csv"] {

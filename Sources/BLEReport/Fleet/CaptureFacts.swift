@@ -74,9 +74,9 @@ public struct ConnectionFact: Sendable {
     public var status: Int
     /// When the controller reported the attempt's outcome (LE Connection Complete).
     public var completedAt: Int64?
-    /// When the connection was established, or the capture's first record when it began before.
+    /// When the connection was established, or its first packet when it began before the capture.
     public var start: Int64?
-    /// When it ended, or the capture's last record when it was still open.
+    /// When it ended, or its last packet when it was still open at the end of the capture.
     public var end: Int64?
     public var beganBeforeCapture: Bool
     /// Still open when the capture ended (no Disconnection Complete).

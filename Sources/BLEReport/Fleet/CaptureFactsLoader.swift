@@ -84,10 +84,11 @@ public enum CaptureFactsLoader {
             }
             identities[id] = identity
         }
-        let first = facts.firstTimestamp, last = facts.lastTimestamp
         for row in try db.rows("""
             SELECT c.id, c.handle, c.peer_address, c.status, c.connected_ts_us, c.disconnected_ts_us, c.disconnect_reason,
-                   c.began_before_capture, (SELECT p.ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = k.complete_packet_id)
+                   c.began_before_capture, (SELECT p.ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = k.complete_packet_id),
+                   (SELECT p.ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = k.first_packet_id),
+                   (SELECT p.ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = k.last_packet_id)
             FROM connections c JOIN connection k ON k.id = c.id WHERE c.capture_id = ?1 ORDER BY c.id
             """, capture) {
             guard let id = row[0].int64 else { continue }
@@ -97,8 +98,11 @@ public enum CaptureFactsLoader {
             let established = status == 0
             facts.connections.append(ConnectionFact(
                 id: id, handle: row[1].int ?? 0, peerAddress: row[2].string, status: status, completedAt: row[8].int64,
-                start: established ? (row[4].int64 ?? (began ? first : nil)) : nil,
-                end: established ? (disconnected ?? last) : nil,
+                // A connection that began before the capture counts from its first packet, one still
+                // open at the end to its last: the capture's own first and last records can be far
+                // away (PacketLogger notes stamped days earlier).
+                start: established ? (row[4].int64 ?? (began ? row[9].int64 : nil)) : nil,
+                end: established ? (disconnected ?? row[10].int64 ?? facts.lastTimestamp) : nil,
                 beganBeforeCapture: began, openAtEnd: established && disconnected == nil,
                 disconnectReason: row[6].int, disconnectCBError: cbErrors[id],
                 identity: identities[id] ?? DeviceIdentity()))

@@ -139,6 +139,24 @@ public enum FleetReader {
         return (outcome, facts)
     }
 
+    /// Raises the soft limit on open files to the hard limit.
+    ///
+    /// Until BLETimeline's `SQLiteDatabase` breaks the reference cycle between a connection and
+    /// its cached statements, every imported timeline keeps its SQLite file open until the
+    /// process ends, so a report over more captures than the soft limit (often 1024) would run
+    /// out of descriptors. Returns the limit in force afterwards.
+    @discardableResult
+    public static func raiseOpenFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// A private directory for the scratch timelines (`mkdtemp` under `$TMPDIR` or /tmp).
     static func temporaryDirectory() throws(Failure) -> String {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"

@@ -7,8 +7,14 @@ extension FleetStatistics {
     public static func build(inputs: [InputOutcome], captures unsorted: [CaptureFacts]) -> FleetStatistics {
         let captures = unsorted.sorted { bytesBefore($0.label, $1.label) }
         let identities = resolveIdentities(captures)
-        let first = captures.compactMap(\.firstTimestamp).min() ?? 0
-        let last = captures.compactMap(\.lastTimestamp).max() ?? 0
+        // The span of what is counted (connections and errors), not of the captures' first and
+        // last records, which can be notes stamped days away from the traffic.
+        var times: [Int64] = []
+        for c in captures {
+            for conn in c.connections { times += [conn.completedAt, conn.start, conn.end].compactMap { $0 } }
+            times += c.events.map(\.timestamp)
+        }
+        let first = times.min() ?? 0, last = times.max() ?? 0
         let period = last - first <= 48 * 3_600_000_000 ? "hour" : (last - first <= 120 * 86_400_000_000 ? "day" : "week")
         return FleetStatistics(
             inputs: inputs, captures: captures, counts: codeCounts(captures, identities: identities),

@@ -54,9 +54,7 @@ public enum ReportSummary {
         var out = "blereplay report: " + headlines(s).joined(separator: "\n") + "\n"
         let failed = s.failedInputs
         if !failed.isEmpty {
-            out += "not read (\(failed.count)):\n"
-            for f in failed.prefix(20) { out += "  \(f.path): \(shortReason(f))\n" }
-            if failed.count > 20 { out += "  … \(failed.count - 20) more in inputs.csv\n" }
+            out += "not read: \(failed.count) file(s), each with its reason on stderr and in the Inputs table\n"
         }
         if !written.isEmpty {
             let csv = written.filter { $0.hasSuffix(".csv") }

@@ -7,15 +7,17 @@ public enum ReportTables {
     typealias Cell = ReportTable.Cell
 
     public static func make(_ s: FleetStatistics) -> [ReportTable] {
-        [inputs(s), disconnectReasons(s), connectionFailures(s), hciCommandErrors(s), attErrors(s),
+        [disconnectReasons(s), connectionFailures(s), attErrors(s), attTimeouts(s), smpFailures(s), hciCommandErrors(s),
+         latency(s), durations(s), connections(s),
          attBreakdown(s, "request", id: "att_errors_by_request", title: "ATT errors by request",
                       column: C("Request", "request"), note: "Each ATT Error Response counted under the request it answered."),
          attBreakdown(s, "characteristic", id: "att_errors_by_characteristic", title: "ATT errors by characteristic",
                       column: C("Characteristic", "characteristic"),
                       note: "The attribute handle of each Error Response, found in the connection's reconstructed GATT database (or another connection to the same device in the capture). Discovery requests (Read By Type, Read By Group Type, Find Information, Find By Type Value) name a range, not an attribute."),
-         attTimeouts(s), smpFailures(s), otherErrors(s), latency(s), durations(s), connections(s)]
+         otherErrors(s)]
             + [Dimension.device, .firmware, .capture, .time].map { wide(s, $0) }
             + [Dimension.device, .firmware, .capture, .time].map { long(s, $0) }
+            + [inputs(s)]
     }
 
     static func cb(_ c: CodeCount) -> Cell {

@@ -28,6 +28,7 @@ enum ReportCommand {
         guard jobs >= 1 else { throw Arguments.UsageError(message: "--jobs takes a number of at least 1") }
         let directory = args.value("o") ?? args.value("output") ?? "Reports"
 
+        FleetReader.raiseOpenFileLimit()
         let result = try FleetReader.read(args.positionals, options: .init(jobs: jobs, progress: true))
         for outcome in result.outcomes {
             if outcome.status == .failed {
