@@ -68,7 +68,7 @@ public final class RecordingSink {
         self.sourceName = sourceName
         startedAt = LiveSyscall.wallClockMicroseconds()
         if observeTraffic || options.filter.isActive { observer = TrafficObserver(filter: options.filter) }
-        if let path = options.databasePath {
+        if let path = options.databasePath, LiveSyscall.identity(path) != nil {
             // Refuse a file that is not a timeline now, not when the first packet arrives.
             do {
                 _ = try TimelineStore(path: path)

@@ -65,6 +65,26 @@ import BLETimeline
         #expect(capture.first?[0] == .text("pipe") && capture.first?[1] == .text("complete"))
     }
 
+    /// The status line's counts agree with the timeline they were counted beside.
+    @Test(arguments: ["android-lock-long-session.btsnoop", "android-pongbot.btsnoop"])
+    func statusCountsMatchTheTimeline(name: String) throws {
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stats = try #require(try Self.recordFromPipe(name, dir: dir).stats)
+        let db = dir + "/rec.db"
+        func count(_ sql: String) throws -> Int { try Live.rows(db, sql).first?.first?.int ?? -1 }
+        #expect(stats.packets == (try count("SELECT count(*) FROM packets")))
+        #expect(stats.attErrors == (try count("SELECT count(*) FROM att_pdus WHERE opcode = 1")))
+        #expect(stats.advertisers.count == (try count("SELECT count(DISTINCT address) FROM adv_reports")))
+        #expect(stats.disconnects == (try count("SELECT count(*) FROM connections WHERE disconnected_ts_us IS NOT NULL")))
+        #expect(stats.openConnections.count == (try count("SELECT count(*) FROM connection WHERE status = 0 AND disconnected_ts_us IS NULL")))
+        let last = try Live.rows(db, "SELECT disconnect_reason FROM connections WHERE disconnected_ts_us IS NOT NULL ORDER BY disconnected_ts_us DESC LIMIT 1")
+        #expect(stats.lastDisconnectReason.map { Int($0.rawValue) } == last.first?.first?.int)
+        if name == "android-lock-long-session.btsnoop" {
+            #expect(stats.summary.hasSuffix(", 2 connected, 18 advertisers, 19 ATT errors, 3 disconnects (last 0x16 Connection Terminated By Local Host)"))
+        }
+    }
+
     @Test func addressFilterKeepsOneDevice() throws {
         let dir = Live.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
