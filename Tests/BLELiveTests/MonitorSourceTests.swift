@@ -111,6 +111,28 @@ import BLECapture
         #expect(try Live.rows(dir + "/m.db", "SELECT count(*) FROM packet") == [[.integer(Int64(expected.count))]])
     }
 
+    /// With `SO_TIMESTAMP` on (as `openMonitor` sets it), a record's time is when the kernel
+    /// received the frame (`SCM_TIMESTAMP`), not when the recorder got round to reading it.
+    @Test func kernelReceiveTimeIsTheTimestamp() throws {
+        let (reader, writer) = try Self.socketPair()
+        defer { close(reader) }
+        var on: Int32 = 1
+        try #require(setsockopt(reader, SOL_SOCKET, SO_TIMESTAMP, &on, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        let frame = MonitorFrame(opcode: .commandPacket, controllerIndex: 0, payload: [0x03, 0x0C, 0x00]).bytes
+        let sent = LiveSyscall.wallClockMicroseconds()
+        _ = frame.withUnsafeBytes { send(writer, $0.baseAddress, $0.count, 0) }
+        close(writer)
+        usleep(300_000)
+        let source = MonitorSource(fileDescriptor: reader)
+        guard case .record(let live) = try source.next(timeoutMilliseconds: 1000) else {
+            Issue.record("no record")
+            return
+        }
+        let read = LiveSyscall.wallClockMicroseconds()
+        #expect(live.record.timestamp >= sent - 1000 && live.record.timestamp <= sent + 100_000)
+        #expect(read - live.record.timestamp >= 250_000)
+    }
+
     /// On this machine the kernel has no AF_BLUETOOTH: `open()` says so and names the other sources.
     @Test func monitorSocketWithoutBluetoothSupport() throws {
         let probe = socket(31, Int32(SOCK_RAW.rawValue), 1)

@@ -127,6 +127,25 @@ import BLETimeline
         #expect(r.stderr.hasPrefix("blereplay record: ") && r.stderr.contains(message), "\(r.stderr)")
     }
 
+    /// `--tcp` against a loopback btsnoop_net server that drops the first connection.
+    @Test func tcpReconnects() throws {
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let chunks = try Live.btsnoopChunks(Live.capture("android-yeelock.btsnoop"))
+        let sessions = [chunks.header + chunks.records[..<100].flatMap { $0 }, chunks.header + chunks.records[100...].flatMap { $0 }]
+        let (fd, port) = try TCPSourceTests.listener()
+        _ = TCPSourceTests.serve(fd, sessions: sessions)
+        let r = try Self.run(["record", "--tcp", "127.0.0.1:\(port)", "--retries", "1", "-o", dir + "/net.btsnoop"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("recorded \(chunks.records.count) records from tcp:127.0.0.1:\(port) (btsnoop v1, HCI UART (H4) datalink 1002) in "))
+        let stderr = r.stderr.split(separator: "\n").map(String.init)
+        #expect(stderr.first == "record: connected to 127.0.0.1 port \(port)")
+        #expect(stderr.contains("record: connection 1 closed by the peer after \(sessions[0].count) bytes; reconnecting in 0.25 s (attempt 1 of 1)"))
+        #expect(stderr.contains("record: reconnected to 127.0.0.1 port \(port) (attempt 1)"))
+        #expect(stderr.last == "warning: tcp:127.0.0.1:\(port): cannot connect: Connection refused; gave up after 1 reconnection attempt")
+        #expect(try Live.btsnoopChunks(dir + "/net.btsnoop").records == chunks.records)
+    }
+
     /// SIGKILL while recording: the timeline is consistent and holds every record committed
     /// before the kill (commits happen at least every second), and so does the btsnoop file.
     @Test func sigkillLeavesAConsistentTimeline() throws {
