@@ -61,10 +61,11 @@ enum ReportLanes {
         var lanes: [SVGCharts.Lane] = []
         for conn in capture.connections.prefix(laneLimit) {
             let identity = s.identities[index][conn.id]
-            let peer = conn.knownPeer ?? "(no address)"
-            let label = identity?.name.map { "\($0) \(peer)" } ?? peer
+            let peer = conn.knownPeer ?? "handle \(hex(conn.handle, width: 4))"
+            let name = identity?.name.map { $0.count > 14 ? String($0.prefix(13)) + "…" : $0 }
+            let label = name.map { "\($0) \(peer)" } ?? peer
             var color = ReportHTML.reasonColor(conn.disconnectReason)
-            var tip = "\(label), handle \(hex(conn.handle, width: 4))"
+            var tip = "\(identity?.name.map { "\($0) " } ?? "")\(peer), handle \(hex(conn.handle, width: 4))"
             if conn.established {
                 tip += ", \(Format.duration(conn.observedDuration))"
                 if let r = conn.disconnectReason {
@@ -81,8 +82,17 @@ enum ReportLanes {
                                         at: conn.completedAt, color: color, tooltip: tip, marks: marks[conn.id] ?? []))
         }
         let more = capture.connections.count > laneLimit ? " (first \(laneLimit) of \(capture.connections.count) attempts)" : ""
-        let start = capture.firstTimestamp ?? 0
-        let title = "\(capture.label) — \(Timestamp.iso8601(start).prefix(19).replacing("T", with: " ")) UTC\(more)"
-        return SVGCharts.lanes(title: title, from: start, to: capture.lastTimestamp ?? start + 1, lanes: lanes)
+        // The axis spans what is drawn, not the capture's first and last records (PacketLogger
+        // notes can be stamped days before the traffic).
+        var times: [Int64] = []
+        for lane in lanes {
+            times += [lane.start, lane.end, lane.at].compactMap { $0 } + lane.marks.map(\.0)
+        }
+        let first = times.min() ?? capture.firstTimestamp ?? 0
+        let last = times.max() ?? capture.lastTimestamp ?? first
+        let pad = max(1_000, (last - first) / 50)
+        let start = first - pad
+        let title = "\(capture.label) — from \(Timestamp.iso8601(start).prefix(19).replacing("T", with: " ")) UTC\(more)"
+        return SVGCharts.lanes(title: title, from: start, to: last + pad, lanes: lanes)
     }
 }
