@@ -92,6 +92,7 @@ public enum FleetReader {
             let store = try TimelineStore(path: path)
             try Analyzer.analyze(store)
             let facts = try CaptureFactsLoader.load(store, input: path)
+            release(store)
             if facts.isEmpty {
                 return (.failed(path, reason: "\(path): the timeline holds no capture"), [])
             }
@@ -111,13 +112,19 @@ public enum FleetReader {
         var outcome = InputOutcome(path: path, kind: "capture", status: .read, reason: nil, warnings: [],
                                    formatDescription: nil, captures: 0)
         unlink(scratch)
-        defer { unlink(scratch) }
+        defer {
+            // Emptied before it is unlinked: a descriptor left open (see `release`) would
+            // otherwise keep its blocks in use until the process ends.
+            truncate(scratch, 0)
+            unlink(scratch)
+        }
         var facts: [CaptureFacts] = []
         let results: [CaptureImportResult]
         do {
             results = try Importer.importCaptures([path], into: scratch, options: ImportOptions(keepRaw: false)) { store in
                 try Analyzer.analyze(store)
                 facts = try CaptureFactsLoader.load(store, input: path)
+                release(store)
             }
         } catch {
             return (.failed(path, reason: error.description), [])
@@ -137,6 +144,15 @@ public enum FleetReader {
             if !result.warnings.isEmpty { outcome.status = .partial }
         }
         return (outcome, facts)
+    }
+
+    /// Gives back the memory SQLite holds for a timeline that is no longer needed.
+    ///
+    /// A `TimelineStore` is not freed when the last reference goes (its `SQLiteDatabase` and
+    /// cached statements refer to each other), so its page cache would stay allocated for the
+    /// rest of the run; over hundreds of captures that adds up.
+    static func release(_ store: TimelineStore) {
+        try? store.database.execute("PRAGMA cache_size = 0; PRAGMA shrink_memory;")
     }
 
     /// Raises the soft limit on open files to the hard limit.
