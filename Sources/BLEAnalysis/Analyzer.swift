@@ -9,12 +9,13 @@ public enum Analyzer {
     public static let version: Int64 = 1
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
+    /// A capture still being recorded is left alone: its recorder analyses it when it ends.
     @discardableResult
     public static func analyze(_ store: TimelineStore, force: Bool = false) throws -> Int {
         let db = store.database
         let pending = try db.rows("""
             SELECT c.id FROM capture c LEFT JOIN analysis_state a ON a.capture_id = c.id
-            WHERE ?1 OR a.analysis_version IS NULL OR a.analysis_version <> ?2 ORDER BY c.id
+            WHERE c.status <> 'recording' AND (?1 OR a.analysis_version IS NULL OR a.analysis_version <> ?2) ORDER BY c.id
             """, [.integer(force ? 1 : 0), .integer(version)]).compactMap { $0[0].int64 }
         guard !pending.isEmpty else { return 0 }
         try db.transaction {

@@ -14,6 +14,9 @@ public final class TimelineRecorder {
     private let writer: TimelineWriter
     private var decoder: PacketDecoder
     private var uncommitted = 0
+    /// The write lock is taken only while records are pending, so other commands can write
+    /// (for example the analysis of other captures) between commits.
+    private var inTransaction = false
     public let commitEvery: Int
 
     /// Creates (or opens) the timeline and registers the recording as a capture.
@@ -38,13 +41,16 @@ public final class TimelineRecorder {
         self.commitEvery = commitEvery
         try updateCaptureRow(status: "recording", warnings: [])
         try db.execute("COMMIT")
-        try db.execute("BEGIN IMMEDIATE")
     }
 
     public var records: Int { writer.records }
 
     /// Decodes and stores one record; commits when `commitEvery` records are pending.
     public func append(_ record: CaptureRecord) throws {
+        if !inTransaction {
+            try store.database.execute("BEGIN IMMEDIATE")
+            inTransaction = true
+        }
         try writer.write(record, decoder.decode(record))
         uncommitted += 1
         if uncommitted >= commitEvery { try commit() }
@@ -55,16 +61,22 @@ public final class TimelineRecorder {
         guard uncommitted > 0 else { return }
         try writer.finish()
         try updateCaptureRow(status: "recording", warnings: [])
-        try store.database.execute("COMMIT; BEGIN IMMEDIATE")
+        try store.database.execute("COMMIT")
+        inTransaction = false
         uncommitted = 0
     }
 
     /// Ends the recording: final rows, capture status, and a last commit.
     public func finish(warnings: [String] = []) throws {
+        if !inTransaction {
+            try store.database.execute("BEGIN IMMEDIATE")
+            inTransaction = true
+        }
         for p in decoder.finish() { try writer.problem(p, frame: nil) }
         try writer.finish()
         try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings)
         try store.database.execute("COMMIT")
+        inTransaction = false
         uncommitted = 0
     }
 
