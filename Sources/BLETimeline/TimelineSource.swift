@@ -43,9 +43,7 @@ public final class TimelineSource {
             temporaryPath = nil
             return
         }
-        let dir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        let temp = "\(dir)/blereplay-\(getpid())-\(UInt(bitPattern: ObjectIdentifier(TimelineSource.self).hashValue) % 100_000).db"
-        unlink(temp)
+        let temp = try Self.temporaryTimelinePath()
         let results: [CaptureImportResult]
         do {
             results = try Importer.importCaptures([path], into: temp, options: options)
@@ -64,6 +62,20 @@ public final class TimelineSource {
         }
         importResults = results
         temporaryPath = temp
+    }
+
+    /// A fresh path under $TMPDIR (mkstemp), free for the importer to create.
+    static func temporaryTimelinePath() throws(Failure) -> String {
+        let dir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(dir)/blereplay-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw Failure(message: "\(dir): cannot create a temporary timeline: \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        unlink(path)
+        return path + ".db"
     }
 
     /// True when a capture given on the command line was damaged (exit 65 after output).

@@ -135,7 +135,8 @@ public enum SQLiteValue: Sendable, Equatable {
 /// A prepared statement, reset and re-bound for every row of a bulk insert.
 public final class SQLiteStatement {
     let statement: OpaquePointer
-    let database: SQLiteDatabase
+    /// Unowned: the database caches its statements, so a strong reference would keep both alive forever.
+    unowned let database: SQLiteDatabase
 
     init(database: SQLiteDatabase, sql: String) throws(SQLiteError) {
         var s: OpaquePointer?
