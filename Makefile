@@ -7,6 +7,10 @@ BIN := .build/$(CONFIG)/blereplay
 DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev tshark
 .PHONY: deps build run test bench fuzz clean samples
 
+# Regenerate the sample captures (deterministic; validated with tshark).
+samples:
+	python3 Scripts/make_sample_captures.py --check
+
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -23,10 +27,9 @@ build: deps
 # The main job: the shipped sample captures -> a report under Reports/.
 run: build
 	@mkdir -p Reports
-	rm -f Reports/timeline.db
-	$(BIN) import Captures/*.btsnoop --db Reports/timeline.db
-	$(BIN) diagnose Reports/timeline.db > Reports/diagnosis.txt
-	@echo "wrote Reports/timeline.db and Reports/diagnosis.txt" 
+	$(BIN) report Captures/ -o Reports
+	$(BIN) diagnose Captures/heart-rate-supervision-timeout.btsnoop > Reports/diagnosis.txt
+	@echo "open Reports/report.html; per-connection diagnosis in Reports/diagnosis.txt"
 
 test: deps
 	$(SWIFT) build --build-tests
