@@ -44,7 +44,7 @@ public final class CBReplay: CentralHostObserver {
     public init(session: RecordedSession, configuration: ReplayConfiguration? = nil) {
         var c = configuration ?? ReplayConfiguration()
         c.epoch = session.start
-        if configuration == nil { c.keepTrace = true }
+        c.keepTrace = true   // for writeCapture(to:)
         self.session = session
         world = ReplayWorld(peripherals: ModelBuilder.build(session).peripherals, configuration: c)
         clock = CBReplayClock(replay: self)

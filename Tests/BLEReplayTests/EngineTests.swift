@@ -88,3 +88,19 @@ import Testing
         #expect(VirtualDuration.short(1_500) == "1.5 ms")
     }
 }
+
+@Suite struct AnswerTableTests {
+    /// The n-th identical request gets the n-th recorded answer, then the last one again.
+    @Test func nthAnswerThenTheLast() {
+        var t = AnswerTable()
+        let read: [UInt8] = [0x0A, 0x21, 0x00]
+        t.record(request: read, RecordedAnswer(response: [0x0B, 1], latency: 10, packetID: 1))
+        t.record(request: read, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+        t.record(request: read, RecordedAnswer(response: [0x0B, 3], latency: 30, packetID: 3))
+        #expect(t.answer(to: read, occurrence: 1)?.response == [0x0B, 1])
+        #expect(t.answer(to: read, occurrence: 2)?.response == nil)
+        #expect(t.answer(to: read, occurrence: 3)?.latency == 30)
+        #expect(t.answer(to: read, occurrence: 9)?.packetID == 3)
+        #expect(t.answer(to: [0x0A, 0x22, 0x00], occurrence: 1) == nil)
+    }
+}
