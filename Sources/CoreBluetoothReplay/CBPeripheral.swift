@@ -198,9 +198,10 @@ open class CBPeripheral: CBPeer {
         }
     }
 
-    /// The largest value one write carries: 512 with response (long writes), ATT MTU - 3 without.
+    /// The largest value one write carries: ATT MTU - 3 for both types. (iOS allows 512 with
+    /// response through Prepare/Execute Write; the simulated GATT client has no long writes.)
     open func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
-        type == .withResponse ? 512 : max(20, (link?.mtu ?? 23) - 3)
+        max(20, (link?.mtu ?? 23) - 3)
     }
 
     public var canSendWriteWithoutResponse: Bool {
