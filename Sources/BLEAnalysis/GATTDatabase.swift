@@ -8,6 +8,9 @@ public struct GATTDatabase: Sendable, Equatable {
         public var startHandle: UInt16
         public var endHandle: UInt16
         public var isPrimary: Bool
+        public init(uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16, isPrimary: Bool) {
+            self.uuid = uuid; self.startHandle = startHandle; self.endHandle = endHandle; self.isPrimary = isPrimary
+        }
     }
     public struct Characteristic: Sendable, Equatable {
         public var uuid: BluetoothUUID
@@ -15,22 +18,34 @@ public struct GATTDatabase: Sendable, Equatable {
         public var valueHandle: UInt16
         /// Characteristic Properties bit field (Core v5.4 Vol 3 Part G 3.3.1.1).
         public var properties: UInt8
+        public init(uuid: BluetoothUUID, declarationHandle: UInt16, valueHandle: UInt16, properties: UInt8) {
+            self.uuid = uuid; self.declarationHandle = declarationHandle; self.valueHandle = valueHandle
+            self.properties = properties
+        }
     }
     public struct Descriptor: Sendable, Equatable {
         public var uuid: BluetoothUUID
         public var handle: UInt16
+        public init(uuid: BluetoothUUID, handle: UInt16) { self.uuid = uuid; self.handle = handle }
     }
     public struct Include: Sendable, Equatable {
         public var declarationHandle: UInt16
         public var startHandle: UInt16
         public var endHandle: UInt16
         public var uuid: BluetoothUUID?
+        public init(declarationHandle: UInt16, startHandle: UInt16, endHandle: UInt16, uuid: BluetoothUUID?) {
+            self.declarationHandle = declarationHandle; self.startHandle = startHandle; self.endHandle = endHandle
+            self.uuid = uuid
+        }
     }
     /// A value as last read, written or notified.
     public struct Value: Sendable, Equatable {
         public var bytes: [UInt8]
         public var source: String
         public var packetID: Int
+        public init(bytes: [UInt8], source: String, packetID: Int) {
+            self.bytes = bytes; self.source = source; self.packetID = packetID
+        }
     }
 
     public var services: [Service] = []
