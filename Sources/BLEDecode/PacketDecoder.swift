@@ -20,6 +20,8 @@ public struct PacketDecoder: Sendable {
     /// The host sent LE Create Connection Cancel and no LE connection complete followed yet.
     var leCreateCancelPending = false
     var lastDrops: UInt32 = 0
+    /// Air captures (LINKTYPE 251/256/272): connections by access address.
+    var linkLayer = LinkLayerDecoder()
 
     public init(options: DecoderOptions = .init()) {
         self.options = options
@@ -54,6 +56,8 @@ public struct PacketDecoder: Sendable {
         case .note:
             d.layer = .note
             d.summary = Fmt.noteText(record.payload)
+        case .other where LinkLayerDecoder.isAirRecord(record):
+            return decodeLinkLayer(record)
         case .other:
             d.layer = .other
             d.summary = "Other record (type " + Fmt.h4(record.rawType) + ", \(record.payload.count) bytes)"
@@ -74,6 +78,7 @@ public struct PacketDecoder: Sendable {
         pendingBREDRCreates.removeAll()
         leCreateCancelPending = false
         channels.removeAll()
+        linkLayer = LinkLayerDecoder()
         return out
     }
 

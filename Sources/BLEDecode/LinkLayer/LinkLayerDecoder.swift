@@ -1,0 +1,40 @@
+import BLECore
+
+/// Link-layer state of an air capture (LINKTYPE 251, 256, 272): the connections seen, by
+/// access address. `PacketDecoder` hands it every air record (see `PacketDecoder.decodeLinkLayer`);
+/// the connection tracker and the L2CAP reassembler of the HCI path are shared, with a
+/// synthetic handle per air connection.
+///
+/// Bounded: at most `maximumConnections` access addresses are remembered; past that, closed
+/// connections are forgotten first, oldest first (noise on the air can produce many
+/// one-packet "connections").
+public struct LinkLayerDecoder: Sendable {
+    /// The link types whose records are air captures.
+    public static let linkTypes: Set<UInt16> = [SnifferHeader.plainLinkType, SnifferHeader.rfLinkType,
+                                                SnifferHeader.nordicLinkType]
+    static let maximumConnections = 1024
+
+    var connections: [UInt32: LinkLayerConnection] = [:]
+
+    public init() {}
+
+    /// True for a record that carries an air frame: kind `.other` and a LE link-layer LINKTYPE
+    /// as `rawType` (BLECapture's pcap reader marks them so).
+    public static func isAirRecord(_ record: CaptureRecord) -> Bool {
+        record.kind == .other && linkTypes.contains(record.rawType)
+    }
+
+    /// Stores `connection`, forgetting old ones past the bound. Returns the connections
+    /// forgotten while still open (their handles must be closed by the caller).
+    mutating func store(_ connection: LinkLayerConnection) -> [LinkLayerConnection] {
+        connections[connection.accessAddress] = connection
+        guard connections.count > Self.maximumConnections else { return [] }
+        var evicted: [LinkLayerConnection] = []
+        let byAge = connections.values.sorted { ($0.isOpen ? 1 : 0, $0.lastFrame) < ($1.isOpen ? 1 : 0, $1.lastFrame) }
+        for c in byAge.prefix(connections.count - Self.maximumConnections) where c.accessAddress != connection.accessAddress {
+            connections[c.accessAddress] = nil
+            if c.isOpen { evicted.append(c) }
+        }
+        return evicted
+    }
+}

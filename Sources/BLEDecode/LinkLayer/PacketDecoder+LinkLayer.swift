@@ -1,0 +1,216 @@
+import BLECore
+
+/// Air captures (LINKTYPE 251, 256, 272) into the same timeline as HCI captures.
+///
+/// A record's payload is the whole frame: sniffer pseudo-header (`SnifferHeader`), then the LE
+/// packet (`LinkLayerPacket`). Advertising channel PDUs become advertising reports and, for
+/// CONNECT_IND, a connection (`PacketDecoder+LinkLayerAdvertising`); data channel PDUs go
+/// through the L2CAP reassembler and the ATT, SMP and LE signalling decoders of the HCI path,
+/// or are LL Control PDUs (`PacketDecoder+LLControl`). Air connections have no HCI handle: the
+/// tracker and reassembler get a synthetic one, the connection's ordinal (1, 2, …).
+///
+/// Never throws, never traps: damage goes into `problems` with absolute offsets and the packet
+/// still comes back with a summary.
+extension PacketDecoder {
+    mutating func decodeLinkLayer(_ record: CaptureRecord) -> DecodedPacket {
+        let base = record.fileOffset &+ options.payloadOffsetInRecord
+        let frame = record.payload[...]
+        let header: SnifferHeader
+        do {
+            header = try SnifferHeader(linkType: record.rawType, decoding: frame, baseOffset: base)
+        } catch {
+            let name = record.rawType == SnifferHeader.nordicLinkType ? "nRF Sniffer" : "LE LL RF"
+            return DecodedPacket(summary: name + " packet (malformed: " + error.reason + ")", layer: .linkLayer,
+                                 problems: [error])
+        }
+        let air = frame.dropFirst(header.length)
+        var isData = header.pduKind == .data
+        if air.count >= 4 {
+            let i = air.startIndex
+            let aa = UInt32(air[i]) | UInt32(air[i + 1]) << 8 | UInt32(air[i + 2]) << 16 | UInt32(air[i + 3]) << 24
+            isData = aa != LinkLayerPacket.advertisingAccessAddress
+        }
+        let packet: LinkLayerPacket
+        do {
+            packet = try LinkLayerPacket(decoding: air, baseOffset: base &+ header.length, isDataChannel: isData)
+        } catch {
+            return DecodedPacket(summary: "LE LL packet (malformed: " + error.reason + ")", layer: .linkLayer,
+                                 problems: [error])
+        }
+        if header.crcValid == false {
+            // Contents unreliable: named, not interpreted (no state changes from noise).
+            var problems = packet.problems
+            problems.append(DecodeError(layer: .linkLayer, offset: base &+ header.length, kind: .malformed,
+                                        reason: "the sniffer reports a CRC error"))
+            let what = packet.isAdvertising
+                ? AdvertisingPDUType(packet.header[0]).name
+                : "Data PDU on access address " + LinkLayerPacket.accessAddressString(packet.accessAddress)
+            return DecodedPacket(summary: what + " (bad CRC)", layer: .linkLayer, problems: problems)
+        }
+        if packet.isAdvertising {
+            return decodeAdvertisingPDU(packet, header: header, record: record)
+        }
+        return decodeDataPDU(packet, header: header, record: record)
+    }
+
+    // MARK: data channel PDUs
+
+    /// A data physical channel PDU (Core v5.4 Vol 6 Part B 2.4).
+    mutating func decodeDataPDU(_ packet: LinkLayerPacket, header: SnifferHeader, record: CaptureRecord) -> DecodedPacket {
+        let base = record.fileOffset &+ options.payloadOffsetInRecord
+        var events: [DecodedEvent] = []
+        var conn: LinkLayerConnection
+        if let known = linkLayer.connections[packet.accessAddress] {
+            conn = known
+        } else {
+            let handle = allocateAirHandle()
+            let (c, _) = tracker.connectionForACL(handle: handle, transportHint: .le, at: base)
+            conn = LinkLayerConnection(ref: c.ref, accessAddress: packet.accessAddress, origin: .foundInProgress,
+                                       interval: nil, frame: record.frameNumber)
+            events.append(.connectionFoundInProgress(c.ref, transport: .le))
+        }
+        conn.lastFrame = record.frameNumber
+
+        let sender: LinkLayerRole
+        if let known = header.sender {
+            sender = known
+            conn.note(sender: known, timestamp: record.timestamp, eventCounter: header.eventCounter)
+        } else {
+            let pending = (central: reassembler.states[ACLReassembler.Key(handle: conn.handle, direction: .sent)] != nil,
+                           peripheral: reassembler.states[ACLReassembler.Key(handle: conn.handle, direction: .received)] != nil)
+            sender = conn.inferSender(header: DataChannelHeader(octets: packet.header), payload: packet.payload,
+                                      timestamp: record.timestamp, eventCounter: header.eventCounter, pendingL2CAP: pending)
+            if !conn.inferenceReported {
+                conn.inferenceReported = true
+                events.append(.linkEvent(LinkEvent(name: "LL direction inferred", connection: conn.ref, status: nil, fields: [
+                    ("access_address", LinkLayerPacket.accessAddressString(packet.accessAddress)),
+                    ("reason", "the sniffer does not record who sent each PDU: the first PDU of each connection event is taken as the central's, then the sides alternate"),
+                ])))
+            }
+        }
+        var d = PacketDraft(direction: sender.direction, base: base)
+        d.layer = .linkLayer
+        d.connection = conn.ref
+        d.events = events
+        d.problems = packet.problems
+        applyPendingUpdate(&conn, eventCounter: header.eventCounter, into: &d)
+
+        let dh = DataChannelHeader(octets: packet.header)
+        decodeDataPayload(packet, dh, header: header, sender: sender, frame: record.frameNumber, &conn, into: &d)
+        for gone in linkLayer.store(conn) {
+            _ = tracker.disconnectionComplete(handle: gone.handle, status: .success)
+            _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
+        }
+        return d.packet
+    }
+
+    /// Everything after the header: retransmissions, Empty PDUs, ciphertext, L2CAP, LL Control.
+    private mutating func decodeDataPayload(_ packet: LinkLayerPacket, _ dh: DataChannelHeader, header: SnifferHeader,
+                                            sender: LinkLayerRole, frame: Int, _ conn: inout LinkLayerConnection,
+                                            into d: inout PacketDraft) {
+        let payload = packet.payload
+        if let original = conn.retransmissionOriginal(sender: sender, header: dh, payload: payload, frame: frame) {
+            var what = Self.llidName(dh.llid)
+            if dh.llid == DataChannelHeader.control, let op = payload.first { what = LLControlOpcode(op).name }
+            d.summary = d.prefix + "Retransmission of frame \(original) (" + what + ", \(payload.count) bytes)"
+            return
+        }
+        if dh.isEmptyPDU {
+            d.summary = d.prefix + "Empty PDU"
+            return
+        }
+        if dh.llid == 0 {
+            d.fail(layer: .linkLayer, at: packet.payloadOffset &- d.base &- packet.header.count, kind: .malformed,
+                   "LLID 0b00 is reserved on an ACL connection")
+            d.summary = d.prefix + "Data PDU with reserved LLID 0b00, \(payload.count) bytes"
+            return
+        }
+        let key = ACLReassembler.Key(handle: conn.handle, direction: sender.direction)
+        if !isPlaintext(dh.llid, payload, header: header, conn: conn, key: key) {
+            d.summary = d.prefix + "Encrypted " + Self.llidName(dh.llid) + ", \(payload.count) bytes (ciphertext)"
+            if conn.encryption == .unknown {
+                d.summary += ", or not a valid PDU"
+            }
+            return
+        }
+        switch dh.llid {
+        case DataChannelHeader.control:
+            decodeLLControl(payload, offset: packet.payloadOffset, eventCounter: header.eventCounter, &conn, into: &d)
+        default:
+            decodeL2CAPFragment(packet, isStart: dh.llid == DataChannelHeader.start, key: key, conn: conn, into: &d)
+        }
+    }
+
+    /// Whether a non-empty PDU's payload is plaintext (see `LinkLayerConnection.looksLikePlaintext`).
+    private func isPlaintext(_ llid: UInt8, _ payload: ArraySlice<UInt8>, header: SnifferHeader,
+                             conn: LinkLayerConnection, key: ACLReassembler.Key) -> Bool {
+        switch conn.encryption {
+        case .off, .requested:
+            return true
+        case .on, .unknown:
+            if header.decrypted { return true }
+            if header.encrypted { return false }
+            var remaining: Int?
+            if case .collecting(let p, let expected)? = reassembler.states[key] { remaining = expected - p.bytes.count }
+            return LinkLayerConnection.looksLikePlaintext(llid: llid, payload: payload, pendingRemaining: remaining)
+        }
+    }
+
+    /// LLID 0b10 / 0b01 payloads through the shared reassembler to the L2CAP dispatch.
+    private mutating func decodeL2CAPFragment(_ packet: LinkLayerPacket, isStart: Bool, key: ACLReassembler.Key,
+                                              conn: LinkLayerConnection, into d: inout PacketDraft) {
+        let payload = packet.payload
+        if !isStart, reassembler.states[key] == nil {
+            d.problems.append(DecodeError(layer: .l2cap, offset: packet.payloadOffset, kind: .truncated,
+                                          reason: "L2CAP continuation fragment (\(payload.count) bytes) with no start fragment pending (missed by the sniffer?)"))
+            d.summary = d.prefix + "L2CAP Fragment, \(payload.count) bytes (no start fragment seen)"
+            return
+        }
+        let outcome = reassembler.add(payload, dataOffset: packet.payloadOffset, key: key, isStart: isStart,
+                                      isTruncated: packet.isTruncated, problems: &d.problems)
+        switch outcome {
+        case .complete(let frame):
+            let tracked = ConnectionTracker.Connection(ref: conn.ref, transport: .le, origin: .event,
+                                                       openedAt: packet.payloadOffset)
+            dispatchL2CAP(frame, connection: tracked, into: &d)
+        case .needMore(let start, let received, let expected):
+            d.summary = d.prefix + (start ? "L2CAP Fragment Start" : "L2CAP Fragment")
+                + (expected.map { " (\(received) of \($0) bytes)" } ?? " (\(received) bytes)")
+        case .dropped:
+            d.summary = d.prefix + (isStart ? "L2CAP Fragment Start" : "L2CAP Fragment") + ", \(payload.count) bytes (dropped)"
+        }
+    }
+
+    /// A connection update waiting for its instant applies on the first packet at or after it.
+    private mutating func applyPendingUpdate(_ conn: inout LinkLayerConnection, eventCounter: UInt16?,
+                                             into d: inout PacketDraft) {
+        guard let pending = conn.pendingUpdate, let counter = eventCounter,
+              Int16(bitPattern: counter &- pending.instant) >= 0 else { return }
+        conn.pendingUpdate = nil
+        conn.interval = pending.interval
+        d.events.append(.connectionUpdate(ConnectionUpdate(
+            connection: conn.ref, status: .success, interval: pending.interval,
+            peripheralLatency: pending.latency, supervisionTimeout: pending.timeout)))
+    }
+
+    /// A handle for a new air connection: its ordinal, skipping handles still open.
+    mutating func allocateAirHandle() -> UInt16 {
+        var handle = UInt16(truncatingIfNeeded: tracker.count % Int(Self.maximumConnectionHandle) + 1)
+        var tries = 0
+        while tracker.connection(handle) != nil, tries < Int(Self.maximumConnectionHandle) {
+            handle = handle % Self.maximumConnectionHandle + 1
+            tries += 1
+        }
+        return handle
+    }
+
+    /// `L2CAP start fragment`, `LL Control PDU`, … by LLID.
+    static func llidName(_ llid: UInt8) -> String {
+        switch llid {
+        case DataChannelHeader.start: "L2CAP start fragment"
+        case DataChannelHeader.continuation: "L2CAP continuation fragment"
+        case DataChannelHeader.control: "LL Control PDU"
+        default: "LLID 0b00 PDU"
+        }
+    }
+}

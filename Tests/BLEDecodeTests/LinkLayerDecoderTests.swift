@@ -1,0 +1,217 @@
+import BLECore
+import Testing
+@testable import BLEDecode
+
+/// The stateful part of air-capture decoding: connections by access address, L2CAP over the
+/// LL, retransmissions, encryption, instants, direction inference.
+@Suite("Link-layer decoding")
+struct LinkLayerDecoderTests {
+    typealias B = AirFrameBuilder
+    /// Exchange MTU Request (client Rx MTU 247) in an L2CAP B-frame on CID 4.
+    static let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
+    static let mtuResponse: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x03, 0x9C, 0x00]
+
+    @Test("ADV_IND is an advertising report with the sniffer's RSSI")
+    func advertisingReport() throws {
+        var b = B()
+        b.add(B.nordic(B.advertising(0x00, B.advA + [0x05, 0x09, 0x4C, 0x6F, 0x63, 0x6B])))
+        let p = b.decode()[0]
+        #expect(p.summary == "ADV_IND CA:FE:13:37:00:01 (random) rssi -60 \"Lock\"")
+        guard case .advertisingReport(let r)? = p.events.first else { Issue.record("no report"); return }
+        #expect(r.address.description == "CA:FE:13:37:00:01" && r.addressType == .random && r.eventType == 0)
+        #expect(r.rssi == -60 && !r.isScanResponse && r.parsed.localName == "Lock")
+    }
+
+    @Test("CONNECT_IND opens a connection seen from the central; data on its access address belongs to it")
+    func connectAndATT() throws {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b10, Self.mtuRequest), sender: .central, channel: 3, eventCounter: 1))
+        b.add(B.nordic(B.data(0b10, Self.mtuResponse, sn: 0, nesn: 1), sender: .peripheral, channel: 3, eventCounter: 1))
+        b.add(B.nordic(B.data(0b01, []), sender: .central, channel: 9, eventCounter: 2))
+        let p = b.decode()
+        guard case .connectionComplete(let c)? = p[0].events.first else { Issue.record("no connection"); return }
+        #expect(c.connection == ConnectionRef(index: 1, handle: 1) && c.status == .success && c.role == 0)
+        #expect(c.peerAddress.description == "CA:FE:13:37:00:01" && c.peerAddressType == .random)
+        #expect(c.interval == 24 && c.peripheralLatency == 0 && c.supervisionTimeout == 400 && c.eventName == "CONNECT_IND")
+        #expect(p[0].summary == "CONNECT_IND 5C:F3:70:73:3E:F4 (public) -> CA:FE:13:37:00:01 (random), Access Address: 0x9A328370, Interval: 30 ms, Latency: 0, Timeout: 4000 ms, Channels: 37, Hop: 7")
+        #expect(p[1].summary == "Sent Exchange MTU Request, Client Rx MTU: 247" && p[1].layer == .att)
+        #expect(p[1].attEvents.map(\.direction) == [.sent] && p[1].connection == c.connection)
+        #expect(p[2].summary == "Rcvd Exchange MTU Response, Server Rx MTU: 156")
+        #expect(p[2].attEvents.map(\.direction) == [.received])
+        #expect(p[3].summary == "Sent Empty PDU" && p[3].events.isEmpty && p[3].problems.isEmpty)
+    }
+
+    @Test("an L2CAP PDU in three fragments completes on the last")
+    func fragments() {
+        var b = B.connected()
+        // SMP Pairing Public Key: L2CAP length 65, CID 6, code 0x0C, 64 bytes of key
+        let pdu: [UInt8] = [0x41, 0x00, 0x06, 0x00, 0x0C] + [UInt8](repeating: 0x5A, count: 64)
+        b.add(B.nordic(B.data(0b10, Array(pdu[0..<27])), sender: .peripheral))
+        b.add(B.nordic(B.data(0b01, Array(pdu[27..<54]), sn: 1, nesn: 1), sender: .peripheral))
+        b.add(B.nordic(B.data(0b01, Array(pdu[54...]), sn: 0), sender: .peripheral))
+        let p = b.decode()
+        #expect(p[1].summary == "Rcvd L2CAP Fragment Start (27 of 69 bytes)")
+        #expect(p[2].summary == "Rcvd L2CAP Fragment (54 of 69 bytes)")
+        #expect(p[3].smpEvents.map(\.code) == [.pairingPublicKey] && p[3].problems.isEmpty)
+    }
+
+    @Test("a PDU sent again before any acknowledgement counts once; an acknowledged repeat is new")
+    func retransmissions() {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b10, Self.mtuRequest, sn: 0), sender: .central))
+        b.add(B.nordic(B.data(0b01, [], sn: 0, nesn: 0), sender: .peripheral))           // NESN 0: not acknowledged
+        b.add(B.nordic(B.data(0b10, Self.mtuRequest, sn: 0), sender: .central))           // the same PDU again
+        b.add(B.nordic(B.data(0b01, [], sn: 1, nesn: 1), sender: .peripheral))           // acknowledged now
+        b.add(B.nordic(B.data(0b10, Self.mtuRequest, sn: 0), sender: .central))           // a sniffer that logs SN 0 always
+        let p = b.decode()
+        #expect(p[1].attEvents.count == 1)
+        #expect(p[3].attEvents.isEmpty && p[3].summary == "Sent Retransmission of frame 2 (L2CAP start fragment, 7 bytes)")
+        #expect(p[5].attEvents.count == 1)
+    }
+
+    @Test("LL_TERMINATE_IND ends the connection; packets after it stay on it")
+    func terminate() {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b11, [0x02, 0x13]), sender: .central))
+        b.add(B.nordic(B.data(0b01, [], nesn: 1), sender: .peripheral))
+        b.add(B.nordic(B.data(0b11, [0x02, 0x16], sn: 1), sender: .peripheral))
+        var decoder = PacketDecoder(options: DecoderOptions(payloadOffsetInRecord: 16))
+        let p = b.records.map { decoder.decode($0) }
+        guard case .disconnectionComplete(let d)? = p[1].events.first else { Issue.record("no disconnection"); return }
+        #expect(d.reason == .remoteUserTerminatedConnection && d.status == .success && d.handle == 1)
+        #expect(p[1].summary == "Sent LL_TERMINATE_IND, Error Code: Remote User Terminated Connection (0x13)")
+        #expect(p[2].connection?.index == 1 && p[2].events.isEmpty)
+        // A second LL_TERMINATE_IND on the closed connection is a link event only.
+        #expect(p[3].events.allSatisfy { if case .linkEvent = $0 { true } else { false } })
+        #expect(decoder.finish().isEmpty)
+        #expect(decoder.connectionsSeen == 1)
+    }
+
+    @Test("encryption: Encryption Change at LL_START_ENC_REQ, then ciphertext is not decoded")
+    func encryption() {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b11, [0x03] + [UInt8](repeating: 0, count: 22)), sender: .central))
+        b.add(B.nordic(B.data(0b11, [0x04] + [UInt8](repeating: 1, count: 12), nesn: 1), sender: .peripheral))
+        b.add(B.nordic(B.data(0b11, [0x05], sn: 1, nesn: 1), sender: .peripheral))
+        // Ciphertext: an "L2CAP header" that matches nothing, and 4 MIC bytes.
+        b.add(B.nordic(B.data(0b10, [0x91, 0xE2, 0x3A, 0x7C, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77], sn: 1, nesn: 0),
+                       sender: .central))
+        // Plaintext after encryption (a sniffer that logs what it decrypted, or its own transmissions).
+        b.add(B.nordic(B.data(0b10, Self.mtuResponse, sn: 0, nesn: 0), sender: .peripheral))
+        // The nRF Sniffer says encrypted, MIC not checked OK: ciphertext even when it looks like ATT.
+        b.add(B.nordic(B.data(0b10, Self.mtuRequest, sn: 0, nesn: 1), sender: .central, flags: 0x05))
+        let p = b.decode()
+        guard case .encryptionChange(let e)? = p[3].events.first else { Issue.record("no encryption change"); return }
+        #expect(e.status == .success && e.enabled == true && !e.isKeyRefresh)
+        #expect(p[4].summary == "Sent Encrypted L2CAP start fragment, 11 bytes (ciphertext)" && p[4].attEvents.isEmpty)
+        #expect(p[5].attEvents.count == 1)
+        #expect(p[6].attEvents.isEmpty)
+    }
+
+    @Test("LL_REJECT_EXT_IND to LL_ENC_REQ: Encryption Change with the error code")
+    func encryptionRejected() {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b11, [0x03] + [UInt8](repeating: 0, count: 22)), sender: .central))
+        b.add(B.nordic(B.data(0b11, [0x11, 0x03, 0x06], nesn: 1), sender: .peripheral))
+        b.add(B.nordic(B.data(0b11, [0x11, 0x16, 0x0C], sn: 1, nesn: 1), sender: .peripheral))
+        let p = b.decode()
+        guard case .encryptionChange(let e)? = p[2].events.first else { Issue.record("no encryption change"); return }
+        #expect(e.status == .pINOrKeyMissing && e.enabled == false)
+        #expect(p[2].linkEvents.map(\.status) == [nil])
+        // Any other rejection carries its code as the link event's status.
+        #expect(p[3].linkEvents.map(\.status) == [.commandDisallowed])
+    }
+
+    @Test("LL_CONNECTION_UPDATE_IND applies at its instant when event counters are known, else when seen")
+    func connectionUpdate() {
+        // WinSize 1, WinOffset 0, Interval 36, Latency 2, Timeout 300, Instant 10
+        let update: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x24, 0x00, 0x02, 0x00, 0x2C, 0x01, 0x0A, 0x00]
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b11, update), sender: .central, eventCounter: 4))
+        b.add(B.nordic(B.data(0b01, []), sender: .central, eventCounter: 9))
+        b.add(B.nordic(B.data(0b01, []), sender: .central, eventCounter: 10))
+        let p = b.decode()
+        let updates = p.map { $0.events.compactMap { if case .connectionUpdate(let u) = $0 { u } else { nil } } }
+        #expect(updates[1].isEmpty && updates[2].isEmpty)
+        #expect(updates[3].map(\.interval) == [36] && updates[3].first?.peripheralLatency == 2
+                && updates[3].first?.supervisionTimeout == 300)
+
+        var rf = B()
+        rf.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd()), rfChannel: 0), linkType: 256)
+        rf.add(B.rf(B.data(0b11, update), sender: .central), linkType: 256)
+        #expect(rf.decode()[1].events.contains { if case .connectionUpdate = $0 { true } else { false } })
+    }
+
+    @Test("data on an unknown access address: a connection found in progress, encryption unknown")
+    func foundInProgress() {
+        var b = B()
+        b.add(B.nordic(B.data(0b10, Self.mtuRequest, aa: 0x1234_5678), sender: .central))
+        b.add(B.nordic(B.data(0b10, [0x91, 0xE2, 0x3A, 0x7C, 0x11], sn: 1, aa: 0x1234_5678), sender: .central))
+        let p = b.decode()
+        guard case .connectionFoundInProgress(let ref, let transport)? = p[0].events.first else {
+            Issue.record("not found in progress"); return
+        }
+        #expect(ref.index == 1 && transport == .le && p[0].attEvents.count == 1)
+        #expect(p[1].summary == "Sent Encrypted L2CAP start fragment, 5 bytes (ciphertext), or not a valid PDU")
+    }
+
+    @Test("without a direction from the sniffer: central first in each event, then alternating, said once")
+    func inferredDirection() {
+        var b = B()
+        b.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd()), rfChannel: 0), linkType: 256)
+        b.add(B.rf(B.data(0b10, Self.mtuRequest)), linkType: 256, gap: 30_000)
+        b.add(B.rf(B.data(0b10, Self.mtuResponse, nesn: 1)), linkType: 256, gap: 300)
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 1)), linkType: 256, gap: 30_000)
+        let p = b.decode()
+        #expect(p[1].attEvents.map(\.direction) == [.sent] && p[2].attEvents.map(\.direction) == [.received])
+        #expect(p[3].summary == "Sent Empty PDU")
+        #expect(p[1].linkEvents.map(\.name) == ["LL direction inferred"] && p[2].linkEvents.isEmpty)
+    }
+
+    @Test("a CONNECT_IND reusing an open access address ends the old connection, unseen")
+    func reusedAccessAddress() {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b10, Array(Self.mtuRequest[0..<5])), sender: .central))
+        b.add(B.nordic(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd())))
+        let p = b.decode()
+        #expect(p[2].linkEvents.map(\.name) == ["LL connection ended unseen"])
+        #expect(p[2].linkEvents.first?.connection?.index == 1 && p[2].connection?.index == 2)
+    }
+
+    @Test("a CRC error from the sniffer: named, not interpreted")
+    func badCRC() {
+        var b = B()
+        b.add(B.rf(B.advertising(0x05, B.connectInd()), rfChannel: 0, crcValid: false), linkType: 256)
+        let p = b.decode()[0]
+        #expect(p.summary == "CONNECT_IND (bad CRC)" && p.events.isEmpty)
+        #expect(p.problems.map(\.reason) == ["the sniffer reports a CRC error"])
+    }
+
+    @Test("problem offsets point into the file")
+    func offsets() {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b00, [0x01]), sender: .central))
+        let p = b.decode()
+        let second = b.records[1]
+        // file offset + 16 (pcap record header) + 17 (nRF header) + 4 (access address) = PDU header
+        #expect(p[1].problems.map(\.offset) == [second.fileOffset + 16 + 17 + 4])
+        #expect(p[1].summary == "Sent Data PDU with reserved LLID 0b00, 1 bytes")
+    }
+
+    @Test("every prefix of every frame decodes without trapping")
+    func prefixes() {
+        var b = B.connected()
+        b.add(B.nordic(B.data(0b10, Self.mtuRequest), sender: .central))
+        b.add(B.nordic(B.data(0b11, [0x0C, 0x09, 0x59, 0x00, 0x34, 0x12]), sender: .peripheral))
+        b.add(B.rf(B.data(0b11, [0x02, 0x13]), sender: .central), linkType: 256)
+        for record in b.records {
+            for n in 0..<record.payload.count {
+                var decoder = PacketDecoder()
+                var cut = record
+                cut.payload = Array(record.payload[0..<n])
+                let p = decoder.decode(cut)
+                #expect(!p.problems.isEmpty || !p.summary.isEmpty, "prefix \(n)")
+            }
+        }
+    }
+}
