@@ -6,9 +6,10 @@ public enum CaptureFile {
     /// Detects the format from the file's bytes, never its name (Android names btsnoop files
     /// `.log` and `.cfa`), and opens a streaming reader.
     ///
-    /// Empty file: `.empty`. Unknown bytes: `.unknownFormat`. Air link-layer captures (pcap
-    /// LINKTYPE 251, 255, 256, 272, or PPI wrapping them) and btsnoop datalinks other than
-    /// 1001/1002/2001: `.unsupported`, with a message that says what the file is.
+    /// Empty file: `.empty`. Unknown bytes: `.unknownFormat`. LE air captures (pcap LINKTYPE
+    /// 251, 256, 272) are read frame by frame (see `PcapReader`); BR/EDR air captures (255), PPI
+    /// wrapping an air link type, and btsnoop datalinks other than 1001/1002/2001:
+    /// `.unsupported`, with a message that says what the file is.
     public static func open(_ path: String) throws(CaptureError) -> any CaptureReader {
         let source = try FileDescriptorSource(path: path)
         let prefix = try readPrefix(source)

@@ -23,6 +23,10 @@ public struct PcapLinkType: RawRepresentable, Hashable, Sendable, CustomStringCo
     /// The HCI link types BLECapture reads and writes.
     public static let supported: [PcapLinkType] = [.bluetoothHCIH4, .bluetoothHCIH4WithPHDR, .bluetoothLinuxMonitor]
 
+    /// The LE link-layer (air) link types BLECapture reads (not writes): each frame, pseudo-header
+    /// included, becomes an `.other` record whose `rawType` is the link type (BLEDecode decodes it).
+    public static let leLinkLayer: [PcapLinkType] = [.bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE]
+
     /// True for captures of radio traffic (sniffers), a different layer from HCI.
     public var isAirCapture: Bool {
         self == .bluetoothLELL || self == .bluetoothLELLWithPHDR || self == .nordicBLE || self == .bluetoothBREDRBB

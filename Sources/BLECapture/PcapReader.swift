@@ -24,7 +24,9 @@ final class PcapHandle {
     }
 }
 
-/// Streams pcap and pcapng records through libpcap (LINKTYPE 187, 201, 254).
+/// Streams pcap and pcapng records through libpcap (LINKTYPE 187, 201, 254; and the LE air
+/// link types 251, 256, 272, whose frames are kept whole as `.other` records with the link type
+/// as `rawType`).
 ///
 /// Opened with `pcap_open_offline_with_tstamp_precision` (microseconds), read with
 /// `pcap_next_ex`; each packet is copied before the next read (libpcap reuses its buffer).
@@ -94,7 +96,7 @@ public struct PcapReader: CaptureReader {
         snapshotLength = Int(pcap_snapshot(handle.pcap))
         nextOffset = Self.position(handle) ?? 0
         bytesRead = nextOffset
-        guard PcapLinkType.supported.contains(linkType) else {
+        guard PcapLinkType.supported.contains(linkType) || PcapLinkType.leLinkLayer.contains(linkType) else {
             throw CaptureError(path: path, kind: .unsupported, message: unsupportedMessage())
         }
     }
@@ -187,6 +189,11 @@ public struct PcapReader: CaptureReader {
                 record.payload = Array(packet)
             }
             record.originalLength = max(wireLength - 4, packet.count - 4, record.payload.count)
+        case .bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE:
+            record.payload = Array(packet)
+            record.rawType = UInt16(truncatingIfNeeded: linkType.rawValue)
+            record.direction = AirFrameDirection.direction(linkType: linkType, frame: packet)
+            record.originalLength = max(wireLength, packet.count)
         default:
             if packet.count >= 4 {
                 let index = UInt16(packet[0]) << 8 | UInt16(packet[1])

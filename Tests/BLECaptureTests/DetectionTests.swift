@@ -77,15 +77,18 @@ struct DetectionTests {
             + .le32(1_700_000_000) + .le32(0) + .le32(UInt32(packet.count)) + .le32(UInt32(packet.count)) + packet
     }
 
-    @Test("non-HCI link types are refused, saying what the file is")
+    @Test("non-Bluetooth and BR/EDR air link types are refused, saying what the file is; LE air is read")
     func unsupportedLinkTypes() throws {
         let hint = "; blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger)"
         let ethernet = readAll(bytes: pcap(linkType: 1, packet: [UInt8](repeating: 0, count: 14))).error
         #expect(ethernet?.kind == .unsupported)
         #expect(ethernet?.message == "pcap with LINKTYPE_ETHERNET (1) is not a Bluetooth HCI capture" + hint)
 
-        let leLL = readAll(bytes: pcap(linkType: 251, packet: [0xD6, 0xBE, 0x89, 0x8E, 0x00, 0x00])).error
-        #expect(leLL?.message == "a Bluetooth LE link-layer (air) capture from a sniffer, LINKTYPE_BLUETOOTH_LE_LL (251)" + hint)
+        // LE air captures are read (BLEDecode decodes them): the frame whole, the link type as rawType.
+        let leLL = readAll(bytes: pcap(linkType: 251, packet: [0xD6, 0xBE, 0x89, 0x8E, 0x00, 0x00]))
+        #expect(leLL.error == nil)
+        #expect(leLL.records.map(\.payload) == [[0xD6, 0xBE, 0x89, 0x8E, 0x00, 0x00]])
+        #expect(leLL.records.first?.kind == .other && leLL.records.first?.rawType == 251)
 
         // PPI header: version 0, flags 0, length 8 (LE), DLT 251 (LE), then an LE LL packet
         let ppi = readAll(bytes: pcap(linkType: 192, packet: [0x00, 0x00, 0x08, 0x00] + .le32(251) + [0xD6, 0xBE])).error

@@ -126,24 +126,26 @@ struct RealCaptureTests {
         #expect(first.originalLength == 20)  // tshark frame.len: type byte + payload
     }
 
-    static let airCaptures: [(String, String)] = [
-        ("nrf-sniffer-att-deadlock.pcap", "LINKTYPE_NORDIC_BLE (272)"),
-        ("nrf-sniffer-esp32-desync.pcap", "LINKTYPE_NORDIC_BLE (272)"),
-        ("nrf-sniffer-invalid-control.pcapng", "LINKTYPE_NORDIC_BLE (272)"),
-        ("nrf-sniffer-psoc6-crash.pcapng", "LINKTYPE_NORDIC_BLE (272)"),
-        ("nrf-sniffer-zero-ltk.pcap", "LINKTYPE_NORDIC_BLE (272)"),
-        ("sniffle-adv-only.pcapng", "LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR (256)"),
-        ("sniffle-gatt.pcap", "LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR (256)"),
-        ("ubertooth-le-sc-pairing.pcapng", "LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR (256)"),
+    /// Air captures: name, link type, frames (capinfos), frames sent central to peripheral
+    /// (tshark `nordic_ble.direction == 1` or `btle_rf.pdu_type == 2`).
+    static let airCaptures: [(String, UInt16, Int, Int)] = [
+        ("nrf-sniffer-att-deadlock.pcap", 272, 195, 30),
+        ("nrf-sniffer-esp32-desync.pcap", 272, 205, 9),
+        ("nrf-sniffer-invalid-control.pcapng", 272, 2454, 292),
+        ("nrf-sniffer-psoc6-crash.pcapng", 272, 9756, 674),
+        ("nrf-sniffer-zero-ltk.pcap", 272, 479, 84),
+        ("sniffle-adv-only.pcapng", 256, 15, 0),
+        ("sniffle-gatt.pcap", 256, 354, 98),
+        ("ubertooth-le-sc-pairing.pcapng", 256, 303, 0),
     ]
 
-    @Test("air captures are refused, naming the link type", arguments: airCaptures)
-    func airCapturesRefused(_ name: String, _ linkType: String) {
-        let path = TestFiles.capture(name)
-        let error = readAll(path: path).error
-        #expect(error?.kind == .unsupported)
-        #expect(error?.path == path)
-        #expect(error?.message.hasPrefix("a Bluetooth LE link-layer (air) capture from a sniffer, \(linkType); ") == true)
-        #expect(error?.message.hasSuffix("blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger)") == true)
+    @Test("LE air captures are read frame by frame, whole, with the link type as rawType", arguments: airCaptures)
+    func airCapturesRead(_ name: String, _ linkType: UInt16, _ frames: Int, _ centralToPeripheral: Int) {
+        let result = readAll(path: TestFiles.capture(name))
+        #expect(result.error == nil)
+        #expect(result.info?.linkType == UInt32(linkType))
+        #expect(result.records.count == frames)
+        #expect(result.records.allSatisfy { $0.kind == .other && $0.rawType == linkType && $0.originalLength == $0.payload.count })
+        #expect(result.records.filter { $0.direction == .sent }.count == centralToPeripheral)
     }
 }
