@@ -6,21 +6,24 @@ import Musl
 import Darwin
 #endif
 
-/// A POSIX `errno` value with its `strerror` text.
-struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
-    var code: Int32
-    static var current: Errno { Errno(code: errno) }
-    var description: String {
+/// A POSIX `errno` value with its `strerror` text (swift-system `Errno`).
+package struct Errno: Error, Sendable, Hashable, CustomStringConvertible {
+    package var code: Int32
+    package init(code: Int32) { self.code = code }
+    /// The calling thread's `errno`.
+    package static var current: Errno { Errno(code: errno) }
+    package var description: String {
         guard let text = strerror(code) else { return "errno \(code)" }
         return String(cString: text)
     }
 }
 
-/// Every POSIX call BLECapture makes, each behind one small wrapper (swift-system
-/// `Internals/Syscalls.swift` style): EINTR retried, failures returned as `Errno`.
-enum Syscall {
+/// The package's POSIX calls on files and descriptors, each behind one small wrapper
+/// (swift-system `Internals/Syscalls.swift` style): EINTR retried, failures returned as `Errno`.
+/// BLELive adds the calls only live sources make (`poll`, `lseek`, clocks) in an extension.
+package enum Syscall {
     /// `open(2)` for reading, close-on-exec.
-    static func openForReading(_ path: String) throws(Errno) -> Int32 {
+    package static func openForReading(_ path: String) throws(Errno) -> Int32 {
         while true {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd >= 0 { return fd }
@@ -29,7 +32,7 @@ enum Syscall {
     }
 
     /// `open(2)` creating or truncating a file for writing, mode 0644.
-    static func createForWriting(_ path: String) throws(Errno) -> Int32 {
+    package static func createForWriting(_ path: String) throws(Errno) -> Int32 {
         while true {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             if fd >= 0 { return fd }
@@ -38,7 +41,7 @@ enum Syscall {
     }
 
     /// `read(2)` into `buffer`; 0 means end of input.
-    static func readBytes(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    package static func readBytes(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let n = read(fd, base, buffer.count)
@@ -69,7 +72,7 @@ enum Syscall {
     }
 
     /// `write(2)` until every byte is written.
-    static func writeAllBytes(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    package static func writeAllBytes(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
         guard var next = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
@@ -83,7 +86,24 @@ enum Syscall {
         }
     }
 
-    static func closeDescriptor(_ fd: Int32) throws(Errno) {
+    /// `read(2)` into the start of `array` (typed throws kept out of the stdlib closure).
+    package static func readBytes(_ fd: Int32, into array: inout [UInt8]) throws(Errno) -> Int {
+        let result = array.withUnsafeMutableBytes { bytes in
+            Result { () throws(Errno) -> Int in try readBytes(fd, into: bytes) }
+        }
+        return try result.get()
+    }
+
+    /// `write(2)` of every byte of `array`.
+    package static func writeAllBytes(_ fd: Int32, _ array: [UInt8]) throws(Errno) {
+        let result = array.withUnsafeBytes { bytes in
+            Result { () throws(Errno) in try writeAllBytes(fd, bytes) }
+        }
+        try result.get()
+    }
+
+    /// `close(2)`; an interrupted close has closed the descriptor all the same (Linux).
+    package static func closeDescriptor(_ fd: Int32) throws(Errno) {
         if close(fd) != 0 && errno != EINTR { throw Errno.current }
     }
 

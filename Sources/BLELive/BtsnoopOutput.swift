@@ -30,7 +30,7 @@ final class BtsnoopOutput {
     }
 
     deinit {
-        if let fileDescriptor { LiveSyscall.close(fileDescriptor) }
+        if let fileDescriptor { try? Syscall.closeDescriptor(fileDescriptor) }
     }
 
     var currentPath: String { paths.last ?? basePath }
@@ -64,7 +64,7 @@ final class BtsnoopOutput {
     func flush() throws(LiveError) {
         guard let fd = fileDescriptor, !buffer.isEmpty else { return }
         do {
-            try LiveSyscall.writeAll(fd, buffer)
+            try Syscall.writeAllBytes(fd, buffer)
         } catch {
             throw LiveError(source: currentPath, kind: .io, message: "write failed: \(error)")
         }
@@ -79,7 +79,7 @@ final class BtsnoopOutput {
     private func closeSegment() throws(LiveError) {
         guard let fd = fileDescriptor else { return }
         defer {
-            LiveSyscall.close(fd)
+            try? Syscall.closeDescriptor(fd)
             fileDescriptor = nil
         }
         try flush()
@@ -88,7 +88,7 @@ final class BtsnoopOutput {
     private func openSegment(now: Int64) throws(LiveError) {
         let path = rotation == nil ? basePath : RotationPolicy.segmentPath(basePath, number: paths.count + 1)
         do {
-            fileDescriptor = try LiveSyscall.createForWriting(path)
+            fileDescriptor = try Syscall.createForWriting(path)
         } catch {
             throw LiveError(source: path, kind: .io, message: "cannot create: \(error)")
         }

@@ -1,4 +1,5 @@
 import BLECore
+import BLECapture
 
 /// A btsnoop file another program is still writing (`--follow`): Android's HCI snoop log
 /// pulled from a device, `btmon -w`.
@@ -29,12 +30,12 @@ public final class FollowSource: LiveSource {
         self.pollIntervalMilliseconds = pollIntervalMilliseconds
         let fd: Int32
         do {
-            fd = try LiveSyscall.openForReading(path)
+            fd = try Syscall.openForReading(path)
         } catch {
             throw LiveError(source: path, kind: .unavailable, message: "cannot open: \(error)")
         }
-        guard let id = LiveSyscall.identity(fd) else {
-            LiveSyscall.close(fd)
+        guard let id = Syscall.identity(fd) else {
+            try? Syscall.closeDescriptor(fd)
             throw LiveError(source: path, kind: .io, message: "cannot stat the file")
         }
         fileDescriptor = fd
@@ -43,7 +44,7 @@ public final class FollowSource: LiveSource {
     }
 
     deinit {
-        if let fileDescriptor { LiveSyscall.close(fileDescriptor) }
+        if let fileDescriptor { try? Syscall.closeDescriptor(fileDescriptor) }
     }
 
     /// The current file's format; after a rotation, the previous file's until the new header arrives.
@@ -62,19 +63,19 @@ public final class FollowSource: LiveSource {
             if let record = try decodeNext() { return .record(record) }
         }
         // At the end of the file we hold: has it been replaced or truncated?
-        let current = LiveSyscall.identity(name)
+        let current = Syscall.identity(name)
         if fileDescriptor == nil || current.map({ !$0.isSameFile(as: identity) }) ?? true {
             return try rotated(to: current, timeoutMilliseconds: timeoutMilliseconds)
         }
         if let current, current.size < position {
             return try truncatedInPlace()
         }
-        LiveSyscall.sleep(milliseconds: min(pollIntervalMilliseconds, max(timeoutMilliseconds, 1)))
+        Syscall.sleep(milliseconds: min(pollIntervalMilliseconds, max(timeoutMilliseconds, 1)))
         return .idle
     }
 
     private func decodeNext() throws(LiveError) -> LiveRecord? {
-        let record = try decoder.next(arrival: LiveSyscall.wallClockMicroseconds())
+        let record = try decoder.next(arrival: Syscall.wallClockMicroseconds())
         if let format = decoder.format { lastFormat = format }
         return record
     }
@@ -83,7 +84,7 @@ public final class FollowSource: LiveSource {
     private func readChunk() throws(LiveError) -> Int {
         guard let fd = fileDescriptor else { return 0 }
         do {
-            let n = try LiveSyscall.read(fd, into: &buffer)
+            let n = try Syscall.readBytes(fd, into: &buffer)
             if n > 0 {
                 buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 position += n
@@ -104,13 +105,13 @@ public final class FollowSource: LiveSource {
                 collected.append("\(name): byte \(decoder.offset): the file was rotated in the middle of a record "
                                 + "(\(decoder.pendingBytes) bytes kept out of the recording)")
             }
-            LiveSyscall.close(old)
+            try? Syscall.closeDescriptor(old)
             fileDescriptor = nil
             decoder = LiveStreamDecoder(source: name)
         }
-        guard current != nil, let fd = try? LiveSyscall.openForReading(name), let id = LiveSyscall.identity(fd) else {
+        guard current != nil, let fd = try? Syscall.openForReading(name), let id = Syscall.identity(fd) else {
             // Renamed away and not yet created again: wait for the new file.
-            LiveSyscall.sleep(milliseconds: min(pollIntervalMilliseconds, max(timeoutMilliseconds, 1)))
+            Syscall.sleep(milliseconds: min(pollIntervalMilliseconds, max(timeoutMilliseconds, 1)))
             return .idle
         }
         fileDescriptor = fd
@@ -118,7 +119,7 @@ public final class FollowSource: LiveSource {
         position = 0
         decoder = LiveStreamDecoder(source: name)
         generation += 1
-        let kept = LiveSyscall.identity(name + ".last") != nil ? " (the previous log is now \(name).last)" : ""
+        let kept = Syscall.identity(name + ".last") != nil ? " (the previous log is now \(name).last)" : ""
         return .notice("\(name) was replaced\(kept): following the new file")
     }
 
@@ -130,7 +131,7 @@ public final class FollowSource: LiveSource {
         }
         if let fd = fileDescriptor {
             do {
-                try LiveSyscall.seek(fd, to: 0)
+                try Syscall.seek(fd, to: 0)
             } catch {
                 throw LiveError(source: name, kind: .io, message: "cannot rewind after truncation: \(error)")
             }

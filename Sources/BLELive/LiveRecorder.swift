@@ -45,7 +45,7 @@ public enum LiveRecorder {
     public static func run(source: any LiveSource, sink: RecordingSink, stop: StopFlag,
                            untilIdleMilliseconds: Int? = nil, statusLine: StatusLine? = nil,
                            notice: (String) -> Void = { _ in }) -> RecordingSummary {
-        let started = LiveSyscall.monotonicMilliseconds()
+        let started = Syscall.monotonicMilliseconds()
         var status = statusLine
         var lastRecord = started
         var reason = StopReason.stopRequested
@@ -53,7 +53,7 @@ public enum LiveRecorder {
         loop: while !stop.isSet {
             do {
                 let event = try source.next(timeoutMilliseconds: waitMilliseconds)
-                let now = LiveSyscall.monotonicMilliseconds()
+                let now = Syscall.monotonicMilliseconds()
                 if !sink.isStarted, let format = source.format { try sink.start(format: format, now: now) }
                 switch event {
                 case .record(let record):
@@ -93,6 +93,6 @@ public enum LiveRecorder {
             filtered: sink.recordsFiltered, unwritable: sink.recordsUnwritable, outputPaths: sink.outputPaths,
             databasePath: sink.isStarted ? sink.options.databasePath : nil, captureID: sink.captureID,
             stats: sink.stats, warnings: warnings, stopReason: reason, failure: failure,
-            durationMilliseconds: LiveSyscall.monotonicMilliseconds() - started)
+            durationMilliseconds: Syscall.monotonicMilliseconds() - started)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import BLECapture
 import CBlueZ
 
 /// The socket calls BLELive makes, each behind one small wrapper (swift-system style).
@@ -26,7 +27,7 @@ enum LiveSocket {
             entry = ai.pointee.ai_next
             let fd = socket(ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
                             ai.pointee.ai_protocol)
-            guard fd >= 0 else { lastError = LiveErrno.current.description; continue }
+            guard fd >= 0 else { lastError = Errno.current.description; continue }
             let flags = fcntl(fd, F_GETFL)
             _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
             var status = Glibc.connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 ? 0 : errno
@@ -45,7 +46,7 @@ enum LiveSocket {
                 _ = fcntl(fd, F_SETFL, flags)
                 return fd
             }
-            lastError = LiveErrno(code: status).description
+            lastError = Errno(code: status).description
             Glibc.close(fd)
         }
         throw LiveError(source: "tcp:\(host):\(port)", kind: .unavailable, message: lastError)
@@ -58,7 +59,7 @@ enum LiveSocket {
     static func openMonitor() throws(LiveError) -> Int32 {
         let fd = socket(Int32(AF_BLUETOOTH), Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Int32(BTPROTO_HCI))
         guard fd >= 0 else {
-            let error = LiveErrno.current
+            let error = Errno.current
             if error.code == EAFNOSUPPORT || error.code == EPROTONOSUPPORT {
                 throw LiveError(source: "monitor", kind: .unavailable, message:
                     "this kernel has no Bluetooth support (AF_BLUETOOTH): use --follow, --stdin or --tcp")
@@ -73,7 +74,7 @@ enum LiveSocket {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size)) }
         }
         guard bound == 0 else {
-            let error = LiveErrno.current
+            let error = Errno.current
             Glibc.close(fd)
             if error.code == EPERM || error.code == EACCES {
                 throw LiveError(source: "monitor", kind: .permission, message:
@@ -91,7 +92,7 @@ enum LiveSocket {
     /// kernel cut it (`MSG_TRUNC`), and the `SCM_TIMESTAMP` receive time in µs since the Unix
     /// epoch when the socket sends one.
     static func receiveDatagram(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer)
-        throws(LiveErrno) -> (count: Int, truncated: Bool, timestamp: Int64?) {
+        throws(Errno) -> (count: Int, truncated: Bool, timestamp: Int64?) {
         let controlSize = 128
         let control = UnsafeMutableRawPointer.allocate(byteCount: controlSize, alignment: 16)
         let vector = UnsafeMutablePointer<iovec>.allocate(capacity: 1)
@@ -107,7 +108,7 @@ enum LiveSocket {
         message.msg_controllen = controlSize
         var n: Int
         repeat { n = recvmsg(fd, &message, 0) } while n < 0 && errno == EINTR
-        if n < 0 { throw LiveErrno.current }
+        if n < 0 { throw Errno.current }
         let truncated = message.msg_flags & Int32(MSG_TRUNC) != 0
         let stamp = timestamp(in: UnsafeRawBufferPointer(start: control, count: min(Int(message.msg_controllen), controlSize)))
         return (n, truncated, stamp)

@@ -1,4 +1,5 @@
 import BLECore
+import BLECapture
 
 /// The BlueZ monitor channel (`--monitor`): every controller's commands, events, data and
 /// the kernel's index and note records, one frame per datagram (see `MonitorFrame`).
@@ -33,17 +34,17 @@ public final class MonitorSource: LiveSource {
     }
 
     deinit {
-        if closesOnDeinit { LiveSyscall.close(fileDescriptor) }
+        if closesOnDeinit { try? Syscall.closeDescriptor(fileDescriptor) }
     }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if ended { return .end }
         let received: (count: Int, truncated: Bool, timestamp: Int64?)
         do {
-            guard try LiveSyscall.waitReadable(fileDescriptor, timeoutMilliseconds: timeoutMilliseconds) else { return .idle }
+            guard try Syscall.waitReadable(fileDescriptor, timeoutMilliseconds: timeoutMilliseconds) else { return .idle }
             let fd = fileDescriptor
             received = try buffer.withUnsafeMutableBytes { bytes in
-                Result { () throws(LiveErrno) in try LiveSocket.receiveDatagram(fd, into: bytes) }
+                Result { () throws(Errno) in try LiveSocket.receiveDatagram(fd, into: bytes) }
             }.get()
         } catch {
             throw LiveError(source: name, kind: .io, message: "receive failed: \(error)")
@@ -67,7 +68,7 @@ public final class MonitorSource: LiveSource {
             return .idle
         }
         frames += 1
-        let stamp = received.timestamp ?? LiveSyscall.wallClockMicroseconds()
+        let stamp = received.timestamp ?? Syscall.wallClockMicroseconds()
         let record = frame.record(timestamp: stamp, frameNumber: frames, streamOffset: frameOffset)
         return .record(LiveRecord(record, original: frame.packet(timestamp: stamp), datalink: .monitor))
     }

@@ -66,9 +66,9 @@ public final class RecordingSink {
     public init(options: RecordingOptions, sourceName: String, observeTraffic: Bool = false) throws(LiveError) {
         self.options = options
         self.sourceName = sourceName
-        startedAt = LiveSyscall.wallClockMicroseconds()
+        startedAt = Syscall.wallClockMicroseconds()
         if observeTraffic || options.filter.isActive { observer = TrafficObserver(filter: options.filter) }
-        if let path = options.databasePath, LiveSyscall.identity(path) != nil {
+        if let path = options.databasePath, Syscall.identity(path) != nil {
             // Refuse a file that is not a timeline now, not when the first packet arrives.
             do {
                 _ = try TimelineStore(path: path)

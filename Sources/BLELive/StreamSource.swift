@@ -1,4 +1,5 @@
 import BLECore
+import BLECapture
 
 /// A btsnoop stream or raw H4 read from a file descriptor: standard input (`--stdin`, for
 /// `adb shell …`, `nc` and pipes) or any other pipe or socket the caller opened.
@@ -37,10 +38,10 @@ public final class StreamSource: LiveSource {
         if let record = try decoder.next(arrival: arrival) { return .record(record) }
         if ended { return .end }
         do {
-            guard try LiveSyscall.waitReadable(fileDescriptor, timeoutMilliseconds: timeoutMilliseconds) else {
+            guard try Syscall.waitReadable(fileDescriptor, timeoutMilliseconds: timeoutMilliseconds) else {
                 return .idle
             }
-            let n = try LiveSyscall.read(fileDescriptor, into: &buffer)
+            let n = try Syscall.readBytes(fileDescriptor, into: &buffer)
             if n == 0 {
                 if decoder.pendingBytes > 0 {
                     collected.append("\(name): byte \(decoder.offset): input ended in the middle of a record "
@@ -49,7 +50,7 @@ public final class StreamSource: LiveSource {
                 ended = true
                 return .end
             }
-            arrival = LiveSyscall.wallClockMicroseconds()
+            arrival = Syscall.wallClockMicroseconds()
             buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         } catch {
             throw LiveError(source: name, offset: decoder.offset, kind: .io, message: "read failed: \(error)")

@@ -1,4 +1,5 @@
 import BLECore
+import BLECapture
 
 /// A btsnoop or raw H4 stream over TCP (`--tcp HOST:PORT`): Android's btsnoop_net server
 /// (a btsnoop file header, then records) or H4 from an emulated controller.
@@ -62,7 +63,7 @@ public final class TCPSource: LiveSource {
     }
 
     deinit {
-        if case .connected(let fd) = state { LiveSyscall.close(fd) }
+        if case .connected(let fd) = state { try? Syscall.closeDescriptor(fd) }
     }
 
     public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
@@ -78,22 +79,22 @@ public final class TCPSource: LiveSource {
         if let record = try decodeNext() { return .record(record) }
         switch state {
         case .waiting(let until, let attempt):
-            let now = LiveSyscall.monotonicMilliseconds()
+            let now = Syscall.monotonicMilliseconds()
             if now < until {
-                LiveSyscall.sleep(milliseconds: Int(min(Int64(timeoutMilliseconds), until - now)))
+                Syscall.sleep(milliseconds: Int(min(Int64(timeoutMilliseconds), until - now)))
                 return .idle
             }
             return try connect(attempt: attempt)
         case .connected(let fd):
             let n: Int
             do {
-                guard try LiveSyscall.waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds) else { return .idle }
-                n = try LiveSyscall.read(fd, into: &buffer)
+                guard try Syscall.waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds) else { return .idle }
+                n = try Syscall.readBytes(fd, into: &buffer)
             } catch {
                 return try dropped(fd, why: "\(error)")
             }
             if n == 0 { return try dropped(fd, why: "closed by the peer") }
-            arrival = LiveSyscall.wallClockMicroseconds()
+            arrival = Syscall.wallClockMicroseconds()
             receivedOnConnection += n
             everReceived = true
             buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
@@ -124,7 +125,7 @@ public final class TCPSource: LiveSource {
     }
 
     private func dropped(_ fd: Int32, why: String) throws(LiveError) -> SourceEvent {
-        LiveSyscall.close(fd)
+        try? Syscall.closeDescriptor(fd)
         if decoder.pendingBytes > 0 {
             collected.append("\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
                             + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
@@ -148,7 +149,7 @@ public final class TCPSource: LiveSource {
                             message: "\(why); gave up after \(attempts) attempt\(attempts == 1 ? "" : "s")")
         }
         let delay = min(initialBackoffMilliseconds << min(attempt, 16), 8000)
-        state = .waiting(until: LiveSyscall.monotonicMilliseconds() + Int64(delay), attempt: next)
+        state = .waiting(until: Syscall.monotonicMilliseconds() + Int64(delay), attempt: next)
         let seconds = String(format3: Double(delay) / 1000)
         return .notice("\(why); reconnecting in \(seconds) s (attempt \(next) of \(retries))")
     }

@@ -119,7 +119,7 @@ import BLECapture
         var on: Int32 = 1
         try #require(setsockopt(reader, SOL_SOCKET, SO_TIMESTAMP, &on, socklen_t(MemoryLayout<Int32>.size)) == 0)
         let frame = MonitorFrame(opcode: .commandPacket, controllerIndex: 0, payload: [0x03, 0x0C, 0x00]).bytes
-        let sent = LiveSyscall.wallClockMicroseconds()
+        let sent = Syscall.wallClockMicroseconds()
         _ = frame.withUnsafeBytes { send(writer, $0.baseAddress, $0.count, 0) }
         close(writer)
         usleep(300_000)
@@ -128,7 +128,7 @@ import BLECapture
             Issue.record("no record")
             return
         }
-        let read = LiveSyscall.wallClockMicroseconds()
+        let read = Syscall.wallClockMicroseconds()
         #expect(live.record.timestamp >= sent - 1000 && live.record.timestamp <= sent + 100_000)
         #expect(read - live.record.timestamp >= 250_000)
     }
