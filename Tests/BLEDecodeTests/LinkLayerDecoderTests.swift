@@ -77,7 +77,11 @@ struct LinkLayerDecoderTests {
         b.add(B.nordic(B.data(0b11, [0x02, 0x16], sn: 1), sender: .peripheral))
         var decoder = PacketDecoder(options: DecoderOptions(payloadOffsetInRecord: 16))
         let p = b.records.map { decoder.decode($0) }
-        guard case .disconnectionComplete(let d)? = p[1].events.first else { Issue.record("no disconnection"); return }
+        // Sent by the central with a host's reason: the central's host asked for it.
+        guard case .command(let c)? = p[1].events.first, case .disconnectionComplete(let d)? = p[1].events.dropFirst().first else {
+            Issue.record("no command and disconnection"); return
+        }
+        #expect(c.opcode == 0x0406 && c.reason == .remoteUserTerminatedConnection && c.connection?.index == 1)
         #expect(d.reason == .remoteUserTerminatedConnection && d.status == .success && d.handle == 1)
         #expect(p[1].summary == "Sent LL_TERMINATE_IND, Error Code: Remote User Terminated Connection (0x13)")
         #expect(p[2].connection?.index == 1 && p[2].events.isEmpty)
@@ -85,6 +89,13 @@ struct LinkLayerDecoderTests {
         #expect(p[3].events.allSatisfy { if case .linkEvent = $0 { true } else { false } })
         #expect(decoder.finish().isEmpty)
         #expect(decoder.connectionsSeen == 1)
+
+        // Sent by the peripheral: the peer ended it, no local command.
+        var peer = B.connected()
+        peer.add(B.nordic(B.data(0b11, [0x02, 0x13]), sender: .peripheral))
+        let q = peer.decode()
+        #expect(q[1].events.count == 2)
+        #expect(!q[1].events.contains { if case .command = $0 { true } else { false } })
     }
 
     @Test("encryption: Encryption Change at LL_START_ENC_REQ, then ciphertext is not decoded")

@@ -69,11 +69,18 @@ extension PacketDecoder {
     }
 
     /// LL_TERMINATE_IND: the connection ends with `reason` (a repeat on a closed connection is
-    /// only a link event).
+    /// only a link event). Seen from the central, an LL_TERMINATE_IND the central sends with a
+    /// reason a host gives (HCI Disconnect, Core v5.4 Vol 4 Part E 7.1.6: 0x05, 0x13-0x15, 0x1A,
+    /// 0x29, 0x3B) is its host's Disconnect: it is recorded as that command, so the connection
+    /// counts as closed locally, as in an HCI capture of the central.
     private mutating func terminate(_ conn: inout LinkLayerConnection, reason: HCIStatusCode, into d: inout PacketDraft) {
         guard conn.isOpen else { return }
         conn.isOpen = false
         conn.pendingUpdate = nil
+        if d.direction == .sent, [0x05, 0x13, 0x14, 0x15, 0x1A, 0x29, 0x3B].contains(reason.rawValue) {
+            d.events.append(.command(HCICommandInfo(opcode: 0x0406, name: "Disconnect (LL_TERMINATE_IND from the central)",
+                                                    connection: conn.ref, reason: reason)))
+        }
         d.events.append(.disconnectionComplete(DisconnectionComplete(
             connection: conn.ref, handle: conn.handle, status: .success, reason: reason)))
         _ = tracker.disconnectionComplete(handle: conn.handle, status: .success)
