@@ -153,6 +153,18 @@ struct LinkLayerDecoderTests {
         #expect(rf.decode()[1].events.contains { if case .connectionUpdate = $0 { true } else { false } })
     }
 
+    @Test("LL_PHY_UPDATE_IND: an LE PHY Update Complete link event at its instant, an unchanged side kept")
+    func phyUpdate() {
+        var b = B.connected()
+        // PHY_C_TO_P 2M, PHY_P_TO_C unchanged, Instant 8
+        b.add(B.nordic(B.data(0b11, [0x18, 0x02, 0x00, 0x08, 0x00]), sender: .central, eventCounter: 5))
+        b.add(B.nordic(B.data(0b01, []), sender: .central, eventCounter: 8))
+        let p = b.decode()
+        #expect(p[1].linkEvents.map(\.name) == ["LL_PHY_UPDATE_IND"])
+        #expect(p[2].linkEvents.map(\.name) == ["LE PHY Update Complete"])
+        #expect(p[2].linkEvents.first.map { $0.fields.map { "\($0.0)=\($0.1)" } } == ["tx_phy=2M", "rx_phy=1M"])
+    }
+
     @Test("data on an unknown access address: a connection found in progress, encryption unknown")
     func foundInProgress() {
         var b = B()

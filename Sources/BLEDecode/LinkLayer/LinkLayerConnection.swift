@@ -41,6 +41,14 @@ struct LinkLayerConnection: Sendable {
         var timeout: UInt16
     }
 
+    /// A PHY update that applies at its instant: HCI PHY values (1 LE 1M, 2 LE 2M, 3 LE Coded)
+    /// seen from the central (TX central to peripheral, RX peripheral to central).
+    struct PendingPHY: Sendable {
+        var instant: UInt16
+        var tx: UInt8
+        var rx: UInt8
+    }
+
     var ref: ConnectionRef
     /// The synthetic handle that stands for the connection in the tracker and reassembler
     /// (air captures have no HCI handles).
@@ -56,6 +64,10 @@ struct LinkLayerConnection: Sendable {
     /// The current encryption procedure's Encryption Change was reported.
     var encryptionReported = false
     var pendingUpdate: PendingUpdate?
+    var pendingPHY: PendingPHY?
+    /// The PHYs in use seen from the central (HCI PHY values; LE 1M until an update).
+    var txPHY: UInt8 = 1
+    var rxPHY: UInt8 = 1
     /// Frame of the last packet on this access address.
     var lastFrame: Int
 

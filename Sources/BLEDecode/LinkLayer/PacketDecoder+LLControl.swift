@@ -4,12 +4,13 @@ import BLECore
 ///
 /// Every LL Control PDU is a link event named by its opcode, with its fields. On top:
 /// LL_TERMINATE_IND ends the connection (a Disconnection Complete with its error code);
-/// LL_CONNECTION_UPDATE_IND is a connection update at its instant when the sniffer gives event
-/// counters, else when seen; the encryption start procedure (LL_ENC_REQ … LL_START_ENC_REQ,
-/// 5.1.3.1) gives an Encryption Change when encryption starts, or with the error code when the
-/// peripheral rejects LL_ENC_REQ (LL_REJECT_IND, LL_REJECT_EXT_IND, or LL_UNKNOWN_RSP as
-/// 0x1A Unsupported Remote Feature). Other rejections carry their error code as the link
-/// event's status.
+/// LL_CONNECTION_UPDATE_IND is a connection update, and LL_PHY_UPDATE_IND an "LE PHY Update
+/// Complete" link event as the central's HCI would report it, at the instant when the sniffer
+/// gives event counters, else when seen; the encryption start procedure (LL_ENC_REQ …
+/// LL_START_ENC_REQ, 5.1.3.1) gives an Encryption Change when encryption starts, or with the
+/// error code when the peripheral rejects LL_ENC_REQ (LL_REJECT_IND, LL_REJECT_EXT_IND, or
+/// LL_UNKNOWN_RSP as 0x1A Unsupported Remote Feature). Other rejections carry their error code
+/// as the link event's status.
 extension PacketDecoder {
     mutating func decodeLLControl(_ payload: ArraySlice<UInt8>, offset: Int, eventCounter: UInt16?,
                                   _ conn: inout LinkLayerConnection, into d: inout PacketDraft) {
@@ -36,6 +37,17 @@ extension PacketDecoder {
                 d.events.append(.connectionUpdate(ConnectionUpdate(
                     connection: conn.ref, status: .success, interval: p.interval, peripheralLatency: p.latency,
                     supervisionTimeout: p.timeout)))
+            }
+        case .phyUpdateInd(let p):
+            // A PHY field is a bit (0x01 LE 1M, 0x02 LE 2M, 0x04 LE Coded); 0 leaves it unchanged.
+            let tx = Self.hciPHY(p.centralToPeripheral) ?? conn.txPHY
+            let rx = Self.hciPHY(p.peripheralToCentral) ?? conn.rxPHY
+            if p.centralToPeripheral == 0 && p.peripheralToCentral == 0 {
+                break
+            } else if let counter = eventCounter, Int16(bitPattern: counter &- p.instant) < 0, conn.isOpen {
+                conn.pendingPHY = LinkLayerConnection.PendingPHY(instant: p.instant, tx: tx, rx: rx)
+            } else {
+                Self.phyUpdated(&conn, tx: tx, rx: rx, into: &d)
             }
         case .encReq:
             let refresh = conn.wasEncrypted || conn.encryption == .on
@@ -77,6 +89,7 @@ extension PacketDecoder {
         guard conn.isOpen else { return }
         conn.isOpen = false
         conn.pendingUpdate = nil
+        conn.pendingPHY = nil
         if d.direction == .sent, [0x05, 0x13, 0x14, 0x15, 0x1A, 0x29, 0x3B].contains(reason.rawValue) {
             d.events.append(.command(HCICommandInfo(opcode: 0x0406, name: "Disconnect (LL_TERMINATE_IND from the central)",
                                                     connection: conn.ref, reason: reason)))
@@ -105,6 +118,18 @@ extension PacketDecoder {
         conn.encryptionReported = true
         d.events.append(.encryptionChange(EncryptionChange(connection: conn.ref, status: code, enabled: false,
                                                            isKeyRefresh: false)))
+    }
+}
+
+extension PacketDecoder {
+    /// The HCI PHY value (1, 2, 3) of a one-bit LL PHY field; nil for 0 (unchanged) or several bits.
+    static func hciPHY(_ bits: UInt8) -> UInt8? {
+        switch bits {
+        case 0x01: 1
+        case 0x02: 2
+        case 0x04: 3
+        default: nil
+        }
     }
 }
 

@@ -181,16 +181,31 @@ extension PacketDecoder {
         }
     }
 
-    /// A connection update waiting for its instant applies on the first packet at or after it.
-    private mutating func applyPendingUpdate(_ conn: inout LinkLayerConnection, eventCounter: UInt16?,
-                                             into d: inout PacketDraft) {
-        guard let pending = conn.pendingUpdate, let counter = eventCounter,
-              Int16(bitPattern: counter &- pending.instant) >= 0 else { return }
-        conn.pendingUpdate = nil
-        conn.interval = pending.interval
-        d.events.append(.connectionUpdate(ConnectionUpdate(
-            connection: conn.ref, status: .success, interval: pending.interval,
-            peripheralLatency: pending.latency, supervisionTimeout: pending.timeout)))
+    /// Connection and PHY updates waiting for their instant apply on the first packet at or
+    /// after it.
+    private func applyPendingUpdate(_ conn: inout LinkLayerConnection, eventCounter: UInt16?,
+                                    into d: inout PacketDraft) {
+        guard let counter = eventCounter else { return }
+        if let pending = conn.pendingUpdate, Int16(bitPattern: counter &- pending.instant) >= 0 {
+            conn.pendingUpdate = nil
+            conn.interval = pending.interval
+            d.events.append(.connectionUpdate(ConnectionUpdate(
+                connection: conn.ref, status: .success, interval: pending.interval,
+                peripheralLatency: pending.latency, supervisionTimeout: pending.timeout)))
+        }
+        if let pending = conn.pendingPHY, Int16(bitPattern: counter &- pending.instant) >= 0 {
+            conn.pendingPHY = nil
+            Self.phyUpdated(&conn, tx: pending.tx, rx: pending.rx, into: &d)
+        }
+    }
+
+    /// The PHYs change: a link event as the HCI LE PHY Update Complete event names it
+    /// (Core v5.4 Vol 4 Part E 7.7.65.12), seen from the central.
+    static func phyUpdated(_ conn: inout LinkLayerConnection, tx: UInt8, rx: UInt8, into d: inout PacketDraft) {
+        conn.txPHY = tx
+        conn.rxPHY = rx
+        d.events.append(.linkEvent(LinkEvent(name: "LE PHY Update Complete", connection: conn.ref, status: .success,
+                                             fields: [("tx_phy", Fmt.phy(tx)), ("rx_phy", Fmt.phy(rx))])))
     }
 
     /// A handle for a new air connection: its ordinal, skipping handles still open.
