@@ -22,6 +22,32 @@ struct LinkLayerDecoderTests {
         #expect(r.rssi == -60 && !r.isScanResponse && r.parsed.localName == "Lock")
     }
 
+    @Test("LINKTYPE 251: the LE packet alone, no pseudo-header (no RSSI, no direction)")
+    func plainLinkType() {
+        var b = B()
+        b.add(B.advertising(0x02, B.advA + [0x02, 0x01, 0x06]), linkType: 251)
+        let p = b.decode()[0]
+        #expect(p.summary == "ADV_NONCONN_IND CA:FE:13:37:00:01 (random)" && p.problems.isEmpty)
+        guard case .advertisingReport(let r)? = p.events.first else { Issue.record("no report"); return }
+        #expect(r.eventType == 3 && r.rssi == nil)
+    }
+
+    @Test("AUX_ADV_IND on a secondary channel is an extended report; AUX_CONNECT_REQ opens a connection")
+    func auxiliaryAdvertising() {
+        // Extended Header Length 9, AdvMode 1 | flags AdvA, ADI | AdvA | ADI | Flags AD
+        let aux = B.advertising(0x07, [0x49, 0x09] + B.advA + [0x23, 0x41, 0x02, 0x01, 0x06])
+        var b = B()
+        // RF channel 5 = data channel 4; flags: signal valid, PDU type 1 (auxiliary advertising)
+        b.add([5, 0xCE, 0x80, 0, 0, 0, 0, 0, 0x82, 0x00] + aux, linkType: 256)
+        b.add(B.nordic(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd()), channel: 4))
+        let p = b.decode()
+        #expect(p[0].summary == "AUX_ADV_IND CA:FE:13:37:00:01 (random) rssi -50")
+        guard case .advertisingReport(let r)? = p[0].events.first else { Issue.record("no report"); return }
+        #expect(r.isExtended && r.eventType == 0x01 && r.data == [0x02, 0x01, 0x06])
+        #expect(p[1].summary.hasPrefix("AUX_CONNECT_REQ 5C:F3:70:73:3E:F4 (public) -> CA:FE:13:37:00:01 (random)"))
+        #expect(p[1].events.contains { if case .connectionComplete = $0 { true } else { false } })
+    }
+
     @Test("CONNECT_IND opens a connection seen from the central; data on its access address belongs to it")
     func connectAndATT() throws {
         var b = B.connected()
@@ -199,6 +225,16 @@ struct LinkLayerDecoderTests {
         let p = b.decode()
         #expect(p[2].linkEvents.map(\.name) == ["LL connection ended unseen"])
         #expect(p[2].linkEvents.first?.connection?.index == 1 && p[2].connection?.index == 2)
+    }
+
+    @Test("isochronous PDUs (LINKTYPE 256 PDU types 4-6) are named, not taken for a connection")
+    func isochronous() {
+        var b = B()
+        // flags: signal valid, PDU type 4 (connected isochronous, central to peripheral), CRC checked and valid
+        b.add([5, 0xCE, 0x80, 0, 0, 0, 0, 0, 0x02, 0x0E] + B.data(0b00, [0x01, 0x02], aa: 0x1234_5678), linkType: 256)
+        let p = b.decode()[0]
+        #expect(p.summary == "Isochronous PDU on access address 0x12345678, 2 bytes (not decoded)")
+        #expect(p.events.isEmpty && p.connection == nil)
     }
 
     @Test("a CRC error from the sniffer: named, not interpreted")

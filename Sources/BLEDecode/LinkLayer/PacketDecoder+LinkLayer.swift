@@ -50,6 +50,13 @@ extension PacketDecoder {
         if packet.isAdvertising {
             return decodeAdvertisingPDU(packet, header: header, record: record)
         }
+        if header.pduKind == .isochronous {
+            // CIS/BIS PDUs (Vol 6 Part B 2.6) are not decoded; they open no ACL connection.
+            return DecodedPacket(summary: "Isochronous PDU on access address "
+                                 + LinkLayerPacket.accessAddressString(packet.accessAddress)
+                                 + ", \(packet.payload.count) bytes (not decoded)",
+                                 layer: .linkLayer, problems: packet.problems)
+        }
         return decodeDataPDU(packet, header: header, record: record)
     }
 
