@@ -10,13 +10,14 @@ import BLECore
 ///
 /// Per datalink: H4 records lose their type byte to `kind`/`rawType`; H1 records take
 /// command/event/ACL from flags bit 1 and get the H4 type as `rawType`; monitor records carry
-/// the opcode as `rawType` and the controller index from the flags (see `setMonitorPacket`).
+/// the opcode as `rawType` and the controller index from the flags (see `setBtsnoopPacket`).
 public struct BtsnoopReader: CaptureReader {
-    static let magic: [UInt8] = Array("btsnoop\0".utf8)
-    static let fileHeaderLength = 16
-    static let recordHeaderLength = 24
-    /// Largest included length accepted: an H4 type byte plus an ACL packet of 4 + 65535 bytes.
-    static let maxIncludedLength: UInt32 = 65_540
+    package static let magic: [UInt8] = Array("btsnoop\0".utf8)
+    /// `btsnoop\0`, version u32 = 1, datalink u32 (big-endian).
+    package static let fileHeaderLength = 16
+    static let recordHeaderLength = BtsnoopPacket.headerLength
+    /// Largest included length accepted (`BtsnoopPacket.maxIncludedLength`).
+    static let maxIncludedLength = UInt32(BtsnoopPacket.maxIncludedLength)
 
     public let info: CaptureInfo
     public let path: String
@@ -104,22 +105,8 @@ public struct BtsnoopReader: CaptureReader {
         var record = CaptureRecord(frameNumber: frameNumber, timestamp: timestamp, direction: .unknown,
                                    kind: .other, payload: [], fileOffset: input.offset,
                                    originalLength: Int(originalLength), cumulativeDrops: drops)
-        switch datalink {
-        case .h4:
-            record.direction = flags & 1 != 0 ? .received : .sent
-            record.setH4Packet(UnsafeRawBufferPointer(start: body, count: included))
-        case .h1:
-            let received = flags & 1 != 0
-            record.direction = received ? .received : .sent
-            let type: H4PacketType = flags & 2 == 0 ? .acl : (received ? .event : .command)
-            record.kind = type.kind
-            record.rawType = UInt16(type.rawValue)
-            record.payload = copyBytes(body, count: included)
-        default:
-            record.setMonitorPacket(opcode: MonitorOpcode(rawValue: UInt16(truncatingIfNeeded: flags)),
-                                    index: UInt16(truncatingIfNeeded: flags >> 16),
-                                    body: UnsafeRawBufferPointer(start: body, count: included))
-        }
+        record.setBtsnoopPacket(flags: flags, datalink: datalink,
+                                body: UnsafeRawBufferPointer(start: body, count: included))
         input.consume(total)
         return record
     }

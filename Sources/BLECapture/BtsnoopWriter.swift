@@ -6,19 +6,24 @@ import BLECore
 /// SCO 0x03, event 0x04, ISO 0x05) and flags bit 0 = received, bit 1 = command/event; notes
 /// and `.other` records are skipped (H4 has no type for them). 1001 (H1) writes commands,
 /// events and ACL without a type byte. 2001 (Linux monitor) writes opcodes
-/// (`RecordEncoding.monitorPacket`) with the controller index in the flags' upper half.
-/// Output is buffered (1 MiB) and written with `write(2)`.
+/// (`RecordEncoding.monitorPacket`) with the controller index in the flags' upper half
+/// (`BtsnoopPacket` has the encoding). Output is buffered (1 MiB) and written with `write(2)`;
+/// `flush` writes what is buffered without closing, so a file being recorded can be read.
 public final class BtsnoopWriter {
     public let path: String
     public let datalink: BtsnoopDatalink
     /// Records written so far (skipped ones not counted).
     public private(set) var recordsWritten = 0
+    /// Bytes written so far, buffered ones included: the file header and every record, which is
+    /// the offset the next record will have in the file.
+    public private(set) var bytesWritten = 0
 
     private var fileDescriptor: Int32?
     private var buffer: [UInt8] = []
     private static let flushThreshold = 1 << 20
 
-    /// Creates (or truncates) `path` and writes the file header.
+    /// Creates (or truncates) `path` and writes the file header (into the buffer: `flush` puts
+    /// it on disk).
     public init(path: String, datalink: UInt32 = 1002) throws(CaptureError) {
         self.path = path
         self.datalink = BtsnoopDatalink(rawValue: datalink)
@@ -35,6 +40,7 @@ public final class BtsnoopWriter {
         buffer += BtsnoopReader.magic
         buffer.appendBigEndian(UInt32(1))
         buffer.appendBigEndian(datalink)
+        bytesWritten = buffer.count
     }
 
     deinit {
@@ -43,44 +49,40 @@ public final class BtsnoopWriter {
 
     /// Appends a record; records the datalink cannot carry are skipped silently.
     public func write(_ record: CaptureRecord) throws(CaptureError) {
+        let packet: BtsnoopPacket?
+        do {
+            packet = try BtsnoopPacket(encoding: record, datalink: datalink)
+        } catch {
+            throw CaptureError(path: path, kind: .unsupported, message: "record \(record.frameNumber): \(error)")
+        }
+        if let packet { try write(packet) }
+    }
+
+    /// Appends a packet already encoded for this file's datalink, bytes as they are.
+    package func write(_ packet: BtsnoopPacket) throws(CaptureError) {
         guard fileDescriptor != nil else {
             throw CaptureError(path: path, kind: .unwritable, message: "writer is closed")
         }
-        let received = RecordEncoding.isReceived(record)
-        let packet: [UInt8]
-        let originalLength: Int
-        let flags: UInt32
-        switch datalink {
-        case .h4:
-            guard let h4 = RecordEncoding.h4Packet(record) else { return }
-            packet = h4
-            originalLength = RecordEncoding.h4OriginalLength(record)
-            flags = (received ? 1 : 0) | (record.kind == .command || record.kind == .event ? 2 : 0)
-        case .h1:
-            guard [.command, .event, .acl].contains(record.kind) else { return }
-            packet = record.payload
-            originalLength = RecordEncoding.unframedOriginalLength(record)
-            flags = (received ? 1 : 0) | (record.kind == .acl ? 0 : 2)
-        default:
-            guard let monitor = RecordEncoding.monitorPacket(record) else { return }
-            packet = monitor.body
-            originalLength = monitor.originalLength
-            flags = UInt32(record.controllerIndex) << 16 | UInt32(monitor.opcode.rawValue)
-        }
-        guard packet.count <= Int(BtsnoopReader.maxIncludedLength), let original = UInt32(exactly: originalLength) else {
+        guard packet.body.count <= BtsnoopPacket.maxIncludedLength else {
             throw CaptureError(path: path, kind: .unsupported, message:
-                "record \(record.frameNumber): \(packet.count)-byte packet is larger than btsnoop allows")
+                "record \(recordsWritten + 1): \(packet.body.count)-byte packet is larger than btsnoop allows")
         }
-        let stamp = UInt64(bitPattern: record.timestamp &+ Timestamp.btsnoopEpochOffset)
-        buffer.appendBigEndian(original)
-        buffer.appendBigEndian(UInt32(packet.count))
-        buffer.appendBigEndian(flags)
-        buffer.appendBigEndian(record.cumulativeDrops)
-        buffer.appendBigEndian(UInt32(truncatingIfNeeded: stamp >> 32))
-        buffer.appendBigEndian(UInt32(truncatingIfNeeded: stamp))
-        buffer += packet
+        packet.append(to: &buffer)
+        bytesWritten += packet.recordLength
         recordsWritten += 1
         if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Writes what is buffered with one `write(2)` and keeps the file open (no fsync: the
+    /// bytes reach the kernel, which is what a reader of the growing file sees).
+    public func flush() throws(CaptureError) {
+        guard let fd = fileDescriptor, !buffer.isEmpty else { return }
+        do {
+            try Syscall.writeAllBytes(fd, buffer)
+        } catch {
+            throw CaptureError(path: path, kind: .unwritable, message: "write failed: \(error)")
+        }
+        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Writes what is buffered and closes the file. Closing twice is harmless.
@@ -98,17 +100,6 @@ public final class BtsnoopWriter {
         } catch {
             throw CaptureError(path: path, kind: .unwritable, message: "close failed: \(error)")
         }
-    }
-
-    private func flush() throws(CaptureError) {
-        guard let fd = fileDescriptor, !buffer.isEmpty else { return }
-        let result = buffer.withUnsafeBytes { bytes in
-            Result { () throws(Errno) in try Syscall.writeAllBytes(fd, bytes) }
-        }
-        if case .failure(let error) = result {
-            throw CaptureError(path: path, kind: .unwritable, message: "write failed: \(error)")
-        }
-        buffer.removeAll(keepingCapacity: true)
     }
 }
 

@@ -6,7 +6,7 @@ import BLECore
 /// otherwise, so an uncut record has `originalLength` equal to `payload.count` or one more; a
 /// cut record (btsnooz v2, Android's filtered logs) is taken to be in H4 form, which is where
 /// cut records come from.
-enum RecordEncoding {
+package enum RecordEncoding {
     /// Whether a record travelled controller to host; `.unknown` (pcap 187) counts events as received.
     static func isReceived(_ record: CaptureRecord) -> Bool {
         switch record.direction {
@@ -41,7 +41,7 @@ enum RecordEncoding {
     /// Notes whose `rawType` is a monitor note opcode keep it: System Note text gets its NUL
     /// back, User Logging text is split into ident and message (priority 6, info, as the record
     /// does not keep the original); other notes (PacketLogger's) become System Notes.
-    static func monitorPacket(_ record: CaptureRecord) -> (opcode: MonitorOpcode, body: [UInt8], originalLength: Int)? {
+    package static func monitorPacket(_ record: CaptureRecord) -> (opcode: MonitorOpcode, body: [UInt8], originalLength: Int)? {
         if let opcode = MonitorOpcode(kind: record.kind, direction: isReceived(record) ? .received : .sent) {
             return (opcode, record.payload, unframedOriginalLength(record))
         }

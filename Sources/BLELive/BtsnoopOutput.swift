@@ -1,102 +1,94 @@
 import BLECore
 import BLECapture
 
-/// The recording's btsnoop file (`-o`), written as records arrive and flushed on demand.
+/// The recording's btsnoop file (`-o`): a `BtsnoopWriter`, one per numbered segment with
+/// `--rotate` (`RotationPolicy`).
 ///
-/// The same bytes `BtsnoopWriter` writes (REFERENCE.md "btsnoop"), but the recorder needs
-/// what that writer does not offer: a flush the recorder can call every second (one `write(2)`
-/// of what is buffered, no fsync: a killed recorder loses at most the unflushed second), the
-/// file offset each record lands at (kept in the timeline, as an import would), and rotation
-/// into numbered segments (`RotationPolicy`).
+/// The recorder flushes it every interval (one `write(2)`, no fsync: a killed recorder loses
+/// at most the unflushed interval) and keeps each record's offset in its segment, as an import
+/// would. A segment's file header is written when the segment starts, so every file on disk
+/// is a btsnoop file; a record never spans two segments.
 final class BtsnoopOutput {
     let basePath: String
     let datalink: BtsnoopDatalink
     let rotation: RotationPolicy?
     /// Every file written, in order.
     private(set) var paths: [String] = []
-    /// Bytes in the current segment, header and buffered bytes included (the next record's offset).
-    private(set) var segmentLength = 0
     private(set) var recordsWritten = 0
-    private var segmentRecords = 0
-    private var segmentStartedAt: Int64 = 0
-    private var fileDescriptor: Int32?
-    private var buffer: [UInt8] = []
+    private var writer: BtsnoopWriter
+    private var segmentStartedAt: Int64
 
     init(path: String, datalink: BtsnoopDatalink, rotation: RotationPolicy?, now: Int64) throws(LiveError) {
         basePath = path
         self.datalink = datalink
         self.rotation = rotation
-        try openSegment(now: now)
+        let first = rotation == nil ? path : RotationPolicy.segmentPath(path, number: 1)
+        writer = try Self.startSegment(first, datalink: datalink)
+        paths = [first]
+        segmentStartedAt = now
     }
 
-    deinit {
-        if let fileDescriptor { try? Syscall.closeDescriptor(fileDescriptor) }
-    }
+    var currentPath: String { writer.path }
 
-    var currentPath: String { paths.last ?? basePath }
-
-    /// Starts a new segment first when the rotation policy says so; returns the offset at which
-    /// a record of `length` bytes (header included) will be written.
-    func offsetForNextRecord(length: Int, now: Int64) throws(LiveError) -> Int {
-        if segmentRecords > 0, let rotation {
+    /// Writes `packet` (to disk with the next `flush`), in a new segment first when the
+    /// rotation policy says so; returns the record's offset in its file.
+    func write(_ packet: BtsnoopPacket, now: Int64) throws(LiveError) -> Int {
+        if writer.recordsWritten > 0, let rotation {
             let due = switch rotation {
-            case .size(let bytes): segmentLength + length > bytes
+            case .size(let bytes): writer.bytesWritten + packet.recordLength > bytes
             case .duration(let ms): now - segmentStartedAt >= Int64(ms)
             }
             if due {
-                try closeSegment()
-                try openSegment(now: now)
+                try close()
+                let path = RotationPolicy.segmentPath(basePath, number: paths.count + 1)
+                writer = try Self.startSegment(path, datalink: datalink)
+                paths.append(path)
+                segmentStartedAt = now
             }
         }
-        return segmentLength
-    }
-
-    /// Appends one record's bytes (header and packet) to the buffer.
-    func append(_ bytes: [UInt8]) throws(LiveError) {
-        buffer += bytes
-        segmentLength += bytes.count
-        segmentRecords += 1
+        let offset = writer.bytesWritten
+        do {
+            try writer.write(packet)
+        } catch {
+            throw LiveError(output: error)
+        }
         recordsWritten += 1
-        if buffer.count >= 1 << 20 { try flush() }
+        return offset
     }
 
     /// Writes what is buffered with one `write(2)`.
     func flush() throws(LiveError) {
-        guard let fd = fileDescriptor, !buffer.isEmpty else { return }
         do {
-            try Syscall.writeAllBytes(fd, buffer)
+            try writer.flush()
         } catch {
-            throw LiveError(source: currentPath, kind: .io, message: "write failed: \(error)")
+            throw LiveError(output: error)
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes and closes the current segment. Closing twice is harmless.
     func close() throws(LiveError) {
-        try closeSegment()
-    }
-
-    private func closeSegment() throws(LiveError) {
-        guard let fd = fileDescriptor else { return }
-        defer {
-            try? Syscall.closeDescriptor(fd)
-            fileDescriptor = nil
-        }
-        try flush()
-    }
-
-    private func openSegment(now: Int64) throws(LiveError) {
-        let path = rotation == nil ? basePath : RotationPolicy.segmentPath(basePath, number: paths.count + 1)
         do {
-            fileDescriptor = try Syscall.createForWriting(path)
+            try writer.close()
         } catch {
-            throw LiveError(source: path, kind: .io, message: "cannot create: \(error)")
+            throw LiveError(output: error)
         }
-        paths.append(path)
-        buffer = RecordCoding.fileHeader(datalink: datalink)
-        segmentLength = buffer.count
-        segmentRecords = 0
-        segmentStartedAt = now
-        try flush()
+    }
+
+    /// A new file with its header on disk.
+    private static func startSegment(_ path: String, datalink: BtsnoopDatalink) throws(LiveError) -> BtsnoopWriter {
+        do {
+            let writer = try BtsnoopWriter(path: path, datalink: datalink.rawValue)
+            try writer.flush()
+            return writer
+        } catch {
+            throw LiveError(output: error)
+        }
+    }
+}
+
+extension LiveError {
+    /// A failure of the btsnoop output, in BtsnoopWriter's words.
+    init(output error: CaptureError) {
+        self.init(source: error.path, offset: error.offset, kind: .io, message: error.message)
     }
 }

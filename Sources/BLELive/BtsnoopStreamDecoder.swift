@@ -10,11 +10,11 @@ import BLECapture
 /// included length, flags, cumulative drops, timestamp i64 in µs since 0000-01-01) and
 /// `included length` bytes. A record cut short is not an error here: its bytes stay in the
 /// buffer until the rest arrives. Records mean what `BtsnoopReader` makes of them
-/// (`RecordCoding.decode`).
+/// (`BtsnoopPacket.record`).
 struct BtsnoopStreamDecoder {
-    static let magic: [UInt8] = Array("btsnoop\0".utf8)
-    static let fileHeaderLength = 16
-    static let recordHeaderLength = 24
+    static let magic = BtsnoopReader.magic
+    static let fileHeaderLength = BtsnoopReader.fileHeaderLength
+    static let recordHeaderLength = BtsnoopPacket.headerLength
 
     /// Known once the file header has been read.
     private(set) var datalink: BtsnoopDatalink?
@@ -34,10 +34,10 @@ struct BtsnoopStreamDecoder {
         guard buffer.count >= header else { return nil }
         let originalLength = buffer.uint32BE(at: 0)
         let includedLength = buffer.uint32BE(at: 4)
-        if includedLength > originalLength || includedLength > UInt32(RecordCoding.maxIncludedLength) {
+        if includedLength > originalLength || includedLength > UInt32(BtsnoopPacket.maxIncludedLength) {
             let why = includedLength > originalLength
                 ? "included length \(includedLength) exceeds original length \(originalLength)"
-                : "included length \(includedLength) exceeds the largest HCI packet (\(RecordCoding.maxIncludedLength))"
+                : "included length \(includedLength) exceeds the largest HCI packet (\(BtsnoopPacket.maxIncludedLength))"
             throw LiveError(source: source, offset: offset, kind: .malformed, message: "record \(frames + 1): \(why)")
         }
         let total = header + Int(includedLength)
@@ -47,7 +47,7 @@ struct BtsnoopStreamDecoder {
                                    cumulativeDrops: buffer.uint32BE(at: 12), timestamp: stamp,
                                    body: Array(buffer.bytes.dropFirst(header).prefix(Int(includedLength))))
         frames += 1
-        let record = RecordCoding.decode(packet, datalink: datalink, frameNumber: frames, fileOffset: offset)
+        let record = packet.record(datalink: datalink, frameNumber: frames, fileOffset: offset)
         buffer.consume(total)
         offset += total
         return LiveRecord(record, original: packet, datalink: datalink)

@@ -53,7 +53,7 @@ struct H4StreamDecoder {
         frames += 1
         var record = CaptureRecord(frameNumber: frames, timestamp: arrival, direction: direction, kind: kind,
                                    payload: [], fileOffset: offset, originalLength: total)
-        RecordCoding.setH4(buffer.bytes.prefix(total), on: &record)
+        buffer.bytes.prefix(total).withUnsafeBytes { record.setH4Packet($0) }
         buffer.consume(total)
         offset += total
         return LiveRecord(record)

@@ -55,7 +55,7 @@ public struct MonitorFrame: Sendable, Hashable {
     public func record(timestamp: Int64, frameNumber: Int, streamOffset: Int) -> CaptureRecord {
         var record = CaptureRecord(frameNumber: frameNumber, timestamp: timestamp, direction: .unknown, kind: .other,
                                    payload: [], fileOffset: streamOffset, originalLength: payload.count)
-        RecordCoding.setMonitor(opcode: opcode, index: controllerIndex, body: payload[...], on: &record)
+        payload.withUnsafeBytes { record.setMonitorPacket(opcode: opcode, index: controllerIndex, body: $0) }
         return record
     }
 
@@ -66,11 +66,12 @@ public struct MonitorFrame: Sendable, Hashable {
     }
 
     /// The frame that carries `record` (what the kernel would have sent), or nil for a record
-    /// with no monitor form; used by tests and tools that feed a monitor reader.
+    /// with no monitor form or a body longer than a frame's u16 length; used by tests and tools
+    /// that feed a monitor reader.
     public init?(record: CaptureRecord) {
-        guard let packet = RecordCoding.encode(record, datalink: .monitor) else { return nil }
-        opcode = MonitorOpcode(rawValue: UInt16(truncatingIfNeeded: packet.flags))
-        controllerIndex = UInt16(truncatingIfNeeded: packet.flags >> 16)
-        payload = packet.body
+        guard let monitor = RecordEncoding.monitorPacket(record), monitor.body.count <= Int(UInt16.max) else { return nil }
+        opcode = monitor.opcode
+        controllerIndex = record.controllerIndex
+        payload = monitor.body
     }
 }

@@ -116,17 +116,18 @@ public final class RecordingSink {
             recordsFiltered += 1
             return
         }
-        let encoded = live.original.flatMap { $0.datalink == datalink ? $0.packet : nil }
-            ?? RecordCoding.encode(live.record, datalink: datalink)
-        guard let packet = encoded, packet.body.count <= RecordCoding.maxIncludedLength else {
+        let packet: BtsnoopPacket
+        if let original = live.original, original.datalink == datalink {
+            packet = original.packet
+        } else if let encoded = try? BtsnoopPacket(encoding: live.record, datalink: datalink) {
+            packet = encoded
+        } else {
             recordsUnwritable += 1
             return
         }
-        let bytes = RecordCoding.fileBytes(packet)
-        let offset = try output?.offsetForNextRecord(length: bytes.count, now: now) ?? virtualOffset
-        let stored = RecordCoding.decode(packet, datalink: datalink, frameNumber: recordsKept + 1, fileOffset: offset)
-        try output?.append(bytes)
-        virtualOffset += bytes.count
+        let offset = try output?.write(packet, now: now) ?? virtualOffset
+        let stored = packet.record(datalink: datalink, frameNumber: recordsKept + 1, fileOffset: offset)
+        virtualOffset += packet.recordLength
         if let recorder {
             do {
                 try recorder.append(stored)

@@ -6,24 +6,24 @@ import BLECapture
 
 /// The recorder's btsnoop writer: flush on demand, offsets, rotation by size and by time.
 @Suite struct BtsnoopOutputTests {
-    static func recordBytes(_ n: Int) -> [UInt8] {
+    /// HCI Reset as an H4 btsnoop record: 24-byte header + 01 | 03 0c | 00 = 28 bytes.
+    static func packet(_ n: Int) throws -> BtsnoopPacket {
         let record = CaptureRecord(frameNumber: n, timestamp: 1_700_000_000_000_000 + Int64(n), direction: .sent,
                                    kind: .command, payload: [0x03, 0x0C, 0x00], fileOffset: 0)
-        return RecordCoding.fileBytes(RecordCoding.encode(record, datalink: .h4)!)
+        return try #require(try BtsnoopPacket(encoding: record, datalink: .h4))
     }
 
     @Test func flushMakesRecordsVisibleWithoutClosing() throws {
         let dir = Live.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let output = try BtsnoopOutput(path: dir + "/o.btsnoop", datalink: .h4, rotation: nil, now: 0)
-        #expect(try output.offsetForNextRecord(length: 28, now: 0) == 16)
-        try output.append(Self.recordBytes(1))
-        #expect(try output.offsetForNextRecord(length: 28, now: 0) == 16 + 28)
-        // Header written at creation; the record only after a flush.
+        #expect(try output.write(Self.packet(1), now: 0) == 16)
+        #expect(try output.write(Self.packet(2), now: 0) == 16 + 28)
+        // Header written at creation; the records only after a flush.
         #expect((try FileManager.default.attributesOfItem(atPath: dir + "/o.btsnoop")[.size] as? Int) == 16)
         try output.flush()
-        #expect((try FileManager.default.attributesOfItem(atPath: dir + "/o.btsnoop")[.size] as? Int) == 44)
-        #expect(try Live.records(dir + "/o.btsnoop").count == 1)
+        #expect((try FileManager.default.attributesOfItem(atPath: dir + "/o.btsnoop")[.size] as? Int) == 72)
+        #expect(try Live.records(dir + "/o.btsnoop").count == 2)
     }
 
     @Test func rotationByDuration() throws {
@@ -31,8 +31,7 @@ import BLECapture
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let output = try BtsnoopOutput(path: dir + "/o.btsnoop", datalink: .h4, rotation: .duration(milliseconds: 1000), now: 0)
         for (n, now) in [(1, 0), (2, 999), (3, 1000), (4, 1500), (5, 2100)] as [(Int, Int64)] {
-            _ = try output.offsetForNextRecord(length: 28, now: now)
-            try output.append(Self.recordBytes(n))
+            _ = try output.write(Self.packet(n), now: now)
         }
         try output.close()
         #expect(output.paths == [dir + "/o.1.btsnoop", dir + "/o.2.btsnoop", dir + "/o.3.btsnoop"])
@@ -45,8 +44,7 @@ import BLECapture
         // 16-byte header + 2 records of 28 bytes fit in 72; the third starts a new file.
         let output = try BtsnoopOutput(path: dir + "/cap", datalink: .h4, rotation: .size(bytes: 72), now: 0)
         for n in 1...5 {
-            _ = try output.offsetForNextRecord(length: 28, now: 0)
-            try output.append(Self.recordBytes(n))
+            #expect(try output.write(Self.packet(n), now: 0) == (n % 2 == 1 ? 16 : 44))
         }
         try output.close()
         #expect(output.paths == [dir + "/cap.1", dir + "/cap.2", dir + "/cap.3"])
