@@ -115,7 +115,7 @@ public struct PcapReader: CaptureReader {
 
     /// Why this link type is refused: air captures say so, naming the link type.
     private func unsupportedMessage() -> String {
-        let hint = "blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger)"
+        let hint = "blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger) and LE air captures (pcap 251/256/272)"
         var described = linkType.description
         var inner = linkType
         if linkType == .ppi, let wrapped = firstPPIWrappedLinkType() {

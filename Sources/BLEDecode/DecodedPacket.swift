@@ -33,6 +33,9 @@ public struct DecodedPacket: Sendable {
     public var events: [DecodedEvent]
     /// Parts that could not be decoded. The packet is still stored and counted.
     public var problems: [DecodeError]
+    /// The direction the decoder worked out when the capture does not record it (air captures
+    /// whose sniffer does not say who sent a PDU). Nil: the record's own direction stands.
+    public var direction: Direction?
 
     public init(summary: String, layer: PacketLayer, connection: ConnectionRef? = nil,
                 events: [DecodedEvent] = [], problems: [DecodeError] = []) {

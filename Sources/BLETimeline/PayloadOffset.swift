@@ -8,8 +8,10 @@ extension DecoderOptions {
     /// btsnoop: 24-byte record header, then the H4 type byte for datalink 1002 (none for 1001,
     /// none for 2001, whose opcode is in the flags). PacketLogger: length, seconds, microseconds
     /// and the type byte (13). pcap: 16-byte record header, then the 4-byte direction pseudo-header
-    /// (201) or the 4-byte monitor header (254), then the H4 type byte (187, 201). pcapng and
-    /// btsnooz records have no fixed layout here: their offsets name the record, not the byte.
+    /// (201) or the 4-byte monitor header (254), then the H4 type byte (187, 201); air link types
+    /// (251, 256, 272) hand the whole frame, pseudo-header included, to the decoder. pcapng: a
+    /// 28-byte Enhanced Packet Block header instead of pcap's 16. btsnooz records have no file
+    /// position: their offsets name the record in the decompressed stream.
     public static func forCapture(_ info: CaptureInfo, keepKeys: Bool) -> DecoderOptions {
         let offset: Int
         switch (info.format, info.linkType) {
@@ -19,6 +21,12 @@ extension DecoderOptions {
         case (.pcap, 187): offset = 17
         case (.pcap, 201): offset = 21
         case (.pcap, 254): offset = 20
+        case (.pcap, 251), (.pcap, 256), (.pcap, 272): offset = 16
+        // pcapng Enhanced Packet Block: 28 bytes of block header before the packet data.
+        case (.pcapng, 187): offset = 29
+        case (.pcapng, 201): offset = 33
+        case (.pcapng, 254): offset = 32
+        case (.pcapng, _): offset = 28
         default: offset = 0
         }
         return DecoderOptions(keepKeys: keepKeys, payloadOffsetInRecord: offset)

@@ -126,7 +126,7 @@ final class TimelineWriter {
         s.bindInt(captureID, at: 1)
         s.bindInt(frame, at: 2)
         s.bindInt(ts, at: 3)
-        s.bindText(record.direction.rawValue, at: 4)
+        s.bindText((packet.direction ?? record.direction).rawValue, at: 4)
         s.bindText(record.kind.rawValue, at: 5)
         s.bindInt(record.originalLength, at: 6)
         s.bindText(packet.layer.rawValue, at: 7)

@@ -54,11 +54,23 @@ struct ImportCLITests {
         #expect(missing.stderr.contains("nope.log"))
     }
 
-    @Test func airCaptureIsRefusedSayingWhatItIs() throws {
+    @Test func airCaptureFromASnifferImports() throws {
         let dir = CLI.temporaryDirectory()
-        let r = try CLI.run(["import", CLI.sharedCapture("nrf-sniffer-zero-ltk.pcap"), "--db", dir.appendingPathComponent("t.db").path])
+        let db = dir.appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", CLI.sharedCapture("nrf-sniffer-zero-ltk.pcap"), "--db", db])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("LINKTYPE_NORDIC_BLE (272)"))
+        // tshark: 479 frames, one CONNECT_IND, 154 ATT PDUs, LL_TERMINATE_IND 0x13.
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM packets") == "479")
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM connections WHERE began_before_capture = 0") == "1")
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM att_pdus") == "154")
+        #expect(try SQLite.scalar(db, "SELECT group_concat(code) FROM errors WHERE context = 'disconnect'") == "19")
+    }
+
+    @Test func replayRefusesAnAirCaptureSayingWhy() throws {
+        let r = try CLI.run(["replay", CLI.sharedCapture("sniffle-gatt.pcap")])
         #expect(r.status == 65)
-        #expect(r.stderr.contains("LINKTYPE_NORDIC_BLE (272)"))
+        #expect(r.stderr.contains("link-layer (air) capture"))
     }
 
     @Test func truncatedLastRecordImportsTheRestWithAWarning() throws {

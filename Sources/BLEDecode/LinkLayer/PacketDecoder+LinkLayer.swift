@@ -108,7 +108,9 @@ extension PacketDecoder {
             _ = tracker.disconnectionComplete(handle: gone.handle, status: .success)
             _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
         }
-        return d.packet
+        var decoded = d.packet
+        if record.direction == .unknown { decoded.direction = sender.direction }
+        return decoded
     }
 
     /// Everything after the header: retransmissions, Empty PDUs, ciphertext, L2CAP, LL Control.

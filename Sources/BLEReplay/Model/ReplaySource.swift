@@ -24,7 +24,11 @@ public enum ReplaySource {
         }
         if TimelineSource.isTimelineFile(path) {
             do {
-                return Loaded(sessions: try RecordingLoader.load(TimelineStore(path: path)), messages: [], damaged: false)
+                let store = try TimelineStore(path: path)
+                try refuseAirCaptures(store, path: path)
+                return Loaded(sessions: try RecordingLoader.load(store), messages: [], damaged: false)
+            } catch let failure as RecordingLoader.Failure {
+                throw failure
             } catch {
                 throw RecordingLoader.Failure(message: "\(path): \(error)")
             }
@@ -56,10 +60,23 @@ public enum ReplaySource {
         }
         do {
             let store = try TimelineStore(path: db)
+            try refuseAirCaptures(store, path: path)
             return Loaded(sessions: try RecordingLoader.load(store), messages: messages,
                           damaged: results.contains { $0.status == .partial })
+        } catch let failure as RecordingLoader.Failure {
+            throw failure
         } catch {
             throw RecordingLoader.Failure(message: "\(path): \(error)")
         }
+    }
+
+    /// Air captures (pcap LINKTYPE 251, 256, 272) decode into the timeline, but replay needs a
+    /// host's view of the link: who asked, what its controller reported, and when.
+    static func refuseAirCaptures(_ store: TimelineStore, path: String) throws {
+        let air = try store.database.rows("""
+            SELECT file_name, link_type FROM capture WHERE format IN ('pcap', 'pcapng') AND link_type IN (251, 256, 272)
+            """)
+        guard let first = air.first else { return }
+        throw RecordingLoader.Failure(message: "\(path): \(first[0].string ?? "") is a Bluetooth LE link-layer (air) capture from a sniffer (LINKTYPE \(first[1].int ?? 0)); replay needs an HCI capture taken on the central's host (btsnoop, PacketLogger, pcap 187/201/254). Use timeline, diagnose or report for air captures.")
     }
 }
