@@ -79,7 +79,7 @@ struct DetectionTests {
 
     @Test("non-Bluetooth and BR/EDR air link types are refused, saying what the file is; LE air is read")
     func unsupportedLinkTypes() throws {
-        let hint = "; blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger)"
+        let hint = "; blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger) and LE air captures (pcap 251/256/272)"
         let ethernet = readAll(bytes: pcap(linkType: 1, packet: [UInt8](repeating: 0, count: 14))).error
         #expect(ethernet?.kind == .unsupported)
         #expect(ethernet?.message == "pcap with LINKTYPE_ETHERNET (1) is not a Bluetooth HCI capture" + hint)
