@@ -216,7 +216,9 @@ final class TimelineWriter {
                 let local = state?.localDisconnectRequested ?? false
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect",
                           code: Int(d.reason.rawValue), name: d.reason.name,
-                          cbError: state?.isLE == false ? nil : mapping.cbErrorName(for: d.reason, cancelledByApp: local))
+                          // The local host asked for it (cancelPeripheralConnection, or the stack): no error for the
+                          // app, whatever reason the controller reports back (0x16, or 0x13 on some controllers).
+                          cbError: state?.isLE == false || local ? nil : mapping.cbErrorName(for: d.reason))
             } else {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect-failed",
                           code: Int(d.status.rawValue), name: d.status.name, cbError: nil)
