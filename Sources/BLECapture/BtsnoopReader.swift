@@ -6,7 +6,7 @@ import BLECore
 /// (`btsnoop\0`, version u32 = 1, datalink u32), then records of a 24-byte big-endian header
 /// (original length, included length, flags, cumulative drops, timestamp i64 in µs since
 /// 0000-01-01) and `included length` bytes of packet. Reads 1 MiB chunks through an
-/// `InputWindow`; memory stays flat whatever the file size.
+/// `InputWindow` (the record loop is `RecordWindow`); memory stays flat whatever the file size.
 ///
 /// Per datalink: H4 records lose their type byte to `kind`/`rawType`; H1 records take
 /// command/event/ACL from flags bit 1 and get the H4 type as `rawType`; monitor records carry
@@ -21,13 +21,12 @@ public struct BtsnoopReader: CaptureReader {
 
     public let info: CaptureInfo
     public let path: String
-    public private(set) var warnings: [CaptureWarning] = []
-    public var bytesRead: Int { input.offset }
+    public var warnings: [CaptureWarning] { records.warnings }
+    public var bytesRead: Int { records.input.offset }
     public let datalink: BtsnoopDatalink
 
-    private var input: InputWindow
+    private var records: RecordWindow
     private var frameNumber = 0
-    private var state = ReaderState.reading
 
     /// Reads the file header from `source`; the reader then streams the records.
     public init(source: any ByteSource, path: String? = nil) throws(CaptureError) {
@@ -35,19 +34,19 @@ public struct BtsnoopReader: CaptureReader {
     }
 
     init(input: InputWindow, path: String) throws(CaptureError) {
-        self.input = input
+        records = RecordWindow(input: input, path: path)
         self.path = path
         let header = Self.fileHeaderLength
-        guard try self.input.fill(atLeast: header) else {
-            let have = self.input.available
+        guard try records.input.fill(atLeast: header) else {
+            let have = records.input.available
             if have == 0 { throw CaptureError(path: path, offset: 0, kind: .empty, message: "file is empty") }
-            if !Self.magic.starts(with: Array(self.input.bytes.prefix(8))) {
+            if !Self.magic.starts(with: Array(records.input.bytes.prefix(8))) {
                 throw CaptureError(path: path, offset: 0, kind: .unknownFormat, message: "not a btsnoop file")
             }
             throw CaptureError(path: path, offset: 0, kind: .corrupt,
                                message: "truncated btsnoop file header (file ends after \(have) of \(header) bytes)")
         }
-        let bytes = self.input.bytes
+        let bytes = records.input.bytes
         guard Self.magic.elementsEqual(bytes.prefix(8)),
               let version = bytes.bigEndianUInt32(at: 8), let link = bytes.bigEndianUInt32(at: 12)
         else {
@@ -65,63 +64,33 @@ public struct BtsnoopReader: CaptureReader {
         }
         info = CaptureInfo(format: .btsnoop, linkType: link,
                            formatDescription: "btsnoop v1, \(datalink) datalink \(link)")
-        self.input.consume(header)
+        records.consume(header)
     }
 
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
-        guard case .reading = state else { return try state.stoppedResult() }
         let headerLength = Self.recordHeaderLength
-        guard try input.fill(atLeast: headerLength) else {
-            if input.available > 0 {
-                truncated(have: input.available, need: headerLength, header: true)
-            } else {
-                state = .finished
-            }
-            return nil
-        }
-        var p = input.pointer
-        let originalLength = p.bigEndianUInt32(at: 0)
-        let includedLength = p.bigEndianUInt32(at: 4)
+        guard let header = try records.nextHeader(length: headerLength) else { return nil }
+        let originalLength = header.bigEndianUInt32(at: 0)
+        let includedLength = header.bigEndianUInt32(at: 4)
         if includedLength > originalLength || includedLength > Self.maxIncludedLength {
             let why = includedLength > Self.maxIncludedLength
                 ? "included length \(includedLength) exceeds the largest HCI packet (\(Self.maxIncludedLength))"
                 : "included length \(includedLength) exceeds original length \(originalLength)"
-            return try fail("record \(frameNumber + 1): \(why)")
+            try records.fail("record \(frameNumber + 1): \(why)")
         }
         let included = Int(includedLength)
         let total = headerLength + included
-        if input.available < total {
-            guard try input.fill(atLeast: total) else {
-                truncated(have: input.available, need: total)
-                return nil
-            }
-            p = input.pointer
-        }
+        guard let p = try records.wholeRecord(length: total) else { return nil }
         let flags = p.bigEndianUInt32(at: 8)
         let drops = p.bigEndianUInt32(at: 12)
         let timestamp = Int64(bitPattern: p.bigEndianUInt64(at: 16)) &- Timestamp.btsnoopEpochOffset
         frameNumber += 1
-        let body = p + headerLength
         var record = CaptureRecord(frameNumber: frameNumber, timestamp: timestamp, direction: .unknown,
-                                   kind: .other, payload: [], fileOffset: input.offset,
+                                   kind: .other, payload: [], fileOffset: records.input.offset,
                                    originalLength: Int(originalLength), cumulativeDrops: drops)
         record.setBtsnoopPacket(flags: flags, datalink: datalink,
-                                body: UnsafeRawBufferPointer(start: body, count: included))
-        input.consume(total)
+                                body: UnsafeRawBufferPointer(start: p + headerLength, count: included))
+        records.consume(total)
         return record
-    }
-
-    private mutating func truncated(have: Int, need: Int, header: Bool = false) {
-        let offset = input.offset
-        warnings.append(CaptureWarning(offset: offset, message: truncationMessage(
-            recordOffset: offset, have: have, need: need, header: header)))
-        input.consume(have)
-        state = .finished
-    }
-
-    private mutating func fail(_ message: String) throws(CaptureError) -> CaptureRecord? {
-        let error = CaptureError(path: path, offset: input.offset, kind: .corrupt, message: message)
-        state = .failed(error)
-        throw error
     }
 }

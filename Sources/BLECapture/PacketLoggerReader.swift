@@ -20,27 +20,26 @@ public struct PacketLoggerReader: CaptureReader {
 
     public let info: CaptureInfo
     public let path: String
-    public private(set) var warnings: [CaptureWarning] = []
-    public var bytesRead: Int { input.offset }
+    public var warnings: [CaptureWarning] { records.warnings }
+    public var bytesRead: Int { records.input.offset }
     /// True when the record headers are big-endian (older Mac files).
     public let isBigEndian: Bool
 
-    private var input: InputWindow
+    private var records: RecordWindow
     private var frameNumber = 0
-    private var state = ReaderState.reading
 
     public init(source: any ByteSource, path: String? = nil) throws(CaptureError) {
         try self.init(input: InputWindow(source: source), path: path ?? source.name)
     }
 
     init(input: InputWindow, path: String) throws(CaptureError) {
-        self.input = input
+        records = RecordWindow(input: input, path: path)
         self.path = path
-        _ = try self.input.fill(atLeast: Self.probeLength)
-        if self.input.available == 0 {
+        _ = try records.input.fill(atLeast: Self.probeLength)
+        if records.input.available == 0 {
             throw CaptureError(path: path, offset: 0, kind: .empty, message: "file is empty")
         }
-        guard let bigEndian = Self.detectByteOrder(self.input.bytes) else {
+        guard let bigEndian = Self.detectByteOrder(records.input.bytes) else {
             throw CaptureError(path: path, offset: 0, kind: .unknownFormat,
                                message: "not a PacketLogger file (no run of valid records at the start)")
         }
@@ -82,32 +81,15 @@ public struct PacketLoggerReader: CaptureReader {
     }
 
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
-        guard case .reading = state else { return try state.stoppedResult() }
         let headerLength = Self.headerLength
-        guard try input.fill(atLeast: headerLength) else {
-            if input.available > 0 {
-                truncated(have: input.available, need: headerLength, header: true)
-            } else {
-                state = .finished
-            }
-            return nil
-        }
-        var p = input.pointer
-        let length = p.uint32(at: 0, bigEndian: isBigEndian)
+        guard let header = try records.nextHeader(length: headerLength) else { return nil }
+        let length = header.uint32(at: 0, bigEndian: isBigEndian)
         guard length >= Self.minLength, length <= Self.maxLength else {
-            let error = CaptureError(path: path, offset: input.offset, kind: .corrupt, message:
+            try records.fail(
                 "record \(frameNumber + 1): length \(length) is impossible (must be \(Self.minLength)...\(Self.maxLength))")
-            state = .failed(error)
-            throw error
         }
         let total = 4 + Int(length)
-        if input.available < total {
-            guard try input.fill(atLeast: total) else {
-                truncated(have: input.available, need: total)
-                return nil
-            }
-            p = input.pointer
-        }
+        guard let p = try records.wholeRecord(length: total) else { return nil }
         let seconds = p.uint32(at: 4, bigEndian: isBigEndian)
         let micros = p.uint32(at: 8, bigEndian: isBigEndian)
         let type = PacketLoggerType(rawValue: p.load(fromByteOffset: headerLength, as: UInt8.self))
@@ -117,16 +99,8 @@ public struct PacketLoggerReader: CaptureReader {
             frameNumber: frameNumber, timestamp: Int64(seconds) * 1_000_000 + Int64(micros),
             direction: direction, kind: kind,
             payload: copyBytes(p + headerLength + 1, count: total - headerLength - 1),
-            fileOffset: input.offset, originalLength: total - headerLength, rawType: UInt16(type.rawValue))
-        input.consume(total)
+            fileOffset: records.input.offset, originalLength: total - headerLength, rawType: UInt16(type.rawValue))
+        records.consume(total)
         return record
-    }
-
-    private mutating func truncated(have: Int, need: Int, header: Bool = false) {
-        let offset = input.offset
-        warnings.append(CaptureWarning(offset: offset, message: truncationMessage(
-            recordOffset: offset, have: have, need: need, header: header)))
-        input.consume(have)
-        state = .finished
     }
 }
