@@ -7,9 +7,13 @@ let package = Package(
     name: "blereplay-fuzz",
     dependencies: [.package(name: "blereplay", path: "..")],
     targets: [
-        .executableTarget(name: "FuzzCaptureReaders", dependencies: [.product(name: "BLECapture", package: "blereplay")]),
+        // Hands each target to libFuzzer's driver.
+        .target(name: "FuzzDriver"),
+        .executableTarget(name: "FuzzCaptureReaders", dependencies: [
+            "FuzzDriver", .product(name: "BLECapture", package: "blereplay"),
+        ]),
         .executableTarget(name: "FuzzPacketDecoder", dependencies: [
-            .product(name: "BLECore", package: "blereplay"), .product(name: "BLEDecode", package: "blereplay"),
+            "FuzzDriver", .product(name: "BLECore", package: "blereplay"), .product(name: "BLEDecode", package: "blereplay"),
         ]),
     ],
     swiftLanguageModes: [.v6]

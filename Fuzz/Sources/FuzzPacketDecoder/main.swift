@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BLECore
 import BLEDecode
+import FuzzDriver
 
 /// libFuzzer entry point: the packet decoder (HCI, ACL reassembly, L2CAP, ATT, SMP, advertising)
 /// on arbitrary records. Input layout: repeated [kind u8][direction u8][length u8][payload];
@@ -29,16 +27,7 @@ func fuzzPacketDecoderEntry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-// SwiftPM gives an executable its own entry point, so libFuzzer's `main` is not used: hand
-// control to libFuzzer's driver instead (LLVMFuzzerRunDriver, libFuzzer's documented API).
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
-
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&argc, &argv) { data, size in
+runFuzzer { data, size in
     guard let data else { return 0 }
     return fuzzPacketDecoderEntry(data, size)
-})
+}
