@@ -51,11 +51,7 @@ public final class FollowSource: LiveSource {
     public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
 
     /// Recoverable oddities so far, and a record still incomplete when the recording stops.
-    public var warnings: [String] {
-        guard decoder.pendingBytes > 0 else { return collected }
-        return collected + ["\(name): byte \(decoder.offset): recording stopped in the middle of a record "
-                            + "(\(decoder.pendingBytes) bytes not recorded)"]
-    }
+    public var warnings: [String] { decoder.warnings(collected, source: name) }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decodeNext() { return .record(record) }
@@ -101,9 +97,8 @@ public final class FollowSource: LiveSource {
             // Anything the writer appended between our last read and the rename.
             while try readChunk() > 0 {}
             if let record = try decodeNext() { return .record(record) }
-            if decoder.pendingBytes > 0 {
-                collected.append("\(name): byte \(decoder.offset): the file was rotated in the middle of a record "
-                                + "(\(decoder.pendingBytes) bytes kept out of the recording)")
+            if let warning = decoder.unfinishedRecordWarning(source: name, event: "the file was rotated") {
+                collected.append(warning)
             }
             try? Syscall.closeDescriptor(old)
             fileDescriptor = nil
@@ -125,9 +120,8 @@ public final class FollowSource: LiveSource {
 
     /// The file shrank under us (truncated in place): read it again from the start.
     private func truncatedInPlace() throws(LiveError) -> SourceEvent {
-        if decoder.pendingBytes > 0 {
-            collected.append("\(name): byte \(decoder.offset): the file was truncated in the middle of a record "
-                            + "(\(decoder.pendingBytes) bytes kept out of the recording)")
+        if let warning = decoder.unfinishedRecordWarning(source: name, event: "the file was truncated") {
+            collected.append(warning)
         }
         if let fd = fileDescriptor {
             do {

@@ -65,6 +65,21 @@ struct LiveStreamDecoder {
         }
     }
 
+    /// The bytes of a record still incomplete when `event` happened, as a warning; nil when no
+    /// bytes are pending. `SOURCE: byte OFFSET: EVENT in the middle of a record (N bytes FATE)`.
+    func unfinishedRecordWarning(source: String, event: String, fate: String = "kept out of the recording") -> String? {
+        guard pendingBytes > 0 else { return nil }
+        return "\(source): byte \(offset): \(event) in the middle of a record (\(pendingBytes) bytes \(fate))"
+    }
+
+    /// A source's `warnings`: `collected`, then the record still incomplete if the recording
+    /// stopped now.
+    func warnings(_ collected: [String], source: String) -> [String] {
+        guard let unfinished = unfinishedRecordWarning(source: source, event: "recording stopped", fate: "not recorded")
+        else { return collected }
+        return collected + [unfinished]
+    }
+
     mutating func feed(_ bytes: UnsafeRawBufferPointer) { buffer.append(bytes) }
     mutating func feed(_ bytes: some Collection<UInt8>) { buffer.append(bytes) }
 

@@ -28,11 +28,7 @@ public final class StreamSource: LiveSource {
     public var format: LiveStreamFormat? { decoder.format }
 
     /// Recoverable oddities so far, and a record still incomplete when the recording stops.
-    public var warnings: [String] {
-        guard decoder.pendingBytes > 0, !ended else { return collected }
-        return collected + ["\(name): byte \(decoder.offset): recording stopped in the middle of a record "
-                            + "(\(decoder.pendingBytes) bytes not recorded)"]
-    }
+    public var warnings: [String] { ended ? collected : decoder.warnings(collected, source: name) }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decoder.next(arrival: arrival) { return .record(record) }
@@ -43,9 +39,8 @@ public final class StreamSource: LiveSource {
             }
             let n = try Syscall.readBytes(fileDescriptor, into: &buffer)
             if n == 0 {
-                if decoder.pendingBytes > 0 {
-                    collected.append("\(name): byte \(decoder.offset): input ended in the middle of a record "
-                                    + "(\(decoder.pendingBytes) bytes kept out of the recording)")
+                if let warning = decoder.unfinishedRecordWarning(source: name, event: "input ended") {
+                    collected.append(warning)
                 }
                 ended = true
                 return .end

@@ -69,11 +69,7 @@ public final class TCPSource: LiveSource {
     public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
 
     /// Recoverable oddities so far, and a record still incomplete when the recording stops.
-    public var warnings: [String] {
-        guard decoder.pendingBytes > 0 else { return collected }
-        return collected + ["\(name): byte \(decoder.offset): recording stopped in the middle of a record "
-                            + "(\(decoder.pendingBytes) bytes not recorded)"]
-    }
+    public var warnings: [String] { decoder.warnings(collected, source: name) }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decodeNext() { return .record(record) }
