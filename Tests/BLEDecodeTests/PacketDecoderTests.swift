@@ -53,7 +53,7 @@ struct PacketDecoderTests {
     /// 100,000 records of random bytes, every kind and direction: the decoder must not trap,
     /// must keep returning packets with summaries, and its state must stay bounded.
     @Test func randomBytesNeverCrash() {
-        var rng = DecoderRandom(seed: 0x5EED_B1E5)
+        var rng = SplitMix64(seed: 0x5EED_B1E5)
         var decoder = PacketDecoder()
         let kinds = PacketKind.allCases
         let directions: [Direction] = [.sent, .received, .unknown]
@@ -103,18 +103,5 @@ struct PacketDecoderTests {
         #expect(done?.summary == "Rcvd L2CAP LE CoC data CID 0x0040, 65535 bytes")
         #expect(done?.problems.count == 1)
         #expect(decoder.reassembler.isEmpty)
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny seeded generator for the robustness test.
-struct DecoderRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -166,7 +166,7 @@ struct RealCaptureTests {
     @Test(arguments: ["android-lock-pairing.btsnoop", "android-pongbot.btsnoop", "ios-glasses.pklg"])
     func damagedRealRecordsNeverCrash(_ file: String) throws {
         let capture = try #require(TestCapture.load(file))
-        var rng = DecoderRandom(seed: 0xDA_3A6E)
+        var rng = SplitMix64(seed: 0xDA_3A6E)
         var decoder = PacketDecoder()
         var problems = 0
         for _ in 0..<10 {
