@@ -18,6 +18,14 @@ public struct ATTTransaction: Sendable, Equatable {
     public var errorCode: ATTErrorCode?
 }
 
+extension ATTTransaction {
+    /// The transaction a request or indication opens, not yet answered.
+    init(opening p: StoredATTPDU) {
+        self.init(requestPacketID: p.packetID, requestTimestamp: p.timestamp, direction: p.direction, opcode: p.opcode,
+                  handle: p.pdu?.attributeHandle, responsePacketID: nil, latency: nil, outcome: .pending, errorCode: nil)
+    }
+}
+
 /// Pairs ATT requests with responses, and indications with confirmations.
 ///
 /// ATT is sequential per bearer and per direction (Core v5.4 Vol 3 Part F 3.3.2): a client has
@@ -44,19 +52,13 @@ public struct TransactionMatcher {
         let op = p.opcode
         switch op.kind {
         case .request:
-            if let old = pendingRequest[p.direction] {
+            if let old = pendingRequest.updateValue(ATTTransaction(opening: p), forKey: p.direction) {
                 close(old, at: p.timestamp, orphaned: true)
             }
-            pendingRequest[p.direction] = ATTTransaction(
-                requestPacketID: p.packetID, requestTimestamp: p.timestamp, direction: p.direction, opcode: op,
-                handle: p.pdu?.attributeHandle, responsePacketID: nil, latency: nil, outcome: .pending, errorCode: nil)
         case .indication:
-            if let old = pendingIndication[p.direction] {
+            if let old = pendingIndication.updateValue(ATTTransaction(opening: p), forKey: p.direction) {
                 close(old, at: p.timestamp, orphaned: true)
             }
-            pendingIndication[p.direction] = ATTTransaction(
-                requestPacketID: p.packetID, requestTimestamp: p.timestamp, direction: p.direction, opcode: op,
-                handle: p.pdu?.attributeHandle, responsePacketID: nil, latency: nil, outcome: .pending, errorCode: nil)
         case .response:
             let requester = p.direction.opposite
             guard var t = pendingRequest[requester] else {
