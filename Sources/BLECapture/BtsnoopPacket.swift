@@ -34,6 +34,18 @@ package struct BtsnoopPacket: Sendable, Hashable {
     /// Bytes the record takes in the file: header and body.
     package var recordLength: Int { Self.headerLength + body.count }
 
+    /// Why a record header's lengths are impossible, or nil when they are not: the included
+    /// length may exceed neither `maxIncludedLength` nor the original length.
+    package static func lengthProblem(originalLength: UInt32, includedLength: UInt32) -> String? {
+        if includedLength > UInt32(maxIncludedLength) {
+            return "included length \(includedLength) exceeds the largest HCI packet (\(maxIncludedLength))"
+        }
+        if includedLength > originalLength {
+            return "included length \(includedLength) exceeds original length \(originalLength)"
+        }
+        return nil
+    }
+
     /// Why a record has no btsnoop form at all (its packet is larger than a record holds).
     package struct EncodingError: Error, Sendable, Hashable, CustomStringConvertible {
         package var description: String

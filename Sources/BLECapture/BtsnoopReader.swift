@@ -16,8 +16,6 @@ public struct BtsnoopReader: CaptureReader {
     /// `btsnoop\0`, version u32 = 1, datalink u32 (big-endian).
     package static let fileHeaderLength = 16
     static let recordHeaderLength = BtsnoopPacket.headerLength
-    /// Largest included length accepted (`BtsnoopPacket.maxIncludedLength`).
-    static let maxIncludedLength = UInt32(BtsnoopPacket.maxIncludedLength)
 
     public let info: CaptureInfo
     public let path: String
@@ -46,25 +44,32 @@ public struct BtsnoopReader: CaptureReader {
             throw CaptureError(path: path, offset: 0, kind: .corrupt,
                                message: "truncated btsnoop file header (file ends after \(have) of \(header) bytes)")
         }
-        let bytes = records.input.bytes
-        guard Self.magic.elementsEqual(bytes.prefix(8)),
-              let version = bytes.bigEndianUInt32(at: 8), let link = bytes.bigEndianUInt32(at: 12)
-        else {
+        datalink = try Self.datalink(fileHeader: records.input.bytes, path: path)
+        info = CaptureInfo(format: .btsnoop, linkType: datalink.rawValue,
+                           formatDescription: "btsnoop v1, \(datalink) datalink \(datalink.rawValue)")
+        records.consume(header)
+    }
+
+    /// The datalink a btsnoop file header announces (its first `fileHeaderLength` bytes).
+    /// Throws `.unknownFormat` without the magic, `.unsupported` for another version or a
+    /// datalink BLECapture does not read, with the offset of the field.
+    package static func datalink(fileHeader: some Collection<UInt8>, path: String) throws(CaptureError) -> BtsnoopDatalink {
+        let header = Array(fileHeader.prefix(fileHeaderLength))
+        guard header.count == fileHeaderLength, header.starts(with: magic) else {
             throw CaptureError(path: path, offset: 0, kind: .unknownFormat, message: "no btsnoop magic")
         }
+        let version = header[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let link = BtsnoopDatalink(rawValue: header[12..<16].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
         guard version == 1 else {
             throw CaptureError(path: path, offset: 8, kind: .unsupported,
                                message: "btsnoop version \(version) is not supported (only version 1 exists)")
         }
-        datalink = BtsnoopDatalink(rawValue: link)
-        guard BtsnoopDatalink.supported.contains(datalink) else {
+        guard BtsnoopDatalink.supported.contains(link) else {
             throw CaptureError(path: path, offset: 12, kind: .unsupported,
-                               message: "btsnoop datalink \(link) (\(datalink)) is not supported; blereplay reads "
+                               message: "btsnoop datalink \(link.rawValue) (\(link)) is not supported; blereplay reads "
                                    + "btsnoop datalinks 1001 (H1), 1002 (H4) and 2001 (Linux monitor)")
         }
-        info = CaptureInfo(format: .btsnoop, linkType: link,
-                           formatDescription: "btsnoop v1, \(datalink) datalink \(link)")
-        records.consume(header)
+        return link
     }
 
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
@@ -72,10 +77,7 @@ public struct BtsnoopReader: CaptureReader {
         guard let header = try records.nextHeader(length: headerLength) else { return nil }
         let originalLength = header.bigEndianUInt32(at: 0)
         let includedLength = header.bigEndianUInt32(at: 4)
-        if includedLength > originalLength || includedLength > Self.maxIncludedLength {
-            let why = includedLength > Self.maxIncludedLength
-                ? "included length \(includedLength) exceeds the largest HCI packet (\(Self.maxIncludedLength))"
-                : "included length \(includedLength) exceeds original length \(originalLength)"
+        if let why = BtsnoopPacket.lengthProblem(originalLength: originalLength, includedLength: includedLength) {
             try records.fail("record \(frameNumber + 1): \(why)")
         }
         let included = Int(includedLength)

@@ -53,6 +53,7 @@ struct RecordWindow {
     }
 
     /// Stops the stream: damage at the current record, thrown now and by every later call.
+    @inline(never)
     mutating func fail(_ message: String) throws(CaptureError) -> Never {
         let error = CaptureError(path: path, offset: input.offset, kind: .corrupt, message: message)
         state = .failed(error)
@@ -60,6 +61,7 @@ struct RecordWindow {
     }
 
     /// The input ended inside a record: a warning, and the end of the records.
+    @inline(never)
     private mutating func truncated(need: Int, header: Bool) {
         let offset = input.offset
         let have = input.available

@@ -34,10 +34,7 @@ struct BtsnoopStreamDecoder {
         guard buffer.count >= header else { return nil }
         let originalLength = buffer.uint32BE(at: 0)
         let includedLength = buffer.uint32BE(at: 4)
-        if includedLength > originalLength || includedLength > UInt32(BtsnoopPacket.maxIncludedLength) {
-            let why = includedLength > originalLength
-                ? "included length \(includedLength) exceeds original length \(originalLength)"
-                : "included length \(includedLength) exceeds the largest HCI packet (\(BtsnoopPacket.maxIncludedLength))"
+        if let why = BtsnoopPacket.lengthProblem(originalLength: originalLength, includedLength: includedLength) {
             throw LiveError(source: source, offset: offset, kind: .malformed, message: "record \(frames + 1): \(why)")
         }
         let total = header + Int(includedLength)
@@ -59,16 +56,11 @@ struct BtsnoopStreamDecoder {
             throw LiveError(source: source, offset: 0, kind: .malformed, message: "no btsnoop magic (btsnoop\\0)")
         }
         guard buffer.count >= Self.fileHeaderLength else { return }
-        let version = buffer.uint32BE(at: 8)
-        guard version == 1 else {
-            throw LiveError(source: source, offset: 8, kind: .malformed,
-                            message: "btsnoop version \(version) is not supported (only version 1 exists)")
-        }
-        let link = BtsnoopDatalink(rawValue: buffer.uint32BE(at: 12))
-        guard BtsnoopDatalink.supported.contains(link) else {
-            throw LiveError(source: source, offset: 12, kind: .malformed,
-                            message: "btsnoop datalink \(link.rawValue) (\(link)) is not supported; blereplay records "
-                                + "datalinks 1001 (H1), 1002 (H4) and 2001 (Linux monitor)")
+        let link: BtsnoopDatalink
+        do {
+            link = try BtsnoopReader.datalink(fileHeader: buffer.bytes, path: source)
+        } catch {
+            throw LiveError(source: source, offset: error.offset, kind: .malformed, message: error.message)
         }
         buffer.consume(Self.fileHeaderLength)
         offset = Self.fileHeaderLength
