@@ -116,7 +116,7 @@ def bench_report(out: Path, captures: int = 200, records: int = 5000) -> None:
             if path.exists() and path.stat().st_size > 0:
                 continue
             subprocess.run([sys.executable, str(ROOT / "Scripts" / "make_bench_capture.py"), str(path),
-                            "--records", str(records), "--seed", str(1000 + i)], check=True, stdout=subprocess.DEVNULL)
+                            "--records", str(records), "--seed", str(1000 + i)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     size = sum(p.stat().st_size for p in fleet.glob("*.btsnoop"))
     cores = os.cpu_count() or 1
     times: dict[int, float] = {}
