@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 import BLETimeline
 
 /// Device identity per address: names and manufacturer data from advertising, and the Device
@@ -48,25 +49,15 @@ enum DeviceIdentity {
                 WHERE c.peer_address = device.address AND ch.uuid = '2A00' AND length(v.value) > 0 LIMIT 1)
             WHERE name IS NULL
             """)
-        // Manufacturer data company and appearance from the advertising data.
+        // Manufacturer data company and appearance, from the advertising data as BLEDecode parses it.
         let s = try db.prepare("SELECT address, data FROM adv_report ORDER BY packet_id")
         var company: [String: UInt16] = [:]
         var appearance: [String: UInt16] = [:]
         while try s.step() {
             guard let address = s.text(0), let data = s.blob(1) else { continue }
-            var i = 0
-            while i + 1 < data.count {
-                let length = Int(data[i])
-                if length == 0 || i + 1 + length > data.count { break }
-                let type = data[i + 1]
-                if type == 0xFF, length >= 3, company[address] == nil {
-                    company[address] = UInt16(data[i + 2]) | UInt16(data[i + 3]) << 8
-                }
-                if type == 0x19, length >= 3 {
-                    appearance[address] = UInt16(data[i + 2]) | UInt16(data[i + 3]) << 8
-                }
-                i += 1 + length
-            }
+            let parsed = AdvertisingData(decoding: data[...])
+            if company[address] == nil, let first = parsed.manufacturerData.first { company[address] = first.companyID }
+            if let a = parsed.appearance { appearance[address] = a }
         }
         for (address, id) in company {
             try db.run("UPDATE device SET company_id = ?1, company_name = ?2 WHERE address = ?3",
