@@ -17,16 +17,6 @@ public enum Timestamp {
         return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(rem / 3600, 2)):\(p(rem / 60 % 60, 2)):\(p(rem % 60, 2)).\(p(micros, 6))Z"
     }
 
-    /// Seconds with millisecond precision relative to a start, e.g. `12.345`.
-    public static func relative(_ us: Int64, from start: Int64) -> String {
-        let d = us - start
-        let sign = d < 0 ? "-" : ""
-        let a = abs(d)
-        let ms = (a % 1_000_000) / 1000
-        let msText = String(ms)
-        return "\(sign)\(a / 1_000_000).\(String(repeating: "0", count: 3 - msText.count))\(msText)"
-    }
-
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
