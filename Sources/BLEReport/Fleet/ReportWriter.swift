@@ -67,17 +67,12 @@ public enum ReportWriter {
         }
     }
 
-    /// Writes `text` to `path` through `path.tmp-PID`, renamed into place when complete.
+    /// Writes one output file atomically (`TextFile.write`).
     static func writeFile(_ path: String, _ text: String) throws(Failure) {
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw Failure(message: "\(path): cannot create: \(String(cString: strerror(errno)))") }
-        let ok = StandardStreams.write(text, to: fd)
-        let closed = close(fd) == 0
-        guard ok, closed, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw Failure(message: "\(path): write failed: \(reason)")
+        do {
+            try TextFile.write(text, to: path)
+        } catch {
+            throw Failure(message: error.description)
         }
     }
 }

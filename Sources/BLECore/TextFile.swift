@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes and reads whole small files (reports, scripts) with POSIX calls.
+/// Writes and reads whole small files (reports, JUnit XML, scripts, traces) with POSIX calls.
 public enum TextFile {
     public struct Failure: Error, CustomStringConvertible {
         public var path: String
@@ -12,24 +12,19 @@ public enum TextFile {
         public var description: String { "\(path): \(message)" }
     }
 
+    /// Writes `text` to `path` through `path.tmp-PID`, renamed into place when complete, so a
+    /// reader never sees half a file and a failed write leaves the old file as it was.
     public static func write(_ text: String, to path: String) throws(Failure) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw Failure(path: path, message: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var text = text
-        let ok = text.withUTF8 { buf -> Bool in
-            var offset = 0
-            while offset < buf.count {
-                let n = Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw Failure(path: path, message: "cannot create: \(String(cString: strerror(errno)))") }
+        let ok = StandardStreams.write(text, to: fd)
+        let closed = close(fd) == 0
+        guard ok, closed, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Failure(path: path, message: "write failed: \(reason)")
         }
-        if !ok { throw Failure(path: path, message: "write failed: \(String(cString: strerror(errno)))") }
     }
 
     public static func read(_ path: String) throws(Failure) -> [UInt8] {
