@@ -1,15 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BLETimeline
 
 /// Opens a CAPTURE or timeline DB as replayable sessions.
 ///
-/// A capture is imported into a timeline in a fresh private directory (`mkdtemp`), so several
-/// replays can load captures at the same time in one process (tests run in parallel), and the
-/// directory is removed afterwards.
+/// `TimelineSource` does the opening: a timeline file in place, a capture imported into a
+/// private temporary timeline (unique per load, so replays can run in parallel) that is removed
+/// when the source is released.
 public enum ReplaySource {
     public struct Loaded: Sendable {
         public var sessions: [RecordedSession]
@@ -19,50 +14,21 @@ public enum ReplaySource {
     }
 
     public static func load(path: String) throws(RecordingLoader.Failure) -> Loaded {
-        guard access(path, R_OK) == 0 else {
-            throw RecordingLoader.Failure(message: "\(path): \(String(cString: strerror(errno)))")
-        }
-        if TimelineSource.isTimelineFile(path) {
-            do {
-                let store = try TimelineStore(path: path)
-                try refuseAirCaptures(store, path: path)
-                return Loaded(sessions: try RecordingLoader.load(store), messages: [], damaged: false)
-            } catch let failure as RecordingLoader.Failure {
-                throw failure
-            } catch {
-                throw RecordingLoader.Failure(message: "\(path): \(error)")
-            }
-        }
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(base)/blereplay-replay-XXXXXX".utf8CString)
-        guard let dirPointer = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw RecordingLoader.Failure(message: "cannot make a temporary directory in \(base)")
-        }
-        let dir = String(cString: dirPointer)
-        let db = dir + "/timeline.db"
-        defer {
-            unlink(db)
-            rmdir(dir)
-        }
-        let results: [CaptureImportResult]
+        let source: TimelineSource
         do {
-            results = try Importer.importCaptures([path], into: db)
+            source = try TimelineSource(path: path)
         } catch {
             throw RecordingLoader.Failure(message: error.description)
         }
         var messages: [String] = []
-        for r in results {
+        for r in source.importResults {
             messages += r.warnings.map { "warning: \($0)" }
             if let e = r.error { messages.append("error: \(e)") }
         }
-        if let failed = results.first(where: { $0.status == .failed }) {
-            throw RecordingLoader.Failure(message: failed.error ?? "\(path): cannot be read")
-        }
         do {
-            let store = try TimelineStore(path: db)
-            try refuseAirCaptures(store, path: path)
-            return Loaded(sessions: try RecordingLoader.load(store), messages: messages,
-                          damaged: results.contains { $0.status == .partial })
+            try refuseAirCaptures(source.store, path: path)
+            return Loaded(sessions: try RecordingLoader.load(source.store), messages: messages,
+                          damaged: source.inputWasDamaged)
         } catch let failure as RecordingLoader.Failure {
             throw failure
         } catch {
