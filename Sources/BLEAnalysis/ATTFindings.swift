@@ -113,8 +113,8 @@ extension FindingsEngine {
             let slow = list.filter { $0.latency > threshold }
             guard !slow.isEmpty else { continue }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "slow-response",
-                               title: "\(slow.count) slow \(BLEAnalysisNames.attOpcodeName(op))(s): up to \(Self.ms(maxL))",
-                               detail: "Latency over \(list.count) transaction(s): p50 \(Self.ms(p50)), p95 \(Self.ms(p95)), p99 \(Self.ms(p99)), max \(Self.ms(maxL)); \(slow.count) took longer than \(Self.ms(threshold)).",
+                               title: "\(slow.count) slow \(BLEAnalysisNames.attOpcodeName(op))(s): up to \(TextFormat.duration(maxL))",
+                               detail: "Latency over \(list.count) transaction(s): p50 \(TextFormat.duration(p50)), p95 \(TextFormat.duration(p95)), p99 \(TextFormat.duration(p99)), max \(TextFormat.duration(maxL)); \(slow.count) took longer than \(TextFormat.duration(threshold)).",
                                evidence: slow.prefix(10).map(\.frame)))
         }
 

@@ -60,10 +60,6 @@ struct FindingsEngine {
         summary.hasPrefix("Sent ") || summary.hasPrefix("Rcvd ") ? String(summary.dropFirst(5)) : summary
     }
 
-    static func ms(_ us: Int64) -> String {
-        us >= 10_000_000 ? "\(us / 1_000_000) s" : us >= 1000 ? "\(Double(us / 100) / 10) ms" : "\(us) µs"
-    }
-
     func peer(_ c: ConnectionFacts) -> String { c.peerAddress ?? "handle \(hex(c.handle, width: 4))" }
 
     // MARK: - Capture
@@ -115,7 +111,7 @@ struct FindingsEngine {
         var waited = ""
         if let f = firstCreate, let createFrame = f[0].int, let ts = f[1].int64 {
             evidence.insert(createFrame, at: 0)
-            waited = " \(Self.ms(completeTs - ts)) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
+            waited = " \(TextFormat.duration(completeTs - ts)) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
         }
         let status = HCIStatusCode(UInt8(truncatingIfNeeded: c.status))
         if c.status == 0x02 {
@@ -170,7 +166,7 @@ struct FindingsEngine {
             if let lastRx {
                 evidence.insert(lastRx.frame, at: 0)
                 let silence = at - lastRx.ts
-                detail += " The last packet from the peer was \(lastRx.summary) (packet \(lastRx.frame)), \(Self.ms(silence)) before the disconnect"
+                detail += " The last packet from the peer was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(silence)) before the disconnect"
                 if let timeoutMs {
                     let ratio = Double(silence) / Double(timeoutMs * 1000)
                     detail += "; the supervision timeout in force was \(timeoutMs) ms" +
@@ -227,8 +223,6 @@ struct FindingsEngine {
                 """, [.integer(c.id), .integer(at)]).first?[0].int
             if let attTimeout {
                 detail += " It did so after the ATT request at packet \(attTimeout) went unanswered for 30 s: the stack, not the app, closed the link, and an iOS app sees didDisconnectPeripheral with CBError.connectionTimeout."
-                try db.run("UPDATE error SET cb_error = 'CBError.connectionTimeout' WHERE connection_id = ?1 AND context = 'disconnect'",
-                           [.integer(c.id)])
                 return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "local-terminated",
                                 title: "Connection to \(peer(c)) closed by the host after an ATT timeout",
                                 detail: detail + unansweredText, evidence: [attTimeout] + evidence, cbError: "CBError.connectionTimeout")]
@@ -249,7 +243,7 @@ struct FindingsEngine {
                 0x28: ("instant-passed", "instant passed",
                        "A connection update or channel map update arrived after its instant: the peer missed the procedure."),
                 0x3E: ("failed-to-establish", "connection failed to be established",
-                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { Self.ms(at - $0) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
+                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at - $0) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
             ]
             let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
                                                                    "The controller reported \(hex(reasonCode)) \(reason.name).")

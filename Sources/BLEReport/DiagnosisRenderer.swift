@@ -38,14 +38,14 @@ public enum DiagnosisRenderer {
         } else {
             var span = "  packets \(c.firstPacketID)–\(c.lastPacketID)"
             if let s = c.start, let e = c.end {
-                span += ", \(Format.clock(s)) → \(Format.clock(e)) (\(Format.duration(e - s)))"
+                span += ", \(TextFormat.clock(s)) → \(TextFormat.clock(e)) (\(TextFormat.duration(e - s)))"
             }
             if c.beganBeforeCapture { span += ", began before the capture" }
             out.append(span)
             if c.transport == "le" {
                 var params = "  parameters: "
                 if let i = c.intervalUs {
-                    params += "interval \(Format.fixed(Double(i) / 1000, 2)) ms, latency \(c.latency ?? 0), supervision timeout \(c.supervisionTimeoutMs ?? 0) ms"
+                    params += "interval \(TextFormat.fixed(Double(i) / 1000, 2)) ms, latency \(c.latency ?? 0), supervision timeout \(c.supervisionTimeoutMs ?? 0) ms"
                 } else {
                     params += "unknown at start"
                 }
@@ -77,11 +77,11 @@ public enum DiagnosisRenderer {
 
     static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding) -> [String] {
         let f = r.finding
-        var out = ["    \(Format.padded(f.severity.rawValue.uppercased(), 7)) \(f.code): \(f.title)"]
-        out += Format.wrap(f.detail, width: 96, indent: "            ")
+        var out = ["    \(TextFormat.padded(f.severity.rawValue.uppercased(), 7)) \(f.code): \(f.title)"]
+        out += TextFormat.wrap(f.detail, width: 96, indent: "            ")
         if let cb = f.cbError { out.append("            CoreBluetooth: \(cb)") }
         for e in r.evidence.prefix(6) {
-            out.append("            #\(e.packetID) \(Format.clock(e.timestamp))  \(e.summary)")
+            out.append("            #\(e.packetID) \(TextFormat.clock(e.timestamp))  \(e.summary)")
         }
         if r.evidence.count > 6 { out.append("            … and \(r.evidence.count - 6) more packet(s)") }
         return out
@@ -137,7 +137,7 @@ public enum DiagnosisRenderer {
 
 extension ConnectionDiagnosis.Update {
     var describe: String {
-        var s = "interval \(Format.fixed(Double(intervalUs ?? 0) / 1000, 2)) ms, latency \(latency ?? 0), timeout \(supervisionTimeoutMs ?? 0) ms"
+        var s = "interval \(TextFormat.fixed(Double(intervalUs ?? 0) / 1000, 2)) ms, latency \(latency ?? 0), timeout \(supervisionTimeoutMs ?? 0) ms"
         s += " (packet \(packetID))"
         return s
     }

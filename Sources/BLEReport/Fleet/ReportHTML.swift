@@ -85,9 +85,9 @@ public enum ReportHTML {
                 .sorted { ($1.samples.count, $0.key) < ($0.samples.count, $1.key) }.prefix(6)
             guard !top.isEmpty else { return "" }
             return "<div class=\"grid\">" + top.map { r in
-                let p = [0.5, 0.95, 0.99].map { Format.duration(r.percentile($0) ?? 0) }
+                let p = [0.5, 0.95, 0.99].map { TextFormat.duration(r.percentile($0) ?? 0) }
                 return SVGCharts.histogram(title: "\(r.name) (\(r.key.requester) requests, n=\(r.samples.count))",
-                                           subtitle: "p50 \(p[0]) · p95 \(p[1]) · p99 \(p[2]) · max \(Format.duration(r.samples.last ?? 0))",
+                                           subtitle: "p50 \(p[0]) · p95 \(p[1]) · p99 \(p[2]) · max \(TextFormat.duration(r.samples.last ?? 0))",
                                            labels: Histogram.latencyLabels,
                                            counts: Histogram.counts(r.samples, bounds: Histogram.latencyBounds))
             }.joined() + "</div>\n"

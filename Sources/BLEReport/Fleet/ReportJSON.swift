@@ -83,7 +83,7 @@ public enum ReportJSON {
     }
 
     static func hours(_ us: Int64) -> JSON {
-        .double(Double(Format.fixed(Double(us) / 3_600_000_000, 6)) ?? 0)
+        .double(Double(TextFormat.fixed(Double(us) / 3_600_000_000, 6)) ?? 0)
     }
 
     static func connections(_ s: FleetStatistics) -> JSON {

@@ -67,7 +67,7 @@ enum ReportLanes {
             var color = ReportHTML.reasonColor(conn.disconnectReason)
             var tip = "\(identity?.name.map { "\($0) " } ?? "")\(peer), handle \(hex(conn.handle, width: 4))"
             if conn.established {
-                tip += ", \(Format.duration(conn.observedDuration))"
+                tip += ", \(TextFormat.duration(conn.observedDuration))"
                 if let r = conn.disconnectReason {
                     tip += ", ended \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name)"
                     if let cb = conn.disconnectCBError { tip += " (\(cb))" }

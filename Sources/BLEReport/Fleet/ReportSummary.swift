@@ -17,7 +17,7 @@ public enum ReportSummary {
         var lines: [String] = []
         lines.append("\(s.captures.count) capture(s) from \(read) file(s)" + (failed > 0 ? ", \(failed) file(s) could not be read" : "")
                      + "; \(s.attempts) LE connection attempt(s), \(s.established) established, "
-                     + "\(Format.fixed(Double(s.connectedTime) / 3_600_000_000, 2)) connection hour(s)"
+                     + "\(TextFormat.fixed(Double(s.connectedTime) / 3_600_000_000, 2)) connection hour(s)"
                      + (s.bredrLinks > 0 ? " (\(s.bredrLinks) BR/EDR link(s) not counted)" : ""))
         func list(_ title: String, _ kind: ErrorEvent.Kind, limit: Int = 6) {
             let all = s.counts[kind] ?? []
@@ -42,8 +42,8 @@ public enum ReportSummary {
             .sorted { ($1.samples.count, $0.key.opcode) < ($0.samples.count, $1.key.opcode) }
         if !local.isEmpty {
             lines.append("ATT latency p50/p95/p99/max: " + local.prefix(4).map { r in
-                "\(r.name) " + [0.5, 0.95, 0.99].map { Format.duration(r.percentile($0) ?? 0) }.joined(separator: " / ")
-                    + " / " + Format.duration(r.samples.last ?? 0)
+                "\(r.name) " + [0.5, 0.95, 0.99].map { TextFormat.duration(r.percentile($0) ?? 0) }.joined(separator: " / ")
+                    + " / " + TextFormat.duration(r.samples.last ?? 0)
             }.joined(separator: "; "))
         }
         return lines

@@ -40,8 +40,8 @@ public struct ReportTable: Sendable {
             case .text(let s): s
             case .int(let i): String(i)
             case .code(let c, let digits): hex(c, width: digits)
-            case .real(let d, let digits): Format.fixed(d, digits)
-            case .duration(let us): Format.duration(us)
+            case .real(let d, let digits): TextFormat.fixed(d, digits)
+            case .duration(let us): TextFormat.duration(us)
             case .empty: ""
             }
         }
@@ -51,7 +51,7 @@ public struct ReportTable: Sendable {
             switch self {
             case .code(let c, let digits): [String(c), hex(c, width: digits)]
             case .duration(let us): [String(us)]
-            case .real(let d, let digits): [Format.fixed(d, digits)]
+            case .real(let d, let digits): [TextFormat.fixed(d, digits)]
             case .empty: [""]
             default: [display]
             }
@@ -62,7 +62,7 @@ public struct ReportTable: Sendable {
             switch self {
             case .int(let i): String(i)
             case .code(let c, _): String(c)
-            case .real(let d, let digits): Format.fixed(d, digits)
+            case .real(let d, let digits): TextFormat.fixed(d, digits)
             case .duration(let us): String(us)
             default: nil
             }

@@ -20,7 +20,7 @@ public enum SVGCharts {
         return out
     }
 
-    static func n(_ v: Double) -> String { Format.fixed(v, 1) }
+    static func n(_ v: Double) -> String { TextFormat.fixed(v, 1) }
 
     /// One bar of a bar chart.
     public struct Bar: Sendable {
@@ -116,7 +116,7 @@ public enum SVGCharts {
         while tick <= seconds + 1e-9 {
             let tx = Double(labelWidth) + plot * tick / seconds
             out += "<line x1=\"\(n(tx))\" y1=\"\(top - 4)\" x2=\"\(n(tx))\" y2=\"\(axisY)\" class=\"grid\"/>"
-            out += "<text x=\"\(n(tx))\" y=\"\(axisY + 14)\" text-anchor=\"middle\" class=\"tick\">\(Format.fixed(tick, step < 1 ? 1 : 0)) s</text>"
+            out += "<text x=\"\(n(tx))\" y=\"\(axisY + 14)\" text-anchor=\"middle\" class=\"tick\">\(TextFormat.fixed(tick, step < 1 ? 1 : 0)) s</text>"
             tick += step
         }
         for (i, lane) in lanes.enumerated() {

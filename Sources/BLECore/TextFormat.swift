@@ -1,7 +1,5 @@
-import BLECore
-
-/// Small formatting helpers shared by the renderers.
-public enum Format {
+/// Small text formatting helpers shared by the analysis, the renderers and the CLI.
+public enum TextFormat {
     /// `12.345 s`, `30.00 ms`, `850 µs`.
     public static func duration(_ us: Int64) -> String {
         if us >= 1_000_000 { return fixed(Double(us) / 1_000_000, 3) + " s" }
