@@ -6,7 +6,9 @@
 Stages (each prints its own figures):
   import   `blereplay import` of a generated capture of N records (default 1,000,000, made by
            Scripts/make_bench_capture.py from a realistic gateway session), against
-           `tshark -r FILE -T fields -e frame.number -e btatt.opcode -e btatt.handle` on the same file.
+           `tshark -r FILE -T fields -e frame.number -e btatt.opcode -e btatt.handle` on the same file,
+           with the import's stages (`import --timings`) and the SQLite floor: the same number of
+           bare one-row-per-record INSERTs from C (Scripts/sqlite_floor.c), nothing decoded.
   memory   the same import on a capture 3x larger, to show peak memory does not grow with size.
   replay   `blereplay replay --bench` on the largest shared capture (when the replay command exists).
   report   `blereplay report` over 200 generated captures, serial vs parallel (when it exists).
@@ -64,16 +66,58 @@ def bench_import(out: Path, records: int) -> None:
     db = out / "bench.db"
     if db.exists():
         db.unlink()
-    secs, rss, status = measure([str(BIN), "import", str(capture), "--db", str(db)])
+    timings = out / "import-timings.txt"
+    with timings.open("w") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen([str(BIN), "import", str(capture), "--db", str(db), "--timings"],
+                                stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        secs = time.perf_counter() - start
+    status, rss = os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024
     ours = records / secs
     print(f"blereplay import: {records:,} records in {secs:.2f} s = {ours:,.0f} records/s, "
           f"peak memory {mb(rss)} (exit {status}, timeline {mb(db.stat().st_size) if db.exists() else '-'})")
+    stages = [line.removeprefix("timing: ").strip() for line in timings.read_text().splitlines()
+              if line.startswith("timing: ")]
+    if stages:
+        print("  stages: " + "; ".join(stages))
     tsecs, trss, tstatus = measure(["tshark", "-r", str(capture), "-T", "fields", "-e", "frame.number",
                                     "-e", "btatt.opcode", "-e", "btatt.handle"])
     theirs = records / tsecs
     print(f"tshark -T fields:  {records:,} records in {tsecs:.2f} s = {theirs:,.0f} records/s, "
           f"peak memory {mb(trss)} (exit {tstatus})")
     print(f"speed-up over tshark: {ours / theirs:.1f}x (target >= 10x); peak memory target < 100 MB")
+    bench_floor(out, db, records, tsecs)
+
+
+def bench_floor(out: Path, db: Path, records: int, tshark_secs: float) -> None:
+    """SQLite alone storing one row per record, from C (Scripts/sqlite_floor.c): the part of an
+    import no decoder can speed up. Rows are as wide as the import's (mean summary and raw bytes)."""
+    floor = out / "sqlite_floor"
+    source = ROOT / "Scripts" / "sqlite_floor.c"
+    if not floor.exists() or floor.stat().st_mtime < source.stat().st_mtime:
+        built = subprocess.run(["cc", "-O2", "-o", str(floor), str(source), "-lsqlite3"], capture_output=True, text=True)
+        if built.returncode != 0:
+            print(f"sqlite floor: cannot build {source.name}: {built.stderr.strip()[:300]}")
+            return
+    summary, raw = 48, 33
+    try:
+        import sqlite3
+        with sqlite3.connect(db) as con:
+            summary, raw = (round(v or 0) for v in con.execute(
+                "SELECT avg(length(summary)), avg(length(raw)) FROM packet").fetchone())
+    except Exception:  # an older timeline or none: keep the defaults
+        pass
+    result = subprocess.run([str(floor), str(out / "floor.db"), str(records), str(summary), str(raw)],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"sqlite floor: failed: {result.stderr.strip()[:300]}")
+        return
+    secs = float(result.stdout.strip())
+    budget = tshark_secs / 10
+    print(f"sqlite floor: {records:,} bare INSERTs ({summary}-byte summary, {raw}-byte raw, no index, from C) "
+          f"take {secs:.2f} s = {records / secs:,.0f} rows/s = {tshark_secs / secs:.1f}x tshark; "
+          f"10x tshark allows {budget:.2f} s for the whole import")
 
 
 def bench_memory(out: Path, records: int) -> None:

@@ -32,7 +32,11 @@ public enum Analyzer {
             try db.execute("DELETE FROM \(table) WHERE connection_id IN (\(ids))")
         }
         try db.run("DELETE FROM finding WHERE capture_id = ?1", [.integer(captureID)])
-        let captureEnd = try db.scalarInt("SELECT max(ts_us) FROM packet WHERE capture_id = ?1", [.integer(captureID)]) ?? 0
+        // The capture row keeps the latest timestamp; a recording still being written may be ahead of it.
+        let captureEnd = try db.scalarInt("""
+            SELECT max(coalesce((SELECT last_ts_us FROM capture WHERE id = ?1), 0),
+                       coalesce((SELECT ts_us FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid DESC LIMIT 1), 0))
+            """, [.integer(captureID)]) ?? 0
 
         let insertTransaction = try db.prepare("""
             INSERT INTO att_transaction (connection_id, request_packet_id, response_packet_id, opcode, handle, latency_us,

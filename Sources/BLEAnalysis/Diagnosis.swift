@@ -79,13 +79,13 @@ public enum DiagnosisLoader {
             let counts = try db.rows("""
                 SELECT (SELECT count(DISTINCT address) FROM adv_report WHERE capture_id = ?1),
                        (SELECT count(*) FROM adv_report WHERE capture_id = ?1),
-                       (SELECT count(*) FROM packet WHERE capture_id = ?1 AND layer = 'bredr')
+                       (SELECT count(*) FROM packet WHERE \(PacketKey.inCapture("?1")) AND layer = 'bredr')
                 """, [.integer(capture.id)]).first ?? []
             var connections: [ConnectionDiagnosis] = []
             let s = try db.prepare("""
                 SELECT c.id, c.handle, c.transport, c.peer_address, c.peer_address_type, c.role, c.status, c.began_before_capture,
-                       coalesce(c.connected_ts_us, (SELECT ts_us FROM packet WHERE capture_id = c.capture_id AND frame = c.first_packet_id)),
-                       coalesce(c.disconnected_ts_us, (SELECT ts_us FROM packet WHERE capture_id = c.capture_id AND frame = c.last_packet_id)),
+                       coalesce(c.connected_ts_us, (SELECT ts_us FROM packet WHERE rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.first_packet_id")))),
+                       coalesce(c.disconnected_ts_us, (SELECT ts_us FROM packet WHERE rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.last_packet_id")))),
                        c.first_packet_id, max(c.last_packet_id, coalesce(c.disconnect_packet_id, 0)), c.interval_us, c.latency,
                        c.supervision_timeout_ms, c.mtu, c.encrypted,
                        (SELECT count(*) FROM packet p WHERE p.connection_id = c.id),
@@ -140,7 +140,7 @@ public enum DiagnosisLoader {
             SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error FROM finding
             WHERE capture_id = ?1 ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rowid
             """, [.integer(captureID)])
-        let packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE capture_id = ?1 AND frame = ?2")
+        let packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE rowid = \(PacketKey.sql(capture: "?1", frame: "?2"))")
         return try rows.map { r in
             let evidenceIDs = (r[5].string ?? "[]").trimmingCharacters(in: "[]").split(separator: ",").compactMap { Int($0) }
             var evidence: [ConnectionDiagnosis.Evidence] = []

@@ -28,7 +28,7 @@ struct FindingsEngine {
     // MARK: - Helpers
 
     func packet(_ frame: Int) throws -> (ts: Int64, summary: String)? {
-        let rows = try db.rows("SELECT ts_us, summary FROM packet WHERE capture_id = ?1 AND frame = ?2",
+        let rows = try db.rows("SELECT ts_us, summary FROM packet WHERE rowid = \(PacketKey.sql(capture: "?1", frame: "?2"))",
                                [.integer(captureID), .integer(Int64(frame))])
         guard let r = rows.first, let ts = r[0].int64 else { return nil }
         return (ts, r[1].string ?? "")
@@ -38,8 +38,8 @@ struct FindingsEngine {
     func lastACL(_ c: ConnectionFacts, direction: String, before frame: Int) throws -> (frame: Int, ts: Int64, summary: String)? {
         let rows = try db.rows("""
             SELECT frame, ts_us, summary FROM packet
-            WHERE capture_id = ?1 AND connection_id = ?2 AND kind = 'acl' AND direction = ?3 AND frame < ?4
-            ORDER BY frame DESC LIMIT 1
+            WHERE connection_id = ?2 AND kind = 'acl' AND direction = ?3 AND rowid < \(PacketKey.sql(capture: "?1", frame: "?4"))
+            ORDER BY rowid DESC LIMIT 1
             """, [.integer(captureID), .integer(c.id), .text(direction), .integer(Int64(frame))])
         guard let r = rows.first else { return nil }
         return (r[0].int ?? 0, r[1].int64 ?? 0, Self.plain(r[2].string ?? ""))

@@ -34,11 +34,15 @@ final class DecodePipeline: Sendable {
     static let batchSize = 2048
     private let channel = BoundedChannel<Message>(capacity: 8)
     private let cancelled = Flag()
+    /// Batches the writer is done with. The reading thread lets go of them, so the thousands of
+    /// small deallocations a batch carries are not paid on the writer's thread, the slower one.
+    private let spent = SpentBatches()
 
     /// Starts reading `path` on a background thread.
     init(path: String, keepKeys: Bool) {
         let channel = self.channel
         let cancelled = self.cancelled
+        let spent = self.spent
         DispatchQueue.global(qos: .userInitiated).async {
             var end = End()
             var reader: any CaptureReader
@@ -66,6 +70,7 @@ final class DecodePipeline: Sendable {
                     if cancelled.isSet { break }
                     channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead)))
                     batch.removeAll(keepingCapacity: true)
+                    spent.release()
                 }
             }
             if !batch.isEmpty { channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead))) }
@@ -77,6 +82,21 @@ final class DecodePipeline: Sendable {
 
     /// The next message; `.end` comes last, exactly once.
     func next() -> Message { channel.receive() }
+
+    /// Hands a written batch back to the reading thread, which frees it.
+    func recycle(_ batch: Batch) {
+        spent.list.withLock { $0.append(batch) }
+    }
+
+    final class SpentBatches: Sendable {
+        let list = Mutex<[Batch]>([])
+        /// Lets go of every spent batch: the deallocations happen here, outside the lock.
+        func release() {
+            var released: [Batch] = []
+            list.withLock { swap(&released, &$0) }
+            released.removeAll()
+        }
+    }
 
     /// Stops the reader early (the writer failed) and waits for it to finish.
     func cancel() {

@@ -15,10 +15,15 @@ public struct ImportOptions: Sendable {
     public var keepKeys = false
     /// Print progress to stderr (only when it is a terminal).
     public var progress = false
-    public init(keepRaw: Bool = true, keepKeys: Bool = false, progress: Bool = false) {
+    /// Told how long each stage took (`import --timings`, `make bench`): "read, decode, write",
+    /// "indexes", "post-process", with wall-clock seconds.
+    public var stageTimer: (@Sendable (_ stage: String, _ seconds: Double) -> Void)?
+    public init(keepRaw: Bool = true, keepKeys: Bool = false, progress: Bool = false,
+                stageTimer: (@Sendable (String, Double) -> Void)? = nil) {
         self.keepRaw = keepRaw
         self.keepKeys = keepKeys
         self.progress = progress
+        self.stageTimer = stageTimer
     }
 }
 
@@ -68,14 +73,18 @@ public enum Importer {
             unlink(temporary)
             var results: [CaptureImportResult] = []
             do {
+                var stages = StageClock(report: options.stageTimer)
                 let store = try TimelineStore(path: temporary)
                 try store.database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000;")
                 for path in captures {
                     results.append(importOne(path, into: store, options: options))
                 }
+                stages.lap("read, decode, write")
                 try store.createIndexes()
+                stages.lap("indexes")
                 if results.contains(where: { $0.status == .imported || $0.status == .partial }) {
                     try postProcess(store)
+                    stages.lap("post-process")
                 }
             } catch {
                 unlink(temporary)
@@ -99,12 +108,16 @@ public enum Importer {
             throw Failure(message: "\(error)")
         }
         var results: [CaptureImportResult] = []
+        var stages = StageClock(report: options.stageTimer)
         for path in captures {
             results.append(importOne(path, into: store, options: options))
         }
+        stages.lap("read, decode, write")
         do {
             try store.createIndexes()
+            stages.lap("indexes")
             try postProcess(store)
+            stages.lap("post-process")
         } catch {
             throw Failure(message: "\(databasePath): \(error)")
         }
@@ -162,6 +175,7 @@ public enum Importer {
                 case .batch(let batch):
                     for (record, decoded) in batch.packets { try writer.write(record, decoded) }
                     progress.update(batch.bytesRead)
+                    running.recycle(batch)
                 case .end(let e):
                     end = e
                     break reading
@@ -217,6 +231,27 @@ public enum Importer {
 /// A JSON array of strings (for the `captures.warnings` column).
 func jsonArray(_ items: [String]) -> String {
     JSON.array(items.map { .string($0) }).serialized()
+}
+
+/// Wall-clock seconds between stages, for `ImportOptions.stageTimer` (a no-op without one).
+struct StageClock {
+    let report: (@Sendable (String, Double) -> Void)?
+    private var last = StageClock.now()
+
+    init(report: (@Sendable (String, Double) -> Void)?) { self.report = report }
+
+    mutating func lap(_ stage: String) {
+        guard let report else { return }
+        let t = Self.now()
+        report(stage, t - last)
+        last = t
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 }
 
 /// Progress on stderr, only when stderr is a terminal.

@@ -100,7 +100,7 @@ public struct TimelineQuery {
         }
         var clauses: [String] = []
         var bindings: [SQLiteValue] = []
-        if let c = filter.captureID { clauses.append("p.capture_id = ?"); bindings.append(.integer(c)) }
+        if let c = filter.captureID { clauses.append(PacketKey.inCapture("?", column: "p.rowid")); bindings.append(.integer(c)) }
         if let c = filter.connectionID { clauses.append("p.connection_id = ?"); bindings.append(.integer(c)) }
         if let l = filter.layer { clauses.append("p.layer = ?"); bindings.append(.text(l)) }
         if let a = filter.address {
@@ -123,7 +123,7 @@ public struct TimelineQuery {
             FROM packet p
             """
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY p.capture_id, p.frame"
+        sql += " ORDER BY p.rowid"
         if let limit = filter.limit { sql += " LIMIT \(max(0, limit))" }
         let s = try db.prepare(sql)
         try s.bind(bindings)

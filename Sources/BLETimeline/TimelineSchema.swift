@@ -2,7 +2,7 @@
 /// (the user's query contract in DESIGN.md; keep them stable).
 public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
 
     /// Tables. Indexes that only queries need are created after a bulk import (`indexes`).
     static let tables = """
@@ -26,8 +26,6 @@ public enum TimelineSchema {
     );
     CREATE TABLE IF NOT EXISTS packet (
         rowid INTEGER PRIMARY KEY,
-        capture_id INTEGER NOT NULL,
-        frame INTEGER NOT NULL,
         ts_us INTEGER NOT NULL,
         direction TEXT NOT NULL,
         kind TEXT NOT NULL,
@@ -36,11 +34,12 @@ public enum TimelineSchema {
         summary TEXT NOT NULL,
         connection_id INTEGER,
         file_offset INTEGER NOT NULL,
-        original_length INTEGER NOT NULL,
         controller_index INTEGER NOT NULL DEFAULT 0,
         raw_type INTEGER NOT NULL DEFAULT 0,
         malformed INTEGER NOT NULL DEFAULT 0,
-        raw BLOB
+        raw BLOB,
+        capture_id INTEGER GENERATED ALWAYS AS (rowid >> 32) VIRTUAL,
+        frame INTEGER GENERATED ALWAYS AS (rowid & 4294967295) VIRTUAL
     );
     CREATE TABLE IF NOT EXISTS connection (
         id INTEGER PRIMARY KEY,
@@ -105,9 +104,11 @@ public enum TimelineSchema {
         handle INTEGER,
         error_code INTEGER,
         request_opcode INTEGER,
-        value BLOB,
         malformed INTEGER NOT NULL DEFAULT 0,
-        pdu BLOB NOT NULL
+        pdu BLOB NOT NULL,
+        -- The attribute value is stored once, inside `pdu`: the view cuts it out (NULL: none).
+        value_offset INTEGER,
+        value_length INTEGER
     );
     CREATE TABLE IF NOT EXISTS smp_event (
         capture_id INTEGER NOT NULL,
@@ -243,8 +244,7 @@ public enum TimelineSchema {
 
     /// Query indexes, built once after bulk inserts.
     static let indexes = """
-    CREATE INDEX IF NOT EXISTS packet_capture_frame ON packet(capture_id, frame);
-    CREATE INDEX IF NOT EXISTS packet_connection ON packet(connection_id, frame);
+    CREATE INDEX IF NOT EXISTS packet_connection ON packet(connection_id);
     CREATE INDEX IF NOT EXISTS att_pdu_connection ON att_pdu(connection_id, packet_id);
     CREATE INDEX IF NOT EXISTS adv_report_address ON adv_report(address);
     CREATE INDEX IF NOT EXISTS connection_capture ON connection(capture_id);
@@ -276,7 +276,8 @@ public enum TimelineSchema {
                supervision_timeout_ms, mtu, connected_ts_us, disconnected_ts_us, disconnect_reason,
                capture_id, transport, began_before_capture FROM connection WHERE transport = 'le';
     CREATE VIEW IF NOT EXISTS att_pdus AS
-        SELECT packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle, error_code, value
+        SELECT packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle, error_code,
+               substr(pdu, value_offset + 1, value_length) AS value
         FROM att_pdu;
     CREATE VIEW IF NOT EXISTS att_transactions AS
         SELECT connection_id, request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code

@@ -32,6 +32,14 @@ public final class TimelineStore {
         if version > TimelineSchema.version {
             throw OpenError(path: path, message: "timeline schema version \(version) was written by a newer blereplay (this one reads \(TimelineSchema.version))")
         }
+        if version > 0 {
+            do {
+                try TimelineMigration.migrate(db, from: version)
+            } catch {
+                throw OpenError(path: path, message: "cannot migrate timeline schema version \(version) to \(TimelineSchema.version): \(error)")
+            }
+            return
+        }
         // version 0: a new file, or a SQLite file that is not ours.
         let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
         if tables > 0 {

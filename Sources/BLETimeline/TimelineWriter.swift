@@ -36,6 +36,7 @@ final class TimelineWriter {
     private(set) var malformedPackets = 0
     private(set) var droppedPackets = 0
     private(set) var firstTimestamp: Int64?
+    /// The latest record timestamp (records are not always in time order).
     private(set) var lastTimestamp: Int64?
 
     struct ConnectionState {
@@ -58,9 +59,9 @@ final class TimelineWriter {
         self.keepKeys = keepKeys
         self.mapping = mapping
         insertPacket = try db.prepare("""
-            INSERT INTO packet (capture_id, frame, ts_us, direction, kind, length, layer, summary, connection_id,
-                                file_offset, original_length, controller_index, raw_type, malformed, raw)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            INSERT INTO packet (rowid, ts_us, direction, kind, length, layer, summary, connection_id,
+                                file_offset, controller_index, raw_type, malformed, raw)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """)
         insertAdv = try db.prepare("""
             INSERT INTO adv_report (capture_id, packet_id, ts_us, address, address_type, event_type, extended,
@@ -69,8 +70,8 @@ final class TimelineWriter {
             """)
         insertATT = try db.prepare("""
             INSERT INTO att_pdu (capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name,
-                                 handle, error_code, request_opcode, value, malformed, pdu)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                 handle, error_code, request_opcode, value_offset, value_length, malformed, pdu)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """)
         insertSMP = try db.prepare("""
             INSERT INTO smp_event (capture_id, packet_id, ts_us, connection_id, direction, code, name, detail)
@@ -111,7 +112,7 @@ final class TimelineWriter {
     func write(_ record: CaptureRecord, _ packet: DecodedPacket) throws(SQLiteError) {
         records += 1
         if firstTimestamp == nil { firstTimestamp = record.timestamp }
-        lastTimestamp = record.timestamp
+        lastTimestamp = max(lastTimestamp ?? record.timestamp, record.timestamp)
         let frame = record.frameNumber
         let ts = record.timestamp
 
@@ -123,22 +124,18 @@ final class TimelineWriter {
         if let connectionID { connectionState[connectionID, default: ConnectionState()].lastPacketID = frame }
 
         let s = insertPacket
-        s.bindInt(captureID, at: 1)
-        s.bindInt(frame, at: 2)
-        s.bindInt(ts, at: 3)
-        s.bindText((packet.direction ?? record.direction).rawValue, at: 4)
-        s.bindText(record.kind.rawValue, at: 5)
-        s.bindInt(record.originalLength, at: 6)
-        s.bindText(packet.layer.rawValue, at: 7)
-        s.bindText(packet.summary, at: 8)
-        s.bindInt(connectionID, at: 9)
-        s.bindInt(record.fileOffset, at: 10)
-        s.bindInt(record.originalLength, at: 11)
-        s.bindInt(Int(record.controllerIndex), at: 12)
-        s.bindInt(Int(record.rawType), at: 13)
-        s.bindInt(packet.problems.isEmpty ? 0 : 1, at: 14)
-        s.bindBlob(keepRaw ? record.payload : nil, at: 15)
-        try s.run()
+        s.bindInt(PacketKey.make(capture: captureID, frame: frame), at: 1)
+        s.bindInt(ts, at: 2)
+        s.bindStatic((packet.direction ?? record.direction).sqlName, at: 3)
+        s.bindStatic(record.kind.sqlName, at: 4)
+        s.bindInt(record.originalLength, at: 5)
+        s.bindStatic(packet.layer.sqlName, at: 6)
+        s.bindInt(connectionID, at: 8)
+        s.bindInt(record.fileOffset, at: 9)
+        s.bindInt(Int(record.controllerIndex), at: 10)
+        s.bindInt(Int(record.rawType), at: 11)
+        s.bindInt(packet.problems.isEmpty ? 0 : 1, at: 12)
+        try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
 
         if !packet.problems.isEmpty {
             malformedPackets += 1
@@ -349,14 +346,24 @@ final class TimelineWriter {
         s.bindInt(rowID, at: 4)
         s.bindText(a.direction.rawValue, at: 5)
         s.bindInt(Int(op), at: 6)
-        s.bindText(a.opcode.name, at: 7)
         s.bindInt(pdu?.attributeHandle.map { Int($0) }, at: 8)
         s.bindInt(pdu?.errorCode.map { Int($0.rawValue) }, at: 9)
         s.bindInt(requestOpcode, at: 10)
-        s.bindBlob(pdu?.value ?? (pdu == nil ? a.bytes : nil), at: 11)
-        s.bindInt(pdu == nil ? 1 : 0, at: 12)
-        s.bindBlob(a.bytes, at: 13)
-        try s.run()
+        // The value is a slice of the PDU (a malformed PDU keeps all its bytes as the value).
+        if pdu == nil {
+            s.bindInt(0, at: 11)
+            s.bindInt(a.bytes.count, at: 12)
+        } else if let value = pdu?.value {
+            // Signed Write Command: the value sits between the handle and the 12-byte signature
+            // (Core v5.4 Vol 3 Part F 3.4.5.4); every other value runs to the end of the PDU.
+            s.bindInt(op == 0xD2 ? 3 : a.bytes.count - value.count, at: 11)
+            s.bindInt(value.count, at: 12)
+        } else {
+            s.bindInt(nil as Int?, at: 11)
+            s.bindInt(nil as Int?, at: 12)
+        }
+        s.bindInt(pdu == nil ? 1 : 0, at: 13)
+        try s.run(borrowing: a.opcode.name, at: 7, a.bytes, at: 14)
 
         if let code = pdu?.errorCode {
             try error(frame: frame, ts: ts, connection: rowID, layer: "att", context: "error-response",

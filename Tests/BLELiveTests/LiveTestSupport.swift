@@ -97,7 +97,7 @@ enum Live {
     /// The queries on which a recording's timeline must equal the import of its btsnoop file:
     /// the user-facing views, plus the packet columns the views leave out.
     static let comparedQueries = [
-        "SELECT frame, ts_us, direction, kind, length, layer, summary, connection_id, file_offset, original_length, controller_index, raw_type, malformed, raw FROM packet ORDER BY frame",
+        "SELECT frame, ts_us, direction, kind, length, layer, summary, connection_id, file_offset, controller_index, raw_type, malformed, raw FROM packet ORDER BY frame",
         "SELECT * FROM packets ORDER BY id",
         "SELECT * FROM adv_reports ORDER BY packet_id, address",
         "SELECT * FROM connections ORDER BY id",

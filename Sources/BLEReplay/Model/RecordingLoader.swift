@@ -35,13 +35,13 @@ public enum RecordingLoader {
         let cid = SQLiteValue.integer(captureID)
         let bounds = try db.rows("""
             SELECT coalesce(min(CASE WHEN kind <> 'note' THEN ts_us END), min(ts_us)),
-                   coalesce(max(CASE WHEN kind <> 'note' THEN ts_us END), max(ts_us)) FROM packet WHERE capture_id = ?1
+                   coalesce(max(CASE WHEN kind <> 'note' THEN ts_us END), max(ts_us)) FROM packet WHERE \(PacketKey.inCapture("?1"))
             """, [cid]).first
         let start = bounds?[0].int64 ?? 0
         let last = bounds?[1].int64 ?? start
         var buffer: (size: Int, count: Int)?  // from LE Read Buffer Size, then widened by what was seen
         for r in try db.rows("""
-            SELECT raw FROM packet WHERE capture_id = ?1 AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY frame LIMIT 1
+            SELECT raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY rowid LIMIT 1
             """, [cid]) {
             if let raw = r[0].blob, raw.count >= 9, raw[0] == 0x0E, raw[5] == 0 {
                 let size = Int(raw[6]) | Int(raw[7]) << 8
@@ -64,8 +64,8 @@ public enum RecordingLoader {
             SELECT id, handle, transport, peer_address, peer_address_type, role, status, interval_us, latency,
                    supervision_timeout_ms, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
                    disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id, first_packet_id,
-                   encrypted, (SELECT ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = c.first_packet_id),
-                   (SELECT ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = c.complete_packet_id),
+                   encrypted, (SELECT ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.first_packet_id"))),
+                   (SELECT ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.complete_packet_id"))),
                    (SELECT count(*) FROM smp_event s WHERE s.connection_id = c.id)
             FROM connection c WHERE capture_id = ?1 ORDER BY id
             """, [cid]) {
@@ -109,8 +109,8 @@ public enum RecordingLoader {
     /// it had in flight (sent, not yet reported by Number Of Completed Packets).
     static func observedFlowControl(_ captureID: Int64, db: SQLiteDatabase) throws -> (largestPacket: Int, mostInFlight: Int) {
         let s = try db.prepare("""
-            SELECT kind, raw FROM packet WHERE capture_id = ?1 AND ((kind = 'acl' AND direction = 'tx')
-                OR (kind = 'evt' AND summary LIKE 'Rcvd Number of Completed Packets%')) ORDER BY frame
+            SELECT kind, raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND ((kind = 'acl' AND direction = 'tx')
+                OR (kind = 'evt' AND summary LIKE 'Rcvd Number of Completed Packets%')) ORDER BY rowid
             """)
         try s.bind([.integer(captureID)])
         var largest = 0, inFlight = 0, most = 0
@@ -142,7 +142,7 @@ public enum RecordingLoader {
                                       bytes: bytes))
         }
         for r in try db.rows("""
-            SELECT m.packet_id, m.ts_us, p.raw FROM command m JOIN packet p ON p.capture_id = m.capture_id AND p.frame = m.packet_id
+            SELECT m.packet_id, m.ts_us, p.raw FROM command m JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
             WHERE m.connection_id = ?1 AND m.opcode = \(0x0406) ORDER BY m.packet_id
             """, [id]) {
             guard let packet = r[0].int, let t = r[1].int64 else { continue }

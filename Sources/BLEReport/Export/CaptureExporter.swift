@@ -90,8 +90,8 @@ public enum CaptureExporter {
     /// The stored packets of a capture as capture records, in frame order.
     static func forEachRecord(_ db: SQLiteDatabase, captureID: Int64, _ body: (CaptureRecord) throws(CaptureError) -> Void) throws {
         let s = try db.prepare("""
-            SELECT frame, ts_us, direction, kind, raw, original_length, controller_index, raw_type
-            FROM packet WHERE capture_id = ?1 ORDER BY frame
+            SELECT frame, ts_us, direction, kind, raw, length, controller_index, raw_type
+            FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
             """)
         try s.bind([.integer(captureID)])
         while try s.step() {

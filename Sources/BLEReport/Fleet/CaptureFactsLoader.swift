@@ -86,9 +86,9 @@ public enum CaptureFactsLoader {
         }
         for row in try db.rows("""
             SELECT c.id, c.handle, c.peer_address, c.status, c.connected_ts_us, c.disconnected_ts_us, c.disconnect_reason,
-                   c.began_before_capture, (SELECT p.ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = k.complete_packet_id),
-                   (SELECT p.ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = k.first_packet_id),
-                   (SELECT p.ts_us FROM packet p WHERE p.capture_id = c.capture_id AND p.frame = k.last_packet_id)
+                   c.began_before_capture, (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.complete_packet_id"))),
+                   (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.first_packet_id"))),
+                   (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.last_packet_id")))
             FROM connections c JOIN connection k ON k.id = c.id WHERE c.capture_id = ?1 ORDER BY c.id
             """, capture) {
             guard let id = row[0].int64 else { continue }

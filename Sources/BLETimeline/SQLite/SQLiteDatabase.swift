@@ -191,6 +191,51 @@ public final class SQLiteStatement {
         }
     }
 
+    /// Binds text that lives as long as the program (a literal): SQLite keeps the pointer instead
+    /// of copying the bytes, which matters on the per-packet insert path.
+    @inline(__always) public func bindStatic(_ s: StaticString, at i: Int32) {
+        if s.hasPointerRepresentation {
+            sqlite3_bind_text(statement, i, UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self),
+                              Int32(s.utf8CodeUnitCount), nil)   // nil is SQLITE_STATIC
+        } else {
+            bindText(s.description, at: i)
+        }
+    }
+
+    /// Binds `text` at `textIndex` and `blob` at `blobIndex` without copying either, runs the
+    /// statement, and unbinds both while their storage is still borrowed: the bulk-insert form of
+    /// `bindText` + `bindBlob` + `run` that saves SQLite two allocations and copies per row.
+    public func run(borrowing text: String?, at textIndex: Int32, _ blob: [UInt8]?, at blobIndex: Int32) throws(SQLiteError) {
+        var text = text
+        var rc: Int32 = SQLITE_DONE
+        func step(_ t: UnsafeBufferPointer<UInt8>?, _ b: UnsafeRawBufferPointer?) {
+            if let t, let base = t.baseAddress, !t.isEmpty {
+                sqlite3_bind_text(statement, textIndex, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                  Int32(t.count), nil)
+            } else if t != nil {
+                sqlite3_bind_text(statement, textIndex, "", 0, sqliteTransient)
+            } else {
+                sqlite3_bind_null(statement, textIndex)
+            }
+            if let b {
+                if b.isEmpty { sqlite3_bind_zeroblob(statement, blobIndex, 0) }
+                else { sqlite3_bind_blob(statement, blobIndex, b.baseAddress, Int32(b.count), nil) }
+            } else {
+                sqlite3_bind_null(statement, blobIndex)
+            }
+            rc = sqlite3_step(statement)
+            sqlite3_reset(statement)
+            // The buffers are only borrowed for this call: SQLite must not see them again.
+            sqlite3_bind_null(statement, textIndex)
+            sqlite3_bind_null(statement, blobIndex)
+        }
+        func withBlob(_ t: UnsafeBufferPointer<UInt8>?) {
+            if let blob { blob.withUnsafeBytes { step(t, $0) } } else { step(t, nil) }
+        }
+        if text != nil { text!.withUTF8 { withBlob($0) } } else { withBlob(nil) }
+        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw database.error(rc) }
+    }
+
     /// Runs an insert/update to completion, then resets the statement for the next row.
     public func run() throws(SQLiteError) {
         let rc = sqlite3_step(statement)

@@ -1,15 +1,21 @@
+import BLECore
 import BLEAnalysis
 import BLETimeline
 
-/// `blereplay import CAPTURE... [--db FILE] [--no-raw] [--keep-keys]`
+/// `blereplay import CAPTURE... [--db FILE] [--no-raw] [--keep-keys] [--timings]`
 enum ImportCommand {
     static func run(_ argv: [String]) throws -> ExitCode {
-        let args = try Arguments(argv, valued: ["db"], flagNames: ["no-raw", "keep-keys", "quiet"])
+        let args = try Arguments(argv, valued: ["db"], flagNames: ["no-raw", "keep-keys", "quiet", "timings"])
         guard !args.positionals.isEmpty else {
             throw Arguments.UsageError(message: "no capture given (usage: blereplay import CAPTURE... [--db FILE])")
         }
         let dbPath = args.value("db") ?? "blereplay.db"
-        let options = ImportOptions(keepRaw: !args.flag("no-raw"), keepKeys: args.flag("keep-keys"), progress: true)
+        var timer: (@Sendable (String, Double) -> Void)?
+        if args.flag("timings") {
+            timer = { stage, seconds in Err.line("timing: \(stage): \(TextFormat.fixed(seconds, 3)) s") }
+        }
+        let options = ImportOptions(keepRaw: !args.flag("no-raw"), keepKeys: args.flag("keep-keys"), progress: true,
+                                    stageTimer: timer)
         let results: [CaptureImportResult]
         do {
             results = try Importer.importCaptures(args.positionals, into: dbPath, options: options) { store in

@@ -1,0 +1,51 @@
+/// Brings timelines written by older versions of blereplay up to `TimelineSchema.version`.
+///
+/// Each step runs inside the caller's transaction and rewrites only the base tables whose shape
+/// changed; the views and indexes are dropped first and created again afterwards, so the
+/// documented query contract is the same before and after.
+enum TimelineMigration {
+    /// Migrates `db` from `version` to the current schema. Throws for a version it cannot read.
+    static func migrate(_ db: SQLiteDatabase, from version: Int64) throws(SQLiteError) {
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            for view in try db.rows("SELECT name FROM sqlite_master WHERE type = 'view'").compactMap({ $0[0].string }) {
+                try db.execute("DROP VIEW \"\(view)\"")
+            }
+            if version < 2 { try toVersion2(db) }
+            try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Version 1 -> 2: `packet` is keyed by `capture_id << 32 | frame` (see `PacketKey`) and drops
+    /// `original_length` (always equal to `length`); `att_pdu` keeps the value once, inside `pdu`.
+    private static func toVersion2(_ db: SQLiteDatabase) throws(SQLiteError) {
+        try db.execute("""
+            DROP INDEX IF EXISTS packet_capture_frame;
+            DROP INDEX IF EXISTS packet_connection;
+            DROP INDEX IF EXISTS att_pdu_connection;
+            ALTER TABLE packet RENAME TO packet_v1;
+            ALTER TABLE att_pdu RENAME TO att_pdu_v1;
+            \(TimelineSchema.tables)
+            INSERT INTO packet (rowid, ts_us, direction, kind, length, layer, summary, connection_id, file_offset,
+                                controller_index, raw_type, malformed, raw)
+                SELECT capture_id << 32 | frame, ts_us, direction, kind, length, layer, summary, connection_id, file_offset,
+                       controller_index, raw_type, malformed, raw
+                FROM packet_v1 ORDER BY capture_id, frame;
+            INSERT INTO att_pdu (capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle,
+                                 error_code, request_opcode, malformed, pdu, value_offset, value_length)
+                SELECT capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle,
+                       error_code, request_opcode, malformed, pdu,
+                       CASE WHEN value IS NULL THEN NULL
+                            WHEN opcode = 210 AND malformed = 0 THEN 3      -- Signed Write: value, then signature
+                            ELSE length(pdu) - length(value) END,
+                       length(value)
+                FROM att_pdu_v1 ORDER BY rowid;
+            DROP TABLE packet_v1;
+            DROP TABLE att_pdu_v1;
+            """)
+    }
+}
