@@ -13,8 +13,13 @@ public struct PacketDecoder: Sendable {
     var tracker = ConnectionTracker()
     var reassembler = ACLReassembler()
     var channels = BREDRChannelMap()
-    /// Commands that named a connection, by opcode, until their Command Status/Complete.
-    var pendingCommands: [UInt16: ConnectionRef] = [:]
+    /// Commands that named a connection, by controller and opcode (`commandKey`), until their
+    /// Command Status/Complete.
+    var pendingCommands: [UInt32: ConnectionRef] = [:]
+    /// Controller index of the record being decoded (btmon captures carry several controllers,
+    /// each with its own connection handles; Core v5.4 Vol 4 Part E 5.4.2 numbers handles per
+    /// controller).
+    var controller: UInt16 = 0
     /// Peers of BR/EDR Create Connection commands not yet completed (to tell the role).
     var pendingBREDRCreates: Set<BluetoothAddress> = []
     /// The host sent LE Create Connection Cancel and no LE connection complete followed yet.
@@ -36,6 +41,10 @@ public struct PacketDecoder: Sendable {
     public mutating func decode(_ record: CaptureRecord) -> DecodedPacket {
         var d = PacketDraft(direction: record.direction,
                             base: record.fileOffset &+ options.payloadOffsetInRecord)
+        if record.controllerIndex != controller {
+            controller = record.controllerIndex
+            tracker.controller = controller
+        }
         if record.cumulativeDrops != lastDrops {
             if record.cumulativeDrops > lastDrops {
                 d.events.append(.dropped(count: Int(record.cumulativeDrops - lastDrops)))
@@ -81,6 +90,10 @@ public struct PacketDecoder: Sendable {
         linkLayer = LinkLayerDecoder()
         return out
     }
+
+    /// Key of `pendingCommands`: a command is answered by its own controller.
+    @inline(__always)
+    func commandKey(_ opcode: UInt16) -> UInt32 { UInt32(controller) << 16 | UInt32(opcode) }
 
     // MARK: SCO and ISO
 

@@ -36,7 +36,7 @@ extension PacketDecoder {
         }
         if let c = info.connection {
             d.connection = c
-            pendingCommands[opcode.rawValue] = c
+            pendingCommands[commandKey(opcode.rawValue)] = c
         }
         d.summary = "Sent " + name + detail
         d.events.append(.command(info))

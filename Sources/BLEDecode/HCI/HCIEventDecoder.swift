@@ -44,7 +44,7 @@ extension PacketDecoder {
             try r.skip(1, "Num_HCI_Command_Packets")
             let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
             let status: HCIStatusCode? = opcode == .noOperation ? nil : r.peekUInt8().map { HCIStatusCode($0) }
-            let c = pendingCommands.removeValue(forKey: opcode.rawValue)
+            let c = pendingCommands.removeValue(forKey: commandKey(opcode.rawValue))
             d.connection = c
             let opName = opcode.name
             d.summary += " (" + opName + ")"
@@ -57,7 +57,7 @@ extension PacketDecoder {
             let status = HCIStatusCode(try r.readUInt8("Status"))
             try r.skip(1, "Num_HCI_Command_Packets")
             let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
-            let c = pendingCommands.removeValue(forKey: opcode.rawValue)
+            let c = pendingCommands.removeValue(forKey: commandKey(opcode.rawValue))
             d.connection = c
             if opcode == .disconnect, status != .success, let c { tracker.disconnectRefused(handle: c.handle) }
             let opName = opcode.name
@@ -73,7 +73,7 @@ extension PacketDecoder {
             let reason = HCIStatusCode(try r.readUInt8("Reason"))
             let closed = tracker.disconnectionComplete(handle: handle, status: status)
             if let closed, status == .success {
-                d.problems += reassembler.discard(handle: handle, why: "disconnection")
+                d.problems += reassembler.discard(handle: handle, controller: controller, why: "disconnection")
                 if closed.transport == .bredr { channels.remove(connection: closed.ref.index) }
             }
             d.connection = closed?.ref
@@ -205,7 +205,7 @@ extension PacketDecoder {
         guard let old else { return }
         d.problems.append(DecodeError(layer: .hci, offset: d.base, kind: .malformed,
                                       reason: "connection complete on handle \(Fmt.h4(handle)) while connection #\(old.ref.index) was still open on it; no Disconnection Complete seen"))
-        d.problems += reassembler.discard(handle: handle, why: "handle reused")
+        d.problems += reassembler.discard(handle: handle, controller: controller, why: "handle reused")
         if old.transport == .bredr { channels.remove(connection: old.ref.index) }
     }
 }
