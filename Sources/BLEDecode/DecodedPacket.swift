@@ -244,14 +244,19 @@ public struct ATTEvent: Sendable {
     public var problem: DecodeError?
     /// The whole PDU (opcode and parameters).
     public var bytes: [UInt8]
+    /// The Enhanced ATT bearer the PDU travelled on (Core v5.4 Vol 3 Part G 5.4), named by the
+    /// Source CID of the side that requested the channel, so both directions name it alike;
+    /// nil for the fixed ATT channel 0x0004. ATT transactions are sequential per bearer.
+    public var bearer: UInt16?
     public init(connection: ConnectionRef, direction: Direction, opcode: ATTOpcode, pdu: ATTPDU?,
-                problem: DecodeError?, bytes: [UInt8]) {
+                problem: DecodeError?, bytes: [UInt8], bearer: UInt16? = nil) {
         self.connection = connection
         self.direction = direction
         self.opcode = opcode
         self.pdu = pdu
         self.problem = problem
         self.bytes = bytes
+        self.bearer = bearer
     }
 }
 

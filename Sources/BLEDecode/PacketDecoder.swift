@@ -13,6 +13,8 @@ public struct PacketDecoder: Sendable {
     var tracker = ConnectionTracker()
     var reassembler = ACLReassembler()
     var channels = BREDRChannelMap()
+    /// LE credit-based channels (LE CoC, Enhanced ATT) and their SDUs in progress.
+    var leChannels = LECreditChannelMap()
     /// Commands that named a connection, by controller and opcode (`commandKey`), until their
     /// Command Status/Complete.
     var pendingCommands: [UInt32: ConnectionRef] = [:]
@@ -87,6 +89,7 @@ public struct PacketDecoder: Sendable {
         pendingBREDRCreates.removeAll()
         leCreateCancelPending = false
         channels.removeAll()
+        leChannels.removeAll()
         linkLayer = LinkLayerDecoder()
         return out
     }

@@ -75,6 +75,7 @@ extension PacketDecoder {
             if let closed, status == .success {
                 d.problems += reassembler.discard(handle: handle, controller: controller, why: "disconnection")
                 if closed.transport == .bredr { channels.remove(connection: closed.ref.index) }
+                leChannels.remove(connection: closed.ref.index)
             }
             d.connection = closed?.ref
             if status != .success { d.summary += " status " + Fmt.status(status) }
@@ -207,6 +208,7 @@ extension PacketDecoder {
                                       reason: "connection complete on handle \(Fmt.h4(handle)) while connection #\(old.ref.index) was still open on it; no Disconnection Complete seen"))
         d.problems += reassembler.discard(handle: handle, controller: controller, why: "handle reused")
         if old.transport == .bredr { channels.remove(connection: old.ref.index) }
+        leChannels.remove(connection: old.ref.index)
     }
 }
 
