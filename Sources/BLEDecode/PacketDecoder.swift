@@ -66,7 +66,7 @@ public struct PacketDecoder: Sendable {
             decodeISO(record.payload, into: &d)
         case .note:
             d.layer = .note
-            d.summary = Fmt.noteText(record.payload)
+            d.summary = Self.monitorNote(record) ?? Fmt.noteText(record.payload)
         case .other where LinkLayerDecoder.isAirRecord(record):
             return decodeLinkLayer(record)
         case .other:
