@@ -15,6 +15,8 @@ public struct PacketDecoder: Sendable {
     var channels = BREDRChannelMap()
     /// LE credit-based channels (LE CoC, Enhanced ATT) and their SDUs in progress.
     var leChannels = LECreditChannelMap()
+    /// Connected isochronous streams and the ACL connections they belong to.
+    var isochronous = IsochronousChannels()
     /// Commands that named a connection, by controller and opcode (`commandKey`), until their
     /// Command Status/Complete.
     var pendingCommands: [UInt32: ConnectionRef] = [:]
@@ -90,6 +92,7 @@ public struct PacketDecoder: Sendable {
         leCreateCancelPending = false
         channels.removeAll()
         leChannels.removeAll()
+        isochronous.removeAll()
         linkLayer = LinkLayerDecoder()
         return out
     }
@@ -127,6 +130,10 @@ public struct PacketDecoder: Sendable {
         let handle = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF
         let length = Int((UInt16(payload[2]) | UInt16(payload[3]) << 8) & 0x3FFF)
         d.summary = d.prefix + "ISO handle " + Fmt.h4(handle) + ", \(length) bytes"
+        if let cis = isochronous.cis(controller: controller, handle: handle) {
+            d.summary += " (CIS)"
+            d.connection = cis.acl
+        }
         d.checkDataLength(declared: length, available: payload.count - 4, dataStart: 4, what: "ISO data")
     }
 }

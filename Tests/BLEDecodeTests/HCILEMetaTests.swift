@@ -173,9 +173,13 @@ struct HCILEMetaTests {
         let empty = decoder.decode(Rec.evt(hx("3E 00")))
         #expect(empty.summary == "Rcvd LE Meta (malformed: no LE sub-event code)")
         #expect(empty.problems.first?.offset == Rec.base + 2)
-        // 3E 02 | 19 CIS Established | 3E status
-        #expect(decoder.decode(Rec.evt(hx("3E 02 19 3E"))).summary
-                == "Rcvd LE Meta (LE CIS Established) status 0x3E Connection Failed to be Established")
+        // 3E 1D | 19 CIS Established | 3E status | 60 00 CIS handle | 25 bytes of parameters (7.7.65.25)
+        #expect(decoder.decode(Rec.evt(hx("3E 1D 19 3E 60 00") + [UInt8](repeating: 0, count: 25))).summary
+                == "Rcvd LE Meta (LE CIS Established) status 0x3E Connection Failed to be Established CIS handle 0x0060")
+        // Cut after its status: the status is still shown, the missing handle is a problem
+        let cut = decoder.decode(Rec.evt(hx("3E 02 19 3E")))
+        #expect(cut.summary.hasPrefix("Rcvd LE Meta (LE CIS Established) status 0x3E Connection Failed to be Established"))
+        #expect(cut.problems.count == 1)
     }
 
     @Test(arguments: [false, true])

@@ -71,6 +71,14 @@ extension PacketDecoder {
             let status = HCIStatusCode(try r.readUInt8("Status"))
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
             let reason = HCIStatusCode(try r.readUInt8("Reason"))
+            if tracker.connection(handle) == nil, status == .success,
+               let cis = isochronous.disconnected(controller: controller, handle: handle) {
+                // A CIS ended (Vol 4 Part E 7.7.5 applies to CIS handles too): not an LE
+                // connection's end, so no disconnection event.
+                d.connection = cis.acl
+                d.summary += " CIS handle " + Fmt.h4(handle) + " reason " + Fmt.status(reason)
+                return
+            }
             let closed = tracker.disconnectionComplete(handle: handle, status: status)
             if let closed, status == .success {
                 d.problems += reassembler.discard(handle: handle, controller: controller, why: "disconnection")
