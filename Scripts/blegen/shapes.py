@@ -244,7 +244,8 @@ def le_audio() -> bytes:
     # Sync_Handle u16, TX_Power, RSSI, CTE_Type, Data_Status, Data_Length, Data (7.7.65.15)
     log.rx(hci.le_meta(0x0E, struct.pack("<BHBB6sBHB", 0, 0x0001, 1, 1, hci.addr_bytes(PEER2), 3, 0x0050, 0)))
     basic_audio = hci.ad(0x16, struct.pack("<H", 0x1851) + bytes(12))
-    log.rx(hci.le_meta(0x0F, struct.pack("<HbbBBB", 0x0001, 127, -55, 0xFF, 0x01, len(basic_audio)) + basic_audio[:10]))
+    # data status 0x01 (incomplete, more data): the first 10 bytes, then an empty complete one
+    log.rx(hci.le_meta(0x0F, struct.pack("<HbbBBB", 0x0001, 127, -55, 0xFF, 0x01, 10) + basic_audio[:10]))
     log.rx(hci.le_meta(0x0F, struct.pack("<HbbBBB", 0x0001, 127, -55, 0xFF, 0x00, 0)))
     # BIGInfo report (0x22): Sync_Handle, Num_BIS, NSE, ISO_Interval, BN, PTO, IRC,
     # Max_PDU, SDU_Interval(3), Max_SDU, PHY, Framing, Encryption (7.7.65.34)
