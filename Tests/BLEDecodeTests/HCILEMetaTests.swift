@@ -190,3 +190,31 @@ struct HCILEMetaTests {
         #expect(p.summary.contains("DHKey 0101") == keepKeys)
     }
 }
+
+/// LE Extended Advertising Report data status (Core v5.4 Vol 4 Part E 7.7.65.13, Event_Type
+/// bits 5-6), as tshark 4.0 shows it ("Data Status: Incomplete, more data to come").
+@Suite("Extended advertising data status")
+struct ExtendedAdvertisingDataStatusTests {
+    /// One report: Event_Type, random address D1:22:33:44:55:66, 1M/2M PHY, SID 1, no TX
+    /// power, RSSI -60, no periodic interval, no direct address, then the data.
+    private func report(_ eventType: UInt16, _ data: [UInt8]) -> CaptureRecord {
+        let body: [UInt8] = [0x0D, 0x01, UInt8(eventType & 0xFF), UInt8(eventType >> 8), 0x01,
+                             0x66, 0x55, 0x44, 0x33, 0x22, 0xD1, 0x01, 0x02, 0x01, 0x7F, 0xC4,
+                             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, UInt8(data.count)] + data
+        return Rec.evt([0x3E, UInt8(body.count)] + body)
+    }
+
+    @Test func fragmentsSayTheyAreFragments() throws {
+        var decoder = PacketDecoder()
+        let more = decoder.decode(report(0x0021, hx("02 01 06 05 09 45 61 72")))
+        #expect(more.reports.first?.dataStatus == 1)
+        #expect(more.summary.hasSuffix("(incomplete, more data to come)"))
+        let last = decoder.decode(report(0x0001, hx("62 75 64 73")))
+        #expect(last.reports.first?.dataStatus == 0)
+        #expect(!last.summary.contains("incomplete"))
+        let cut = decoder.decode(report(0x0040, hx("02 01 06")))
+        #expect(cut.reports.first?.dataStatus == 2)
+        #expect(cut.summary.hasSuffix("(incomplete, truncated)"))
+        #expect(more.problems.isEmpty && last.problems.isEmpty && cut.problems.isEmpty)
+    }
+}

@@ -69,11 +69,20 @@ extension PacketDecoder {
                 try r.skip(9, "Periodic_Advertising_Interval/Direct_Address[\(i)]")
                 let len = Int(try r.readUInt8("Data_Length[\(i)]"))
                 let data = try r.readBytes(len, "Data[\(i)]")
-                let report = AdvertisingReport(
+                var report = AdvertisingReport(
                     address: addr, addressType: addrType, eventType: type, isExtended: true,
                     isScanResponse: type & 0x0008 != 0, rssi: rssi == 127 ? nil : rssi,
                     txPower: tx == 127 ? nil : tx, data: Array(data))
-                if n == 1 { Self.summarize(report, into: &d.summary) }
+                report.dataStatus = UInt8((type >> 5) & 0x3)
+                if n == 1 {
+                    Self.summarize(report, into: &d.summary)
+                    switch report.dataStatus {
+                    case 0: break
+                    case 1: d.summary += " (incomplete, more data to come)"
+                    case 2: d.summary += " (incomplete, truncated)"
+                    default: d.summary += " (data status 0b11, reserved)"
+                    }
+                }
                 d.events.append(.advertisingReport(report))
             }
             if n != 1 { d.summary += " \(n) reports" }
