@@ -125,7 +125,22 @@ enum Fmt {
 
     /// Text of a note record: UTF-8 (invalid sequences replaced), control characters and
     /// surrounding white space removed.
+    /// A note's text (invalid UTF-8 replaced, control characters as spaces); a note that holds
+    /// control bytes other than tab and line ends is not text and is shown as its length and
+    /// first bytes in hex.
     static func noteText(_ bytes: [UInt8]) -> String {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0 { end -= 1 }
+        let body = bytes[..<end]
+        let binary = body.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        if binary {
+            let shown = Fmt.bytes(body.prefix(32))
+            return "note, \(body.count) bytes: " + shown + (body.count > 32 ? "…" : "")
+        }
+        return noteTextOnly(bytes)
+    }
+
+    private static func noteTextOnly(_ bytes: [UInt8]) -> String {
         var scalars = String(decoding: bytes, as: UTF8.self).unicodeScalars[...]
         func blank(_ s: Unicode.Scalar) -> Bool { s.value < 0x21 || s.properties.isWhitespace }
         while let f = scalars.first, blank(f) { scalars.removeFirst() }

@@ -88,6 +88,10 @@ public struct AdvertisingReport: Sendable {
     public var txPower: Int8?
     public var data: [UInt8]
     public var parsed: AdvertisingData
+    /// Extended reports: Event_Type bits 5-6 (7.7.65.13): 0 complete, 1 incomplete with more
+    /// data to come in the next report, 2 incomplete and truncated. `data` and `parsed` are then
+    /// one fragment of the advertisement, not all of it. Always 0 for legacy reports.
+    public var dataStatus: UInt8 = 0
 
     public init(address: BluetoothAddress, addressType: AddressType, eventType: UInt16,
                 isExtended: Bool, isScanResponse: Bool, rssi: Int8?, txPower: Int8?, data: [UInt8]) {
@@ -244,14 +248,19 @@ public struct ATTEvent: Sendable {
     public var problem: DecodeError?
     /// The whole PDU (opcode and parameters).
     public var bytes: [UInt8]
+    /// The Enhanced ATT bearer the PDU travelled on (Core v5.4 Vol 3 Part G 5.4), named by the
+    /// Source CID of the side that requested the channel, so both directions name it alike;
+    /// nil for the fixed ATT channel 0x0004. ATT transactions are sequential per bearer.
+    public var bearer: UInt16?
     public init(connection: ConnectionRef, direction: Direction, opcode: ATTOpcode, pdu: ATTPDU?,
-                problem: DecodeError?, bytes: [UInt8]) {
+                problem: DecodeError?, bytes: [UInt8], bearer: UInt16? = nil) {
         self.connection = connection
         self.direction = direction
         self.opcode = opcode
         self.pdu = pdu
         self.problem = problem
         self.bytes = bytes
+        self.bearer = bearer
     }
 }
 

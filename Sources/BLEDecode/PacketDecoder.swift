@@ -13,8 +13,17 @@ public struct PacketDecoder: Sendable {
     var tracker = ConnectionTracker()
     var reassembler = ACLReassembler()
     var channels = BREDRChannelMap()
-    /// Commands that named a connection, by opcode, until their Command Status/Complete.
-    var pendingCommands: [UInt16: ConnectionRef] = [:]
+    /// LE credit-based channels (LE CoC, Enhanced ATT) and their SDUs in progress.
+    var leChannels = LECreditChannelMap()
+    /// Connected isochronous streams and the ACL connections they belong to.
+    var isochronous = IsochronousChannels()
+    /// Commands that named a connection, by controller and opcode (`commandKey`), until their
+    /// Command Status/Complete.
+    var pendingCommands: [UInt32: ConnectionRef] = [:]
+    /// Controller index of the record being decoded (btmon captures carry several controllers,
+    /// each with its own connection handles; Core v5.4 Vol 4 Part E 5.4.2 numbers handles per
+    /// controller).
+    var controller: UInt16 = 0
     /// Peers of BR/EDR Create Connection commands not yet completed (to tell the role).
     var pendingBREDRCreates: Set<BluetoothAddress> = []
     /// The host sent LE Create Connection Cancel and no LE connection complete followed yet.
@@ -36,6 +45,10 @@ public struct PacketDecoder: Sendable {
     public mutating func decode(_ record: CaptureRecord) -> DecodedPacket {
         var d = PacketDraft(direction: record.direction,
                             base: record.fileOffset &+ options.payloadOffsetInRecord)
+        if record.controllerIndex != controller {
+            controller = record.controllerIndex
+            tracker.controller = controller
+        }
         if record.cumulativeDrops != lastDrops {
             if record.cumulativeDrops > lastDrops {
                 d.events.append(.dropped(count: Int(record.cumulativeDrops - lastDrops)))
@@ -55,7 +68,7 @@ public struct PacketDecoder: Sendable {
             decodeISO(record.payload, into: &d)
         case .note:
             d.layer = .note
-            d.summary = Fmt.noteText(record.payload)
+            d.summary = Self.monitorNote(record) ?? Fmt.noteText(record.payload)
         case .other where LinkLayerDecoder.isAirRecord(record):
             return decodeLinkLayer(record)
         case .other:
@@ -78,9 +91,15 @@ public struct PacketDecoder: Sendable {
         pendingBREDRCreates.removeAll()
         leCreateCancelPending = false
         channels.removeAll()
+        leChannels.removeAll()
+        isochronous.removeAll()
         linkLayer = LinkLayerDecoder()
         return out
     }
+
+    /// Key of `pendingCommands`: a command is answered by its own controller.
+    @inline(__always)
+    func commandKey(_ opcode: UInt16) -> UInt32 { UInt32(controller) << 16 | UInt32(opcode) }
 
     // MARK: SCO and ISO
 
@@ -111,6 +130,10 @@ public struct PacketDecoder: Sendable {
         let handle = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF
         let length = Int((UInt16(payload[2]) | UInt16(payload[3]) << 8) & 0x3FFF)
         d.summary = d.prefix + "ISO handle " + Fmt.h4(handle) + ", \(length) bytes"
+        if let cis = isochronous.cis(controller: controller, handle: handle) {
+            d.summary += " (CIS)"
+            d.connection = cis.acl
+        }
         d.checkDataLength(declared: length, available: payload.count - 4, dataStart: 4, what: "ISO data")
     }
 }

@@ -173,9 +173,13 @@ struct HCILEMetaTests {
         let empty = decoder.decode(Rec.evt(hx("3E 00")))
         #expect(empty.summary == "Rcvd LE Meta (malformed: no LE sub-event code)")
         #expect(empty.problems.first?.offset == Rec.base + 2)
-        // 3E 02 | 19 CIS Established | 3E status
-        #expect(decoder.decode(Rec.evt(hx("3E 02 19 3E"))).summary
-                == "Rcvd LE Meta (LE CIS Established) status 0x3E Connection Failed to be Established")
+        // 3E 1D | 19 CIS Established | 3E status | 60 00 CIS handle | 25 bytes of parameters (7.7.65.25)
+        #expect(decoder.decode(Rec.evt(hx("3E 1D 19 3E 60 00") + [UInt8](repeating: 0, count: 25))).summary
+                == "Rcvd LE Meta (LE CIS Established) status 0x3E Connection Failed to be Established CIS handle 0x0060")
+        // Cut after its status: the status is still shown, the missing handle is a problem
+        let cut = decoder.decode(Rec.evt(hx("3E 02 19 3E")))
+        #expect(cut.summary.hasPrefix("Rcvd LE Meta (LE CIS Established) status 0x3E Connection Failed to be Established"))
+        #expect(cut.problems.count == 1)
     }
 
     @Test(arguments: [false, true])
@@ -184,5 +188,33 @@ struct HCILEMetaTests {
         // 3E 22 | 09 Generate DHKey Complete | 00 | 32 key bytes (01 x32)
         let p = decoder.decode(Rec.evt([0x3E, 0x22, 0x09, 0x00] + [UInt8](repeating: 0x01, count: 32)))
         #expect(p.summary.contains("DHKey 0101") == keepKeys)
+    }
+}
+
+/// LE Extended Advertising Report data status (Core v5.4 Vol 4 Part E 7.7.65.13, Event_Type
+/// bits 5-6), as tshark 4.0 shows it ("Data Status: Incomplete, more data to come").
+@Suite("Extended advertising data status")
+struct ExtendedAdvertisingDataStatusTests {
+    /// One report: Event_Type, random address D1:22:33:44:55:66, 1M/2M PHY, SID 1, no TX
+    /// power, RSSI -60, no periodic interval, no direct address, then the data.
+    private func report(_ eventType: UInt16, _ data: [UInt8]) -> CaptureRecord {
+        let body: [UInt8] = [0x0D, 0x01, UInt8(eventType & 0xFF), UInt8(eventType >> 8), 0x01,
+                             0x66, 0x55, 0x44, 0x33, 0x22, 0xD1, 0x01, 0x02, 0x01, 0x7F, 0xC4,
+                             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, UInt8(data.count)] + data
+        return Rec.evt([0x3E, UInt8(body.count)] + body)
+    }
+
+    @Test func fragmentsSayTheyAreFragments() throws {
+        var decoder = PacketDecoder()
+        let more = decoder.decode(report(0x0021, hx("02 01 06 05 09 45 61 72")))
+        #expect(more.reports.first?.dataStatus == 1)
+        #expect(more.summary.hasSuffix("(incomplete, more data to come)"))
+        let last = decoder.decode(report(0x0001, hx("62 75 64 73")))
+        #expect(last.reports.first?.dataStatus == 0)
+        #expect(!last.summary.contains("incomplete"))
+        let cut = decoder.decode(report(0x0040, hx("02 01 06")))
+        #expect(cut.reports.first?.dataStatus == 2)
+        #expect(cut.summary.hasSuffix("(incomplete, truncated)"))
+        #expect(more.problems.isEmpty && last.problems.isEmpty && cut.problems.isEmpty)
     }
 }

@@ -116,8 +116,13 @@ struct L2CAPSignalingTests {
         #expect(fake.attEvents.isEmpty && fake.layer == .bredr)
         #expect(fake.summary == "Rcvd BR/EDR L2CAP CID 0x0004, 4 bytes")
         #expect(decoder.decode(Rec.l2cap(.received, handle: 0x000B, cid: 0x0006, hx("05 08"))).smpEvents.isEmpty)
-        #expect(decoder.decode(Rec.l2cap(.received, handle: 0x000B, cid: 0x0007, hx("05 08"))).summary
-                == "Rcvd BR/EDR L2CAP Security Manager, 2 bytes")
+        // CID 0x0007 is the BR/EDR Security Manager (Vol 3 Part H 3.2): 05 08 = Pairing Failed,
+        // Unspecified Reason (3.5.5)
+        let smp = decoder.decode(Rec.l2cap(.received, handle: 0x000B, cid: 0x0007, hx("05 08")))
+        #expect(smp.layer == .smp)
+        #expect(smp.smpEvents.first?.code == SMPCode(rawValue: 0x05))
+        #expect(smp.smpEvents.first?.connection.index == 1)
+        #expect(smp.summary == "Rcvd Pairing Failed: Unspecified Reason (BR/EDR)")
         // After the link closes the channel names are forgotten
         _ = decoder.decode(Rec.disconnectionComplete(handle: 0x000B, reason: 0x13))
         _ = decoder.decode(Rec.evt(hx("03 0B 00 0B 00 E1 25 0F DC 1B 00 01 00")))

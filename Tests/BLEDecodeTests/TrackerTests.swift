@@ -90,7 +90,7 @@ struct TrackerTests {
         var decoder = PacketDecoder()
         _ = decoder.decode(Rec.leConnectionComplete(handle: 0x0040))
         func state() -> String {
-            switch decoder.tracker.handles[0x0040] {
+            switch decoder.tracker.handles[0x0040 as UInt32] {
             case .open?: "open"
             case .disconnecting(_, let reason)?: "disconnecting \(hex(reason.rawValue))"
             case nil: "closed"

@@ -8,7 +8,12 @@ import BLECore
 /// A failed Disconnection Complete, or a Command Status refusing the Disconnect, returns
 /// `disconnecting` to `open`. Every Connection Complete
 /// (any status) and every inferred connection gets a new `ConnectionRef`: handles are reused,
-/// refs are not. Bounded: at most 0x0F00 handles can be open.
+/// refs are not. Bounded: at most 0x0F00 handles can be open per controller.
+///
+/// Handles belong to a controller: a btmon capture (btsnoop datalink 2001, pcap LINKTYPE 254)
+/// records several controllers, and each numbers its connections from the same range (two
+/// adapters both using handle 0x0040 is the usual case). `controller` is the index of the
+/// record being decoded; every handle below is looked up under it.
 struct ConnectionTracker: Sendable {
     /// How the tracker learned of a connection.
     enum Origin: Sendable, Equatable {
@@ -40,14 +45,22 @@ struct ConnectionTracker: Sendable {
         }
     }
 
-    private(set) var handles: [UInt16: HandleState] = [:]
+    /// A handle under its controller: `controller << 16 | handle`.
+    typealias Key = UInt32
+
+    private(set) var handles: [Key: HandleState] = [:]
+    /// Controller index of the record being decoded (0 for single-controller formats).
+    var controller: UInt16 = 0
+
+    @inline(__always)
+    private func key(_ handle: UInt16) -> Key { UInt32(controller) << 16 | UInt32(handle) }
     /// Connections the capture has shown so far (the last `ConnectionRef.index` handed out).
     private(set) var count = 0
 
     /// The open connection on `handle`, if any.
-    func connection(_ handle: UInt16) -> Connection? { handles[handle]?.connection }
+    func connection(_ handle: UInt16) -> Connection? { handles[key(handle)]?.connection }
 
-    func ref(_ handle: UInt16) -> ConnectionRef? { handles[handle]?.connection.ref }
+    func ref(_ handle: UInt16) -> ConnectionRef? { handles[key(handle)]?.connection.ref }
 
     /// A Connection Complete (any status). Returns the new ref and, when status 0 replaced a
     /// connection still open on the handle (a Disconnection Complete missing from the
@@ -57,56 +70,56 @@ struct ConnectionTracker: Sendable {
         count += 1
         let ref = ConnectionRef(index: count, handle: handle)
         guard status == .success else { return (ref, nil) }
-        let old = handles[handle]?.connection
-        handles[handle] = .open(Connection(ref: ref, transport: transport, origin: .event, openedAt: offset))
+        let old = handles[key(handle)]?.connection
+        handles[key(handle)] = .open(Connection(ref: ref, transport: transport, origin: .event, openedAt: offset))
         return (ref, old)
     }
 
     /// ACL on `handle`: the open connection, or a new one begun before the capture (`isNew`).
     mutating func connectionForACL(handle: UInt16, transportHint: Transport,
                                    at offset: Int) -> (connection: Connection, isNew: Bool) {
-        if let c = handles[handle]?.connection { return (c, false) }
+        if let c = handles[key(handle)]?.connection { return (c, false) }
         count += 1
         let c = Connection(ref: ConnectionRef(index: count, handle: handle), transport: transportHint,
                            origin: .inferredFromACL, openedAt: offset)
-        handles[handle] = .open(c)
+        handles[key(handle)] = .open(c)
         return (c, true)
     }
 
     /// Traffic proved an inferred connection to be BR/EDR (CID 0x0001 or a CID above 0x007F).
     mutating func markBREDR(handle: UInt16) {
-        guard let state = handles[handle] else { return }
+        guard let state = handles[key(handle)] else { return }
         switch state {
         case .open(var c):
             c.transport = .bredr
-            handles[handle] = .open(c)
+            handles[key(handle)] = .open(c)
         case .disconnecting(var c, let reason):
             c.transport = .bredr
-            handles[handle] = .disconnecting(c, reason: reason)
+            handles[key(handle)] = .disconnecting(c, reason: reason)
         }
     }
 
     /// The host sent Disconnect for `handle`.
     mutating func disconnectRequested(handle: UInt16, reason: HCIStatusCode) -> ConnectionRef? {
-        guard let state = handles[handle] else { return nil }
-        handles[handle] = .disconnecting(state.connection, reason: reason)
+        guard let state = handles[key(handle)] else { return nil }
+        handles[key(handle)] = .disconnecting(state.connection, reason: reason)
         return state.connection.ref
     }
 
     /// The controller refused a Disconnect (Command Status with an error): back to `open`.
     mutating func disconnectRefused(handle: UInt16) {
-        guard case .disconnecting(let c, _)? = handles[handle] else { return }
-        handles[handle] = .open(c)
+        guard case .disconnecting(let c, _)? = handles[key(handle)] else { return }
+        handles[key(handle)] = .open(c)
     }
 
     /// Disconnection Complete. Status 0x00 closes the handle; another status leaves the
     /// connection open. Returns the connection concerned (nil for an unknown handle).
     mutating func disconnectionComplete(handle: UInt16, status: HCIStatusCode) -> Connection? {
-        guard let state = handles[handle] else { return nil }
+        guard let state = handles[key(handle)] else { return nil }
         if status == .success {
-            handles[handle] = nil
+            handles[key(handle)] = nil
         } else {
-            handles[handle] = .open(state.connection)
+            handles[key(handle)] = .open(state.connection)
         }
         return state.connection
     }

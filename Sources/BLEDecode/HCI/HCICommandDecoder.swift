@@ -36,7 +36,7 @@ extension PacketDecoder {
         }
         if let c = info.connection {
             d.connection = c
-            pendingCommands[opcode.rawValue] = c
+            pendingCommands[commandKey(opcode.rawValue)] = c
         }
         d.summary = "Sent " + name + detail
         d.events.append(.command(info))
@@ -93,6 +93,21 @@ extension PacketDecoder {
             if filter != 0 { return " (filter accept list)" }
             info.peerAddress = peer
             return " peer " + Fmt.address(peer) + " (" + type.name + ")"
+
+        case 0x2064:
+            // LE Create CIS: CIS_Count u8, then per CIS: CIS_Connection_Handle u16,
+            // ACL_Connection_Handle u16 (7.8.99)
+            let n = Int(try r.readUInt8("CIS_Count"))
+            var pairs: [String] = []
+            for i in 0..<n {
+                let cis = try r.readUInt16(.little, "CIS_Connection_Handle[\(i)]") & 0x0FFF
+                let acl = try r.readUInt16(.little, "ACL_Connection_Handle[\(i)]") & 0x0FFF
+                let ref = tracker.ref(acl)
+                isochronous.proposed(controller: controller, handle: cis, acl: ref)
+                if n == 1 { info.connection = ref }
+                if i < 4 { pairs.append(Fmt.h4(cis) + " on " + Fmt.h4(acl)) }
+            }
+            return " CIS " + pairs.joined(separator: ", ") + (n > 4 ? ", …" : "")
 
         case HCIOpcode.leCreateConnectionCancel.rawValue:
             // No parameters (7.8.13). The pending attempt ends with status 0x02.

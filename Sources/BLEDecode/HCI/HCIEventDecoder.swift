@@ -44,7 +44,7 @@ extension PacketDecoder {
             try r.skip(1, "Num_HCI_Command_Packets")
             let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
             let status: HCIStatusCode? = opcode == .noOperation ? nil : r.peekUInt8().map { HCIStatusCode($0) }
-            let c = pendingCommands.removeValue(forKey: opcode.rawValue)
+            let c = pendingCommands.removeValue(forKey: commandKey(opcode.rawValue))
             d.connection = c
             let opName = opcode.name
             d.summary += " (" + opName + ")"
@@ -57,7 +57,7 @@ extension PacketDecoder {
             let status = HCIStatusCode(try r.readUInt8("Status"))
             try r.skip(1, "Num_HCI_Command_Packets")
             let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
-            let c = pendingCommands.removeValue(forKey: opcode.rawValue)
+            let c = pendingCommands.removeValue(forKey: commandKey(opcode.rawValue))
             d.connection = c
             if opcode == .disconnect, status != .success, let c { tracker.disconnectRefused(handle: c.handle) }
             let opName = opcode.name
@@ -71,10 +71,19 @@ extension PacketDecoder {
             let status = HCIStatusCode(try r.readUInt8("Status"))
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
             let reason = HCIStatusCode(try r.readUInt8("Reason"))
+            if tracker.connection(handle) == nil, status == .success,
+               let cis = isochronous.disconnected(controller: controller, handle: handle) {
+                // A CIS ended (Vol 4 Part E 7.7.5 applies to CIS handles too): not an LE
+                // connection's end, so no disconnection event.
+                d.connection = cis.acl
+                d.summary += " CIS handle " + Fmt.h4(handle) + " reason " + Fmt.status(reason)
+                return
+            }
             let closed = tracker.disconnectionComplete(handle: handle, status: status)
             if let closed, status == .success {
-                d.problems += reassembler.discard(handle: handle, why: "disconnection")
+                d.problems += reassembler.discard(handle: handle, controller: controller, why: "disconnection")
                 if closed.transport == .bredr { channels.remove(connection: closed.ref.index) }
+                leChannels.remove(connection: closed.ref.index)
             }
             d.connection = closed?.ref
             if status != .success { d.summary += " status " + Fmt.status(status) }
@@ -205,8 +214,9 @@ extension PacketDecoder {
         guard let old else { return }
         d.problems.append(DecodeError(layer: .hci, offset: d.base, kind: .malformed,
                                       reason: "connection complete on handle \(Fmt.h4(handle)) while connection #\(old.ref.index) was still open on it; no Disconnection Complete seen"))
-        d.problems += reassembler.discard(handle: handle, why: "handle reused")
+        d.problems += reassembler.discard(handle: handle, controller: controller, why: "handle reused")
         if old.transport == .bredr { channels.remove(connection: old.ref.index) }
+        leChannels.remove(connection: old.ref.index)
     }
 }
 

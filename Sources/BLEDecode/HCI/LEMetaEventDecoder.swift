@@ -69,11 +69,20 @@ extension PacketDecoder {
                 try r.skip(9, "Periodic_Advertising_Interval/Direct_Address[\(i)]")
                 let len = Int(try r.readUInt8("Data_Length[\(i)]"))
                 let data = try r.readBytes(len, "Data[\(i)]")
-                let report = AdvertisingReport(
+                var report = AdvertisingReport(
                     address: addr, addressType: addrType, eventType: type, isExtended: true,
                     isScanResponse: type & 0x0008 != 0, rssi: rssi == 127 ? nil : rssi,
                     txPower: tx == 127 ? nil : tx, data: Array(data))
-                if n == 1 { Self.summarize(report, into: &d.summary) }
+                report.dataStatus = UInt8((type >> 5) & 0x3)
+                if n == 1 {
+                    Self.summarize(report, into: &d.summary)
+                    switch report.dataStatus {
+                    case 0: break
+                    case 1: d.summary += " (incomplete, more data to come)"
+                    case 2: d.summary += " (incomplete, truncated)"
+                    default: d.summary += " (data status 0b11, reserved)"
+                    }
+                }
                 d.events.append(.advertisingReport(report))
             }
             if n != 1 { d.summary += " \(n) reports" }
@@ -183,6 +192,19 @@ extension PacketDecoder {
             let handle = try r.readUInt16(.little, "ACL_Connection_Handle") & 0x0FFF
             d.connection = tracker.ref(handle)
             d.summary += " handle " + Fmt.h4(handle)
+            if let cis = r.peekUInt8().flatMap({ lo in r.peekUInt8(at: 1).map { UInt16(lo) | UInt16($0) << 8 } }) {
+                isochronous.proposed(controller: controller, handle: cis & 0x0FFF, acl: d.connection)
+                d.summary += " CIS handle " + Fmt.h4(cis & 0x0FFF)
+            }
+
+        case 0x19:
+            // Status u8, Connection_Handle u16 (the CIS), timing and PHY parameters (7.7.65.25)
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            d.summary += statusText(status)
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            let cis = isochronous.established(controller: controller, handle: handle, success: status == .success)
+            d.connection = cis?.acl
+            d.summary += " CIS handle " + Fmt.h4(handle)
 
         case 0x1F, 0x21, 0x23:
             // Status u8, Connection_Handle u16, … (7.7.65.31, 7.7.65.33, 7.7.65.35)
@@ -197,7 +219,7 @@ extension PacketDecoder {
             d.connection = tracker.ref(handle)
             d.summary += " handle " + Fmt.h4(handle)
 
-        case 0x0E, 0x19, 0x1B, 0x1D, 0x24:
+        case 0x0E, 0x1B, 0x1D, 0x24:
             // Sub-events that start with Status (sync established, CIS established, BIG).
             d.summary += statusText(HCIStatusCode(try r.readUInt8("Status")))
 

@@ -52,7 +52,7 @@ extension PacketDecoder {
         d.connection = conn.ref
         if isNew { d.events.append(.connectionFoundInProgress(conn.ref, transport: conn.transport)) }
 
-        let key = ACLReassembler.Key(handle: handle, direction: d.direction)
+        let key = ACLReassembler.Key(handle: handle, direction: d.direction, controller: controller)
         let outcome = reassembler.add(data, dataOffset: d.base &+ 4, key: key, isStart: isStart,
                                       isTruncated: isTruncated, problems: &d.problems)
         switch outcome {

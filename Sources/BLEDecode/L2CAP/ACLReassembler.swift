@@ -54,6 +54,8 @@ struct ACLReassembler: Sendable {
     struct Key: Hashable, Sendable {
         var handle: UInt16
         var direction: Direction
+        /// Controller index (btmon captures record several controllers; handles are per controller).
+        var controller: UInt16 = 0
     }
 
     /// A PDU whose fragments are still arriving.
@@ -187,11 +189,11 @@ struct ACLReassembler: Sendable {
         return .needMore(isStart: isStart, received: count, expected: expected)
     }
 
-    /// Drops what is pending on `handle` (both directions), e.g. at disconnection.
-    mutating func discard(handle: UInt16, why: String) -> [DecodeError] {
+    /// Drops what is pending on `handle` of `controller` (both directions), e.g. at disconnection.
+    mutating func discard(handle: UInt16, controller: UInt16 = 0, why: String) -> [DecodeError] {
         var out: [DecodeError] = []
         for d in [Direction.sent, .received, .unknown] {
-            let key = Key(handle: handle, direction: d)
+            let key = Key(handle: handle, direction: d, controller: controller)
             if let old = states.removeValue(forKey: key) {
                 out.append(Self.discardProblem(old, key: key, why: why))
             }

@@ -77,7 +77,8 @@ extension Direction {
 }
 
 /// BR/EDR L2CAP classification (Core v5.4 Vol 3 Part A 2.1): fixed channels by name, the
-/// signalling channel's commands by name, dynamic channels by the PSM they were opened for.
+/// signalling channel's commands by name, dynamic channels by the PSM they were opened for;
+/// the BR/EDR Security Manager channel 0x0007 is decoded as SMP.
 extension PacketDecoder {
     mutating func classifyBREDR(_ frame: L2CAPFrame, connection: ConnectionRef, into d: inout PacketDraft) {
         d.layer = .bredr
@@ -91,7 +92,10 @@ extension PacketDecoder {
         case 0x0003:
             d.summary = d.prefix + "BR/EDR L2CAP AMP Manager, \(payload.count) bytes"
         case 0x0007:
-            d.summary = d.prefix + "BR/EDR L2CAP Security Manager, \(payload.count) bytes"
+            // BR/EDR Security Manager (Core v5.4 Vol 3 Part H 3.2, 2.4.2.4): the same PDUs as
+            // on LE CID 0x0006, used for cross-transport key derivation.
+            decodeSMP(frame, connection: connection, into: &d)
+            d.summary += " (BR/EDR)"
         default:
             if let psm = channels.psm(connection: connection.index, direction: d.direction, cid: cid) {
                 d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)) (\(BREDRNames.psm(psm))), \(payload.count) bytes"

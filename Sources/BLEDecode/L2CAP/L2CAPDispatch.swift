@@ -29,7 +29,7 @@ extension PacketDecoder {
         case 0x0005:
             decodeLESignaling(frame, connection: conn.ref, into: &d)
         case 0x0040...0x007F:
-            d.summary = "\(d.prefix)L2CAP LE CoC data CID \(Fmt.h4(cid)), \(payload.count) bytes"
+            decodeCreditBasedFrame(frame, connection: conn.ref, into: &d)
         case 0x0000:
             d.problems.append(DecodeError(layer: .l2cap, offset: frame.offsets.absolute(2), kind: .malformed,
                                           reason: "L2CAP CID 0x0000 (null identifier)"))
@@ -48,7 +48,9 @@ extension PacketDecoder {
     func absolute(_ frame: L2CAPFrame, _ position: Int) -> Int { frame.offsets.absolute(position) }
 
     /// Moves an error raised with `baseOffset = absolute(frame, 4)` to the right fragment.
-    func remap(_ e: DecodeError, _ frame: L2CAPFrame) -> DecodeError {
+    func remap(_ e: DecodeError, _ frame: L2CAPFrame) -> DecodeError { Self.remapped(e, frame) }
+
+    static func remapped(_ e: DecodeError, _ frame: L2CAPFrame) -> DecodeError {
         guard frame.isReassembled else { return e }
         var e = e
         e.offset = frame.offsets.absolute(4 &+ (e.offset &- frame.offsets.absolute(4)))
@@ -58,26 +60,33 @@ extension PacketDecoder {
     /// ATT on CID 0x0004 (Core v5.4 Vol 3 Part F 3.3). A PDU that does not decode is still an
     /// `.att` event (opcode = first byte), as Wireshark counts malformed ATT packets too.
     mutating func decodeATT(_ frame: L2CAPFrame, connection: ConnectionRef, into d: inout PacketDraft) {
-        let bytes = frame.payload
+        decodeATT(frame.payload, baseOffset: absolute(frame, 4), connection: connection, into: &d) { Self.remapped($0, frame) }
+    }
+
+    /// An ATT PDU at `baseOffset`, on the fixed channel or an Enhanced ATT bearer; `remap` moves
+    /// an error's offset to the fragment that holds the byte.
+    mutating func decodeATT(_ bytes: ArraySlice<UInt8>, baseOffset: Int, connection: ConnectionRef,
+                            bearer: UInt16? = nil, suffix: String = "", into d: inout PacketDraft,
+                            remap: (DecodeError) -> DecodeError) {
         guard let first = bytes.first else {
-            d.problems.append(DecodeError(layer: .att, offset: absolute(frame, 4), kind: .truncated,
+            d.problems.append(DecodeError(layer: .att, offset: baseOffset, kind: .truncated,
                                           reason: "empty ATT PDU (no opcode)"))
-            d.summary = d.prefix + "ATT (malformed: empty PDU)"
+            d.summary = d.prefix + "ATT (malformed: empty PDU)" + suffix
             return
         }
         d.layer = .att
         do {
-            let pdu = try ATTPDU(decoding: bytes, baseOffset: absolute(frame, 4))
-            d.summary = d.prefix + pdu.summary
+            let pdu = try ATTPDU(decoding: bytes, baseOffset: baseOffset)
+            d.summary = d.prefix + pdu.summary + suffix
             d.events.append(.att(ATTEvent(connection: connection, direction: d.direction, opcode: pdu.opcode,
-                                          pdu: pdu, problem: nil, bytes: Array(bytes))))
+                                          pdu: pdu, problem: nil, bytes: Array(bytes), bearer: bearer)))
         } catch {
-            let e = remap(error, frame)
+            let e = remap(error)
             let opcode = ATTOpcode(rawValue: first)
             d.problems.append(e)
-            d.summary = d.prefix + opcode.name + " (malformed: " + e.reason + ")"
+            d.summary = d.prefix + opcode.name + " (malformed: " + e.reason + ")" + suffix
             d.events.append(.att(ATTEvent(connection: connection, direction: d.direction, opcode: opcode,
-                                          pdu: nil, problem: e, bytes: Array(bytes))))
+                                          pdu: nil, problem: e, bytes: Array(bytes), bearer: bearer)))
         }
     }
 

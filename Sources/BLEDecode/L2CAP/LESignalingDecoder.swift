@@ -23,6 +23,9 @@ extension PacketDecoder {
                 d.problems.append(remap(e, frame))
             }
             var body = try r.subReader(min(length, r.remaining), "signalling Data")
+            var data = body
+            leChannels.learn(code: code, identifier: id, data: data.readRemaining(), connection: connection.index,
+                             direction: d.direction)
             var event = SignalingEvent(connection: connection, direction: d.direction, code: code, identifier: id, name: name)
             d.summary = d.prefix + name + " (id \(id))"
             do {
