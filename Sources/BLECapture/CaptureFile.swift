@@ -17,11 +17,6 @@ public enum CaptureFile {
         if let status = Syscall.status(source.fileDescriptor), status.isRegularFile,
            let format = detect(prefix: prefix), format == .pcap || format == .pcapng {
             try checkPcapHeader(fileSize: status.size, format: format, path: path)
-            if format == .pcapng, let types = mixedLinkTypes(read: { offset, count in
-                (try? Syscall.preadBytes(source.fileDescriptor, offset: offset, count: count)) ?? []
-            }) {
-                return PcapngReader(input: InputWindow(source: source, initial: prefix), path: path, linkTypes: types)
-            }
             return try PcapReader(path: path)
         }
         return try open(source: source, prefix: prefix, path: path)
@@ -101,20 +96,7 @@ public enum CaptureFile {
             window.consume(window.available)
         }
         try checkPcapHeader(fileSize: bytes.count, format: format, path: path)
-        if format == .pcapng, let types = mixedLinkTypes(read: { offset, count in
-            offset >= 0 && offset < bytes.count ? Array(bytes[offset..<min(bytes.count, offset + count)]) : []
-        }) {
-            return PcapngReader(input: InputWindow(source: MemorySource(bytes, name: path), initial: []),
-                                path: path, linkTypes: types)
-        }
         return try PcapReader(bytes: bytes, path: path)
-    }
-
-    /// The interfaces' link types when a pcapng file has more than one (libpcap reads only files
-    /// whose interfaces share the first one's link type; `PcapngReader` reads the rest).
-    private static func mixedLinkTypes(read: (Int, Int) -> [UInt8]) -> [PcapLinkType]? {
-        guard let types = PcapngReader.interfaceLinkTypes(read: read), Set(types).count > 1 else { return nil }
-        return types
     }
 
     /// A pcap file header is 24 bytes; a pcapng Section Header Block at least 28. Shorter files

@@ -169,20 +169,12 @@ public struct PcapReader: CaptureReader {
         let captured = Int(header.pointee.caplen)
         let packet = UnsafeRawBufferPointer(start: captured > 0 ? data.map(UnsafeRawPointer.init) : nil,
                                             count: data == nil ? 0 : captured)
+        let wireLength = Int(header.pointee.len)
         let seconds = Int64(header.pointee.ts.tv_sec)
         let micros = Int64(header.pointee.ts.tv_usec)
         frameNumber += 1
-        return Self.record(frameNumber: frameNumber, timestamp: seconds &* 1_000_000 &+ micros, fileOffset: offset,
-                           linkType: linkType, packet: packet, wireLength: Int(header.pointee.len))
-    }
-
-    /// The capture record of one packet of `linkType` (shared with `PcapngReader`, whose
-    /// interfaces may each have their own link type). Link types other than the HCI and LE air
-    /// ones keep the packet whole as an `.other` record whose `rawType` is the link type.
-    static func record(frameNumber: Int, timestamp: Int64, fileOffset: Int, linkType: PcapLinkType,
-                       packet: UnsafeRawBufferPointer, wireLength: Int) -> CaptureRecord {
-        var record = CaptureRecord(frameNumber: frameNumber, timestamp: timestamp,
-                                   direction: .unknown, kind: .other, payload: [], fileOffset: fileOffset)
+        var record = CaptureRecord(frameNumber: frameNumber, timestamp: seconds &* 1_000_000 &+ micros,
+                                   direction: .unknown, kind: .other, payload: [], fileOffset: offset)
         switch linkType {
         case .bluetoothHCIH4:
             record.setH4Packet(packet)
@@ -202,7 +194,7 @@ public struct PcapReader: CaptureReader {
             record.rawType = UInt16(truncatingIfNeeded: linkType.rawValue)
             record.direction = AirFrameDirection.direction(linkType: linkType, frame: packet)
             record.originalLength = max(wireLength, packet.count)
-        case .bluetoothLinuxMonitor:
+        default:
             if packet.count >= 4 {
                 let index = UInt16(packet[0]) << 8 | UInt16(packet[1])
                 let opcode = MonitorOpcode(rawValue: UInt16(packet[2]) << 8 | UInt16(packet[3]))
@@ -212,10 +204,6 @@ public struct PcapReader: CaptureReader {
                 record.payload = Array(packet)
             }
             record.originalLength = max(wireLength - 4, packet.count - 4, 0)
-        default:
-            record.payload = Array(packet)
-            record.rawType = UInt16(truncatingIfNeeded: linkType.rawValue)
-            record.originalLength = max(wireLength, packet.count)
         }
         return record
     }
