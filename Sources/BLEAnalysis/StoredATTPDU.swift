@@ -12,9 +12,13 @@ public struct StoredATTPDU: Sendable {
     public var pdu: ATTPDU?
     /// The whole PDU as it was on the wire.
     public var bytes: [UInt8]
+    /// The Enhanced ATT bearer (its L2CAP channel ID); nil on the fixed ATT channel.
+    public var bearer: UInt16?
 
-    public init(packetID: Int, timestamp: Int64, direction: Direction, opcode: ATTOpcode, pdu: ATTPDU?, bytes: [UInt8] = []) {
+    public init(packetID: Int, timestamp: Int64, direction: Direction, opcode: ATTOpcode, pdu: ATTPDU?, bytes: [UInt8] = [],
+                bearer: UInt16? = nil) {
         self.bytes = bytes
+        self.bearer = bearer
         self.packetID = packetID
         self.timestamp = timestamp
         self.direction = direction
@@ -32,7 +36,7 @@ public struct StoredATTPDU: Sendable {
     /// Streams the ATT PDUs of one connection in packet order (memory stays flat).
     public static func forEach(connection: Int64, in db: SQLiteDatabase, _ body: (StoredATTPDU) throws -> Void) throws {
         let s = try db.prepare("""
-            SELECT packet_id, ts_us, direction, opcode, pdu FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid
+            SELECT packet_id, ts_us, direction, opcode, pdu, bearer FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid
             """)
         try s.bind([.integer(connection)])
         while try s.step() {
@@ -40,7 +44,8 @@ public struct StoredATTPDU: Sendable {
             let pdu = try? ATTPDU(decoding: bytes[...])
             try body(StoredATTPDU(packetID: s.int(0), timestamp: s.int64(1),
                                   direction: Direction(rawValue: s.text(2) ?? "?") ?? .unknown,
-                                  opcode: ATTOpcode(UInt8(truncatingIfNeeded: s.int(3))), pdu: pdu, bytes: bytes))
+                                  opcode: ATTOpcode(UInt8(truncatingIfNeeded: s.int(3))), pdu: pdu, bytes: bytes,
+                                  bearer: s.optionalInt(5).map { UInt16(truncatingIfNeeded: $0) }))
         }
     }
 }

@@ -30,17 +30,24 @@ extension ATTTransaction {
 ///
 /// ATT is sequential per bearer and per direction (Core v5.4 Vol 3 Part F 3.3.2): a client has
 /// at most one request outstanding, a server at most one indication; both sides may be client
-/// and server at once, so pending state is kept per requesting direction. A transaction not
-/// answered within 30 s has timed out (3.3.3).
+/// and server at once, so pending state is kept per requesting direction, and per bearer: with
+/// Enhanced ATT (Vol 3 Part G 5.4) each credit-based channel carries its own transactions. A
+/// transaction not answered within 30 s has timed out (3.3.3).
 public struct TransactionMatcher {
     /// Core v5.4 Vol 3 Part F 3.3.3.
     public static let attTimeout: Int64 = 30_000_000
 
-    private var pendingRequest: [Direction: ATTTransaction] = [:]
-    private var pendingIndication: [Direction: ATTTransaction] = [:]
+    /// Who is waiting: the requesting side, on one bearer (nil: the fixed ATT channel).
+    private struct Requester: Hashable {
+        var direction: Direction
+        var bearer: UInt16?
+    }
+
+    private var pendingRequest: [Requester: ATTTransaction] = [:]
+    private var pendingIndication: [Requester: ATTTransaction] = [:]
     /// A queued (long or reliable) write in progress per client: its first Prepare Write Request,
     /// and the first error a prepare got (Vol 3 Part G 4.9.4-4.9.5).
-    private var queuedWrite: [Direction: ATTTransaction] = [:]
+    private var queuedWrite: [Requester: ATTTransaction] = [:]
     /// Transactions completed and not yet taken with `drain()`.
     public private(set) var transactions: [ATTTransaction] = []
     /// How many responses answered nothing outstanding.
@@ -52,15 +59,15 @@ public struct TransactionMatcher {
         let op = p.opcode
         switch op.kind {
         case .request:
-            if let old = pendingRequest.updateValue(ATTTransaction(opening: p), forKey: p.direction) {
+            if let old = pendingRequest.updateValue(ATTTransaction(opening: p), forKey: Requester(direction: p.direction, bearer: p.bearer)) {
                 close(old, at: p.timestamp, orphaned: true)
             }
         case .indication:
-            if let old = pendingIndication.updateValue(ATTTransaction(opening: p), forKey: p.direction) {
+            if let old = pendingIndication.updateValue(ATTTransaction(opening: p), forKey: Requester(direction: p.direction, bearer: p.bearer)) {
                 close(old, at: p.timestamp, orphaned: true)
             }
         case .response:
-            let requester = p.direction.opposite
+            let requester = Requester(direction: p.direction.opposite, bearer: p.bearer)
             guard var t = pendingRequest[requester] else {
                 unmatchedResponses += 1
                 return
@@ -92,7 +99,7 @@ public struct TransactionMatcher {
             }
             completeRequest(t, requester: requester)
         case .confirmation:
-            let requester = p.direction.opposite
+            let requester = Requester(direction: p.direction.opposite, bearer: p.bearer)
             guard var t = pendingIndication[requester] else {
                 unmatchedResponses += 1
                 return
@@ -110,7 +117,7 @@ public struct TransactionMatcher {
     /// Prepare Write and Execute Write form one procedure: the prepares are folded into a single
     /// transaction from the first Prepare Write Request to the Execute Write Response, whose outcome
     /// is the first error any of them got.
-    private mutating func completeRequest(_ t: ATTTransaction, requester: Direction) {
+    private mutating func completeRequest(_ t: ATTTransaction, requester: Requester) {
         if t.opcode == .prepareWriteRequest {
             if var q = queuedWrite[requester] {
                 if q.errorCode == nil, t.outcome != .ok { q.errorCode = t.errorCode; q.outcome = t.outcome }

@@ -212,6 +212,15 @@ public struct PcapReader: CaptureReader {
     /// anything else damage at `offset`.
     private mutating func readFailed(at offset: Int) throws(CaptureError) -> CaptureRecord? {
         let text = String(cString: pcap_geterr(handle.pcap))
+        if text.contains("different from the type of the first interface") {
+            // pcapng allows a link type per interface (e.g. a merge of H4 and H4-with-direction
+            // captures); libpcap, which reads every pcap and pcapng here, takes one per file.
+            let error = CaptureError(path: path, offset: offset, kind: .unsupported,
+                                     message: "record \(frameNumber + 1): a pcapng whose interfaces have different link types, " +
+                                              "which libpcap cannot read (\(text)); capture each adapter to its own file")
+            state = .failed(error)
+            throw error
+        }
         guard text.contains("truncated") else {
             let error = CaptureError(path: path, offset: offset, kind: .corrupt,
                                      message: "record \(frameNumber + 1): libpcap: \(text)")

@@ -184,6 +184,13 @@ public enum Importer {
             pipeline = nil
             progress.finish()
             if let openError = end.openError { throw openError }
+            if let stopError = end.stopError, writer.records == 0 {
+                // Damage before the first record: nothing to keep, so no capture row either.
+                try? db.execute("ROLLBACK")
+                result.captureID = nil
+                result.error = stopError.description
+                return result
+            }
             for p in end.finishProblems { try writer.problem(p, frame: nil) }
             try writer.finish()
             let stopError = end.stopError

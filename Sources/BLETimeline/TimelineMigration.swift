@@ -21,7 +21,8 @@ enum TimelineMigration {
     }
 
     /// Version 1 -> 2: `packet` is keyed by `capture_id << 32 | frame` (see `PacketKey`) and drops
-    /// `original_length` (always equal to `length`); `att_pdu` keeps the value once, inside `pdu`.
+    /// `original_length` (always equal to `length`); `att_pdu` keeps the value once, inside `pdu`,
+    /// and gains `bearer` (Enhanced ATT channels; version 1 did not decode them, so NULL).
     private static func toVersion2(_ db: SQLiteDatabase) throws(SQLiteError) {
         try db.execute("""
             DROP INDEX IF EXISTS packet_capture_frame;

@@ -108,7 +108,9 @@ public enum TimelineSchema {
         pdu BLOB NOT NULL,
         -- The attribute value is stored once, inside `pdu`: the view cuts it out (NULL: none).
         value_offset INTEGER,
-        value_length INTEGER
+        value_length INTEGER,
+        -- Enhanced ATT: the credit-based channel the PDU travelled on (NULL: the fixed channel 0x0004).
+        bearer INTEGER
     );
     CREATE TABLE IF NOT EXISTS smp_event (
         capture_id INTEGER NOT NULL,
@@ -277,7 +279,7 @@ public enum TimelineSchema {
                capture_id, transport, began_before_capture FROM connection WHERE transport = 'le';
     CREATE VIEW IF NOT EXISTS att_pdus AS
         SELECT packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle, error_code,
-               substr(pdu, value_offset + 1, value_length) AS value
+               substr(pdu, value_offset + 1, value_length) AS value, capture_id, bearer
         FROM att_pdu;
     CREATE VIEW IF NOT EXISTS att_transactions AS
         SELECT connection_id, request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code

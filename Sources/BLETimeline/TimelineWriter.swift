@@ -70,8 +70,8 @@ final class TimelineWriter {
             """)
         insertATT = try db.prepare("""
             INSERT INTO att_pdu (capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name,
-                                 handle, error_code, request_opcode, value_offset, value_length, malformed, pdu)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                                 handle, error_code, request_opcode, value_offset, value_length, malformed, pdu, bearer)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             """)
         insertSMP = try db.prepare("""
             INSERT INTO smp_event (capture_id, packet_id, ts_us, connection_id, direction, code, name, detail)
@@ -215,7 +215,8 @@ final class TimelineWriter {
                           code: Int(d.reason.rawValue), name: d.reason.name,
                           // The local host asked for it (cancelPeripheralConnection, or the stack): no error for the
                           // app, whatever reason the controller reports back (0x16, or 0x13 on some controllers).
-                          cbError: state?.isLE == false || local ? nil : mapping.cbErrorName(for: d.reason))
+                          // A handle never seen connecting: the transport is unknown, so no CoreBluetooth name.
+                          cbError: rowID == nil || state?.isLE == false || local ? nil : mapping.cbErrorName(for: d.reason))
             } else {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect-failed",
                           code: Int(d.status.rawValue), name: d.status.name, cbError: nil)
@@ -363,6 +364,7 @@ final class TimelineWriter {
             s.bindInt(nil as Int?, at: 12)
         }
         s.bindInt(pdu == nil ? 1 : 0, at: 13)
+        s.bindInt(a.bearer.map { Int($0) }, at: 15)
         try s.run(borrowing: a.opcode.name, at: 7, a.bytes, at: 14)
 
         if let code = pdu?.errorCode {

@@ -42,6 +42,26 @@ struct TransactionMatcherTests {
         #expect(m.transactions.map(\.responsePacketID) == [4, 3])
     }
 
+    /// Enhanced ATT (Core v5.4 Vol 3 Part G 5.4): each bearer carries its own transaction, so a
+    /// client may have one request outstanding per channel, answered in any order.
+    @Test func enhancedATTBearersEachHaveARequestOutstanding() {
+        var m = TransactionMatcher()
+        var read = Self.pdu(1, 0, .sent, [0x0A, 0x21, 0x00])            // Read on bearer 0x0040
+        read.bearer = 0x0040
+        var write = Self.pdu(2, 10, .sent, [0x12, 0x25, 0x00, 0x01])    // Write on bearer 0x0041
+        write.bearer = 0x0041
+        var written = Self.pdu(3, 20, .received, [0x13])                 // Write Response on 0x0041
+        written.bearer = 0x0041
+        var value = Self.pdu(4, 30, .received, [0x0B, 0x64])             // Read Response on 0x0040
+        value.bearer = 0x0040
+        for p in [read, write, written, value] { m.add(p) }
+        m.finish(disconnectedAt: nil, captureEnd: 40)
+        #expect(m.transactions.map(\.requestPacketID) == [1, 2])
+        #expect(m.transactions.map(\.responsePacketID) == [4, 3])
+        #expect(m.transactions.allSatisfy { $0.outcome == .ok })
+        #expect(m.unmatchedResponses == 0)
+    }
+
     @Test func indicationsPairWithConfirmations() {
         var m = TransactionMatcher()
         m.add(Self.pdu(5, 100, .received, [0x1D, 0x2A, 0x00, 0x07]))

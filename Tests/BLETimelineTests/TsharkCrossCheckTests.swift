@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import BLETimeline
+import BLEDecode
 
 /// The timeline's counts must equal what tshark (Wireshark's dissectors) counts in the same file.
 ///
@@ -30,6 +31,21 @@ struct TsharkCrossCheckTests {
         #expect(ours.attOpcodes == theirs.attOpcodes, "ATT PDUs by opcode")
         #expect(ours.attErrors == theirs.attErrors, "ATT error codes")
         #expect(ours.smpPDUs == theirs.smpPDUs, "SMP PDUs")
+        try expectATTValuesAsDecoded(db)
+    }
+
+    /// The timeline stores an ATT value once, inside its PDU; the `att_pdus` view cuts it out. The
+    /// cut must be the value the decoder reads (Core v5.4 Vol 3 Part F 3.4), or the whole PDU when
+    /// the PDU is malformed.
+    func expectATTValuesAsDecoded(_ path: String) throws {
+        let db = try SQLiteDatabase(path: path, readOnly: true)
+        let pdus = try db.rows("SELECT pdu FROM att_pdu ORDER BY rowid").map { $0[0].blob ?? [] }
+        let values = try db.rows("SELECT value FROM att_pdus").map { $0[0].blob }
+        #expect(pdus.count == values.count)
+        for (pdu, value) in zip(pdus, values) {
+            let expected = (try? ATTPDU(decoding: pdu[...])).map { $0.value } ?? pdu
+            #expect(value == expected, "value of ATT PDU \(pdu.prefix(8))")
+        }
     }
 }
 
