@@ -89,8 +89,10 @@ public struct AdvertisingReport: Sendable {
     public var data: [UInt8]
     public var parsed: AdvertisingData
     /// Extended reports: Event_Type bits 5-6 (7.7.65.13): 0 complete, 1 incomplete with more
-    /// data to come in the next report, 2 incomplete and truncated. `data` and `parsed` are then
-    /// one fragment of the advertisement, not all of it. Always 0 for legacy reports.
+    /// data to come in the next report, 2 incomplete and truncated. A fragment with status 1
+    /// keeps its own bytes in `data` and nothing in `parsed`; the report that ends the run
+    /// carries the whole advertisement in both (`ExtendedAdvertisingFragments`). Always 0 for
+    /// legacy reports.
     public var dataStatus: UInt8 = 0
 
     public init(address: BluetoothAddress, addressType: AddressType, eventType: UInt16,

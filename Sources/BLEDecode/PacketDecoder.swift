@@ -31,6 +31,8 @@ public struct PacketDecoder: Sendable {
     var lastDrops: UInt32 = 0
     /// Air captures (LINKTYPE 251/256/272): connections by access address.
     var linkLayer = LinkLayerDecoder()
+    /// Extended advertisements split over several reports, joined per advertising set.
+    var advertisingFragments = ExtendedAdvertisingFragments()
 
     public init(options: DecoderOptions = .init()) {
         self.options = options

@@ -217,4 +217,34 @@ struct ExtendedAdvertisingDataStatusTests {
         #expect(cut.summary.hasSuffix("(incomplete, truncated)"))
         #expect(more.problems.isEmpty && last.problems.isEmpty && cut.problems.isEmpty)
     }
+
+    /// The same report from advertiser `last` (address D1:22:33:44:55:`last`) and set `sid`.
+    private func report(_ eventType: UInt16, sid: UInt8, last: UInt8, _ data: [UInt8]) -> CaptureRecord {
+        let body: [UInt8] = [0x0D, 0x01, UInt8(eventType & 0xFF), UInt8(eventType >> 8), 0x01,
+                             last, 0x55, 0x44, 0x33, 0x22, 0xD1, 0x01, 0x02, sid, 0x7F, 0xC4,
+                             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, UInt8(data.count)] + data
+        return Rec.evt([0x3E, UInt8(body.count)] + body)
+    }
+
+    /// 7.7.65.13: fragments of one advertising set (address + Advertising_SID) come in order,
+    /// possibly with other advertisers' reports between them. The last fragment carries the
+    /// whole data: here Flags (02 01 06) and a Complete Local Name "Earbuds" (08 09 ...) split
+    /// inside the name; the first fragment alone would read as the name "Ear".
+    @Test func theLastFragmentCarriesTheWholeAdvertisement() throws {
+        var decoder = PacketDecoder()
+        let first = decoder.decode(report(0x0021, sid: 3, last: 0x66, hx("02 01 06 08 09 45 61 72")))
+        let other = decoder.decode(report(0x0001, sid: 3, last: 0x77, hx("05 09 4D 65 74 72")))   // "Metr", another device
+        let otherSet = decoder.decode(report(0x0001, sid: 4, last: 0x66, hx("02 01 06")))       // same device, other set
+        let end = decoder.decode(report(0x0001, sid: 3, last: 0x66, hx("62 75 64 73")))
+        #expect(first.reports.first?.parsed.localName == nil)
+        #expect(first.reports.first?.data == hx("02 01 06 08 09 45 61 72"))
+        #expect(other.reports.first?.parsed.localName == "Metr")
+        #expect(otherSet.reports.first?.data == hx("02 01 06"))
+        #expect(end.reports.first?.data == hx("02 01 06 08 09 45 61 72 62 75 64 73"))
+        #expect(end.reports.first?.parsed.localName == "Earbuds")
+        #expect(end.summary.contains("\"Earbuds\""))
+        // The run is over: the next report of the set starts a new advertisement.
+        let again = decoder.decode(report(0x0001, sid: 3, last: 0x66, hx("03 09 41 42")))
+        #expect(again.reports.first?.parsed.localName == "AB")
+    }
 }

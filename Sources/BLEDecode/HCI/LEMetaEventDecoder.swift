@@ -63,7 +63,8 @@ extension PacketDecoder {
                 let type = try r.readUInt16(.little, "Event_Type[\(i)]")
                 let addrType = AddressType(rawValue: try r.readUInt8("Address_Type[\(i)]"))
                 let addr = try r.readAddress("Address[\(i)]")
-                try r.skip(3, "Primary_PHY/Secondary_PHY/Advertising_SID[\(i)]")
+                try r.skip(2, "Primary_PHY/Secondary_PHY[\(i)]")
+                let sid = try r.readUInt8("Advertising_SID[\(i)]")
                 let tx = try r.readInt8("TX_Power[\(i)]")
                 let rssi = try r.readInt8("RSSI[\(i)]")
                 try r.skip(9, "Periodic_Advertising_Interval/Direct_Address[\(i)]")
@@ -74,6 +75,8 @@ extension PacketDecoder {
                     isScanResponse: type & 0x0008 != 0, rssi: rssi == 127 ? nil : rssi,
                     txPower: tx == 127 ? nil : tx, data: Array(data))
                 report.dataStatus = UInt8((type >> 5) & 0x3)
+                report = advertisingFragments.add(report, key: .init(controller: controller, address: addr,
+                                                                    addressType: addrType, sid: sid))
                 if n == 1 {
                     Self.summarize(report, into: &d.summary)
                     switch report.dataStatus {
