@@ -182,12 +182,9 @@ public final class SQLiteStatement {
     }
     @inline(__always) public func bindBlob(_ b: [UInt8]?, at i: Int32) {
         guard let b else { sqlite3_bind_null(statement, i); return }
-        b.withUnsafeBytes { raw in
-            if raw.count == 0 {
-                sqlite3_bind_zeroblob(statement, i, 0)
-            } else {
-                sqlite3_bind_blob(statement, i, raw.baseAddress, Int32(raw.count), sqliteTransient)
-            }
+        _ = b.withUnsafeBytes { raw in
+            raw.isEmpty ? sqlite3_bind_zeroblob(statement, i, 0)
+                        : sqlite3_bind_blob(statement, i, raw.baseAddress, Int32(raw.count), sqliteTransient)
         }
     }
 
