@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "BLEDecodeTests", dependencies: ["BLEDecode"]),
         .testTarget(name: "BLETimelineTests", dependencies: ["BLETimeline"]),
         .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis"]),
-        .testTarget(name: "CLITests", dependencies: ["BLECore"]),
+        .testTarget(name: "CLITests", dependencies: ["BLECore"], exclude: ["Golden"]),
         .testTarget(name: "BLEReportTests", dependencies: ["BLEReport", "BLETimeline", "BLEAnalysis"]),
         .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay"]),
         .testTarget(name: "CoreBluetoothReplayTests", dependencies: ["CoreBluetoothReplay"]),
