@@ -7,28 +7,43 @@ extension FindingsEngine {
     func attFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
         var out: [Finding] = []
         let transactions = try db.rows("""
-            SELECT request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code, request_ts_us
+            SELECT request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code, request_ts_us, direction
             FROM att_transaction WHERE connection_id = ?1 ORDER BY request_packet_id
             """, [.integer(c.id)])
 
-        // att-timeout
-        for t in transactions where t[5].string == "timeout" {
+        // att-timeout: the local host's own requests. An unconfirmed indication is the server's
+        // transaction (indication-unconfirmed below), and a request the peer made of the local
+        // server times out on the peer's side: neither is an error a central app is given.
+        let localPeripheral = c.role == "peripheral"
+        for t in transactions where t[5].string == "timeout" && t[2].int != 0x1D {
             let op = t[2].int ?? 0
             let frame = t[0].int ?? 0
             let handle = t[3].int.map { " to handle \(hex($0, width: 4))" } ?? ""
+            let localRequest = t[8].string != "rx"
+            var detail = "The ATT transaction timeout (Core Vol 3 Part F 3.3.3) expired: no further ATT request may be sent on this bearer, and the host usually disconnects. " +
+                (t[1].int.map { "The response finally came at packet \($0)." } ?? "No response was ever captured.")
+            if !localRequest {
+                detail += " The request came from the peer, to the local GATT server: it is the peer's transaction that timed out."
+            }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "att-timeout",
                                title: "\(BLEAnalysisNames.attOpcodeName(op))\(handle) unanswered for 30 s",
-                               detail: "The ATT transaction timeout (Core Vol 3 Part F 3.3.3) expired: no further ATT request may be sent on this bearer, and the host usually disconnects. " +
-                                   (t[1].int.map { "The response finally came at packet \($0)." } ?? "No response was ever captured."),
-                               evidence: [frame] + (t[1].int.map { [$0] } ?? []), cbError: "CBError.connectionTimeout"))
+                               detail: detail, evidence: [frame] + (t[1].int.map { [$0] } ?? []),
+                               cbError: localRequest && !localPeripheral ? "CBError.connectionTimeout" : nil))
         }
 
-        // indication-unconfirmed
+        // indication-unconfirmed (Vol 3 Part F 3.4.7.2: a server sends no further indication
+        // until the last is confirmed; after 30 s the server's transaction has timed out, 3.3.3)
         for t in transactions where t[2].int == 0x1D && t[5].string != "ok" {
+            let received = t[8].string == "rx"
+            var detail = "The client did not send Handle Value Confirmation (outcome: \(t[5].string ?? "")); the server may not send another indication."
+            if t[5].string == "timeout" {
+                detail += received
+                    ? " The local host, the client here, never confirmed it: after 30 s the peer's ATT transaction timed out and it may drop the link. A central app is not told."
+                    : " The peer, the client here, never confirmed it: after 30 s the local server's ATT transaction timed out."
+            }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "indication-unconfirmed",
                                title: "Indication on handle \(hex(t[3].int ?? 0, width: 4)) never confirmed",
-                               detail: "The client did not send Handle Value Confirmation (outcome: \(t[5].string ?? "")); the server may not send another indication.",
-                               evidence: [t[0].int ?? 0]))
+                               detail: detail, evidence: [t[0].int ?? 0]))
         }
 
         // att-error grouped per code and handle
@@ -54,6 +69,11 @@ extension FindingsEngine {
             let count = e[3].int ?? 1
             var severity = Finding.Severity.warning
             var detail = "\(count)× \(e[7].string ?? "") in answer to \(op) on \(handle)."
+            let sentLocally = try db.rows("SELECT direction FROM att_pdu WHERE connection_id = ?1 AND packet_id = ?2",
+                                          [.integer(c.id), .integer(Int64(e[5].int ?? 0))]).first?[0].string == "tx"
+            if sentLocally {
+                detail += " The local GATT server sent it: the peer's request was refused on this device."
+            }
             if [0x05, 0x0F, 0x08, 0x0C].contains(code) {
                 let first = e[5].int ?? 0
                 let pairing = try db.rows("""

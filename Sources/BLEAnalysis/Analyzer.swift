@@ -6,7 +6,7 @@ import BLETimeline
 /// device identities and findings. Idempotent per capture (`analysis_state`).
 public enum Analyzer {
     /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
@@ -72,6 +72,8 @@ public enum Analyzer {
             try GATTStore.write(gatt.database, connection: c.id, db: db)
         }
         try disconnectsAfterATTTimeout(captureID, db: db)
+        try disconnectsAfterEncryptionFailure(captureID, db: db)
+        try noCentralErrorsForLocalPeripheral(captureID, db: db)
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         let findings = try engine.findings(for: connections)
         let insertFinding = try db.prepare("""

@@ -19,6 +19,10 @@ public struct DeviceGATT: Sendable {
     public var database: GATTDatabase
     /// Handles that requests named but no discovery revealed.
     public var undiscoveredHandles: [UInt16]
+    /// The local device's own GATT server, as the remote centrals in `centrals` read it (the
+    /// local controller was the peripheral, LE Connection Complete role 0x01); `address` is nil.
+    public var isLocalServer: Bool = false
+    public var centrals: [String] = []
 
     /// Loads every peer's database, analysing first when needed. Later connections win where they disagree.
     public static func load(_ store: TimelineStore) throws -> [DeviceGATT] {
@@ -27,15 +31,20 @@ public struct DeviceGATT: Sendable {
         var devices: [String: DeviceGATT] = [:]
         var order: [String] = []
         for row in try db.rows("""
-            SELECT id, peer_address, peer_address_type FROM connection WHERE transport = 'le' AND status = 0 ORDER BY id
+            SELECT id, peer_address, peer_address_type, role FROM connection WHERE transport = 'le' AND status = 0 ORDER BY id
             """) {
             guard let id = row[0].int64 else { continue }
-            let key = row[1].string ?? "connection \(id)"
+            // As peripheral, the database a remote central discovered is this device's own: one
+            // entry for the local server, never attributed to the central that read it.
+            let local = row[3].string == "peripheral"
+            let key = local ? "local GATT server" : row[1].string ?? "connection \(id)"
             if devices[key] == nil {
                 order.append(key)
-                devices[key] = DeviceGATT(address: row[1].string, addressType: row[2].string, connectionIDs: [],
-                                          database: GATTDatabase(), undiscoveredHandles: [])
+                devices[key] = DeviceGATT(address: local ? nil : row[1].string, addressType: local ? nil : row[2].string,
+                                          connectionIDs: [], database: GATTDatabase(), undiscoveredHandles: [])
+                devices[key]!.isLocalServer = local
             }
+            if local, let central = row[1].string, !devices[key]!.centrals.contains(central) { devices[key]!.centrals.append(central) }
             devices[key]!.connectionIDs.append(id)
             try merge(connection: id, into: &devices[key]!.database, db: db)
         }

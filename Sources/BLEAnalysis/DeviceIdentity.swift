@@ -37,6 +37,7 @@ enum DeviceIdentity {
                     JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
                     JOIN connection c ON c.id = v.connection_id
                     WHERE c.peer_address = device.address AND ch.uuid = ?1 AND length(v.value) > 0
+                    AND c.role IS NOT 'peripheral' -- the local device's own GATT server, read by a central
                     ORDER BY v.packet_id DESC LIMIT 1)
                 """, [.text(uuid)])
         }
@@ -46,7 +47,8 @@ enum DeviceIdentity {
                 SELECT CAST(v.value AS TEXT) FROM gatt_value v
                 JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
                 JOIN connection c ON c.id = v.connection_id
-                WHERE c.peer_address = device.address AND ch.uuid = '2A00' AND length(v.value) > 0 LIMIT 1)
+                WHERE c.peer_address = device.address AND ch.uuid = '2A00' AND length(v.value) > 0
+                AND c.role IS NOT 'peripheral' LIMIT 1)
             WHERE name IS NULL
             """)
         // Manufacturer data company and appearance, from the advertising data as BLEDecode parses it.

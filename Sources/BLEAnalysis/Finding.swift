@@ -14,7 +14,7 @@ public struct Finding: Sendable, Equatable {
     public var code: String
     public var title: String
     public var detail: String
-    /// Frame numbers of the packets that prove it.
+    /// Frame numbers of the packets that prove it, in capture order, each once.
     public var evidence: [Int]
     /// What a CoreBluetooth app would have seen (`CBError.connectionTimeout`, `CBATTError.…`).
     public var cbError: String?
@@ -27,7 +27,8 @@ public struct Finding: Sendable, Equatable {
         self.code = code
         self.title = title
         self.detail = detail
-        self.evidence = evidence
+        // Read in capture order, as the packets happened (the engine collects them by role).
+        self.evidence = Array(Set(evidence)).sorted()
         self.cbError = cbError
     }
 }

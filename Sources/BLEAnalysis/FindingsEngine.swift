@@ -21,6 +21,7 @@ struct FindingsEngine {
             out += try attFindings(c, earlier: Array(connections[..<i]))
             out += try securityFindings(c)
             out += try parameterFindings(c)
+            out += try parameterUpdateFindings(c)
         }
         return out
     }
@@ -143,7 +144,19 @@ struct FindingsEngine {
         guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
         let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
         // CoreBluetooth reports LE links only.
-        let cb = c.transport == "le" ? mapping.cbErrorName(for: reason, cancelledByApp: c.localDisconnectRequested) : nil
+        var cb = c.transport == "le" ? mapping.cbErrorName(for: reason, cancelledByApp: c.localDisconnectRequested) : nil
+        // A bonded reconnect the peer refused (Encryption Change 0x06 PIN or Key Missing, Vol 4
+        // Part E 7.7.8): whoever then ends the link, the app sees peerRemovedPairingInformation.
+        let keyMissing = try db.rows("""
+            SELECT packet_id FROM error WHERE connection_id = ?1 AND context = 'encryption' AND code = 0x06 AND packet_id < ?2
+            ORDER BY packet_id LIMIT 1
+            """, [.integer(c.id), .integer(Int64(frame))]).first?[0].int
+        let localPeripheral = c.role == "peripheral"
+        if c.transport == "le" && !localPeripheral, keyMissing != nil { cb = Analyzer.peerRemovedPairingInformation }
+        if localPeripheral { cb = nil }
+        let roleNote = localPeripheral
+            ? " The local device was the peripheral (the GATT server) on this link: an iOS app in that role is a CBPeripheralManager, which gets no disconnect callback and no CBError."
+            : ""
         let unanswered = try db.rows("""
             SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             ORDER BY request_packet_id
@@ -178,7 +191,7 @@ struct FindingsEngine {
             } else if let timeoutMs {
                 detail += " The supervision timeout in force was \(timeoutMs) ms; no packet from the peer was captured on this connection."
             }
-            detail += unansweredText
+            detail += unansweredText + roleNote
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "supervision-timeout",
                             title: "Link to \(peer(c)) lost: supervision timeout", detail: detail,
                             evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
@@ -201,8 +214,15 @@ struct FindingsEngine {
                                 title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText,
                                 evidence: evidence, cbError: nil)]
             }
+            // The peer's own ATT timeout: an indication the local host never confirmed (Vol 3 Part F 3.3.3).
+            if let ind = try db.rows("""
+                SELECT request_packet_id FROM att_transaction WHERE connection_id = ?1 AND opcode = 0x1D AND direction = 'rx'
+                AND outcome = 'timeout' AND request_ts_us + 30000000 <= ?2 ORDER BY request_packet_id LIMIT 1
+                """, [.integer(c.id), .integer(at)]).first?[0].int {
+                detail += " It did so after the indication at packet \(ind) went unconfirmed for more than 30 s: the peer's ATT transaction had timed out."
+            }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "peer-terminated",
-                            title: "\(peer(c)) ended the connection (\(reason.name))", detail: detail + unansweredText,
+                            title: "\(peer(c)) ended the connection (\(reason.name))", detail: detail + unansweredText + roleNote,
                             evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
         case 0x16:
             var detail = "The local host ended the connection (0x16 Connection Terminated By Local Host)."
@@ -221,6 +241,12 @@ struct FindingsEngine {
                 SELECT request_packet_id FROM att_transaction WHERE connection_id = ?1 AND outcome = 'timeout'
                 AND request_ts_us + 30000000 <= ?2 ORDER BY request_packet_id LIMIT 1
                 """, [.integer(c.id), .integer(at)]).first?[0].int
+            if let keyMissing, !localPeripheral {
+                detail += " It did so after Encryption Change reported 0x06 PIN or Key Missing (packet \(keyMissing)): the peer no longer has the bond, so the stack, not the app, closed the link, and an iOS app sees didDisconnectPeripheral with CBError.peerRemovedPairingInformation."
+                return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "local-terminated",
+                                title: "Connection to \(peer(c)) closed by the host after encryption failed",
+                                detail: detail + unansweredText, evidence: [keyMissing] + evidence, cbError: cb)]
+            }
             if let attTimeout {
                 detail += " It did so after the ATT request at packet \(attTimeout) went unanswered for 30 s: the stack, not the app, closed the link, and an iOS app sees didDisconnectPeripheral with CBError.connectionTimeout."
                 return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "local-terminated",
@@ -228,7 +254,7 @@ struct FindingsEngine {
                                 detail: detail + unansweredText, evidence: [attTimeout] + evidence, cbError: "CBError.connectionTimeout")]
             }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
-                            title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText,
+                            title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText + roleNote,
                             evidence: evidence, cbError: c.localDisconnectRequested ? nil : cb)]
         default:
             let codes: [Int: (String, String, String)] = [
@@ -261,7 +287,7 @@ struct FindingsEngine {
             }
             if let lastRx { detail += " The peer's last packet was \(lastRx.summary) (packet \(lastRx.frame))."; evidence.insert(lastRx.frame, at: 0) }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: code,
-                            title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText,
+                            title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText + roleNote,
                             evidence: evidence, cbError: cb)]
         }
     }

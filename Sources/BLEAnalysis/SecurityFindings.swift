@@ -28,9 +28,34 @@ extension FindingsEngine {
             } else if code == 0x3D {
                 detail += " The keys do not match."
             }
+            // The LE Start Encryption (Vol 4 Part E 7.8.24) that asked for it, when the local side did.
+            let start = try db.rows("""
+                SELECT packet_id FROM command WHERE connection_id = ?1 AND opcode = 0x2019 AND packet_id < ?2
+                ORDER BY packet_id DESC LIMIT 1
+                """, [.integer(c.id), .integer(Int64(e[0].int ?? 0))]).first?[0].int
+            if let start { detail += " The local host had started encryption with a stored key at packet \(start)." }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "encryption-failed",
                                title: "Encryption failed: \(e[2].string ?? "")", detail: detail,
-                               evidence: [e[0].int ?? 0], cbError: e[3].string))
+                               evidence: (start.map { [$0] } ?? []) + [e[0].int ?? 0],
+                               cbError: c.role == "peripheral" ? nil : e[3].string))
+        }
+        // LE Long Term Key Request Negative Reply (Vol 4 Part E 7.8.26): the local device, as
+        // peripheral, has no key for the key the central asked to use (Vol 6 Part B 5.1.3.1); its
+        // controller rejects with 0x06 PIN or Key Missing, which the central's host sees.
+        for r in try db.rows("""
+            SELECT packet_id FROM command WHERE connection_id = ?1 AND opcode = 0x201B ORDER BY packet_id
+            """, [.integer(c.id)]) {
+            let frame = r[0].int ?? 0
+            let request = try db.rows("""
+                SELECT frame FROM packet WHERE connection_id = ?1 AND kind = 'evt' AND summary LIKE '%Long Term Key Request%'
+                AND rowid < \(PacketKey.sql(capture: "?2", frame: "?3")) ORDER BY rowid DESC LIMIT 1
+                """, [.integer(c.id), .integer(captureID), .integer(Int64(frame))]).first?[0].int
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "encryption-failed",
+                               title: "No key for the central's encryption request: LTK request refused",
+                               detail: "The controller asked the host for the Long Term Key of \(peer(c))" +
+                                   (request.map { " (packet \($0))" } ?? "") +
+                                   " and the host answered LE Long Term Key Request Negative Reply (packet \(frame)): this device has lost or never had the bond. The link stays unencrypted and the central sees 0x06 PIN or Key Missing (an iOS central: CBError.peerRemovedPairingInformation); the bond must be removed on the central and pairing redone.",
+                               evidence: (request.map { [$0] } ?? []) + [frame], cbError: nil))
         }
         return out
     }

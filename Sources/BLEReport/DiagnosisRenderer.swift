@@ -49,11 +49,14 @@ public enum DiagnosisRenderer {
                 } else {
                     params += "unknown at start"
                 }
-                let applied = c.updates.filter { $0.source == "hci" }
+                // An LE Connection Update Complete with a non-zero status changed nothing (Vol 4 Part E 7.7.65.3).
+                let applied = c.updates.filter { $0.source == "hci" && ($0.status ?? 0) == 0 }
+                let failed = c.updates.filter { $0.source == "hci" && ($0.status ?? 0) != 0 }
                 let requested = c.updates.filter { $0.source != "hci" }
-                if !applied.isEmpty {
-                    params += "; \(applied.count) update(s), last: " + applied.last!.describe
+                if let last = applied.last {
+                    params += "; \(applied.count) update(s), last: " + last.describe
                 }
+                if !failed.isEmpty { params += "; \(failed.count) update(s) failed" }
                 if !requested.isEmpty { params += "; peripheral requested \(requested.count) update(s)" }
                 out.append(params)
                 out.append("  MTU \(c.mtu)" + (c.phy.map { ", PHY \($0)" } ?? "") + ", encrypted \(c.encrypted ? "yes" : "no")")
@@ -61,7 +64,8 @@ public enum DiagnosisRenderer {
             }
             if let r = c.disconnectReason {
                 out.append("  ended: \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name) at packet \(c.disconnectPacketID ?? 0)" +
-                           (c.disconnectCBError.map { " → app sees \($0)" } ?? " → app sees no error (its own cancel)"))
+                           (c.role == "peripheral" ? " → no CBError: the local device was the peripheral (CBPeripheralManager gets no disconnect callback)"
+                            : c.disconnectCBError.map { " → app sees \($0)" } ?? " → app sees no error (its own cancel)"))
             } else {
                 out.append("  ended: still open when the capture ended")
             }

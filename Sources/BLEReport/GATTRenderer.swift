@@ -28,7 +28,9 @@ public enum GATTRenderer {
         var out: [String] = []
         if devices.isEmpty { out.append("No LE connection in this timeline: no GATT database to show.") }
         for d in devices {
-            var head = "Device \(d.address ?? "unknown address")" + (d.addressType.map { " (\($0))" } ?? "")
+            var head = d.isLocalServer
+                ? "Local GATT server (this device, the peripheral), read by central " + (d.centrals.isEmpty ? "unknown" : d.centrals.joined(separator: ", "))
+                : "Device \(d.address ?? "unknown address")" + (d.addressType.map { " (\($0))" } ?? "")
             if let n = d.name { head += " \"\(n)\"" }
             if let c = d.companyID { head += " — \(d.companyName ?? "company") (\(hex(c, width: 4)))" }
             out.append(head)
@@ -85,7 +87,8 @@ public enum GATTRenderer {
                                            ("packet_id", .int(Int64($0.packetID)))]) } ?? .null
             }
             return .object([
-                ("address", JSON(d.address)), ("address_type", JSON(d.addressType)), ("name", JSON(d.name)),
+                ("address", JSON(d.address)), ("address_type", JSON(d.addressType)), ("local_server", .bool(d.isLocalServer)),
+                ("centrals", .array(d.centrals.map { .string($0) })), ("name", JSON(d.name)),
                 ("manufacturer", JSON(d.manufacturer)), ("model", JSON(d.model)), ("firmware_revision", JSON(d.firmwareRevision)),
                 ("hardware_revision", JSON(d.hardwareRevision)), ("software_revision", JSON(d.softwareRevision)),
                 ("serial_number", JSON(d.serialNumber)), ("company_id", JSON(d.companyID)), ("company_name", JSON(d.companyName)),

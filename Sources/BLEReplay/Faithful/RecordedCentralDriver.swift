@@ -36,7 +36,8 @@ final class RecordedCentralDriver: CentralHostObserver {
                     host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical)
                     return
                 }
-                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour)
+                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour,
+                                          localCentral: c.role != "peripheral")
                 links[c.id] = link
                 host.setServerAnswers(central.answers, for: link)
                 let run = ScriptRun(driver: self, link: link, central: central)

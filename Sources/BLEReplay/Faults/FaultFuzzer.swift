@@ -111,7 +111,8 @@ public enum FaultFuzzer {
                 lines.append("  run \(r.index)  \(r.passed ? "held " : "BROKE")  --inject '\(r.fault)'  (seed \(r.seed))")
                 if !r.passed { lines.append("        \(r.detail)") }
             }
-            lines.append("  \(broken.count) of \(runs.count) runs broke: \(broken.map { String($0.index) }.joined(separator: ", "))")
+            lines.append("  \(broken.count) of \(runs.count) runs broke" +
+                         (broken.isEmpty ? "" : ": " + broken.map { String($0.index) }.joined(separator: ", ")))
             out.stdout = lines.joined(separator: "\n") + "\n"
         }
         out.status = broken.isEmpty ? .passed : .failed

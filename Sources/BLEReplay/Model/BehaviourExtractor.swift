@@ -130,7 +130,14 @@ public struct BehaviourExtractor: Sendable {
                     } else {
                         peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
                     }
-                    if op.kind == .indication { pendingPeerIndication = Pending(bytes: p.bytes, time: p.time, step: 0) }
+                    if op.kind == .indication {
+                        // A server sends no further indication until the last is confirmed (Core v5.4
+                        // Vol 3 Part F 3.4.7.2); one still unconfirmed when the next comes never was.
+                        if let old = pendingPeerIndication {
+                            centralAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+                        }
+                        pendingPeerIndication = Pending(bytes: p.bytes, time: p.time, step: 0)
+                    }
                 default:
                     let last = peerAnchors.last!
                     peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time - last.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
@@ -145,6 +152,8 @@ public struct BehaviourExtractor: Sendable {
         }
         if let q = pendingLocal { peerAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
         if let q = pendingPeer { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+        // An indication the recorded central never confirmed stays unconfirmed in the replay.
+        if let q = pendingPeerIndication { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
 
         let params = c.parameters ?? .typical
         func parameters(at t: Int64) -> ConnectionParameters {

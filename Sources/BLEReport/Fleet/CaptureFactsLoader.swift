@@ -72,7 +72,9 @@ public enum CaptureFactsLoader {
             SELECT v.connection_id, ch.uuid, CAST(v.value AS TEXT) FROM gatt_value v
             JOIN gatt_characteristics ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
             JOIN connections c ON c.id = v.connection_id
-            WHERE c.capture_id = ?1 AND ch.uuid IN (\(names)) AND length(v.value) > 0 ORDER BY v.packet_id
+            WHERE c.capture_id = ?1 AND ch.uuid IN (\(names)) AND length(v.value) > 0
+            AND c.role IS NOT 'peripheral' -- there the database read is this device's own, not the peer's
+            ORDER BY v.packet_id
             """, capture) {
             guard let id = row[0].int64, let uuid = row[1].string, let value = clean(row[2].string) else { continue }
             var identity = identities[id] ?? DeviceIdentity()

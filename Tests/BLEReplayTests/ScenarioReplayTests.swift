@@ -1,0 +1,58 @@
+import BLECore
+import Foundation
+import Testing
+@testable import BLEReplay
+
+/// Faithful replay of shapes the samples lack, on captures built from spec bytes.
+@Suite struct ScenarioReplayTests {
+    static let sensor: [UInt8] = [0xC4, 0x7A, 0x3B, 0x12, 0x9E, 0x51]
+
+    func replay(_ capture: SpecCapture) throws -> (FaithfulReplayResult, ReplayWorld) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).btsnoop").path
+        try capture.write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var c = ReplayConfiguration()
+        c.unmatched = .strict
+        c.keepTrace = true
+        let (result, world) = FaithfulReplay.run(try TestCaptures.session(path), configuration: c)
+        return (result, world)
+    }
+
+    /// The recorded central never confirms an indication (1D 0F 00 06 48, no 1E follows); the
+    /// peer ends the link with 0x13 30.02 s later. The replay must not confirm it either, and
+    /// must end with 0x13 at the recorded instant.
+    @Test func anUnconfirmedIndicationStaysUnconfirmed() throws {
+        var c = SpecCapture()
+        c.connectionComplete(100, handle: 0x40, role: 0, peer: Self.sensor)
+        c.att(150, handle: 0x40, [0x12, 0x10, 0x00, 0x02, 0x00], received: false)   // Write Request CCCD 0x0010 = 02 00
+        c.att(180, handle: 0x40, [0x13], received: true)                              // Write Response
+        c.att(280, handle: 0x40, [0x1D, 0x0F, 0x00, 0x06, 0x48], received: true)      // Handle Value Indication
+        c.att(380, handle: 0x40, [0x0A, 0x03, 0x00], received: false)                 // Read Request 0x0003
+        c.att(410, handle: 0x40, [0x0B, 0x41], received: true)
+        c.disconnectionComplete(30_300, handle: 0x40, reason: 0x13)
+        let (r, world) = try replay(c)
+        let v = try #require(r.verdicts.first)
+        #expect(v.reproduced, "\(v.divergence.map { "\($0.kind): expected \($0.expected), got \($0.got)" } ?? "")")
+        #expect(v.simulatedPDUs == 5)
+        let confirmations = world.trace.records.filter { $0.kind == .acl && $0.payload.count > 8 && $0.payload[8] == 0x1E }
+        #expect(confirmations.isEmpty)
+        #expect(v.simulatedEnd == v.recordedEnd && v.recordedEnd.contains("0x13"))
+    }
+
+    /// The local device as peripheral (LE Connection Complete role 0x01, Vol 4 Part E
+    /// 7.7.65.1): the replay says what it cannot drive, and its trace keeps role 0x01.
+    @Test func aLocalPeripheralLinkKeepsItsRoleAndSaysSo() throws {
+        var c = SpecCapture()
+        c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x4F, 0x9A, 0x11, 0x22, 0x33, 0x44])
+        c.att(150, handle: 0x41, [0x0A, 0x03, 0x00], received: true)     // the remote central reads
+        c.att(152, handle: 0x41, [0x0B, 0x50, 0x68], received: false)    // the phone's server answers
+        c.disconnectionComplete(600, handle: 0x41, reason: 0x13)
+        let (r, world) = try replay(c)
+        let v = try #require(r.verdicts.first)
+        #expect(v.reproduced)
+        #expect(v.notes.contains { $0.contains("the local device was the peripheral") })
+        // LE Meta, subevent 0x01: 3E len 01 status handle(2) role -> payload[6] is the role.
+        let complete = try #require(world.trace.records.first { $0.kind == .event && $0.payload.count > 6 && $0.payload[0] == 0x3E && $0.payload[2] == 0x01 })
+        #expect(complete.payload[6] == 0x01)
+    }
+}
