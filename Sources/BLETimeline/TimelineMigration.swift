@@ -35,7 +35,7 @@ enum TimelineMigration {
                                 controller_index, raw_type, malformed, raw)
                 SELECT capture_id << 32 | frame, ts_us, direction, kind, length, layer, summary, connection_id, file_offset,
                        controller_index, raw_type, malformed, raw
-                FROM packet_v1 ORDER BY capture_id, frame;
+                FROM packet_v1;   -- version 1 wrote rows in (capture, frame) order: no sort needed
             INSERT INTO att_pdu (capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle,
                                  error_code, request_opcode, malformed, pdu, value_offset, value_length)
                 SELECT capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle,
