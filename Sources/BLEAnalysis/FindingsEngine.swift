@@ -281,6 +281,10 @@ struct FindingsEngine {
             let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
                                                                    "The controller reported \(hex(reasonCode)) \(reason.name).")
             var detail = explanation
+            // A MIC failure (Vol 6 Part B 5.1.3) needs an encrypted link; say when the capture never showed it encrypted.
+            if reasonCode == 0x3D, try !encryptionSeen(c, before: frame) {
+                detail += " No Encryption Change was seen on this link in the capture (encrypted: no): the encryption the MIC failure concerns was started before the capture began, or the capture missed it."
+            }
             if reasonCode == 0x3E, let peerAddress = c.peerAddress {
                 let later = try db.rows("""
                     SELECT id, status, disconnect_reason, complete_packet_id FROM connection
@@ -297,6 +301,16 @@ struct FindingsEngine {
                             title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText + keyNote + roleNote,
                             evidence: evidence, cbError: cb)]
         }
+    }
+
+    /// Whether the capture shows the link encrypted before `frame`: an Encryption Change that
+    /// enabled it (Vol 4 Part E 7.7.8) or an Encryption Key Refresh Complete (7.7.39), which needs it.
+    func encryptionSeen(_ c: ConnectionFacts, before frame: Int) throws -> Bool {
+        if c.encrypted { return true }
+        return try db.scalarInt("""
+            SELECT count(*) FROM link_event WHERE connection_id = ?1 AND packet_id < ?2 AND coalesce(status, 0) = 0
+            AND (name = 'Encryption Key Refresh Complete' OR (name = 'Encryption Change' AND detail = 'enabled'))
+            """, [.integer(c.id), .integer(Int64(frame))]) ?? 0 > 0
     }
 
     func localDisconnectCommand(_ c: ConnectionFacts, before frame: Int) throws -> Int? {
