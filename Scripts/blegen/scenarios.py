@@ -26,7 +26,7 @@ E 7). Frame numbers given in the comments are 1-based, as Wireshark counts them.
                                the peer ends it 0x13
   mid-connection.pklg          PacketLogger (iOS): traffic on a handle the file never saw connect;
                                ends with 0x08
-  ends-mid-transaction.btsnoop the capture ends with a Read Request unanswered
+  ends-mid-transaction.btsnoop the capture ends 1.2 s after a Read Request it never answers
   fw-1.0.0.btsnoop, fw-1.1.0.btsnoop, fw-dfu.btsnoop
                                the same device across firmware revisions (Device Information
                                2A26); fw-dfu updates from 1.1.0 to 2.0.0 between its connections
@@ -374,7 +374,9 @@ def mid_connection() -> bytes:
 
 
 def ends_mid_transaction() -> bytes:
-    """Discovery, a notification, then a Read Request whose response the capture never has."""
+    """Discovery, a notification, then a Read Request whose response the capture never has; the
+    capture goes on 1.2 s (a notification) and ends, well before the 30 s ATT timeout (Vol 3 Part
+    F 3.3.3): the outcome is `pending`, a `capture-ended-pending` finding, not a silent peer."""
     log = Log()
     power_on(log)
     h = 0x0040
@@ -384,6 +386,7 @@ def ends_mid_transaction() -> bytes:
     log.att_rx(t + 30, h, att.write_rsp())
     log.att_rx(t + 100, h, att.notification(HR_VALUE, b"\x06\x48"))
     log.att_tx(t + 200, h, att.read_req(0x0003))
+    log.att_rx(t + 1400, h, att.notification(HR_VALUE, b"\x06\x49"))
     return log.btsnoop()
 
 

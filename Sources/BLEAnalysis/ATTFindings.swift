@@ -3,7 +3,7 @@ import BLEDecode
 import BLETimeline
 
 extension FindingsEngine {
-    /// `att-timeout`, `att-error`, `gatt-out-of-sync`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
+    /// `att-timeout`, `capture-ended-pending`, `att-error`, `gatt-out-of-sync`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
     func attFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
         var out: [Finding] = []
         let transactions = try db.rows("""
@@ -31,11 +31,35 @@ extension FindingsEngine {
                                cbError: localRequest && !localPeripheral ? "CBError.connectionTimeout" : nil))
         }
 
+        // capture-ended-pending: a request still open when the capture ended, less than the 30 s
+        // ATT transaction timeout (Vol 3 Part F 3.3.3) after it was sent: the capture was cut, so
+        // whether the peer answered is unknown. Not a silent peer.
+        // Only the last request each side made: an earlier one still open was superseded by a later
+        // request (the matcher marks it pending too), which the capture did not cut.
+        var lastRequest: [String: Int] = [:]
+        for t in transactions where t[2].int != 0x1D { lastRequest[t[8].string ?? "", default: 0] = max(lastRequest[t[8].string ?? ""] ?? 0, t[0].int ?? 0) }
+        for t in transactions where t[5].string == "pending" && t[2].int != 0x1D && c.disconnectedAt == nil
+            && lastRequest[t[8].string ?? ""] == t[0].int {
+            let op = BLEAnalysisNames.attOpcodeName(t[2].int ?? 0)
+            let frame = t[0].int ?? 0
+            let handle = t[3].int.map { " to handle \(hex($0, width: 4))" } ?? ""
+            let gap = max(0, captureEnd - (t[7].int64 ?? captureEnd))
+            let when = gap == 0 ? "as the last packet of the capture" : "\(TextFormat.duration(gap)) before the capture ended"
+            let asker = t[8].string == "rx" ? "The peer sent it to the local GATT server" : "The local host sent it"
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-ended-pending",
+                               title: "Capture ended while \(op)\(handle) awaited its response",
+                               detail: "\(asker) (packet \(frame)) \(when), and no response is in the capture. The capture ended before the 30 s ATT transaction timeout (Core Vol 3 Part F 3.3.3) could expire, so whether the answer came is unknown: by itself this is no evidence that the peer went silent.",
+                               evidence: [frame]))
+        }
+
         // indication-unconfirmed (Vol 3 Part F 3.4.7.2: a server sends no further indication
         // until the last is confirmed; after 30 s the server's transaction has timed out, 3.3.3)
         for t in transactions where t[2].int == 0x1D && t[5].string != "ok" {
             let received = t[8].string == "rx"
             var detail = "The client did not send Handle Value Confirmation (outcome: \(t[5].string ?? "")); the server may not send another indication."
+            if t[5].string == "pending" {
+                detail += " The capture ended \(TextFormat.duration(max(0, captureEnd - (t[7].int64 ?? captureEnd)))) after it, before the 30 s transaction timeout: the confirmation may have come after the capture was cut."
+            }
             if t[5].string == "timeout" {
                 detail += received
                     ? " The local host, the client here, never confirmed it: after 30 s the peer's ATT transaction timed out and it may drop the link. A central app is not told."

@@ -6,7 +6,7 @@ import BLETimeline
 /// device identities and findings. Idempotent per capture (`analysis_state`).
 public enum Analyzer {
     /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
-    public static let version: Int64 = 2
+    public static let version: Int64 = 3
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
@@ -71,9 +71,7 @@ public enum Analyzer {
             try store(matcher.drain())
             try GATTStore.write(gatt.database, connection: c.id, db: db)
         }
-        try disconnectsAfterATTTimeout(captureID, db: db)
-        try disconnectsAfterEncryptionFailure(captureID, db: db)
-        try noCentralErrorsForLocalPeripheral(captureID, db: db)
+        try applyCoreBluetoothRule(captureID, db: db)
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         let findings = try engine.findings(for: connections)
         let insertFinding = try db.prepare("""
@@ -94,21 +92,6 @@ public enum Analyzer {
         }
         try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
                    [.integer(captureID), .integer(version)])
-    }
-}
-
-extension Analyzer {
-    /// A host stack drops the link itself once an ATT transaction times out (Core v5.4 Vol 3
-    /// Part F 3.3.3): the app then sees a timeout, not its own cancel. The importer cannot know
-    /// this when it writes the disconnect's error row (transactions are matched here), so the
-    /// CoreBluetooth name of a local 0x16 that follows an ATT timeout is set now.
-    static func disconnectsAfterATTTimeout(_ captureID: Int64, db: SQLiteDatabase) throws {
-        try db.run("""
-            UPDATE error SET cb_error = 'CBError.connectionTimeout'
-            WHERE capture_id = ?1 AND context = 'disconnect' AND code = 0x16 AND connection_id IN (
-                SELECT t.connection_id FROM att_transaction t JOIN connection c ON c.id = t.connection_id
-                WHERE c.capture_id = ?1 AND t.outcome = 'timeout' AND t.request_ts_us + 30000000 <= c.disconnected_ts_us)
-            """, [.integer(captureID)])
     }
 }
 

@@ -1,36 +1,46 @@
 import BLECore
 import BLETimeline
 
-/// CoreBluetooth names the importer cannot give when it writes an error row, because they
-/// depend on what else happened on the connection. Applied to the `error` table after the
-/// transactions are matched; `FindingsEngine` follows the same rules.
+/// The CoreBluetooth names of a capture's HCI error rows, decided again by the importer's own
+/// rule (`CoreBluetoothErrorRule`) with what only the analysis knows.
+///
+/// The importer names each row at its packet. Two things make the analysis apply the rule again:
+/// an ATT transaction that timed out (Core v5.4 Vol 3 Part F 3.3.3) is only known once
+/// transactions are matched, and timelines written by older versions named disconnects without
+/// the local role or an earlier Encryption Change 0x06 (the analysis version re-runs this on them).
 extension Analyzer {
-    /// What an iOS app sees when a bonded reconnect fails: the peer answered the encryption
-    /// request (Core v5.4 Vol 6 Part B 5.1.3.1) with LL_REJECT_EXT_IND 0x06 PIN or Key Missing,
-    /// i.e. it lost the bond, and CoreBluetooth ends the link with
-    /// `CBError.peerRemovedPairingInformation` (14). The disconnect that follows such an
-    /// Encryption Change is not the app's own cancel.
-    static let peerRemovedPairingInformation = "CBError.peerRemovedPairingInformation"
-
-    static func disconnectsAfterEncryptionFailure(_ captureID: Int64, db: SQLiteDatabase) throws {
-        try db.run("""
-            UPDATE error SET cb_error = '\(peerRemovedPairingInformation)'
-            WHERE capture_id = ?1 AND context = 'disconnect' AND connection_id IN (
-                SELECT e.connection_id FROM error e JOIN connection c ON c.id = e.connection_id
-                WHERE e.capture_id = ?1 AND e.context = 'encryption' AND e.code = 0x06
-                AND coalesce(c.role, 'central') <> 'peripheral' AND e.ts_us <= coalesce(c.disconnected_ts_us, e.ts_us))
+    static func applyCoreBluetoothRule(_ captureID: Int64, db: SQLiteDatabase) throws {
+        let rows = try db.rows("""
+            SELECT e.rowid, e.context, e.code, e.cb_error, c.transport, c.role, c.local_disconnect_requested,
+                   EXISTS (SELECT 1 FROM error k WHERE k.connection_id = e.connection_id AND k.context = 'encryption'
+                           AND k.code = 0x06 AND k.packet_id < e.packet_id),
+                   EXISTS (SELECT 1 FROM att_transaction t WHERE t.connection_id = e.connection_id AND t.outcome = 'timeout'
+                           AND t.request_ts_us + 30000000 <= e.ts_us)
+            FROM error e JOIN connection c ON c.id = e.connection_id
+            WHERE e.capture_id = ?1 AND e.layer = 'hci' AND e.context IN ('disconnect', 'encryption', 'connection')
             """, [.integer(captureID)])
-    }
-
-    /// When the local device was the peripheral (LE Connection Complete role 0x01, Vol 4 Part E
-    /// 7.7.65.1) the app on it is a GATT server (`CBPeripheralManager`): no CBCentralManager
-    /// callback carries a CBError for the link or its encryption. ATT error codes keep their
-    /// CBATTError names: a peripheral-manager app answers requests with them.
-    static func noCentralErrorsForLocalPeripheral(_ captureID: Int64, db: SQLiteDatabase) throws {
-        try db.run("""
-            UPDATE error SET cb_error = NULL
-            WHERE capture_id = ?1 AND layer = 'hci' AND cb_error IS NOT NULL AND connection_id IN (
-                SELECT id FROM connection WHERE capture_id = ?1 AND role = 'peripheral')
-            """, [.integer(captureID)])
+        let update = try db.prepare("UPDATE error SET cb_error = ?1 WHERE rowid = ?2")
+        for r in rows {
+            let code = HCIStatusCode(UInt8(truncatingIfNeeded: r[2].int ?? 0))
+            let isLE = (r[4].string ?? "le") == "le"
+            let role = r[5].string
+            let stored = r[3].string
+            let cb: String?
+            switch r[1].string {
+            case "disconnect":
+                cb = CoreBluetoothErrorRule.disconnect(
+                    reason: code, isLE: isLE, localRole: role, localDisconnectRequested: (r[6].int ?? 0) != 0,
+                    keyMissingBefore: (r[7].int ?? 0) != 0, attTimeoutBefore: (r[8].int ?? 0) != 0)
+            case "encryption":
+                cb = CoreBluetoothErrorRule.encryptionFailure(status: code, isLE: isLE, localRole: role)
+            default:
+                // Whether the attempt was the app's own cancel was decided at import; only the role can change it.
+                cb = CoreBluetoothErrorRule.centralHears(isLE: isLE, localRole: role) ? stored : nil
+            }
+            guard cb != stored, let rowID = r[0].int64 else { continue }
+            update.bindText(cb, at: 1)
+            update.bindInt(rowID, at: 2)
+            try update.run()
+        }
     }
 }

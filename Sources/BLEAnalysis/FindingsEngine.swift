@@ -143,17 +143,28 @@ struct FindingsEngine {
     func disconnectFindings(_ c: ConnectionFacts) throws -> [Finding] {
         guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
         let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
-        // CoreBluetooth reports LE links only.
-        var cb = c.transport == "le" ? mapping.cbErrorName(for: reason, cancelledByApp: c.localDisconnectRequested) : nil
         // A bonded reconnect the peer refused (Encryption Change 0x06 PIN or Key Missing, Vol 4
         // Part E 7.7.8): whoever then ends the link, the app sees peerRemovedPairingInformation.
         let keyMissing = try db.rows("""
             SELECT packet_id FROM error WHERE connection_id = ?1 AND context = 'encryption' AND code = 0x06 AND packet_id < ?2
             ORDER BY packet_id LIMIT 1
             """, [.integer(c.id), .integer(Int64(frame))]).first?[0].int
+        // A host stack drops the link itself once an ATT transaction times out (Vol 3 Part F 3.3.3);
+        // the app then sees a timeout, not its own cancel.
+        let attTimeout = try db.rows("""
+            SELECT request_packet_id FROM att_transaction WHERE connection_id = ?1 AND outcome = 'timeout'
+            AND request_ts_us + 30000000 <= ?2 ORDER BY request_packet_id LIMIT 1
+            """, [.integer(c.id), .integer(at)]).first?[0].int
         let localPeripheral = c.role == "peripheral"
-        if c.transport == "le" && !localPeripheral, keyMissing != nil { cb = Analyzer.peerRemovedPairingInformation }
-        if localPeripheral { cb = nil }
+        // The importer's rule, so the finding says what the `errors` row says.
+        let cb = CoreBluetoothErrorRule.disconnect(
+            reason: reason, isLE: c.transport == "le", localRole: c.role,
+            localDisconnectRequested: c.localDisconnectRequested, keyMissingBefore: keyMissing != nil,
+            attTimeoutBefore: attTimeout != nil, mapping: mapping)
+        // Any other ending after the refused encryption: say why the app sees error 14.
+        let keyNote = keyMissing.map { k in cb == CoreBluetoothErrorRule.peerRemovedPairingInformation && reasonCode != 0x16
+            ? " Encryption Change had reported 0x06 PIN or Key Missing (packet \(k)): the peer no longer has the bond, so an iOS app sees didDisconnectPeripheral with \(CoreBluetoothErrorRule.peerRemovedPairingInformation)."
+            : "" } ?? ""
         let roleNote = localPeripheral
             ? " The local device was the peripheral (the GATT server) on this link: an iOS app in that role is a CBPeripheralManager, which gets no disconnect callback and no CBError."
             : ""
@@ -191,7 +202,7 @@ struct FindingsEngine {
             } else if let timeoutMs {
                 detail += " The supervision timeout in force was \(timeoutMs) ms; no packet from the peer was captured on this connection."
             }
-            detail += unansweredText + roleNote
+            detail += unansweredText + keyNote + roleNote
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "supervision-timeout",
                             title: "Link to \(peer(c)) lost: supervision timeout", detail: detail,
                             evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
@@ -210,9 +221,10 @@ struct FindingsEngine {
                 detail = "The local host asked for the disconnect (HCI Disconnect with reason \(hex(reasonCode))); the controller reported \(reason.name)."
                 let cmd = try localDisconnectCommand(c, before: frame)
                 if let cmd { evidence.insert(cmd, at: 0) }
+                if let keyMissing, !keyNote.isEmpty { evidence.insert(keyMissing, at: 0) }
                 return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
-                                title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText,
-                                evidence: evidence, cbError: nil)]
+                                title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText + keyNote + roleNote,
+                                evidence: evidence, cbError: cb)]
             }
             // The peer's own ATT timeout: an indication the local host never confirmed (Vol 3 Part F 3.3.3).
             if let ind = try db.rows("""
@@ -222,7 +234,7 @@ struct FindingsEngine {
                 detail += " It did so after the indication at packet \(ind) went unconfirmed for more than 30 s: the peer's ATT transaction had timed out."
             }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "peer-terminated",
-                            title: "\(peer(c)) ended the connection (\(reason.name))", detail: detail + unansweredText + roleNote,
+                            title: "\(peer(c)) ended the connection (\(reason.name))", detail: detail + unansweredText + keyNote + roleNote,
                             evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
         case 0x16:
             var detail = "The local host ended the connection (0x16 Connection Terminated By Local Host)."
@@ -235,12 +247,6 @@ struct FindingsEngine {
             } else {
                 detail += " No HCI Disconnect command is in the capture: the host stack closed it (pairing failure, ATT timeout or an app's cancel)."
             }
-            // A host stack drops the link itself once an ATT transaction times out (Vol 3 Part F 3.3.3);
-            // the app then sees a timeout, not its own cancel.
-            let attTimeout = try db.rows("""
-                SELECT request_packet_id FROM att_transaction WHERE connection_id = ?1 AND outcome = 'timeout'
-                AND request_ts_us + 30000000 <= ?2 ORDER BY request_packet_id LIMIT 1
-                """, [.integer(c.id), .integer(at)]).first?[0].int
             if let keyMissing, !localPeripheral {
                 detail += " It did so after Encryption Change reported 0x06 PIN or Key Missing (packet \(keyMissing)): the peer no longer has the bond, so the stack, not the app, closed the link, and an iOS app sees didDisconnectPeripheral with CBError.peerRemovedPairingInformation."
                 return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "local-terminated",
@@ -248,14 +254,15 @@ struct FindingsEngine {
                                 detail: detail + unansweredText, evidence: [keyMissing] + evidence, cbError: cb)]
             }
             if let attTimeout {
-                detail += " It did so after the ATT request at packet \(attTimeout) went unanswered for 30 s: the stack, not the app, closed the link, and an iOS app sees didDisconnectPeripheral with CBError.connectionTimeout."
+                detail += " It did so after the ATT request at packet \(attTimeout) went unanswered for 30 s: the stack, not the app, closed the link" +
+                    (cb.map { ", and an iOS app sees didDisconnectPeripheral with \($0)." } ?? ".")
                 return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "local-terminated",
                                 title: "Connection to \(peer(c)) closed by the host after an ATT timeout",
-                                detail: detail + unansweredText, evidence: [attTimeout] + evidence, cbError: "CBError.connectionTimeout")]
+                                detail: detail + unansweredText + roleNote, evidence: [attTimeout] + evidence, cbError: cb)]
             }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
                             title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText + roleNote,
-                            evidence: evidence, cbError: c.localDisconnectRequested ? nil : cb)]
+                            evidence: evidence, cbError: cb)]
         default:
             let codes: [Int: (String, String, String)] = [
                 0x22: ("ll-response-timeout", "LL response timeout",
@@ -274,6 +281,10 @@ struct FindingsEngine {
             let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
                                                                    "The controller reported \(hex(reasonCode)) \(reason.name).")
             var detail = explanation
+            // A MIC failure (Vol 6 Part B 5.1.3) needs an encrypted link; say when the capture never showed it encrypted.
+            if reasonCode == 0x3D, try !encryptionSeen(c, before: frame) {
+                detail += " No Encryption Change was seen on this link in the capture (encrypted: no): the encryption the MIC failure concerns was started before the capture began, or the capture missed it."
+            }
             if reasonCode == 0x3E, let peerAddress = c.peerAddress {
                 let later = try db.rows("""
                     SELECT id, status, disconnect_reason, complete_packet_id FROM connection
@@ -287,9 +298,19 @@ struct FindingsEngine {
             }
             if let lastRx { detail += " The peer's last packet was \(lastRx.summary) (packet \(lastRx.frame))."; evidence.insert(lastRx.frame, at: 0) }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: code,
-                            title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText + roleNote,
+                            title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText + keyNote + roleNote,
                             evidence: evidence, cbError: cb)]
         }
+    }
+
+    /// Whether the capture shows the link encrypted before `frame`: an Encryption Change that
+    /// enabled it (Vol 4 Part E 7.7.8) or an Encryption Key Refresh Complete (7.7.39), which needs it.
+    func encryptionSeen(_ c: ConnectionFacts, before frame: Int) throws -> Bool {
+        if c.encrypted { return true }
+        return try db.scalarInt("""
+            SELECT count(*) FROM link_event WHERE connection_id = ?1 AND packet_id < ?2 AND coalesce(status, 0) = 0
+            AND (name = 'Encryption Key Refresh Complete' OR (name = 'Encryption Change' AND detail = 'enabled'))
+            """, [.integer(c.id), .integer(Int64(frame))]) ?? 0 > 0
     }
 
     func localDisconnectCommand(_ c: ConnectionFacts, before frame: Int) throws -> Int? {

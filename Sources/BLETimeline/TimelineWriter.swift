@@ -49,6 +49,10 @@ final class TimelineWriter {
         var intervalKnown = false
         /// CoreBluetooth speaks for LE links only: BR/EDR rows get no CBError.
         var isLE = true
+        /// The local controller's role from LE Connection Complete (nil: began before the capture).
+        var localRole: String?
+        /// An Encryption Change with status 0x06 PIN or Key Missing was seen on this link.
+        var keyMissing = false
     }
 
     init(database: SQLiteDatabase, captureID: Int64, keepRaw: Bool, keepKeys: Bool,
@@ -189,7 +193,9 @@ final class TimelineWriter {
                 connectedAt: connected ? ts : nil, beganBefore: false, frame: frame)
             if !connected {
                 let cancelled = c.status == .unknownConnectionIdentifier && createConnectionCancelled
-                let cb: String? = cancelled || c.transport != .le ? nil : mapping.cbErrorName(for: c.status)
+                let cb = CoreBluetoothErrorRule.connectionFailure(
+                    status: c.status, cancelled: cancelled, isLE: c.transport == .le,
+                    localRole: c.role == 0 ? "central" : "peripheral", mapping: mapping)
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "connection",
                           code: Int(c.status.rawValue), name: c.status.name, cbError: cb)
             }
@@ -210,13 +216,16 @@ final class TimelineWriter {
             }
             if d.status.rawValue == 0 {
                 let state = rowID.flatMap { connectionState[$0] }
-                let local = state?.localDisconnectRequested ?? false
+                // A handle never seen connecting or found in progress: the transport is unknown, so no
+                // CoreBluetooth name. An ATT timeout is not known here (transactions are matched by the analysis).
+                let cb = state.flatMap { st in
+                    CoreBluetoothErrorRule.disconnect(
+                        reason: d.reason, isLE: st.isLE, localRole: st.localRole,
+                        localDisconnectRequested: st.localDisconnectRequested, keyMissingBefore: st.keyMissing,
+                        attTimeoutBefore: false, mapping: mapping)
+                }
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect",
-                          code: Int(d.reason.rawValue), name: d.reason.name,
-                          // The local host asked for it (cancelPeripheralConnection, or the stack): no error for the
-                          // app, whatever reason the controller reports back (0x16, or 0x13 on some controllers).
-                          // A handle never seen connecting: the transport is unknown, so no CoreBluetooth name.
-                          cbError: rowID == nil || state?.isLE == false || local ? nil : mapping.cbErrorName(for: d.reason))
+                          code: Int(d.reason.rawValue), name: d.reason.name, cbError: rowID == nil ? nil : cb)
             } else {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect-failed",
                           code: Int(d.status.rawValue), name: d.status.name, cbError: nil)
@@ -270,9 +279,12 @@ final class TimelineWriter {
             let detail = e.enabled.map { $0 ? "enabled" : "disabled" }
             try linkEvent(frame: frame, ts: ts, connection: rowID, name: name, status: Int(e.status.rawValue), detail: detail)
             if e.status.rawValue != 0 {
+                let state = rowID.flatMap { connectionState[$0] }
+                if e.status.rawValue == 0x06, let rowID { connectionState[rowID, default: ConnectionState()].keyMissing = true }
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "encryption",
                           code: Int(e.status.rawValue), name: e.status.name,
-                          cbError: e.status.rawValue == 0x06 ? "CBError.peerRemovedPairingInformation" : nil)
+                          cbError: CoreBluetoothErrorRule.encryptionFailure(
+                            status: e.status, isLE: state?.isLE ?? true, localRole: state?.localRole))
             } else if e.enabled == true, let rowID {
                 connectionState[rowID, default: ConnectionState()].encrypted = true
                 try db.run("UPDATE connection SET encrypted = 1 WHERE id = ?1", [.integer(rowID)])
@@ -411,6 +423,7 @@ final class TimelineWriter {
         var st = ConnectionState()
         st.intervalKnown = interval != nil
         st.isLE = transport == .le
+        st.localRole = role
         connectionState[rowID] = st
         return rowID
     }
@@ -475,5 +488,59 @@ final class TimelineWriter {
             s.bindInt(rowID, at: 5)
             try s.run()
         }
+    }
+}
+
+// MARK: - What a CoreBluetooth app sees
+
+/// The CoreBluetooth name of an HCI code on a link, decided from what the host knew when the
+/// packet arrived (REFERENCE.md "HCI disconnect reason -> what a CoreBluetooth app sees").
+///
+/// One rule: the importer applies it as it writes each `error` row; the analysis applies the
+/// same functions again, to timelines written by older versions and to add what only it knows
+/// (an ATT transaction that timed out, Core v5.4 Vol 3 Part F 3.3.3); the findings use it too.
+public enum CoreBluetoothErrorRule {
+    public static let peerRemovedPairingInformation = "CBError.peerRemovedPairingInformation"
+    public static let connectionTimeout = "CBError.connectionTimeout"
+
+    /// Whether a `CBCentralManager` app hears about the link at all: LE links only, and not when
+    /// the local controller was the peripheral (LE Connection Complete role 0x01, Vol 4 Part E
+    /// 7.7.65.1): the app there is a `CBPeripheralManager`, which gets no disconnect or encryption
+    /// callback. A link that began before the capture (role unknown) counts as central.
+    public static func centralHears(isLE: Bool, localRole: String?) -> Bool {
+        isLE && localRole != "peripheral"
+    }
+
+    /// The CBError of a Disconnection Complete (Vol 4 Part E 7.7.5) with `reason`.
+    ///
+    /// - After Encryption Change 0x06 PIN or Key Missing (7.7.8) on a bonded reconnect, the peer
+    ///   lost the bond: `CBError.peerRemovedPairingInformation` (14), whoever sent the Disconnect.
+    /// - A local 0x16 after an ATT transaction timed out: the stack closed the link,
+    ///   `CBError.connectionTimeout` (6).
+    /// - The local host asked for it (cancelPeripheralConnection, or the stack): no error,
+    ///   whatever reason the controller reports back (0x16, or 0x13 on some controllers).
+    /// - Otherwise the configured mapping.
+    public static func disconnect(reason: HCIStatusCode, isLE: Bool, localRole: String?,
+                                  localDisconnectRequested: Bool, keyMissingBefore: Bool, attTimeoutBefore: Bool,
+                                  mapping: DisconnectMapping = .default) -> String? {
+        guard centralHears(isLE: isLE, localRole: localRole) else { return nil }
+        if keyMissingBefore { return peerRemovedPairingInformation }
+        if attTimeoutBefore && reason.rawValue == 0x16 { return connectionTimeout }
+        if localDisconnectRequested { return nil }
+        return mapping.cbErrorName(for: reason)
+    }
+
+    /// The CBError of an Encryption Change (Vol 4 Part E 7.7.8) with a failure status: 0x06 PIN
+    /// or Key Missing is `CBError.peerRemovedPairingInformation`; no name for the others.
+    public static func encryptionFailure(status: HCIStatusCode, isLE: Bool, localRole: String?) -> String? {
+        centralHears(isLE: isLE, localRole: localRole) && status.rawValue == 0x06 ? peerRemovedPairingInformation : nil
+    }
+
+    /// The CBError of an LE Connection Complete with a failure status (7.7.65.1): none after
+    /// LE Create Connection Cancel (the app's own cancel), else the mapping (0x3E -> connectionFailed).
+    public static func connectionFailure(status: HCIStatusCode, cancelled: Bool, isLE: Bool, localRole: String?,
+                                         mapping: DisconnectMapping = .default) -> String? {
+        guard centralHears(isLE: isLE, localRole: localRole), !cancelled else { return nil }
+        return mapping.cbErrorName(for: status)
     }
 }

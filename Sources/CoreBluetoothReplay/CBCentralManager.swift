@@ -70,6 +70,7 @@ open class CBCentralManager: CBManager {
     open func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
         guard let replay, state == .poweredOn, !detached, peripheral.state == .disconnected else { return }
         peripheral.state = .connecting
+        replay.noteConnect(to: peripheral.simulated)
         replay.world.host.connect(peripheral.simulated)
     }
 

@@ -26,6 +26,15 @@ public final class CBReplay: CentralHostObserver {
     var objects: [ObjectIdentifier: CBPeripheral] = [:]
     var restorable: [String: Restoration] = [:]
     var poweringOff = false
+    /// What the app's developer should know about the capture: one note per device the capture
+    /// saw only as a remote central (the local device was the peripheral on every recorded
+    /// connection to it), which the app can only meet as a peripheral with no GATT database.
+    public let notes: [String]
+    /// Peer keys the notes are about, and those already printed (once each, on `connect`).
+    let remoteCentrals: Set<String>
+    var printedNotes: Set<String> = []
+    /// Print a note on standard error when the app connects to such a device (default true).
+    public var printsNotes = true
 
     struct Restoration {
         var peripherals: [SimulatedPeripheral]
@@ -47,6 +56,8 @@ public final class CBReplay: CentralHostObserver {
         c.keepTrace = true   // for writeCapture(to:)
         self.session = session
         world = ReplayWorld(peripherals: ModelBuilder.build(session).peripherals, configuration: c)
+        remoteCentrals = LocalPeripheralRole.remoteCentrals(session)
+        notes = remoteCentrals.sorted().compactMap { LocalPeripheralRole.note(session, key: $0) }
         clock = CBReplayClock(replay: self)
         world.host.observer = self
     }
@@ -99,6 +110,15 @@ public final class CBReplay: CentralHostObserver {
     /// Writes what happened as btsnoop (H4) for Wireshark or btmon.
     public func writeCapture(to path: String) throws {
         try world.trace.writeBtsnoop(to: path)
+    }
+
+    /// Called when the app connects: a device the capture saw only as a remote central gets its
+    /// note printed on standard error, once.
+    func noteConnect(to peripheral: SimulatedPeripheral) {
+        let key = peripheral.model.key
+        guard remoteCentrals.contains(key), printedNotes.insert(key).inserted, printsNotes,
+              let note = LocalPeripheralRole.note(session, key: key) else { return }
+        StandardStreams.error("CoreBluetoothReplay note: \(note)")
     }
 
     /// The simulated peripheral with this address (or name), for tests that steer it.

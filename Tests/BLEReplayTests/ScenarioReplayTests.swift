@@ -55,4 +55,35 @@ import Testing
         let complete = try #require(world.trace.records.first { $0.kind == .event && $0.payload.count > 6 && $0.payload[0] == 0x3E && $0.payload[2] == 0x01 })
         #expect(complete.payload[6] == 0x01)
     }
+
+    /// A central script against a capture whose every connection had the local device as
+    /// peripheral (role 0x01): the remote central is simulated as a peripheral with no GATT
+    /// database, so the run says why discovery finds nothing, in text, JSON and JUnit.
+    @Test func aCentralScriptAgainstALocalPeripheralCaptureSaysWhyItCannotWork() throws {
+        func run(role: UInt8) throws -> ScriptResult {
+            var c = SpecCapture()
+            c.connectionComplete(100, handle: 0x41, role: role, peer: [0x4F, 0x9A, 0x11, 0x22, 0x33, 0x44])
+            c.att(150, handle: 0x41, [0x0A, 0x03, 0x00], received: role == 1)
+            c.att(152, handle: 0x41, [0x0B, 0x50, 0x68], received: role == 0)
+            c.disconnectionComplete(600, handle: 0x41, reason: 0x13)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString).btsnoop").path
+            try c.write(to: path)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let session = try TestCaptures.session(path)
+            let script = try CentralScript(parsing: Array("""
+                {"name": "mac", "steps": [{"scan": {"timeout": "5s"}}, {"connect": {}}, {"discover": {}}]}
+                """.utf8), name: "mac")
+            let configuration = ScriptReplay.configuration(script, session: session, base: ReplayConfiguration(), unmatchedGiven: false)
+            return ScriptReplay.run(session, script: script, configuration: configuration).0
+        }
+        let r = try run(role: 1)
+        let note = try #require(r.notes.first)
+        #expect(note.contains("local device was the peripheral") && note.contains("4F:9A:11:22:33:44") && note.contains("faithful replay"))
+        #expect(r.checks.contains { $0.label.contains("discover") && $0.message.hasPrefix("0 services") })
+        #expect(ScriptReport.text(r).contains("  note: the capture's local device was the peripheral"))
+        #expect(ScriptReport.json(r).serialized(pretty: true).contains("local device was the peripheral"))
+        #expect(ScriptReport.junit([r]).xml().contains("<system-out>note: the capture&apos;s local device was the peripheral"))
+        // The same link with the local device as central: a real peripheral, no note.
+        #expect(try run(role: 0).notes.isEmpty)
+    }
 }

@@ -98,4 +98,55 @@ struct ScenarioDiagnosisTests {
         #expect(conn.disconnectCBError == "CBError.peripheralDisconnected")
         #expect(conn.supervisionTimeoutMs == 4000)
     }
+
+    /// The capture ends 1.2 s after a Read Request (0A 03 00) it never answers: less than the 30 s
+    /// ATT timeout (Vol 3 Part F 3.3.3), so the outcome is `pending` and the finding says the
+    /// capture was cut, naming the request, its handle and the time to the end.
+    @Test func aRequestPendingAtTheEndOfTheCaptureIsSaidSo() throws {
+        var c = SpecCapture()
+        c.connectionComplete(100, handle: 0x40, role: 0, peer: Self.sensor)
+        c.att(150, handle: 0x40, [0x0A, 0x03, 0x00], received: false)              // Read Request 0x0003 (frame 2)
+        c.att(1350, handle: 0x40, [0x1B, 0x0F, 0x00, 0x06, 0x49], received: true)  // a notification, 1.2 s later
+        let (store, connections, dir) = try diagnose(c)
+        defer { Support.remove(dir) }
+        let outcome = try store.database.rows("SELECT outcome FROM att_transactions WHERE request_packet_id = 2").first?[0].string
+        #expect(outcome == "pending")
+        let f = try #require(connections.first?.findings.first { $0.finding.code == "capture-ended-pending" }).finding
+        #expect(f.severity == .info && f.evidence == [2] && f.cbError == nil)
+        #expect(f.title.contains("Read Request") && f.title.contains("0x0003"))
+        #expect(f.detail.contains("1.200 s before the capture ended"))
+        #expect(!connections[0].findings.contains { $0.finding.code == "att-timeout" })
+        // A request superseded by a later one (one outstanding request per client, 3.3.2) was not
+        // cut by the end of the capture: only the last open request gets the finding.
+        var twice = SpecCapture()
+        twice.connectionComplete(100, handle: 0x40, role: 0, peer: Self.sensor)
+        twice.att(150, handle: 0x40, [0x0A, 0x03, 0x00], received: false)             // frame 2, superseded
+        twice.att(250, handle: 0x40, [0x12, 0x12, 0x00, 0x01], received: false)       // frame 3, Write Request 0x0012
+        twice.att(1350, handle: 0x40, [0x1B, 0x0F, 0x00, 0x06, 0x49], received: true)
+        let (_, again, dir2) = try diagnose(twice)
+        defer { Support.remove(dir2) }
+        let cut = again.first?.findings.filter { $0.finding.code == "capture-ended-pending" }.map(\.finding.evidence)
+        #expect(cut == [[3]])
+    }
+
+    /// 0x3D Connection Terminated due to MIC Failure (REFERENCE.md HCI codes) on a link the
+    /// capture never showed encrypted (no Encryption Change, event 0x08): the finding says so.
+    /// With Encryption Change status 0, enabled, before it, it does not.
+    @Test func micFailureOnALinkNeverSeenEncryptedSaysSo() throws {
+        var bare = SpecCapture()
+        bare.connectionComplete(100, handle: 0x42, role: 0, peer: Self.sensor)
+        bare.att(300, handle: 0x42, [0x1B, 0x0F, 0x00, 0x01], received: true)
+        bare.disconnectionComplete(1200, handle: 0x42, reason: 0x3D)
+        var encrypted = SpecCapture()
+        encrypted.connectionComplete(100, handle: 0x42, role: 0, peer: Self.sensor)
+        encrypted.evt(200, 0x08, [0x00, 0x42, 0x00, 0x01])                          // Encryption Change: success, on
+        encrypted.att(300, handle: 0x42, [0x1B, 0x0F, 0x00, 0x01], received: true)
+        encrypted.disconnectionComplete(1200, handle: 0x42, reason: 0x3D)
+        for (capture, unseen) in [(bare, true), (encrypted, false)] {
+            let (_, connections, dir) = try diagnose(capture)
+            defer { Support.remove(dir) }
+            let f = try #require(connections.first?.findings.first { $0.finding.code == "mic-failure" }).finding
+            #expect(f.detail.contains("No Encryption Change was seen on this link") == unseen, "\(f.detail)")
+        }
+    }
 }

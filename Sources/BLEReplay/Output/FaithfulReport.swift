@@ -92,6 +92,9 @@ public enum FaithfulReport {
                                    time: 0, failure: failure))
             }
         }
-        return JUnitReport(suiteName: "blereplay replay", cases: cases)
+        let notes = results.flatMap { r in
+            r.verdicts.flatMap { v in v.notes.map { "connection \(v.connectionID): \($0)" } } + r.notes
+        }
+        return JUnitReport(suiteName: "blereplay replay", cases: cases, notes: notes)
     }
 }

@@ -38,10 +38,14 @@ public struct JUnitReport: Sendable {
 
     public var suiteName: String
     public var cases: [TestCase]
+    /// Notes on the run as a whole, written as the suite's `<system-out>` (one per line), where
+    /// CI shows a suite's output.
+    public var notes: [String]
 
-    public init(suiteName: String, cases: [TestCase]) {
+    public init(suiteName: String, cases: [TestCase], notes: [String] = []) {
         self.suiteName = suiteName
         self.cases = cases
+        self.notes = notes
     }
 
     public func xml() -> String {
@@ -57,6 +61,9 @@ public struct JUnitReport: Sendable {
             } else {
                 s += "/>\n"
             }
+        }
+        if !notes.isEmpty {
+            s += "    <system-out>\(XMLText.escape(notes.map { "note: \($0)" }.joined(separator: "\n")))</system-out>\n"
         }
         s += "  </testsuite>\n</testsuites>\n"
         return s

@@ -22,6 +22,11 @@ public enum ScriptReplay {
         world.run(until: script.limit)
         var result = runner.result
         result.capture = session.fileName
+        let names = Dictionary(models.peripherals.map { ($0.key, $0.name ?? "") }, uniquingKeysWith: { a, _ in a })
+        if let note = LocalPeripheralRole.scriptNote(session, found: runner.target?.model.key, peripheral: script.peripheral,
+                                                     names: names) {
+            result.notes.append(note)
+        }
         if !result.finished { result.events.append("\(VirtualDuration.format(world.now))  limit reached at \(runner.currentLabel)") }
         for f in world.firedFaults { result.events.append("\(VirtualDuration.format(f.time))  fault fired: \(f.fault)") }
         for u in world.unmatchedRequests {
@@ -41,8 +46,13 @@ public enum ScriptReplay {
         if sessions.count > 1 { outcome.stderr.append("note: the timeline holds \(sessions.count) captures; the script runs against the first") }
         let configuration = Self.configuration(script, session: session, base: request.configuration, unmatchedGiven: request.unmatchedGiven)
         if let runs = request.runs {
-            return FaultFuzzer.scriptOutcome(session, script: script, configuration: configuration, runs: runs, seed: request.seed,
-                                             json: request.json)
+            var fuzzed = FaultFuzzer.scriptOutcome(session, script: script, configuration: configuration, runs: runs, seed: request.seed,
+                                                   json: request.json)
+            let names = Dictionary(ModelBuilder.build(session).peripherals.map { ($0.key, $0.name ?? "") }, uniquingKeysWith: { a, _ in a })
+            if let note = LocalPeripheralRole.scriptNote(session, found: nil, peripheral: script.peripheral, names: names) {
+                fuzzed.stderr.append("note: \(note)")
+            }
+            return fuzzed
         }
         let (result, world) = run(session, script: script, configuration: configuration)
         outcome.stdout = request.json ? ScriptReport.json(result).serialized(pretty: true) + "\n" : ScriptReport.text(result)

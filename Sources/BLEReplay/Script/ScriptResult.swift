@@ -22,6 +22,9 @@ public struct ScriptResult: Sendable {
     public var simulatedSpan: Int64
     /// Delays waited before each reconnect attempt.
     public var reconnectDelays: [Int64]
+    /// What the user should know about the capture the script ran against (e.g. its local
+    /// device was the peripheral, so there was no peripheral to drive).
+    public var notes: [String] = []
 
     public var passed: Bool { finished && checks.allSatisfy(\.passed) }
 }
@@ -30,6 +33,7 @@ public struct ScriptResult: Sendable {
 public enum ScriptReport {
     public static func text(_ r: ScriptResult) -> String {
         var lines = ["replay \(r.capture) with central script \(r.script)"]
+        for n in r.notes { lines.append("  note: \(n)") }
         for e in r.events { lines.append("  \(e)") }
         for c in r.checks {
             lines.append("  \(c.passed ? "ok  " : "FAIL") \(VirtualDuration.format(c.time))  \(c.label): \(c.message)")
@@ -55,6 +59,7 @@ public enum ScriptReport {
             ("reconnect_delays_us", .array(r.reconnectDelays.map { .int($0) })),
             ("events_run", .int(Int64(r.eventsRun))),
             ("simulated_us", .int(r.simulatedSpan)),
+            ("notes", .array(r.notes.map { .string($0) })),
         ])
     }
 
@@ -71,6 +76,6 @@ public enum ScriptReport {
                                    failure: ("the script did not finish", r.events.last ?? "")))
             }
         }
-        return JUnitReport(suiteName: "blereplay replay --central", cases: cases)
+        return JUnitReport(suiteName: "blereplay replay --central", cases: cases, notes: results.flatMap(\.notes))
     }
 }

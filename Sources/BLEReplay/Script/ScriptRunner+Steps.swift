@@ -158,7 +158,8 @@ extension ScriptRunner {
             services = all.filter { filter == nil || filter!.contains($0.uuid) }
             var pending = services.count
             if pending == 0 {
-                check(filter == nil || filter!.isEmpty, "\(all.count) services, none of \(filter?.map(\.uuidString).joined(separator: ",") ?? "")")
+                let wanted = filter?.map(\.uuidString).joined(separator: ",") ?? ""
+                check(filter == nil || filter!.isEmpty, wanted.isEmpty ? "\(all.count) services" : "\(all.count) services, none of \(wanted)")
                 stepDone(g)
                 return
             }

@@ -79,6 +79,9 @@ public struct ConnectionFact: Sendable {
     /// When it ended, or its last packet when it was still open at the end of the capture.
     public var end: Int64?
     public var beganBeforeCapture: Bool
+    /// An attempt the capture shows (LE Connection Complete of any status); a link that began
+    /// before the capture is an established connection but no attempt.
+    public var isAttempt: Bool { !beganBeforeCapture }
     /// Still open when the capture ended (no Disconnection Complete).
     public var openAtEnd: Bool
     public var disconnectReason: Int?

@@ -71,7 +71,7 @@ extension FleetStatistics {
                 let identity = identities[index][conn.id]
                 for d in Dimension.allCases where d != .time {
                     let key = acc[d]!.touch(groupKey(d, capture: c, connection: conn, identity: identity), capture: index)
-                    acc[d]!.rows[key]!.attempts += 1
+                    if conn.isAttempt { acc[d]!.rows[key]!.attempts += 1 }
                     if conn.established {
                         acc[d]!.rows[key]!.connections += 1
                         acc[d]!.rows[key]!.connectedTime += conn.observedDuration
@@ -80,7 +80,7 @@ extension FleetStatistics {
                 // Time: the attempt counts where it completed; connected time is split over periods.
                 if let at = conn.completedAt ?? conn.start {
                     let key = acc[.time]!.touch([periodLabel(periodStart(at, period: period), period: period)], capture: index)
-                    acc[.time]!.rows[key]!.attempts += 1
+                    if conn.isAttempt { acc[.time]!.rows[key]!.attempts += 1 }
                     if conn.established { acc[.time]!.rows[key]!.connections += 1 }
                 }
                 if conn.established, let start = conn.start, let end = conn.end, end > start {

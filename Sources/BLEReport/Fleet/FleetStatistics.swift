@@ -142,7 +142,11 @@ public struct FleetStatistics: Sendable {
     /// The identity each connection is counted under, by capture index and connection id.
     public var identities: [[Int64: DeviceIdentity]]
 
-    public var attempts: Int { captures.reduce(0) { $0 + $1.connections.count } }
+    /// LE connection attempts: every LE Connection Complete. A link that began before the capture
+    /// was never attempted in it (it still counts as established, for hours and disconnects).
+    public var attempts: Int { captures.reduce(0) { $0 + $1.connections.filter(\.isAttempt).count } }
+    /// Established links that began before their capture (counted as established, not as attempts).
+    public var beganBefore: Int { captures.reduce(0) { $0 + $1.connections.filter { $0.established && $0.beganBeforeCapture }.count } }
     public var established: Int { captures.reduce(0) { $0 + $1.connections.filter(\.established).count } }
     public var connectedTime: Int64 { captures.reduce(0) { $0 + $1.connections.reduce(0) { $0 + $1.observedDuration } } }
     public var bredrLinks: Int { captures.reduce(0) { $0 + $1.bredrLinks } }

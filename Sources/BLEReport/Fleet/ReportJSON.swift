@@ -92,6 +92,7 @@ public enum ReportJSON {
         func pct(_ p: Double) -> JSON { all.isEmpty ? .null : .int(Percentiles.value(all, p)) }
         return .object([
             ("attempts", int(s.attempts)), ("established", int(s.established)),
+            ("began_before_capture", int(s.beganBefore)),
             ("failed_to_establish", int(s.count(.disconnect, 0x3E)?.count ?? 0)),
             ("failed", int(s.total(.connectionFailed))), ("cancelled", int(s.total(.connectionCancelled))),
             ("connected_us", .int(s.connectedTime)), ("connection_hours", hours(s.connectedTime)),

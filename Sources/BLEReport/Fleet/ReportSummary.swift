@@ -16,7 +16,8 @@ public enum ReportSummary {
         let failed = s.failedInputs.count
         var lines: [String] = []
         lines.append("\(s.captures.count) capture(s) from \(read) file(s)" + (failed > 0 ? ", \(failed) file(s) could not be read" : "")
-                     + "; \(s.attempts) LE connection attempt(s), \(s.established) established, "
+                     + "; \(s.attempts) LE connection attempt(s), \(s.established) established"
+                     + (s.beganBefore > 0 ? " (\(s.beganBefore) of them began before their capture: no attempt in it)" : "") + ", "
                      + "\(TextFormat.fixed(Double(s.connectedTime) / 3_600_000_000, 2)) connection hour(s)"
                      + (s.bredrLinks > 0 ? " (\(s.bredrLinks) BR/EDR link(s) not counted)" : ""))
         func list(_ title: String, _ kind: ErrorEvent.Kind, limit: Int = 6) {

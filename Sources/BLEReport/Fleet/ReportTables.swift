@@ -204,7 +204,7 @@ public enum ReportTables {
         }
         return ReportTable(
             id: "connections", title: "Connections",
-            note: "Every LE connection attempt of every capture.",
+            note: "Every LE connection attempt of every capture, and the links that began before their capture (no attempt in it: no status, no completion time).",
             columns: [C("Capture", "capture"), C("Handle", "handle", .code), C("Peer", "address"), C("Name", "name"),
                       C("Model", "model"), C("Firmware", "firmware"), C("Status", "status", .code), C("Completed at (UTC)", "completed_at"),
                       C("Duration", "duration", .duration), C("Reason", "reason", .code), C("Reason name", "reason_name"),
