@@ -3,8 +3,9 @@ import BLEDecode
 import FuzzDriver
 
 /// libFuzzer entry point: the packet decoder (HCI, ACL reassembly, L2CAP, ATT, SMP, advertising)
-/// on arbitrary records. Input layout: repeated [kind u8][direction u8][length u8][payload];
-/// state carries across the records of one input, as it does across a capture.
+/// on arbitrary records. Input layout: repeated [kind u8][flags u8][length u8][payload], flags bit 0
+/// the direction and bit 1 the controller index (btmon captures interleave two adapters); state
+/// carries across the records of one input, as it does across a capture.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzPacketDecoderEntry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -15,10 +16,11 @@ func fuzzPacketDecoderEntry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     while i + 3 <= bytes.count {
         let kind = kinds[Int(bytes[i]) % kinds.count]
         let direction: Direction = bytes[i + 1] & 1 == 0 ? .sent : .received
+        let controller = UInt16(bytes[i + 1] >> 1 & 1)
         let length = min(Int(bytes[i + 2]), bytes.count - i - 3)
         let payload = Array(bytes[(i + 3)..<(i + 3 + length)])
         let record = CaptureRecord(frameNumber: frame, timestamp: Int64(frame) * 1000, direction: direction,
-                                   kind: kind, payload: payload, fileOffset: i)
+                                   kind: kind, payload: payload, fileOffset: i, controllerIndex: controller)
         _ = decoder.decode(record)
         i += 3 + length
         frame += 1
