@@ -37,14 +37,16 @@ let package = Package(
         .target(name: "BLELive", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "CBlueZ"]),
         .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive"]),
 
+        // Capture builders shared by test targets (test code only, never linked into the tool).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BLEDecodeTests", dependencies: ["BLEDecode"]),
         .testTarget(name: "BLETimelineTests", dependencies: ["BLETimeline"]),
         .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis"]),
         .testTarget(name: "CLITests", dependencies: ["BLECore"], exclude: ["Golden"]),
-        .testTarget(name: "BLEReportTests", dependencies: ["BLEReport", "BLETimeline", "BLEAnalysis"]),
-        .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay"]),
+        .testTarget(name: "BLEReportTests", dependencies: ["BLEReport", "BLETimeline", "BLEAnalysis", "TestSupport"]),
+        .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay", "TestSupport"]),
         .testTarget(name: "CoreBluetoothReplayTests", dependencies: ["CoreBluetoothReplay"]),
         .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis"]),
     ],

@@ -1,3 +1,4 @@
+import TestSupport
 import BLECore
 import Foundation
 import Testing

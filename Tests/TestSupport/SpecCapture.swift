@@ -2,44 +2,46 @@ import Foundation
 
 /// A btsnoop v1 file (datalink 1002, H4) built record by record from packet bytes laid out as
 /// Core v5.4 Vol 4 Part E 5.4 says, for scenarios the sample captures lack.
-struct SpecCapture {
+public struct SpecCapture {
+    public init() {}
+
     private var records: [(ms: Int64, h4: [UInt8], received: Bool)] = []
 
-    mutating func add(_ ms: Int64, _ h4: [UInt8], received: Bool) { records.append((ms, h4, received)) }
+    public mutating func add(_ ms: Int64, _ h4: [UInt8], received: Bool) { records.append((ms, h4, received)) }
     /// An HCI command (H4 0x01), host to controller.
-    mutating func cmd(_ ms: Int64, _ opcode: UInt16, _ params: [UInt8]) {
+    public mutating func cmd(_ ms: Int64, _ opcode: UInt16, _ params: [UInt8]) {
         add(ms, [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params, received: false)
     }
     /// An HCI event (H4 0x04), controller to host.
-    mutating func evt(_ ms: Int64, _ code: UInt8, _ params: [UInt8]) {
+    public mutating func evt(_ ms: Int64, _ code: UInt8, _ params: [UInt8]) {
         add(ms, [0x04, code, UInt8(params.count)] + params, received: true)
     }
     /// One ACL packet carrying a whole L2CAP basic frame on `cid` (Vol 3 Part A 3.1).
-    mutating func l2cap(_ ms: Int64, handle: UInt16, cid: UInt16, _ payload: [UInt8], received: Bool) {
+    public mutating func l2cap(_ ms: Int64, handle: UInt16, cid: UInt16, _ payload: [UInt8], received: Bool) {
         let frame = le16(UInt16(payload.count)) + le16(cid) + payload
         let pb: UInt16 = received ? 0x2 : 0x0
         add(ms, [0x02] + le16(handle | pb << 12) + le16(UInt16(frame.count)) + frame, received: received)
     }
-    mutating func att(_ ms: Int64, handle: UInt16, _ pdu: [UInt8], received: Bool) {
+    public mutating func att(_ ms: Int64, handle: UInt16, _ pdu: [UInt8], received: Bool) {
         l2cap(ms, handle: handle, cid: 0x0004, pdu, received: received)
     }
 
     /// LE Connection Complete (LE Meta 0x3E, subevent 0x01, Vol 4 Part E 7.7.65.1): role 0 central,
     /// 1 peripheral; interval in 1.25 ms, timeout in 10 ms.
-    mutating func connectionComplete(_ ms: Int64, handle: UInt16, role: UInt8, peer: [UInt8], interval: UInt16 = 24, timeout: UInt16 = 400) {
+    public mutating func connectionComplete(_ ms: Int64, handle: UInt16, role: UInt8, peer: [UInt8], interval: UInt16 = 24, timeout: UInt16 = 400) {
         evt(ms, 0x3E, [0x01, 0x00] + le16(handle) + [role, 0x01] + peer.reversed() + le16(interval) + le16(0) + le16(timeout) + [0x00])
     }
     /// Disconnection Complete (7.7.5): status 0, handle, reason.
-    mutating func disconnectionComplete(_ ms: Int64, handle: UInt16, reason: UInt8) {
+    public mutating func disconnectionComplete(_ ms: Int64, handle: UInt16, reason: UInt8) {
         evt(ms, 0x05, [0x00] + le16(handle) + [reason])
     }
-    mutating func commandStatus(_ ms: Int64, _ opcode: UInt16, status: UInt8 = 0) {
+    public mutating func commandStatus(_ ms: Int64, _ opcode: UInt16, status: UInt8 = 0) {
         evt(ms, 0x0F, [status, 0x01] + le16(opcode))
     }
 
-    func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    public func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
 
-    var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         var out = Array("btsnoop".utf8) + [0] + be(UInt32(1)) + be(UInt32(1002))
         let epoch: Int64 = 0x00DC_DDB3_0F2F_8000 + 1_777_881_600_000_000   // 2026-05-04T08:00:00Z
         for r in records {
@@ -50,7 +52,7 @@ struct SpecCapture {
         return out
     }
 
-    func write(to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+    public func write(to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
     private func be<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
 }
