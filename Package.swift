@@ -48,6 +48,9 @@ let package = Package(
         .testTarget(name: "BLEReportTests", dependencies: ["BLEReport", "BLETimeline", "BLEAnalysis", "TestSupport"]),
         .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay", "TestSupport"]),
         .testTarget(name: "CoreBluetoothReplayTests", dependencies: ["CoreBluetoothReplay"]),
+        // Central programs written as iOS apps write them (Examples/*, symlinked), in Swift 5 mode as most apps are.
+        .testTarget(name: "CoreBluetoothReplayExampleTests", dependencies: ["CoreBluetoothReplay"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,9 +6,11 @@ import Foundation
 /// `CBManager`.
 open class CBManager: NSObject {
     public internal(set) var state: CBManagerState = .unknown
-    /// Always allowed in a replay (a test changes `CBReplay.state` to `.unauthorized` instead).
-    open class var authorization: CBManagerAuthorization { .allowedAlways }
-    public var authorization: CBManagerAuthorization { .allowedAlways }
+    /// `CBManager.authorization` (iOS 13.1): the current replay's `authorization` (on the thread
+    /// running it, or inside `activate`); `.allowedAlways` outside a replay.
+    open class var authorization: CBManagerAuthorization { CBReplay.current?.authorization ?? .allowedAlways }
+    @available(*, deprecated, message: "use the class property CBManager.authorization (iOS 13.1)")
+    public var authorization: CBManagerAuthorization { CBReplay.current?.authorization ?? .allowedAlways }
 }
 
 /// `CBCentralManager`, bound to the `CBReplay` current on the calling thread when it is created
@@ -67,8 +69,19 @@ open class CBCentralManager: CBManager {
     }
 
     /// Connects when the peripheral next advertises; never times out by itself (as on iOS).
+    /// A peripheral the system already has a link to (one from `retrieveConnectedPeripherals`,
+    /// or kept across `CBReplay.relaunch`) gives `didConnect` at once, as iOS does for a link
+    /// another app or an earlier launch opened.
     open func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
-        guard let replay, state == .poweredOn, !detached, peripheral.state == .disconnected else { return }
+        guard let replay, state == .poweredOn, !detached else { return }
+        if peripheral.state == .connected, let link = peripheral.link, link.isUp {
+            replay.world.scheduler.schedule(after: 0) { [self] in
+                guard peripheral.link === link, !detached else { return }
+                delegate?.centralManager(self, didConnect: peripheral)
+            }
+            return
+        }
+        guard peripheral.state == .disconnected else { return }
         peripheral.state = .connecting
         replay.noteConnect(to: peripheral.simulated)
         replay.world.host.connect(peripheral.simulated)

@@ -68,7 +68,14 @@ public struct CBError: CustomNSError, Hashable, Sendable, CustomStringConvertibl
     public static var peerRemovedPairingInformation: Code { .peerRemovedPairingInformation }
     public static var encryptionTimedOut: Code { .encryptionTimedOut }
     public static var tooManyLEPairedDevices: Code { .tooManyLEPairedDevices }
+    public static var leGattExceededBackgroundNotificationLimit: Code { .leGattExceededBackgroundNotificationLimit }
+    public static var leGattNearBackgroundNotificationLimit: Code { .leGattNearBackgroundNotificationLimit }
 }
+
+/// `CBErrorDomain` and `CBATTErrorDomain`, the NSError domains CoreBluetooth exports
+/// (`(error as NSError).domain == CBATTErrorDomain`).
+public let CBErrorDomain = CBError.errorDomain
+public let CBATTErrorDomain = CBATTError.errorDomain
 
 extension CBError.Code {
     /// `catch CBError.connectionTimeout` / `case CBError.connectionTimeout = error`.
@@ -117,14 +124,23 @@ public struct CBATTError: CustomNSError, Hashable, Sendable, CustomStringConvert
     }
     public var description: String { localizedDescription }
 
+    public static var success: Code { .success }
     public static var invalidHandle: Code { .invalidHandle }
     public static var readNotPermitted: Code { .readNotPermitted }
     public static var writeNotPermitted: Code { .writeNotPermitted }
+    public static var invalidPdu: Code { .invalidPdu }
     public static var insufficientAuthentication: Code { .insufficientAuthentication }
     public static var requestNotSupported: Code { .requestNotSupported }
+    public static var invalidOffset: Code { .invalidOffset }
+    public static var insufficientAuthorization: Code { .insufficientAuthorization }
+    public static var prepareQueueFull: Code { .prepareQueueFull }
     public static var attributeNotFound: Code { .attributeNotFound }
+    public static var attributeNotLong: Code { .attributeNotLong }
+    public static var insufficientEncryptionKeySize: Code { .insufficientEncryptionKeySize }
+    public static var invalidAttributeValueLength: Code { .invalidAttributeValueLength }
     public static var unlikelyError: Code { .unlikelyError }
     public static var insufficientEncryption: Code { .insufficientEncryption }
+    public static var unsupportedGroupType: Code { .unsupportedGroupType }
     public static var insufficientResources: Code { .insufficientResources }
 }
 

@@ -10,7 +10,10 @@ extension CBReplay {
         let p = object(for: peripheral)
         let data = Self.advertisementData(report)
         if let name = data[CBAdvertisementDataLocalNameKey] as? String, p.name != name {
+            // CoreBluetooth updates `name` from the advertised local name and says so.
+            let hadName = p.name != nil
             p.name = name
+            if hadName { p.delegate?.peripheralDidUpdateName(p) }
         }
         m.delegate?.centralManager(m, didDiscover: p, advertisementData: data, rssi: NSNumber(value: Int(report.rssi)))
     }

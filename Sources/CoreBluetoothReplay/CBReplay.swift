@@ -85,8 +85,11 @@ public final class CBReplay: CentralHostObserver {
     }
 
     /// Runs until the virtual clock reads `seconds`.
+    /// The replay is current on this thread while it runs, so the app's
+    /// `DispatchQueue.asyncAfter(deadline:execute:)` and `async(execute:)` calls made from its
+    /// callbacks go onto the virtual clock (DispatchQueue+VirtualClock.swift).
     public func run(until seconds: TimeInterval) {
-        world.run(until: Int64((seconds * 1_000_000).rounded()))
+        activate { world.run(until: Int64((seconds * 1_000_000).rounded())) }
     }
 
     /// Wall-clock mode, for code that schedules with DispatchQueue timers: virtual time follows
@@ -100,7 +103,7 @@ public final class CBReplay: CentralHostObserver {
             let (s, atto) = (ContinuousClock.now - start).components
             let elapsed = Double(s) + Double(atto) / 1e18
             let target = min(end, v0 + Int64(elapsed * speed * 1_000_000))
-            world.run(until: target)
+            activate { world.run(until: target) }
             if target >= end { break }
             RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.001))
             Thread.sleep(forTimeInterval: 0.0005)
@@ -127,6 +130,14 @@ public final class CBReplay: CentralHostObserver {
     }
 
     // MARK: State a test can change
+
+    /// What `CBManager.authorization` reports. Unless a test sets it, it follows the radio state
+    /// as on iOS: `.denied` while the state is `.unauthorized`, else `.allowedAlways`.
+    public var authorization: CBManagerAuthorization {
+        get { authorizationOverride ?? (state == .unauthorized ? .denied : .allowedAlways) }
+        set { authorizationOverride = newValue }
+    }
+    var authorizationOverride: CBManagerAuthorization?
 
     /// Changes the radio state (poweredOn, poweredOff, unauthorized, ...); the manager hears
     /// `centralManagerDidUpdateState` at the current virtual time. Leaving poweredOn drops every

@@ -1,0 +1,50 @@
+import Dispatch
+import Foundation
+
+/// `DispatchQueue.asyncAfter(deadline:execute:)` and `DispatchQueue.async(execute:)` on the
+/// replay's virtual clock, so an app's reconnect backoff or scan timeout written the iOS way
+/// (`DispatchQueue.main.asyncAfter(deadline: .now() + delay) { central.connect(p) }`) runs in
+/// virtual time, in order with the Bluetooth events, with no change beyond the import.
+///
+/// How: these overloads have no defaulted `qos`/`flags` parameters, so Swift's overload ranking
+/// prefers them over Dispatch's `asyncAfter(deadline:qos:flags:execute:)` and
+/// `async(group:qos:flags:execute:)` in every file that imports CoreBluetoothReplay. They act
+/// only on a thread where a replay is current (inside `CBReplay.activate` or while
+/// `CBReplay.run` delivers callbacks); anywhere else they forward to Dispatch unchanged.
+/// Calls that name `qos:`, `flags:` or pass a `DispatchWorkItem` go to Dispatch (real time).
+///
+/// The delay is `deadline` minus Dispatch's `DispatchTime.now()` when the call is made, rounded
+/// up to the millisecond: `.now() + 2` or `.now() + .milliseconds(250)` evaluated a few hundred
+/// nanoseconds before the call gives exactly 2 s or 250 ms of virtual time (a deadline that is
+/// not a whole number of milliseconds is rounded up to the next one). `DispatchTime.now()`
+/// itself, `Date()` and `Timer` still read the wall clock (Docs/replay.md, "Your own timers").
+extension DispatchQueue {
+    public func asyncAfter(deadline: DispatchTime, execute work: @escaping () -> Void) {
+        guard let replay = CBReplay.current else {
+            let box = UncheckedWork(work)
+            asyncAfter(deadline: deadline, qos: .unspecified, flags: [], execute: { box.work() })
+            return
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let remaining = deadline.uptimeNanoseconds > now ? deadline.uptimeNanoseconds - now : 0
+        let milliseconds = (remaining + 999_999) / 1_000_000
+        replay.clock.schedule(after: TimeInterval(milliseconds) / 1000, work)
+    }
+
+    /// `async(execute:)`: in a replay, the work runs as the next event at the current virtual time.
+    public func async(execute work: @escaping () -> Void) {
+        guard let replay = CBReplay.current else {
+            let box = UncheckedWork(work)
+            async(group: nil, qos: .unspecified, flags: [], execute: { box.work() })
+            return
+        }
+        replay.clock.schedule(after: 0, work)
+    }
+}
+
+/// Carries the app's closure to Dispatch outside a replay (the caller chose the queue; Dispatch
+/// runs it as it would have run the literal).
+private struct UncheckedWork: @unchecked Sendable {
+    let work: () -> Void
+    init(_ work: @escaping () -> Void) { self.work = work }
+}

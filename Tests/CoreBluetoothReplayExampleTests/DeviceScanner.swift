@@ -1,0 +1,1 @@
+../../Examples/DeviceScanner/DeviceScanner.swift

@@ -1,0 +1,1 @@
+../../Examples/ResilientCentral/ResilientCentral.swift
