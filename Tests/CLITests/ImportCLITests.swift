@@ -42,6 +42,33 @@ struct ImportCLITests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { $0.hasPrefix("t.db") } == [])
     }
 
+    /// A pcapng whose two interfaces have different link types: 201 (H4 with direction) and
+    /// 187 (H4). libpcap reads one link type per file, so the file is refused with that reason,
+    /// exit 65, and no timeline is left behind. Blocks as the pcapng spec lays them out:
+    /// SHB (0x0A0D0D0A), IDB (0x00000001) x2, EPB (0x00000006) on interface 1.
+    @Test func aPcapngMixingLinkTypesIsRefusedSayingWhy() throws {
+        func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
+            let length = UInt32(12 + body.count)
+            return le32(type) + le32(length) + body + le32(length)
+        }
+        let shb = block(0x0A0D_0D0A, le32(0x1A2B_3C4D) + le16(1) + le16(0) + [UInt8](repeating: 0xFF, count: 8))
+        let idb201 = block(1, le16(201) + le16(0) + le32(0))
+        let idb187 = block(1, le16(187) + le16(0) + le32(0))
+        let hciReset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]   // H4 command: HCI_Reset
+        let epb = block(6, le32(1) + le32(0) + le32(0) + le32(4) + le32(4) + hciReset)
+        let dir = CLI.temporaryDirectory()
+        let file = dir.appendingPathComponent("merged.pcapng")
+        try Data(shb + idb201 + idb187 + epb).write(to: file)
+        let db = dir.appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", file.path, "--db", db])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains(file.path))
+        #expect(r.stderr.contains("interfaces have different link types"))
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+
     @Test func emptyAndMissingFilesAreExit65() throws {
         let dir = CLI.temporaryDirectory()
         let empty = dir.appendingPathComponent("empty.btsnoop")
