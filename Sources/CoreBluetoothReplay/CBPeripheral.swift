@@ -257,6 +257,10 @@ open class CBPeripheral: CBPeer {
     /// A notification or indication arrived for this peripheral.
     func received(_ pdu: [UInt8], on link: SimulatedLink) {
         guard let p = try? ATTPDU(decoding: pdu[...]), let handle = p.attributeHandle, let value = p.value else { return }
+        if pdu.first == 0x1D, isServiceChanged(handle) {
+            serviceChanged(value, on: link)
+            return
+        }
         for s in services ?? [] {
             for c in s.characteristics ?? [] where c.gatt.valueHandle == handle {
                 c.value = Data(value)
@@ -264,5 +268,34 @@ open class CBPeripheral: CBPeer {
                 return
             }
         }
+    }
+
+    // MARK: Service Changed
+
+    /// Whether `handle` is the value of a Service Changed characteristic (2A05) in the recorded
+    /// database or in what the app discovered.
+    func isServiceChanged(_ handle: UInt16) -> Bool {
+        let uuid = BluetoothUUID(uint16: 0x2A05)
+        if simulated.model.gatt.characteristics.contains(where: { $0.uuid == uuid && $0.valueHandle == handle }) { return true }
+        return (services ?? []).contains { s in
+            (s.characteristics ?? []).contains { $0.gatt.valueHandle == handle && $0.gatt.uuid == uuid }
+        }
+    }
+
+    /// A Service Changed indication (Core v5.4 Vol 3 Part G 7.1: the value is the affected
+    /// start and end handles, little-endian), handled as iOS does: the system consumes it (the
+    /// app hears no `didUpdateValueFor`), every discovered service whose handle range overlaps
+    /// the affected range is invalidated (removed from `services`), and the delegate hears
+    /// `peripheral(_:didModifyServices:)` with them; the app rediscovers.
+    func serviceChanged(_ value: [UInt8], on link: SimulatedLink) {
+        guard value.count >= 4 else { return }
+        let start = UInt16(value[0]) | UInt16(value[1]) << 8
+        let end = UInt16(value[2]) | UInt16(value[3]) << 8
+        let invalidated = (services ?? []).filter { $0.range.startHandle <= end && $0.range.endHandle >= start }
+        if !invalidated.isEmpty {
+            services = services?.filter { s in !invalidated.contains { $0 === s } }
+            for s in invalidated { for c in s.characteristics ?? [] { c.isNotifying = false } }
+        }
+        deliver(on: link) { [self] d in d.peripheral(self, didModifyServices: invalidated) }
     }
 }

@@ -26,6 +26,9 @@ public final class CBReplay: CentralHostObserver {
     var objects: [ObjectIdentifier: CBPeripheral] = [:]
     var restorable: [String: Restoration] = [:]
     var poweringOff = false
+    /// `DispatchTime.now()` (uptime ns) noted when the app's code for the current event began
+    /// (CBReplay+DispatchReference.swift).
+    var dispatchReference: UInt64?
     /// What the app's developer should know about the capture: one note per device the capture
     /// saw only as a remote central (the local device was the peripheral on every recorded
     /// connection to it), which the app can only meet as a peripheral with no GATT database.
@@ -60,6 +63,7 @@ public final class CBReplay: CentralHostObserver {
         notes = remoteCentrals.sorted().compactMap { LocalPeripheralRole.note(session, key: $0) }
         clock = CBReplayClock(replay: self)
         world.host.observer = self
+        world.scheduler.willRunEvent = { [unowned self] in markDispatchReference() }
     }
 
     // MARK: Binding
@@ -74,6 +78,7 @@ public final class CBReplay: CentralHostObserver {
         let previous = Thread.current.threadDictionary[Self.threadKey]
         Thread.current.threadDictionary[Self.threadKey] = self
         defer { Thread.current.threadDictionary[Self.threadKey] = previous }
+        markDispatchReference()
         return try body()
     }
 

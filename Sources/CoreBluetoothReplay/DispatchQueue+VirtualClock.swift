@@ -13,11 +13,17 @@ import Foundation
 /// `CBReplay.run` delivers callbacks); anywhere else they forward to Dispatch unchanged.
 /// Calls that name `qos:`, `flags:` or pass a `DispatchWorkItem` go to Dispatch (real time).
 ///
-/// The delay is `deadline` minus Dispatch's `DispatchTime.now()` when the call is made, rounded
-/// up to the millisecond: `.now() + 2` or `.now() + .milliseconds(250)` evaluated a few hundred
-/// nanoseconds before the call gives exactly 2 s or 250 ms of virtual time (a deadline that is
-/// not a whole number of milliseconds is rounded up to the next one). `DispatchTime.now()`
-/// itself, `Date()` and `Timer` still read the wall clock (Docs/replay.md, "Your own timers").
+/// The delay is `deadline` minus the replay's **dispatch reference**: the `DispatchTime.now()`
+/// the replay noted just before it began running the app's code for the current event (each
+/// delegate callback, timer or `async` block, and the body of `activate`), truncated to whole
+/// milliseconds. So `.now() + 7.5` evaluated anywhere in that callback is exactly 7.5 s of
+/// virtual time after the callback's virtual instant, however long the thread then stalls before
+/// `asyncAfter` is called: the real time spent after the app's `.now()` no longer counts, and
+/// the real time spent before it (from the start of the callback) is dropped by the truncation
+/// as long as it is under 1 ms. A deadline that is not a whole number of milliseconds is
+/// truncated to the millisecond below; one already past runs at the current virtual time.
+/// `DispatchTime.now()` itself, `Date()` and `Timer` still read the wall clock (Docs/replay.md,
+/// "Your own timers").
 extension DispatchQueue {
     public func asyncAfter(deadline: DispatchTime, execute work: @escaping () -> Void) {
         guard let replay = CBReplay.current else {
@@ -25,10 +31,7 @@ extension DispatchQueue {
             asyncAfter(deadline: deadline, qos: .unspecified, flags: [], execute: { box.work() })
             return
         }
-        let now = DispatchTime.now().uptimeNanoseconds
-        let remaining = deadline.uptimeNanoseconds > now ? deadline.uptimeNanoseconds - now : 0
-        let milliseconds = (remaining + 999_999) / 1_000_000
-        replay.clock.schedule(after: TimeInterval(milliseconds) / 1000, work)
+        replay.clock.schedule(after: TimeInterval(replay.virtualDelayMilliseconds(until: deadline)) / 1000, work)
     }
 
     /// `async(execute:)`: in a replay, the work runs as the next event at the current virtual time.

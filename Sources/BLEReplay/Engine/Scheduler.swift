@@ -33,6 +33,9 @@ public final class Scheduler {
     public private(set) var eventsRun = 0
     /// Set by an event to end `run` after it.
     public var stopRequested = false
+    /// Called just before each event runs (after the clock moved to its time). CoreBluetoothReplay
+    /// uses it to note the moment the app's code for that event starts; it must not schedule.
+    public var willRunEvent: (() -> Void)?
 
     public init() {
         heap.reserveCapacity(256)
@@ -79,6 +82,7 @@ public final class Scheduler {
             if !cancelled.isEmpty, cancelled.remove(entry.sequence) != nil { continue }
             now = entry.time
             eventsRun += 1
+            willRunEvent?()
             entry.action()
             if stopRequested { return }
         }

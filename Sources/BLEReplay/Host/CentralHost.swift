@@ -107,21 +107,23 @@ public final class CentralHost {
             reportedThisScan.insert(p.model.key)
         }
         if let address = p.model.address {
-            trace.event(HCIPacketBuilder.leAdvertisingReport(eventType: adv.connectable ? 0 : 3, peer: address,
+            trace.event(HCIPacketBuilder.leAdvertisingReport(eventType: adv.legacyEventType, peer: address,
                                                              data: adv.advertisingData, rssi: adv.rssi), at: now)
-            if let rsp = adv.scanResponse {
+            if adv.scannable, let rsp = adv.scanResponse {
                 trace.event(HCIPacketBuilder.leAdvertisingReport(eventType: 4, peer: address, data: rsp, rssi: adv.rssi), at: now)
             }
         }
         observer?.centralHost(self, didDiscover: p, report: AdvertisingEvent(
-            time: now, advertisingData: adv.advertisingData, scanResponse: adv.scanResponse, rssi: adv.rssi,
+            time: now, advertisingData: adv.advertisingData, scanResponse: adv.scannable ? adv.scanResponse : nil, rssi: adv.rssi,
             connectable: adv.connectable))
     }
 
     // MARK: Connections
 
     /// Asks for a connection; it comes up at the peripheral's next connectable advertising event
-    /// and never times out by itself (REFERENCE.md timing facts: iOS connection attempts).
+    /// and never times out by itself (REFERENCE.md timing facts: iOS connection attempts). A
+    /// non-connectable advertiser never answers, so the attempt stays pending until cancelled,
+    /// as an iOS `connect` to a beacon does.
     public func connect(_ p: SimulatedPeripheral) {
         guard !pendingConnections.contains(where: { $0 === p }), !p.isConnecting,
               !links.contains(where: { $0.peripheral === p }) else { return }

@@ -8,21 +8,51 @@ public struct AdvertisingModel: Sendable {
     /// Advertising interval, estimated from the spacing of the recorded reports.
     public var interval: Int64
     public var rssi: Int8
+    /// Whether a central may connect in answer to it (ADV_IND, ADV_DIRECT_IND, or an extended
+    /// report with the Connectable bit). A non-connectable advertiser (an iBeacon's
+    /// ADV_NONCONN_IND) is reported by scans and never accepts a connection.
     public var connectable: Bool
+    /// Whether it answers an active scan with a SCAN_RSP (ADV_IND, ADV_SCAN_IND, or the
+    /// Scannable bit); a non-scannable one never sends its (recorded) scan response.
+    public var scannable: Bool
+    /// The HCI address type name of its reports as the timeline writes it ("public", "random", ...).
+    public var addressType: String?
     /// True when the capture held no report for this device and the model was made up
     /// (flags, services from the GATT database, name).
     public var synthesized: Bool
     public var reportCount: Int
 
     public init(advertisingData: [UInt8], scanResponse: [UInt8]?, interval: Int64, rssi: Int8, connectable: Bool,
-                synthesized: Bool, reportCount: Int) {
+                scannable: Bool = true, addressType: String? = nil, synthesized: Bool, reportCount: Int) {
         self.advertisingData = advertisingData
         self.scanResponse = scanResponse
         self.interval = interval
         self.rssi = rssi
         self.connectable = connectable
+        self.scannable = scannable
+        self.addressType = addressType
         self.synthesized = synthesized
         self.reportCount = reportCount
+    }
+
+    /// What the connectable and scannable bits of an advertising report's event type say (Core v5.4
+    /// Vol 4 Part E 7.7.65.2 for legacy reports: 0 ADV_IND, 1 ADV_DIRECT_IND, 2 ADV_SCAN_IND,
+    /// 3 ADV_NONCONN_IND, 4 SCAN_RSP; 7.7.65.13 for extended reports: bit 0 Connectable, bit 1
+    /// Scannable, bit 3 Scan response).
+    public static func properties(eventType: Int, extended: Bool) -> (connectable: Bool, scannable: Bool) {
+        if extended { return (eventType & 0x01 != 0, eventType & 0x02 != 0) }
+        switch eventType {
+        case 0: return (true, true)
+        case 1: return (true, false)
+        case 2: return (false, true)
+        default: return (false, false)
+        }
+    }
+
+    /// The legacy report event type a scanner shows for these properties (7.7.65.2): ADV_IND,
+    /// ADV_SCAN_IND or ADV_NONCONN_IND.
+    public var legacyEventType: UInt8 {
+        connectable ? 0 : scannable ? 2 : 3
     }
 
     /// Everything advertised, both PDUs decoded together.

@@ -9,13 +9,18 @@ import BLEDecode
 /// - an answer (response, error, confirmation) is stored against the exact request bytes it
 ///   answered, with its latency;
 /// - a notification or indication is anchored to the subscription (the enabling CCCD write) of
-///   its characteristic, else to the connection start;
+///   its characteristic, else to the connection start; a Service Changed indication (2A05, Core
+///   v5.4 Vol 3 Part G 7.1) always to the connection start: its subscription belongs to the
+///   central's system, not its app, and persists across connections for a bonded client
+///   (Vol 3 Part G 3.3.3.3), so an app that never writes that CCCD still receives it;
 /// - the peripheral's other PDUs and its ending are anchored to the last PDU it received;
 /// - the central's actions are anchored to its own latest event: its previous send, the answer
 ///   to one of its requests, or that request's 30 s ATT timeout.
 public struct BehaviourExtractor: Sendable {
     /// CCCD handle -> characteristic value handle, from the GATT database.
     public var cccdOwners: [UInt16: UInt16]
+    /// Value handles of Service Changed (2A05) characteristics, from the GATT database.
+    public var serviceChangedHandles: Set<UInt16>
 
     public init(gatt: GATTDatabase?) {
         var owners: [UInt16: UInt16] = [:]
@@ -25,6 +30,7 @@ public struct BehaviourExtractor: Sendable {
             }
         }
         cccdOwners = owners
+        serviceChangedHandles = Set((gatt?.characteristics ?? []).filter { $0.uuid == BluetoothUUID(uint16: 0x2A05) }.map(\.valueHandle))
     }
 
     static let attTimeout: Int64 = 30_000_000
@@ -125,7 +131,7 @@ public struct BehaviourExtractor: Sendable {
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
                     let handle = (try? ATTPDU(decoding: p.bytes[...]))?.attributeHandle
-                    if let h = handle, let s = subscriptions[h] {
+                    if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
                         peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time - s.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
                     } else {
                         peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))

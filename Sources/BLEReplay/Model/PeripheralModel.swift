@@ -55,8 +55,11 @@ public enum ModelBuilder {
             if index[key] == nil {
                 index[key] = models.count
                 let name = deviceName(gatt) ?? session.advertising[key]?.localName
-                let adv = session.advertising[key]
+                var adv = session.advertising[key]
                     ?? AdvertisingModel.synthesized(name: name, services: gatt.services.filter(\.isPrimary).map(\.uuid))
+                // It was connected to, so it advertised connectably at some point (directed
+                // advertising, or reports the capture missed), whatever its last reports said.
+                adv.connectable = true
                 models.append(PeripheralModel(key: key, address: c.peer, name: name, advertising: adv, gatt: gatt,
                                               extractor: extractor, behaviours: []))
             }
@@ -66,11 +69,14 @@ public enum ModelBuilder {
             models[m].behaviours.append(peer)
             centrals[c.id] = central
         }
-        // Devices that only advertised can still be scanned and connected to (with no recorded behaviour).
-        for (address, adv) in session.advertising.sorted(by: { $0.key < $1.key }) where index[address] == nil {
-            guard adv.connectable else { continue }
+        // Every other advertiser of the capture: connectable ones can be scanned and connected to
+        // (with no recorded behaviour); non-connectable ones (beacons) are reported by scans and
+        // never accept a connection. Connectable ones come first so that adding the others leaves
+        // the index (and so the advertising phase) of every connectable device as it was.
+        let others = session.advertising.sorted { $0.key < $1.key }.filter { index[$0.key] == nil }
+        for (address, adv) in others.filter({ $0.value.connectable }) + others.filter({ !$0.value.connectable }) {
             index[address] = models.count
-            models.append(PeripheralModel(key: address, address: PeerAddress(text: address, typeName: "random"),
+            models.append(PeripheralModel(key: address, address: PeerAddress(text: address, typeName: adv.addressType ?? "random"),
                                           name: adv.localName, advertising: adv, gatt: GATTDatabase(),
                                           extractor: BehaviourExtractor(gatt: nil), behaviours: []))
         }

@@ -160,28 +160,35 @@ public enum RecordingLoader {
         }
     }
 
+    /// Every advertiser of the capture (Docs/replay.md "The peripheral model"): the data of its last
+    /// advertising report (of the last connectable one when it sent any: what a connecting central
+    /// answered), its last scan response, its interval and median RSSI, whether it was connectable
+    /// (any report with the connectable property) and scannable, and its address type.
     static func advertising(_ captureID: Int64, gatt: [String: GATTDatabase], db: SQLiteDatabase) throws -> [String: AdvertisingModel] {
-        var reports: [String: [(t: Int64, type: Int, scanResponse: Bool, rssi: Int?, data: [UInt8])]] = [:]
+        typealias Report = (t: Int64, connectable: Bool, scannable: Bool, scanResponse: Bool, rssi: Int?, data: [UInt8], addressType: String?)
+        var reports: [String: [Report]] = [:]
         for r in try db.rows("""
-            SELECT address, ts_us, event_type, scan_response, rssi, data FROM adv_report WHERE capture_id = ?1 ORDER BY packet_id
+            SELECT address, ts_us, event_type, scan_response, rssi, data, extended, address_type FROM adv_report WHERE capture_id = ?1 ORDER BY packet_id
             """, [.integer(captureID)]) {
             guard let a = r[0].string, let t = r[1].int64 else { continue }
-            reports[a, default: []].append((t, r[2].int ?? 0, (r[3].int ?? 0) != 0, r[4].int, r[5].blob ?? []))
+            let p = AdvertisingModel.properties(eventType: r[2].int ?? 0, extended: (r[6].int ?? 0) != 0)
+            reports[a, default: []].append((t, p.connectable, p.scannable, (r[3].int ?? 0) != 0, r[4].int, r[5].blob ?? [],
+                                            r[7].string))
         }
         var out: [String: AdvertisingModel] = [:]
         for (address, list) in reports {
             let adv = list.filter { !$0.scanResponse }
             let rsp = list.filter { $0.scanResponse }
-            guard let data = adv.last(where: { !$0.data.isEmpty })?.data ?? adv.last?.data else { continue }
+            let connectable = adv.contains { $0.connectable }
+            let kept = connectable ? adv.filter(\.connectable) : adv
+            guard let data = kept.last(where: { !$0.data.isEmpty })?.data ?? kept.last?.data else { continue }
             let rssis = list.compactMap(\.rssi).filter { $0 != 127 }.sorted()
             let rssi = rssis.isEmpty ? -60 : rssis[rssis.count / 2]
-            // Legacy event types 0 ADV_IND and 1 ADV_DIRECT_IND are connectable; extended reports set bit 0.
-            let type = adv.last?.type ?? 0
-            let connectable = type <= 1 || (type > 4 && type & 1 == 1)
             out[address] = AdvertisingModel(advertisingData: data, scanResponse: rsp.last?.data,
                                             interval: AdvertisingModel.estimateInterval(reportTimes: adv.map(\.t)),
-                                            rssi: Int8(clamping: rssi), connectable: connectable, synthesized: false,
-                                            reportCount: list.count)
+                                            rssi: Int8(clamping: rssi), connectable: connectable,
+                                            scannable: !rsp.isEmpty || kept.contains { $0.scannable },
+                                            addressType: adv.last?.addressType, synthesized: false, reportCount: list.count)
         }
         return out
     }

@@ -18,6 +18,10 @@ extension ScriptRunner {
             }
             target = p
             wait = .connect
+            if !p.model.advertising.connectable {
+                // As on iOS, connecting to a non-connectable advertiser (a beacon) waits until cancelled.
+                note("\(p.model.label) advertises non-connectable: the connection attempt will never complete")
+            }
             host.connect(p)
             if let timeout {
                 startTimer(g, after: timeout) { [self] in

@@ -138,7 +138,7 @@ public final class ScriptRunner: CentralHostObserver {
            peripheral.model.name != only { return }
         target = peripheral
         host.stopScan()
-        check(true, "found \(peripheral.model.label), RSSI \(report.rssi) dBm")
+        check(true, "found \(peripheral.model.label), RSSI \(report.rssi) dBm\(report.connectable ? "" : ", not connectable")")
         stepDone(generation)
     }
 
