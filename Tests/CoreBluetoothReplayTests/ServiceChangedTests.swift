@@ -1,3 +1,4 @@
+import TestSupport
 import CoreBluetoothReplay
 import Foundation
 import Testing
