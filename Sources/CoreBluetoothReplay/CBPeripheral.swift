@@ -64,10 +64,13 @@ open class CBPeripheral: CBPeer {
                 deliver(on: link) { [self] d in
                     switch r {
                     case .success(let found):
+                        // A filtered discovery adds to what earlier discoveries found (as iOS
+                        // does): services already in `peripheral.services` stay, in handle order.
                         let wanted = serviceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
                         let existing = services ?? []
-                        services = found.filter { wanted == nil || wanted!.contains($0.uuid) }.map { s in
-                            existing.first { $0.range == s } ?? CBService(s, peripheral: self)
+                        services = found.compactMap { s in
+                            if let known = existing.first(where: { $0.range == s }) { return known }
+                            return wanted == nil || wanted!.contains(s.uuid) ? CBService(s, peripheral: self) : nil
                         }
                         d.peripheral(self, didDiscoverServices: nil)
                     case .failure(let f):
@@ -102,10 +105,13 @@ open class CBPeripheral: CBPeer {
                 deliver(on: link) { [self] d in
                     switch r {
                     case .success(let found):
+                        // As for services: a filtered discovery adds to the characteristics
+                        // already discovered, it does not replace them (handle order kept).
                         let wanted = characteristicUUIDs.map { Set($0.map(\.bluetoothUUID)) }
                         let existing = service.characteristics ?? []
-                        service.characteristics = found.filter { wanted == nil || wanted!.contains($0.uuid) }.map { c in
-                            existing.first { $0.gatt.valueHandle == c.valueHandle } ?? CBCharacteristic(c, service: service)
+                        service.characteristics = found.compactMap { c in
+                            if let known = existing.first(where: { $0.gatt.valueHandle == c.valueHandle }) { return known }
+                            return wanted == nil || wanted!.contains(c.uuid) ? CBCharacteristic(c, service: service) : nil
                         }
                         d.peripheral(self, didDiscoverCharacteristicsFor: service, error: nil)
                     case .failure(let f):

@@ -44,4 +44,43 @@ struct BeganBeforeCaptureReportTests {
         let row = csv[1].split(separator: ",").map(String.init)
         #expect(row[header.firstIndex(of: "attempts")!] == "1" && row[header.firstIndex(of: "connections")!] == "2")
     }
+
+    /// connections.csv says which rows are links that began before the capture (the
+    /// `connections` view's `began_before_capture`), under the documented header.
+    @Test func connectionsCSVSaysWhichLinksBeganBeforeTheCapture() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        try Self.capture().write(to: dir + "/mid.btsnoop")
+        let s = try Support.statistics([dir + "/mid.btsnoop"])
+        _ = try ReportWriter.write(s, to: dir + "/out", formats: [.csv])
+        let lines = String(decoding: Support.read(dir + "/out/connections.csv"), as: UTF8.self).split(separator: "\n")
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let column = try #require(header.firstIndex(of: "began_before_capture"))
+        let handle = try #require(header.firstIndex(of: "handle_hex"))
+        let byHandle = Dictionary(uniqueKeysWithValues: lines.dropFirst().map { line in
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return (f[handle], f[column])
+        })
+        #expect(byHandle == ["0x0040": "1", "0x0041": "0"])
+    }
+
+    /// The lanes caption counts attempts as the headline does: 22 LE Connection Complete events
+    /// and one link already up when the capture began make "22 attempts", not 23.
+    @Test func lanesCaptionCountsAttemptsAsTheHeadlineDoes() throws {
+        var c = Self.capture()
+        for i in 0..<21 {
+            let t = 7_000 + Int64(i) * 1_000
+            c.connectionComplete(t, handle: 0x42, role: 0, peer: [0xC4, 0x7A, 0x3B, 0x12, 0x9E, 0x51])
+            c.disconnectionComplete(t + 500, handle: 0x42, reason: 0x13)
+        }
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        try c.write(to: dir + "/many.btsnoop")
+        let s = try Support.statistics([dir + "/many.btsnoop"])
+        #expect(s.attempts == 22 && s.beganBefore == 1)
+        _ = try ReportWriter.write(s, to: dir + "/out", formats: [.html])
+        let html = String(decoding: Support.read(dir + "/out/report.html"), as: UTF8.self)
+        #expect(html.contains("(first \(ReportLanes.laneLimit) of 22 attempts and 1 link(s) that began before the capture)"))
+        #expect(!html.contains("of 23 attempts"))
+    }
 }

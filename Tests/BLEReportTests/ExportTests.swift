@@ -123,4 +123,67 @@ import BLETimeline
             #expect((timedOut["dur"] as? Int ?? 0) >= 29_000_000)
         }
     }
+
+    /// A `btmon -w` capture of two controllers (btsnoop datalink 2001, flags = index << 16 |
+    /// opcode: 3 event, 4 ACL TX, 5 ACL RX; REFERENCE.md), both using handle 0x0040: each
+    /// controller connects a different peer (LE Connection Complete, Vol 4 Part E 7.7.65.1),
+    /// reads 0x0003 (ATT Read Request 0x0A / Response 0x0B) and disconnects, 0x13 and 0x08.
+    static func twoControllers() -> [UInt8] {
+        var out = Array("btsnoop\0".utf8) + [0, 0, 0, 1] + [0, 0, 0x07, 0xD1]
+        func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
+        func record(_ ms: Int64, index: UInt32, opcode: UInt32, _ body: [UInt8]) {
+            let ts = UInt64(0x00DC_DDB3_0F2F_8000 + 1_700_000_000_000_000 + ms * 1000)
+            out += be32(UInt32(body.count)) + be32(UInt32(body.count)) + be32(index << 16 | opcode) + be32(0)
+            out += (0..<8).map { UInt8(truncatingIfNeeded: ts >> (56 - 8 * $0)) } + body
+        }
+        func acl(_ att: [UInt8]) -> [UInt8] {
+            let l2 = [UInt8(att.count), 0, 0x04, 0x00] + att
+            return [0x40, 0x20, UInt8(l2.count), 0] + l2
+        }
+        for (index, peer, reason) in [(UInt32(0), UInt8(0x51), UInt8(0x13)), (1, 0x52, 0x08)] {
+            let t = Int64(index) * 100
+            record(t, index: index, opcode: 3, [0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, peer, 0x9E, 0x12, 0x3B, 0x7A, 0xC4,
+                                                 24, 0, 0, 0, 0x90, 0x01, 0x00])
+            record(t + 10, index: index, opcode: 4, acl([0x0A, 0x03, 0x00]))
+            record(t + 40, index: index, opcode: 5, acl([0x0B, 0x41, 0x42]))
+            record(t + 50, index: index, opcode: 3, [0x05, 4, 0x00, 0x40, 0x00, reason])
+        }
+        return out
+    }
+
+    /// H4 has no controller index: a capture of two controllers is exported in the monitor form
+    /// (datalink 2001, LINKTYPE 254) and comes back with both links apart.
+    @Test(arguments: CaptureExporter.Format.allCases)
+    func twoControllersKeepTheirLinksApart(_ format: CaptureExporter.Format) throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        try Data(Self.twoControllers()).write(to: URL(fileURLWithPath: dir + "/two.btsnoop"))
+        let original = try Support.timeline([dir + "/two.btsnoop"], at: dir + "/a.db")
+        let links = "SELECT peer_address, disconnect_reason FROM connections ORDER BY id"
+        #expect(try original.database.rows(links).map { [$0[0].string ?? "", String($0[1].int ?? -1)] }
+                == [["C4:7A:3B:12:9E:51", "19"], ["C4:7A:3B:12:9E:52", "8"]])
+        try CaptureExporter.export(original, captureID: 1, format: format, to: dir + "/b.\(format)")
+        let again = try Support.timeline([dir + "/b.\(format)"], at: dir + "/b.db")
+        #expect(try again.database.rows(links) == original.database.rows(links))
+        #expect(try Self.counts(again) == Self.counts(original))
+        #expect(try again.database.scalarInt("SELECT count(*) FROM att_transactions WHERE outcome = 'ok'") == 2)
+        let form = "SELECT link_type FROM capture"  // the btsnoop datalink or the pcap LINKTYPE
+        #expect(try again.database.scalarInt(form) == (format == .btsnoop ? 2001 : 254))
+    }
+
+    /// An air capture (Sniffle, LINKTYPE 256) has no HCI packets: export refuses rather than
+    /// writing an empty capture; the trace still works.
+    @Test func airCaptureIsRefusedWithTheReason() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let store = try Support.timeline([Support.shared("sniffle-gatt.pcap")], at: dir + "/a.db")
+        #expect(throws: CaptureExporter.Failure.self) {
+            try CaptureExporter.export(store, captureID: 1, format: .btsnoop, to: dir + "/a.btsnoop")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/a.btsnoop"))
+        let r = try Tool.run(["export", dir + "/a.db", "--format", "pcap", "-o", dir + "/a.pcap"])
+        #expect(r.status == 65 && r.stderr.contains("no HCI packets"), "\(r.stderr)")
+        try TraceExporter.write(store, to: dir + "/t.json")
+        #expect(try Support.json(dir + "/t.json")["traceEvents"] != nil)
+    }
 }

@@ -13,6 +13,12 @@ import BLETimeline
 /// Records keep their timestamp, direction, kind and original length; notes and `other`
 /// records are left out (H4 has no type byte for them). Importing the export gives the same
 /// packets, ATT PDUs and errors; exporting that again gives the same bytes.
+///
+/// A capture whose packets come from more than one controller (a `btmon -w` file of a machine
+/// with two adapters) cannot be H4: H4 has no controller index, and the controllers' handles
+/// would collide. It is written in the Linux monitor form instead, btsnoop datalink 2001 or pcap
+/// LINKTYPE 254 (REFERENCE.md: index in the flags' upper half / a 2-byte adapter id), which
+/// keeps the index and the monitor notes.
 public enum CaptureExporter {
     public enum Format: String, Sendable, CaseIterable {
         case btsnoop, pcap
@@ -61,19 +67,31 @@ public enum CaptureExporter {
             throw Failure(isUsage: false, message:
                 "\(store.path): capture \(captureID) was imported with --no-raw: its packets' bytes were not kept, so it cannot be exported (import the capture again without --no-raw)")
         }
+        // Air captures (sniffers: LINKTYPE 251, 256, 272) hold radio frames, stored as `other`:
+        // there is no HCI record to write, and an empty capture would look like a success.
+        let hci = try db.scalarInt("SELECT count(*) FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind NOT IN ('note', 'other')",
+                                   [.integer(captureID)]) ?? 0
+        if hci == 0 {
+            let format = try db.rows("SELECT format_description FROM capture WHERE id = ?1", [.integer(captureID)]).first?[0].string ?? "?"
+            throw Failure(isUsage: false, message:
+                "\(store.path): capture \(captureID) (\(format)) has no HCI packets to write (an air capture holds link-layer frames, which have no H4 form); --format trace exports it")
+        }
+        let monitor = try db.scalarInt(
+            "SELECT count(DISTINCT controller_index) FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind NOT IN ('note', 'other')",
+            [.integer(captureID)]) ?? 0 > 1
         let temporary = "\(path).tmp-\(getpid())"
         unlink(temporary)
         do {
             let count: Int
             switch format {
             case .btsnoop:
-                let writer = try BtsnoopWriter(path: temporary, datalink: 1002)
-                try forEachRecord(db, captureID: captureID) { r throws(CaptureError) in try writer.write(r) }
+                let writer = try BtsnoopWriter(path: temporary, datalink: monitor ? 2001 : 1002)
+                try forEachRecord(db, captureID: captureID, keepNotes: monitor) { r throws(CaptureError) in try writer.write(r) }
                 try writer.close()
                 count = writer.recordsWritten
             case .pcap:
-                let writer = try PcapWriter(path: temporary, linkType: 201)
-                try forEachRecord(db, captureID: captureID) { r throws(CaptureError) in try writer.write(r) }
+                let writer = try PcapWriter(path: temporary, linkType: monitor ? 254 : 201)
+                try forEachRecord(db, captureID: captureID, keepNotes: monitor) { r throws(CaptureError) in try writer.write(r) }
                 try writer.close()
                 count = writer.recordsWritten
             }
@@ -88,7 +106,7 @@ public enum CaptureExporter {
     }
 
     /// The stored packets of a capture as capture records, in frame order.
-    static func forEachRecord(_ db: SQLiteDatabase, captureID: Int64, _ body: (CaptureRecord) throws(CaptureError) -> Void) throws {
+    static func forEachRecord(_ db: SQLiteDatabase, captureID: Int64, keepNotes: Bool = false, _ body: (CaptureRecord) throws(CaptureError) -> Void) throws {
         let s = try db.prepare("""
             SELECT frame, ts_us, direction, kind, raw, length, controller_index, raw_type
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
@@ -96,7 +114,7 @@ public enum CaptureExporter {
         try s.bind([.integer(captureID)])
         while try s.step() {
             let frame = s.int(0)
-            guard let kind = PacketKind(rawValue: s.text(3) ?? ""), kind != .note, kind != .other else { continue }
+            guard let kind = PacketKind(rawValue: s.text(3) ?? ""), keepNotes || (kind != .note && kind != .other) else { continue }
             guard let payload = s.blob(4) else {
                 throw Failure(isUsage: false, message: "\(db.path): packet \(frame) has no stored bytes; it cannot be exported")
             }

@@ -56,7 +56,7 @@ public enum FleetReader {
             var counted = 0
             for f in facts {
                 if let first = seen[f.sha256] {
-                    outcome.warnings.append("\(f.captureName): same capture as \(first), counted once")
+                    outcome.warnings.append("\(f.label): same capture as \(first), counted once")
                     continue
                 }
                 seen[f.sha256] = f.label

@@ -72,7 +72,9 @@ extension ReportTables {
         return ReportTable(
             id: "events_by_\(file(d))", title: "Error codes by \(d.title)\(period)",
             note: "Every counted code per group with rates: per hour of connection and per 100 established connections. Event: disconnect, connection-failed, connection-cancelled, hci-command, att, att-timeout (code = request opcode), smp.",
-            columns: keyColumns(d) + denominatorColumns + [
+            // The code's name is `name` here, so a device's name is `device_name` (a CSV header
+            // with `name` twice loses one of them in csv.DictReader and most CSV tools).
+            columns: keyColumns(d).map { $0.csv == "name" ? C("Device name", "device_name") : $0 } + denominatorColumns + [
                 C("Event", "event"), C("Code", "code", .code), C("Name", "name"), C("CoreBluetooth", "cb_error"),
                 C("Count", "count", .number), C("Per connection hour", "per_connection_hour", .number),
                 C("Per 100 connections", "per_100_connections", .number),

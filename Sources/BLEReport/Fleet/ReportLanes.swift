@@ -81,7 +81,15 @@ enum ReportLanes {
             lanes.append(SVGCharts.Lane(label: label, start: conn.established ? conn.start : nil, end: conn.established ? conn.end : nil,
                                         at: conn.completedAt, color: color, tooltip: tip, marks: marks[conn.id] ?? []))
         }
-        let more = capture.connections.count > laneLimit ? " (first \(laneLimit) of \(capture.connections.count) attempts)" : ""
+        // Counted as the headline counts: a link that began before the capture is no attempt.
+        let more: String
+        if capture.connections.count > laneLimit {
+            let attempts = capture.connections.filter(\.isAttempt).count
+            let before = capture.connections.count - attempts
+            more = " (first \(laneLimit) of \(attempts) attempts" + (before > 0 ? " and \(before) link(s) that began before the capture)" : ")")
+        } else {
+            more = ""
+        }
         // The axis spans what is drawn, not the capture's first and last records (PacketLogger
         // notes can be stamped days before the traffic).
         var times: [Int64] = []

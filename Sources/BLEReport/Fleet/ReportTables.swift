@@ -198,17 +198,17 @@ public enum ReportTables {
                     conn.disconnectReason.map { .code($0, digits: 2) } ?? .empty,
                     .text(conn.disconnectReason.map { HCIStatusCode(UInt8(truncatingIfNeeded: $0)).name }
                           ?? (conn.openAtEnd ? "open at the end of the capture" : "")),
-                    .text(conn.disconnectCBError ?? ""),
+                    .text(conn.disconnectCBError ?? ""), .int(conn.beganBeforeCapture ? 1 : 0),
                 ])
             }
         }
         return ReportTable(
             id: "connections", title: "Connections",
-            note: "Every LE connection attempt of every capture, and the links that began before their capture (no attempt in it: no status, no completion time).",
+            note: "Every LE connection attempt of every capture, and the links that began before their capture (Began before capture = 1: no attempt in it, so no LE Connection Complete; their status is 0x00 as in the timeline and the time shown is their first packet).",
             columns: [C("Capture", "capture"), C("Handle", "handle", .code), C("Peer", "address"), C("Name", "name"),
                       C("Model", "model"), C("Firmware", "firmware"), C("Status", "status", .code), C("Completed at (UTC)", "completed_at"),
                       C("Duration", "duration", .duration), C("Reason", "reason", .code), C("Reason name", "reason_name"),
-                      C("CoreBluetooth", "cb_error")],
+                      C("CoreBluetooth", "cb_error"), C("Began before capture", "began_before_capture", .number)],
             rows: rows)
     }
 }
