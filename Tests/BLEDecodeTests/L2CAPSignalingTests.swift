@@ -94,6 +94,35 @@ struct L2CAPSignalingTests {
         #expect(cut.problems.first?.layer == .signaling)
     }
 
+    /// The CIDs, result and info type of BR/EDR signalling commands (Core v5.4 Vol 3 Part A
+    /// 4.3-4.11), the fields Wireshark's Info column shows: e.g. "Configure Response - Failure -
+    /// unacceptable parameters (SCID: 0x02c5)", "Disconnection Request (SCID: 0x0142, DCID: 0x0040)".
+    @Test func bredrSignalingShowsCIDsAndResults() throws {
+        var decoder = PacketDecoder()
+        _ = decoder.decode(Rec.evt(hx("03 0B 00 0B 00 E1 25 0F DC 1B 00 01 00")))
+        func rx(_ bytes: String) -> String {
+            decoder.decode(Rec.l2cap(.received, handle: 0x000B, cid: 0x0001, hx(bytes))).summary
+        }
+        // Connection Response pending: DCID 0x0000, SCID 0x0042, result 0x0001, status 0x0000
+        #expect(rx("03 01 08 00 00 00 42 00 01 00 00 00") == "Rcvd BR/EDR L2CAP Connection Response (pending, SCID 0x0042)")
+        // Configure Request: DCID 0x0040, flags 0x0000, MTU option 672
+        #expect(rx("04 02 08 00 40 00 00 00 01 02 A0 02") == "Rcvd BR/EDR L2CAP Configure Request (DCID 0x0040)")
+        // Configure Response: SCID 0x02C5, flags 0x0000, result 0x0001 (unacceptable parameters)
+        #expect(rx("05 03 06 00 C5 02 00 00 01 00")
+                == "Rcvd BR/EDR L2CAP Configure Response (SCID 0x02C5, failure: unacceptable parameters)")
+        #expect(rx("05 04 06 00 40 00 00 00 00 00") == "Rcvd BR/EDR L2CAP Configure Response (SCID 0x0040, success)")
+        // Disconnection Request/Response: DCID 0x0040, SCID 0x0142
+        #expect(rx("06 05 04 00 40 00 42 01") == "Rcvd BR/EDR L2CAP Disconnection Request (SCID 0x0142, DCID 0x0040)")
+        #expect(rx("07 05 04 00 40 00 42 01") == "Rcvd BR/EDR L2CAP Disconnection Response (SCID 0x0142, DCID 0x0040)")
+        // Information Request/Response: InfoType 0x0002 Extended Features Mask, result 0x0000
+        #expect(rx("0A 06 02 00 02 00") == "Rcvd BR/EDR L2CAP Information Request (Extended Features Mask)")
+        #expect(rx("0B 06 08 00 02 00 00 00 B8 02 00 00")
+                == "Rcvd BR/EDR L2CAP Information Response (Extended Features Mask, success)")
+        #expect(rx("0A 07 02 00 03 00") == "Rcvd BR/EDR L2CAP Information Request (Fixed Channels Supported)")
+        // Command Reject: reason 0x0000 Command not understood
+        #expect(rx("01 08 02 00 00 00") == "Rcvd BR/EDR L2CAP Command Reject (reason 0x0000 Command not understood)")
+    }
+
     @Test func bredrTrafficIsNeverLEATT() throws {
         var decoder = PacketDecoder()
         // Connect Complete, ACL link, handle 0x000B
@@ -105,7 +134,7 @@ struct L2CAPSignalingTests {
         #expect(req.signalingEvents.isEmpty)
         // Connection Response: 03 | 03 | 08 00 | 80 04 DCID 0x0480 | 42 00 SCID | 00 00 result | 00 00 status
         let rsp = decoder.decode(Rec.l2cap(.sent, handle: 0x000B, cid: 0x0001, hx("03 03 08 00 80 04 42 00 00 00 00 00")))
-        #expect(rsp.summary == "Sent BR/EDR L2CAP Connection Response (success, RFCOMM)")
+        #expect(rsp.summary == "Sent BR/EDR L2CAP Connection Response (success, RFCOMM, SCID 0x0042, DCID 0x0480)")
         // Data each way is named by the channel's PSM
         let rx = decoder.decode(Rec.l2cap(.received, handle: 0x000B, cid: 0x0480, hx("09 EF 01 00")))
         #expect(rx.summary == "Rcvd BR/EDR L2CAP CID 0x0480 (RFCOMM), 4 bytes")

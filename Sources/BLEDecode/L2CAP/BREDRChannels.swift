@@ -133,12 +133,38 @@ extension PacketDecoder {
                                                 destinationCID: dcid, sourceCID: scid, result: result)
                     text += " (" + (result == 0 ? "success" : result == 1 ? "pending" : "result " + Fmt.h4(result))
                     if let psm { text += ", " + BREDRNames.psm(psm) }
-                    text += ")"
+                    // Destination CID is meaningful only on success (4.3)
+                    text += ", SCID " + Fmt.h4(scid) + (result == 0 ? ", DCID " + Fmt.h4(dcid) : "") + ")"
                 }
+            case 0x01:
+                // Reason u16 (4.1)
+                if let reason = u16(0) { text += " (reason " + Fmt.h4(reason) + " " + L2CAPSignaling.rejectReason(reason) + ")" }
+            case 0x04:
+                // Destination CID u16, Flags u16, options (4.4)
+                if let dcid = u16(0) { text += " (DCID " + Fmt.h4(dcid) + ")" }
+            case 0x05:
+                // Source CID u16, Flags u16, Result u16, options (4.5)
+                if let scid = u16(0), let result = u16(4) {
+                    text += " (SCID " + Fmt.h4(scid) + ", " + BREDRNames.configureResult(result) + ")"
+                }
+            case 0x06:
+                // Destination CID u16, Source CID u16 (4.6)
+                if let dcid = u16(0), let scid = u16(2) { text += " (SCID " + Fmt.h4(scid) + ", DCID " + Fmt.h4(dcid) + ")" }
             case 0x07:
+                // Destination CID u16, Source CID u16 (4.7)
                 if let dcid = u16(0), let scid = u16(2) {
                     channels.disconnected(connection: connection.index, direction: direction,
                                           destinationCID: dcid, sourceCID: scid)
+                    text += " (SCID " + Fmt.h4(scid) + ", DCID " + Fmt.h4(dcid) + ")"
+                }
+            case 0x0A:
+                // InfoType u16 (4.10)
+                if let type = u16(0) { text += " (" + BREDRNames.infoType(type) + ")" }
+            case 0x0B:
+                // InfoType u16, Result u16, data (4.11)
+                if let type = u16(0), let result = u16(2) {
+                    text += " (" + BREDRNames.infoType(type) + ", "
+                        + (result == 0 ? "success" : result == 1 ? "not supported" : "result " + Fmt.h4(result)) + ")"
                 }
             default:
                 break
@@ -153,6 +179,29 @@ extension PacketDecoder {
 
 /// Protocol/service multiplexer names (Bluetooth Assigned Numbers 2.2).
 enum BREDRNames {
+    /// Information Request/Response InfoType (Core v5.4 Vol 3 Part A 4.10).
+    static func infoType(_ t: UInt16) -> String {
+        switch t {
+        case 0x0001: "Connectionless MTU"
+        case 0x0002: "Extended Features Mask"
+        case 0x0003: "Fixed Channels Supported"
+        default: "InfoType " + Fmt.h4(t)
+        }
+    }
+
+    /// Configuration Response result (Core v5.4 Vol 3 Part A 4.5).
+    static func configureResult(_ r: UInt16) -> String {
+        switch r {
+        case 0x0000: "success"
+        case 0x0001: "failure: unacceptable parameters"
+        case 0x0002: "failure: rejected"
+        case 0x0003: "failure: unknown options"
+        case 0x0004: "pending"
+        case 0x0005: "failure: flow spec rejected"
+        default: "result " + Fmt.h4(r)
+        }
+    }
+
     static func psm(_ p: UInt16) -> String {
         switch p {
         case 0x0001: "SDP"
