@@ -111,6 +111,12 @@ def uuid16_definitions(src: WheelSource, module: str) -> list[tuple[int, str, st
     return [(value, name, symbol, module) for _, value, name, symbol in found]
 
 
+# Descriptor names bumble shortens, as the Assigned Numbers document (and Wireshark) spell them.
+SPEC_NAMES = {
+    0x2904: "Characteristic Presentation Format",
+    0x2907: "External Report Reference",
+}
+
 ACRONYMS = {"AV", "CD", "DVD", "HID", "HVAC", "LED", "PC", "PDA"}
 SPECIAL = {"IOT": "IoT"}
 SMALL = {"AND", "OR", "IN", "ON", "WITH"}
@@ -225,6 +231,10 @@ def generate(src: WheelSource) -> dict[str, str]:
                     dropped.append(f"0x{value:04X} {name!r} ({mod} {symbol}) dropped; kept {chosen[value][0]!r}")
                 continue
             chosen[value] = (name, symbol, mod)
+    for value, name in SPEC_NAMES.items():
+        if value in chosen and chosen[value][0] != name:
+            dropped.append(f"0x{value:04X} {chosen[value][0]!r} renamed {name!r} (the Assigned Numbers name)")
+            chosen[value] = (name,) + chosen[value][1:]
     notes = [f"{len(chosen)} 16-bit UUIDs; first name in source order wins."]
     if dropped:
         notes.append("Names bumble gives to a UUID already named:")

@@ -35,6 +35,8 @@ import Testing
         (0x2800, "Primary Service"),                            // line 130
         (0x2803, "Characteristic"),                             // line 133
         (0x290F, "Complete BR-EDR Transport Block Data"),       // first of three names for 0x290F
+        (0x2904, "Characteristic Presentation Format"),         // Assigned Numbers 3.7; bumble shortens it
+        (0x2907, "External Report Reference"),                  // Assigned Numbers 3.7; bumble shortens it
         (0x1857, "Electronic Shelf Label"),                     // written `0X1857` in gatt.py
         (0x0100, "L2CAP"),                                      // core.py line 380
         (0x1101, "SerialPort"),                                 // core.py line 385

@@ -4,6 +4,8 @@
 // Names bumble gives to a UUID already named:
 //   0x290F 'Observation Schedule' (bumble/gatt.py GATT_OBSERVATION_SCHEDULE_DESCRIPTOR) dropped; kept 'Complete BR-EDR Transport Block Data'
 //   0x290F 'Valid Range And Accuracy' (bumble/gatt.py GATT_VALID_RANGE_AND_ACCURACY_DESCRIPTOR) dropped; kept 'Complete BR-EDR Transport Block Data'
+//   0x2904 'Characteristic Format' renamed 'Characteristic Presentation Format' (the Assigned Numbers name)
+//   0x2907 'External Report' renamed 'External Report Reference' (the Assigned Numbers name)
 
 /// Names of 16-bit SIG UUIDs: GATT services, characteristics, descriptors, declarations, protocol and service-class identifiers.
 enum UUID16NameTable {
@@ -491,10 +493,10 @@ enum UUID16NameTable {
         "Characteristic User Description",  // 0x2901 GATT_CHARACTERISTIC_USER_DESCRIPTION_DESCRIPTOR
         "Client Characteristic Configuration",  // 0x2902 GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR
         "Server Characteristic Configuration",  // 0x2903 GATT_SERVER_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR
-        "Characteristic Format",  // 0x2904 GATT_CHARACTERISTIC_PRESENTATION_FORMAT_DESCRIPTOR
+        "Characteristic Presentation Format",  // 0x2904 GATT_CHARACTERISTIC_PRESENTATION_FORMAT_DESCRIPTOR
         "Characteristic Aggregate Format",  // 0x2905 GATT_CHARACTERISTIC_AGGREGATE_FORMAT_DESCRIPTOR
         "Valid Range",  // 0x2906 GATT_VALID_RANGE_DESCRIPTOR
-        "External Report",  // 0x2907 GATT_EXTERNAL_REPORT_DESCRIPTOR
+        "External Report Reference",  // 0x2907 GATT_EXTERNAL_REPORT_DESCRIPTOR
         "Report Reference",  // 0x2908 GATT_REPORT_REFERENCE_DESCRIPTOR
         "Number of Digitals",  // 0x2909 GATT_NUMBER_OF_DIGITALS_DESCRIPTOR
         "Value Trigger Setting",  // 0x290A GATT_VALUE_TRIGGER_SETTING_DESCRIPTOR
