@@ -23,6 +23,15 @@ struct BtsnoopStreamDecoder {
     /// Records decoded so far (the frame number of the last one).
     private(set) var frames = 0
 
+    init() {}
+
+    /// Records without a file header (a stream joined in the middle of a file), the first
+    /// one at `offset` in the stream.
+    init(headerless datalink: BtsnoopDatalink, offset: Int) {
+        self.datalink = datalink
+        self.offset = offset
+    }
+
     /// The next record, or nil when the buffer holds only part of one (or of the header).
     mutating func next(_ buffer: inout StreamBuffer, source: String) throws(LiveError) -> LiveRecord? {
         guard let datalink else {

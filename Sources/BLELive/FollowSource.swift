@@ -23,6 +23,15 @@ public final class FollowSource: LiveSource {
     private var decoder: LiveStreamDecoder
     private var buffer = [UInt8](repeating: 0, count: 1 << 20)
     private var lastFormat: LiveStreamFormat?
+    /// The last bytes read before `position`: a writer only appends, so when they differ the
+    /// file was rewritten in place (truncated and written again, perhaps already longer).
+    private var tail: [UInt8] = []
+    static let tailLength = 32
+    /// `FILE.last` when last looked at: a different file there after a rotation that is not the
+    /// file followed means the log was rotated twice between two polls.
+    private var backupIdentity: FileIdentity?
+    /// Reading a `FILE.last` that was never followed; the path's file comes next.
+    private var readingMissed = false
 
     /// Opens `path`; it must exist (a typo would otherwise wait forever).
     public init(path: String, pollIntervalMilliseconds: Int = 100) throws(LiveError) {
@@ -40,6 +49,7 @@ public final class FollowSource: LiveSource {
         }
         fileDescriptor = fd
         identity = id
+        backupIdentity = Syscall.identity(path + ".last")
         decoder = LiveStreamDecoder(source: path)
     }
 
@@ -55,6 +65,7 @@ public final class FollowSource: LiveSource {
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decodeNext() { return .record(record) }
+        if rewrittenInPlace() { return try truncatedInPlace(rewritten: true) }
         while try readChunk() > 0 {
             if let record = try decodeNext() { return .record(record) }
         }
@@ -73,6 +84,7 @@ public final class FollowSource: LiveSource {
     private func decodeNext() throws(LiveError) -> LiveRecord? {
         let record = try decoder.next(arrival: Syscall.wallClockMicroseconds())
         if let format = decoder.format { lastFormat = format }
+        collected += decoder.takeRemarks()
         return record
     }
 
@@ -84,6 +96,11 @@ public final class FollowSource: LiveSource {
             if n > 0 {
                 buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 position += n
+                if n >= Self.tailLength {
+                    tail = Array(buffer[(n - Self.tailLength)..<n])
+                } else {
+                    tail = Array((tail + buffer[0..<n]).suffix(Self.tailLength))
+                }
             }
             return n
         } catch {
@@ -103,6 +120,27 @@ public final class FollowSource: LiveSource {
             try? Syscall.closeDescriptor(old)
             fileDescriptor = nil
             decoder = LiveStreamDecoder(source: name)
+            let followed = identity
+            let wasMissed = readingMissed
+            readingMissed = false
+            // Rotated twice between two polls: FILE.last is neither the file just read nor the
+            // one that was there before, so it is a log never followed; read it first.
+            let backup = name + ".last"
+            if !wasMissed, let last = Syscall.identity(backup), !last.isSameFile(as: followed),
+               // (a size that changed too: the inode of an unlinked FILE.last is soon reused)
+               backupIdentity.map({ !last.isSameFile(as: $0) || last.size != $0.size }) ?? true,
+               current.map({ !last.isSameFile(as: $0) }) ?? true,
+               let fd = try? Syscall.openForReading(backup), let id = Syscall.identity(fd), id.isSameFile(as: last) {
+                backupIdentity = id
+                fileDescriptor = fd
+                identity = id
+                position = 0
+                tail = []
+                readingMissed = true
+                generation += 1
+                return .notice("\(name) was rotated twice between two polls: recording the log in between from \(backup) first")
+            }
+            backupIdentity = Syscall.identity(backup)
         }
         guard current != nil, let fd = try? Syscall.openForReading(name), let id = Syscall.identity(fd) else {
             // Renamed away and not yet created again: wait for the new file.
@@ -112,14 +150,24 @@ public final class FollowSource: LiveSource {
         fileDescriptor = fd
         identity = id
         position = 0
+        tail = []
         decoder = LiveStreamDecoder(source: name)
         generation += 1
         let kept = Syscall.identity(name + ".last") != nil ? " (the previous log is now \(name).last)" : ""
         return .notice("\(name) was replaced\(kept): following the new file")
     }
 
-    /// The file shrank under us (truncated in place): read it again from the start.
-    private func truncatedInPlace() throws(LiveError) -> SourceEvent {
+    /// The bytes before `position` are no longer those read (a file truncated and written
+    /// again between two polls, already as long as before).
+    private func rewrittenInPlace() -> Bool {
+        guard let fd = fileDescriptor, !tail.isEmpty else { return false }
+        guard let now = Syscall.readAt(fd, offset: position - tail.count, count: tail.count), now.count == tail.count
+        else { return false }  // shorter: the size check says truncated
+        return now != tail
+    }
+
+    /// The file shrank under us (truncated in place), or was rewritten: read it again from the start.
+    private func truncatedInPlace(rewritten: Bool = false) throws(LiveError) -> SourceEvent {
         if let warning = decoder.unfinishedRecordWarning(source: name, event: "the file was truncated") {
             collected.append(warning)
         }
@@ -131,8 +179,9 @@ public final class FollowSource: LiveSource {
             }
         }
         position = 0
+        tail = []
         decoder = LiveStreamDecoder(source: name)
         generation += 1
-        return .notice("\(name) was truncated: following it from its start")
+        return .notice("\(name) was \(rewritten ? "rewritten in place" : "truncated"): following it from its start")
     }
 }

@@ -37,6 +37,9 @@ struct LiveStreamDecoder {
     let source: String
     private var buffer = StreamBuffer()
     private var state = State.detecting
+    private var lineEndings = LineEndingCount()
+    /// Things the recording should warn about once (a stream that started mid-file), taken by the source.
+    private var remarks: [String] = []
 
     init(source: String) {
         self.source = source
@@ -80,16 +83,55 @@ struct LiveStreamDecoder {
         return collected + [unfinished]
     }
 
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) { buffer.append(bytes) }
-    mutating func feed(_ bytes: some Collection<UInt8>) { buffer.append(bytes) }
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        lineEndings.add(bytes)
+        buffer.append(bytes)
+    }
+
+    mutating func feed(_ bytes: some Collection<UInt8>) {
+        Array(bytes).withUnsafeBytes { feed($0) }
+    }
+
+    /// The input ended: bytes that never became recognisable are the same error as bytes
+    /// recognised as neither btsnoop nor H4.
+    mutating func inputEnded() throws(LiveError) {
+        guard case .detecting = state, let first = buffer.bytes.first else { return }
+        let error = LiveError(source: source, offset: 0, kind: .malformed, message: Self.neither(first))
+        state = .failed(error, offset: 0)
+        buffer.removeAll()
+        throw error
+    }
+
+    private static func neither(_ first: UInt8, brokenH4: Bool = false) -> String {
+        let h4 = brokenH4 ? "raw H4 (it breaks within the first packets)"
+            : "raw H4 (first byte 0x\(hex2(first)) is no H4 packet type 0x01-0x05)"
+        return "neither a btsnoop stream (btsnoop\\0, or whole btsnoop records) nor \(h4)"
+    }
+
+    /// Warnings found while decoding since the last call (a stream that started mid-file).
+    mutating func takeRemarks() -> [String] {
+        defer { remarks.removeAll() }
+        return remarks
+    }
 
     /// The next complete record, or nil when more bytes are needed.
     /// - Parameter arrival: when the buffered bytes arrived, for raw H4 (µs since the Unix epoch).
     mutating func next(arrival: Int64) throws(LiveError) -> LiveRecord? {
-        do {
+        do throws(LiveError) {
+            // Every line feed after a carriage return: the bytes went through a text conversion
+            // and the records are damaged; stop before importing them.
+            if lineEndings.looksConverted(minimum: 8) {
+                throw LiveError(source: source, offset: offset, kind: .malformed, message: lineEndings.explanation)
+            }
             return try step(arrival: arrival)
         } catch {
-            if case .failed = state {} else { state = .failed(error, offset: offset) }
+            var error = error
+            if case .failed = state {} else {
+                if lineEndings.likelyConverted, !error.message.contains("CR LF") {
+                    error.message += "; \(lineEndings.explanation)"
+                }
+                state = .failed(error, offset: offset)
+            }
             buffer.removeAll()
             throw error
         }
@@ -103,13 +145,38 @@ struct LiveStreamDecoder {
             guard let first = buffer.bytes.first else { return nil }
             if first == BtsnoopStreamDecoder.magic[0] {
                 state = .btsnoop(BtsnoopStreamDecoder())
-            } else if H4StreamDecoder.header(for: first) != nil {
-                state = .h4(H4StreamDecoder())
-            } else {
-                throw LiveError(source: source, offset: 0, kind: .malformed, message:
-                    "neither a btsnoop stream (btsnoop\\0) nor raw H4 (first byte 0x\(hex2(first)) is no H4 packet type 0x01-0x05)")
+                return try step(arrival: arrival)
             }
-            return try step(arrival: arrival)
+            if lineEndings.looksConverted(minimum: 3) {
+                throw LiveError(source: source, offset: 0, kind: .malformed, message: lineEndings.explanation)
+            }
+            var h4 = StreamDetection.Answer.none
+            if H4StreamDecoder.header(for: first) != nil {
+                h4 = StreamDetection.h4(buffer.bytes)
+                if h4 == .h4 {
+                    state = .h4(H4StreamDecoder())
+                    return try step(arrival: arrival)
+                }
+            }
+            switch StreamDetection.btsnoopRecords(buffer.bytes) {
+            case .btsnoop(let skip, let link):
+                buffer.consume(skip)
+                state = .btsnoop(BtsnoopStreamDecoder(headerless: link, offset: skip))
+                let skipped = skip == 0 ? "it starts at a record"
+                    : "skipped \(skip) byte\(skip == 1 ? "" : "s") to the first whole record"
+                remarks.append("\(source): no btsnoop file header: the stream started in the middle of a btsnoop file; "
+                               + "\(skipped), datalink \(link.rawValue) (\(link)) taken from the records")
+                return try step(arrival: arrival)
+            case .needMore where h4 == .h4Broken, .none where h4 == .h4Broken:
+                // Whole H4 packets, then a bad type byte: H4 that breaks (said with its offset).
+                state = .h4(H4StreamDecoder())
+                return try step(arrival: arrival)
+            case .needMore, .h4, .h4Broken:
+                return nil
+            case .none:
+                throw LiveError(source: source, offset: 0, kind: .malformed,
+                                message: Self.neither(first, brokenH4: H4StreamDecoder.header(for: first) != nil))
+            }
         case .btsnoop(var d):
             defer { state = .btsnoop(d) }
             return try d.next(&buffer, source: source)

@@ -41,8 +41,8 @@ public struct RecordingOptions: Sendable {
 /// Frame numbers count the records kept, across rotated segments; file offsets are the
 /// record's offset in its segment (or in the btsnoop file the recording would have written,
 /// without `-o`). Durability: `tick` flushes the file (one `write(2)`) and commits the
-/// timeline every `flushIntervalMilliseconds`; `TimelineRecorder` also commits every
-/// `commitEvery` records.
+/// timeline every `flushIntervalMilliseconds`, and both every `commitEvery` records: the file
+/// first, so after a SIGKILL the timeline holds no record the btsnoop file on disk lacks.
 public final class RecordingSink {
     public let options: RecordingOptions
     public let sourceName: String
@@ -59,6 +59,9 @@ public final class RecordingSink {
     private var output: BtsnoopOutput?
     private var recorder: TimelineRecorder?
     private var virtualOffset = 16
+    /// Records stored since the last commit (the sink commits, after flushing the btsnoop file,
+    /// so the timeline on disk never holds a record the btsnoop file on disk lacks).
+    private var uncommitted = 0
     private var lastFlush: Int64 = 0
     private let startedAt: Int64
 
@@ -99,7 +102,7 @@ public final class RecordingSink {
                     databasePath: path, source: sourceName, identity: "\(sourceName)@\(startedAt)",
                     format: .btsnoop, linkType: link.rawValue,
                     formatDescription: description,
-                    options: ImportOptions(keepRaw: options.keepRaw), commitEvery: max(1, options.commitEvery))
+                    options: ImportOptions(keepRaw: options.keepRaw), commitEvery: Int.max)
             } catch {
                 throw LiveError(source: path, kind: .io, message: "cannot start the timeline: \(error)")
             }
@@ -136,6 +139,8 @@ public final class RecordingSink {
             }
         }
         recordsKept += 1
+        uncommitted += 1
+        if uncommitted >= max(1, options.commitEvery) { try flush() }
     }
 
     /// Flushes and commits when the interval has passed.
@@ -145,9 +150,10 @@ public final class RecordingSink {
         lastFlush = now
     }
 
-    /// Writes what is buffered and commits the timeline.
+    /// Writes what is buffered and commits the timeline, in that order.
     public func flush() throws(LiveError) {
         try output?.flush()
+        uncommitted = 0
         do {
             try recorder?.commit()
         } catch {

@@ -31,7 +31,7 @@ public final class StreamSource: LiveSource {
     public var warnings: [String] { ended ? collected : decoder.warnings(collected, source: name) }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
-        if let record = try decoder.next(arrival: arrival) { return .record(record) }
+        if let record = try decodeNext() { return .record(record) }
         if ended { return .end }
         do {
             guard try Syscall.waitReadable(fileDescriptor, timeoutMilliseconds: timeoutMilliseconds) else {
@@ -39,6 +39,7 @@ public final class StreamSource: LiveSource {
             }
             let n = try Syscall.readBytes(fileDescriptor, into: &buffer)
             if n == 0 {
+                try decoder.inputEnded()
                 if let warning = decoder.unfinishedRecordWarning(source: name, event: "input ended") {
                     collected.append(warning)
                 }
@@ -48,9 +49,15 @@ public final class StreamSource: LiveSource {
             arrival = Syscall.wallClockMicroseconds()
             buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         } catch {
+            if let error = error as? LiveError { throw error }
             throw LiveError(source: name, offset: decoder.offset, kind: .io, message: "read failed: \(error)")
         }
-        if let record = try decoder.next(arrival: arrival) { return .record(record) }
+        if let record = try decodeNext() { return .record(record) }
         return .idle
+    }
+
+    private func decodeNext() throws(LiveError) -> LiveRecord? {
+        defer { collected += decoder.takeRemarks() }
+        return try decoder.next(arrival: arrival)
     }
 }

@@ -24,6 +24,14 @@ extension Syscall {
         if lseek(fd, off_t(offset), SEEK_SET) < 0 { throw Errno.current }
     }
 
+    /// `pread(2)` of up to `count` bytes at `offset`, without moving the file position; nil on error.
+    static func readAt(_ fd: Int32, offset: Int, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+        guard n >= 0 else { return nil }
+        return Array(bytes.prefix(n))
+    }
+
     /// Device, inode and size of an open file (`fstat(2)`), or nil.
     static func identity(_ fd: Int32) -> FileIdentity? {
         var st = stat()

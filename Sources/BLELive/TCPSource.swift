@@ -29,8 +29,10 @@ public final class TCPSource: LiveSource {
     private var decoder: LiveStreamDecoder
     private var lastFormat: LiveStreamFormat?
     private var receivedOnConnection = 0
+    private var recordsOnConnection = 0
     /// The attempt that made the current connection (0 for the first connection).
     private var connectionAttempt = 0
+    /// A record has arrived on some connection.
     private var everReceived = false
     private var arrival: Int64 = 0
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -92,7 +94,6 @@ public final class TCPSource: LiveSource {
             if n == 0 { return try dropped(fd, why: "closed by the peer") }
             arrival = Syscall.wallClockMicroseconds()
             receivedOnConnection += n
-            everReceived = true
             buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             if let record = try decodeNext() { return .record(record) }
             return .idle
@@ -101,7 +102,12 @@ public final class TCPSource: LiveSource {
 
     private func decodeNext() throws(LiveError) -> LiveRecord? {
         let record = try decoder.next(arrival: arrival)
+        if record != nil {
+            recordsOnConnection += 1
+            everReceived = true
+        }
         if let format = decoder.format { lastFormat = format }
+        collected += decoder.takeRemarks()
         return record
     }
 
@@ -111,6 +117,7 @@ public final class TCPSource: LiveSource {
             state = .connected(fd)
             connections += 1
             receivedOnConnection = 0
+            recordsOnConnection = 0
             connectionAttempt = attempt
             decoder = LiveStreamDecoder(source: name)
             return .notice(connections == 1 ? "connected to \(host) port \(port)"
@@ -127,8 +134,9 @@ public final class TCPSource: LiveSource {
                             + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
         }
         decoder = LiveStreamDecoder(source: name)
-        // A connection that delivered nothing does not reset the count (a peer that accepts and closes).
-        return try scheduleRetry(after: receivedOnConnection > 0 ? 0 : max(connectionAttempt, 1), why: "connection \(connections) \(why) after \(receivedOnConnection) bytes")
+        // A connection that delivered no record does not reset the count (a peer that accepts and
+        // closes, or sends the btsnoop header and closes).
+        return try scheduleRetry(after: recordsOnConnection > 0 ? 0 : max(connectionAttempt, 1), why: "connection \(connections) \(why) after \(receivedOnConnection) bytes")
     }
 
     /// Waits before the next attempt, or gives up after `retries` failed attempts in a row.

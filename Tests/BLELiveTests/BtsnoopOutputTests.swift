@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import BLECore
 import BLECapture
+import BLETimeline
 @testable import BLELive
 
 /// The recorder's btsnoop writer: flush on demand, offsets, rotation by size and by time.
@@ -57,5 +58,33 @@ import BLECapture
             try BtsnoopOutput(path: "/nonexistent/dir/x.btsnoop", datalink: .h4, rotation: nil, now: 0)
         }
         #expect(error?.description == "/nonexistent/dir/x.btsnoop: cannot create: No such file or directory")
+    }
+}
+
+/// What a SIGKILL at any moment leaves: the timeline commits only records the btsnoop file on
+/// disk already holds (the sink flushes the file before each commit, also the commits made
+/// every `commitEvery` records between two ticks).
+@Suite struct CommitOrderTests {
+    @Test func timelineOnDiskNeverAheadOfTheBtsnoopFile() throws {
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let chunks = try Live.btsnoopChunks(Live.capture("android-lock-pairing.btsnoop"))
+        var decoder = LiveStreamDecoder(source: "test")
+        decoder.feed(chunks.header + chunks.records.prefix(95).flatMap { $0 })
+        let options = RecordingOptions(outputPath: dir + "/out.btsnoop", databasePath: dir + "/out.db",
+                                       flushIntervalMilliseconds: 1_000_000, commitEvery: 10, analyze: false)
+        let sink = try RecordingSink(options: options, sourceName: "test")
+        try sink.start(format: .btsnoop(.h4), now: 0)
+        var accepted = 0
+        while let record = try decoder.next(arrival: 0) {
+            try sink.accept(record, now: 0)  // no tick: only the every-10-records commits happen
+            accepted += 1
+            let committed = try SQLiteDatabase(path: dir + "/out.db", readOnly: true).scalarInt("SELECT count(*) FROM packet").map(Int.init) ?? -1
+            let onDisk = try Live.btsnoopChunks(dir + "/out.btsnoop").records.count
+            #expect(committed == accepted / 10 * 10)
+            #expect(onDisk >= committed, "after \(accepted) records")
+        }
+        #expect(accepted == 95)
+        try sink.finish(warnings: [])
     }
 }

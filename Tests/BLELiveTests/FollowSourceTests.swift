@@ -101,6 +101,77 @@ import BLECapture
         #expect(notices.lines == ["\(log) was truncated: following it from its start"])
     }
 
+    /// Every event until the source has nothing more (a few idle polls in a row).
+    static func drain(_ source: FollowSource) throws -> (records: Int, notices: [String]) {
+        var records = 0, notices: [String] = [], idle = 0
+        while idle < 3 {
+            switch try source.next(timeoutMilliseconds: 5) {
+            case .record: records += 1; idle = 0
+            case .notice(let text): notices.append(text); idle = 0
+            case .idle: idle += 1
+            case .end: return (records, notices)
+            }
+        }
+        return (records, notices)
+    }
+
+    /// Truncated and written again between two polls, already longer than before: the bytes
+    /// already read changed, so the file is followed again from its start (not from the old offset).
+    @Test func rewrittenInPlaceLongerIsFollowedFromItsStart() throws {
+        let chunks = try Live.btsnoopChunks(Live.capture("android-yeelock.btsnoop"))
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/log"
+        Self.append(log, chunks.header + chunks.records[0..<10].flatMap { $0 })
+        let source = try FollowSource(path: log, pollIntervalMilliseconds: 1)
+        #expect(try Self.drain(source).records == 10)
+        truncate(log, 0)
+        Self.append(log, chunks.header + chunks.records[10..<40].flatMap { $0 })
+        let after = try Self.drain(source)
+        #expect(after.records == 30)
+        #expect(after.notices == ["\(log) was rewritten in place: following it from its start"])
+        #expect(source.warnings == [])
+    }
+
+    /// Rotated twice between two polls (FILE → FILE.last, new FILE → FILE.last, newest FILE):
+    /// the log in between is read from FILE.last before the newest file.
+    @Test func rotatedTwiceBetweenPollsReadsTheLogInBetween() throws {
+        let chunks = try Live.btsnoopChunks(Live.capture("android-yeelock.btsnoop"))
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/log"
+        Self.append(log + ".last", chunks.header + chunks.records[0..<3].flatMap { $0 })  // from before the recording
+        Self.append(log, chunks.header + chunks.records[0..<10].flatMap { $0 })
+        let source = try FollowSource(path: log, pollIntervalMilliseconds: 1)
+        #expect(try Self.drain(source).records == 10)
+        rename(log, log + ".last")
+        Self.append(log, chunks.header + chunks.records[10..<17].flatMap { $0 })
+        rename(log, log + ".last")
+        Self.append(log, chunks.header + chunks.records[17..<30].flatMap { $0 })
+        let after = try Self.drain(source)
+        #expect(after.records == 7 + 13)
+        #expect(after.notices.first == "\(log) was rotated twice between two polls: recording the log in between from \(log).last first")
+        #expect(after.notices.count == 2)
+    }
+
+    /// Deleted and created again while FILE.last is a log from before the recording: that old
+    /// log is not read.
+    @Test func deletedAndRecreatedDoesNotReadAnOldBackup() throws {
+        let chunks = try Live.btsnoopChunks(Live.capture("android-yeelock.btsnoop"))
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/log"
+        Self.append(log + ".last", chunks.header + chunks.records[0..<3].flatMap { $0 })
+        Self.append(log, chunks.header + chunks.records[0..<10].flatMap { $0 })
+        let source = try FollowSource(path: log, pollIntervalMilliseconds: 1)
+        #expect(try Self.drain(source).records == 10)
+        unlink(log)
+        Self.append(log, chunks.header + chunks.records[10..<15].flatMap { $0 })
+        let after = try Self.drain(source)
+        #expect(after.records == 5)
+        #expect(after.notices == ["\(log) was replaced (the previous log is now \(log).last): following the new file"])
+    }
+
     /// A record the writer never finishes: a warning, and the timeline says "truncated" as an import would.
     @Test func unfinishedLastRecordIsAWarning() throws {
         let chunks = try Live.btsnoopChunks(Live.capture("android-yeelock.btsnoop"))

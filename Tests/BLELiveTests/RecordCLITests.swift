@@ -107,7 +107,7 @@ import BLETimeline
     @Test func notACaptureOnStdin() throws {
         let r = try Self.run(["record", "--stdin", "--db", Live.temporaryDirectory() + "/x.db"], stdin: Array("hello, world\n".utf8))
         #expect(r.status == 65)
-        #expect(r.stderr == "blereplay record: <stdin>: byte 0: neither a btsnoop stream (btsnoop\\0) nor raw H4 (first byte 0x68 is no H4 packet type 0x01-0x05)\n")
+        #expect(r.stderr == "blereplay record: <stdin>: byte 0: neither a btsnoop stream (btsnoop\\0, or whole btsnoop records) nor raw H4 (first byte 0x68 is no H4 packet type 0x01-0x05)\n")
     }
 
     @Test(arguments: [

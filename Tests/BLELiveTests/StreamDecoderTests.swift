@@ -85,6 +85,65 @@ import BLECapture
         #expect(error?.description == "pipe: byte 4: 0x07 is no H4 packet type (0x01-0x05); the stream cannot be resynchronised")
     }
 
+    /// `adb shell tail -f btsnoop_hci.log`: no file header, the first bytes in the middle of a
+    /// record. Decoding starts at the first whole record and gives the reader's records from there.
+    @Test(arguments: [0, 1, 7, 23, 24, 100])
+    func streamJoinedMidFileStartsAtTheFirstWholeRecord(cut: Int) throws {
+        let path = Live.capture("android-lock-pairing.btsnoop")
+        let chunks = try Live.btsnoopChunks(path)
+        let expected = try Live.records(path)
+        // Starts `cut` bytes into record 5 (index 4): record 6 is the first whole one, unless cut is 0.
+        let start = 16 + chunks.records[0..<4].reduce(0) { $0 + $1.count } + min(cut, chunks.records[4].count - 1)
+        let all = chunks.header + chunks.records.flatMap { $0 }
+        let firstWhole = cut == 0 ? 4 : 5
+        for seed in [1, 2] as [UInt64] {
+            var decoder = LiveStreamDecoder(source: "adb")
+            var rng = SplitMix(seed: seed)
+            var got: [CaptureRecord] = []
+            var i = start
+            while i < all.count {
+                let n = min(all.count - i, 1 + Int(rng.next() % 3072))
+                decoder.feed(all[i..<(i + n)])
+                i += n
+                while let r = try decoder.next(arrival: 0) { got.append(r.record) }
+            }
+            #expect(decoder.format == .btsnoop(.h4))
+            #expect(got.count == expected.count - firstWhole)
+            #expect(got.map(\.payload) == expected[firstWhole...].map(\.payload))
+            #expect(got.map(\.timestamp) == expected[firstWhole...].map(\.timestamp))
+            let remarks = decoder.takeRemarks()
+            #expect(remarks.count == 1)
+            #expect(remarks.first?.contains("no btsnoop file header") == true)
+        }
+    }
+
+    /// `adb shell` on Windows turns every 0x0A into 0x0D 0x0A: refused at once, saying why,
+    /// before any damaged record is decoded.
+    @Test(arguments: [false, true])
+    func crlfConvertedStreamIsRefused(h4: Bool) throws {
+        let path = Live.capture("android-lock-pairing.btsnoop")
+        let chunks = try Live.btsnoopChunks(path)
+        let original = h4 ? try Live.rawH4(path) : chunks.header + chunks.records.flatMap { $0 }
+        var converted: [UInt8] = []
+        for byte in original {
+            if byte == 0x0A { converted.append(0x0D) }
+            converted.append(byte)
+        }
+        var decoder = LiveStreamDecoder(source: "adb")
+        decoder.feed(converted.prefix(8192))
+        let error = #expect(throws: LiveError.self) { while try decoder.next(arrival: 0) != nil {} }
+        #expect(error?.offset == 0)
+        #expect(error?.message.contains("converted from LF to CR LF") == true)
+        #expect(error?.message.contains("adb exec-out") == true)
+    }
+
+    @Test func garbageWithoutZeroBytesIsRefusedAtOnce() {
+        var decoder = LiveStreamDecoder(source: "tcp")
+        decoder.feed(Array("HTTP/1.1 400 Bad Request\r\nServer: x\r\n\r\n".utf8))
+        let error = #expect(throws: LiveError.self) { try decoder.next(arrival: 0) }
+        #expect(error?.offset == 0)
+    }
+
     @Test func neitherBtsnoopNorH4() {
         var decoder = LiveStreamDecoder(source: "x")
         decoder.feed(Array("hello".utf8))
