@@ -13,6 +13,7 @@ public enum Analyzer {
     @discardableResult
     public static func analyze(_ store: TimelineStore, force: Bool = false) throws -> Int {
         let db = store.database
+        try endAbandonedRecordings(db)
         let pending = try db.rows("""
             SELECT c.id FROM capture c LEFT JOIN analysis_state a ON a.capture_id = c.id
             WHERE c.status <> 'recording' AND (?1 OR a.analysis_version IS NULL OR a.analysis_version <> ?2) ORDER BY c.id
@@ -23,6 +24,23 @@ public enum Analyzer {
             try DeviceIdentity.rebuild(db)
         }
         return pending.count
+    }
+
+    /// A capture whose recorder is no longer running (killed, machine restarted) will never be
+    /// finished by it: it keeps what was committed, becomes `truncated` with a warning saying why,
+    /// and is analysed like any other.
+    static func endAbandonedRecordings(_ db: SQLiteDatabase) throws {
+        let recording = try db.rows("SELECT id, recorder, path FROM capture WHERE status = 'recording'")
+        for row in recording {
+            guard let id = row[0].int64 else { continue }
+            if let token = row[1].string, RecorderLiveness.isRunning(token) { continue }
+            let warning = "\(row[2].string ?? "recording"): the recorder stopped without finishing the recording (killed?); the timeline keeps what it had committed"
+            try db.run("""
+                UPDATE capture SET status = 'truncated', recorder = NULL,
+                       warnings = json_insert(coalesce(warnings, '[]'), '$[#]', ?2)
+                WHERE id = ?1 AND status = 'recording'
+                """, [.integer(id), .text(warning)])
+        }
     }
 
     static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase) throws {

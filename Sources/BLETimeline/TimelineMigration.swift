@@ -25,8 +25,13 @@ enum TimelineMigration {
 
     /// Version 1 -> 2: `packet` is keyed by `capture_id << 32 | frame` (see `PacketKey`) and drops
     /// `original_length` (always equal to `length`); `att_pdu` keeps the value once, inside `pdu`,
-    /// and gains `bearer` (Enhanced ATT channels; version 1 did not decode them, so NULL).
+    /// and gains `bearer` (Enhanced ATT channels; version 1 did not decode them, so NULL);
+    /// `capture` gains `recorder` (RecorderLiveness).
     private static func toVersion2(_ db: SQLiteDatabase) throws(SQLiteError) {
+        let captureColumns = try db.rows("PRAGMA table_info(capture)").compactMap { $0[1].string }
+        if !captureColumns.contains("recorder") {
+            try db.execute("ALTER TABLE capture ADD COLUMN recorder TEXT")
+        }
         try db.execute("""
             DROP INDEX IF EXISTS packet_capture_frame;
             DROP INDEX IF EXISTS packet_connection;

@@ -31,10 +31,12 @@ public final class TimelineRecorder {
         try store.createIndexes()
         try db.execute("BEGIN IMMEDIATE")
         try db.run("""
-            INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept, status)
-            VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, 'recording')
+            INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept, status,
+                                 recorder)
+            VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, 'recording', ?8)
             """, [.text(source), .text(source), .text("live:\(identity)"), .text(format.rawValue),
-                  .integer(Int64(linkType)), .text(formatDescription), .integer(options.keepRaw ? 1 : 0)])
+                  .integer(Int64(linkType)), .text(formatDescription), .integer(options.keepRaw ? 1 : 0),
+                  .text(RecorderLiveness.currentToken())])
         captureID = db.lastInsertRowID
         writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw, keepKeys: options.keepKeys)
         decoder = PacketDecoder(options: .forCapture(CaptureInfo(format: format, linkType: linkType, formatDescription: formatDescription), keepKeys: options.keepKeys))

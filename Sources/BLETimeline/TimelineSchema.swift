@@ -22,7 +22,9 @@ public enum TimelineSchema {
         warnings TEXT NOT NULL DEFAULT '[]',
         malformed_packets INTEGER NOT NULL DEFAULT 0,
         dropped_packets INTEGER NOT NULL DEFAULT 0,
-        raw_kept INTEGER NOT NULL DEFAULT 1
+        raw_kept INTEGER NOT NULL DEFAULT 1,
+        -- While status is 'recording': which process records it (RecorderLiveness).
+        recorder TEXT
     );
     CREATE TABLE IF NOT EXISTS packet (
         rowid INTEGER PRIMARY KEY,
