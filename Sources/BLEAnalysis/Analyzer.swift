@@ -34,7 +34,7 @@ public enum Analyzer {
         for row in recording {
             guard let id = row[0].int64 else { continue }
             if let token = row[1].string, RecorderLiveness.isRunning(token) { continue }
-            let warning = "\(row[2].string ?? "recording"): the recorder stopped without finishing the recording (killed?); the timeline keeps what it had committed"
+            let warning = "\(row[2].string ?? "recording"): \(FindingsEngine.abandonedRecordingWarning) (killed?); the timeline keeps what it had committed"
             try db.run("""
                 UPDATE capture SET status = 'truncated', recorder = NULL,
                        warnings = json_insert(coalesce(warnings, '[]'), '$[#]', ?2)

@@ -65,16 +65,25 @@ struct FindingsEngine {
 
     // MARK: - Capture
 
+    /// What `Analyzer.endAbandonedRecordings` writes into the capture's warnings.
+    static let abandonedRecordingWarning = "the recorder stopped without finishing the recording"
+
     func captureFindings(_ connections: [ConnectionFacts]) throws -> [Finding] {
         var out: [Finding] = []
         let rows = try db.rows("SELECT status, warnings, dropped_packets, records FROM capture WHERE id = ?1", [.integer(captureID)])
         if let r = rows.first {
             let status = r[0].string ?? ""
             if status != "complete" {
+                let warnings = try db.rows("SELECT value FROM capture, json_each(capture.warnings) WHERE capture.id = ?1",
+                                           [.integer(captureID)]).compactMap { $0[0].string }
+                let abandoned = warnings.contains { $0.contains(Self.abandonedRecordingWarning) }
+                let title = abandoned ? "The recording stopped without finishing (the recorder was killed?)"
+                    : status == "truncated" ? "The capture file ends in the middle of a record"
+                    : "The capture file is damaged; it was read up to the damage"
+                let said = warnings.isEmpty ? "" : warnings.joined(separator: "; ") + ". "
                 out.append(Finding(connectionID: nil, captureID: captureID, severity: .warning, code: "capture-gap",
-                                   title: status == "truncated" ? "The capture file ends in the middle of a record"
-                                                                : "The capture file is damaged; it was read up to the damage",
-                                   detail: "\(r[1].string ?? ""). Packets after the cut are missing, so the end of every connection still open there is unknown.",
+                                   title: title,
+                                   detail: said + "Packets after the cut are missing, so the end of every connection still open there is unknown.",
                                    evidence: [r[3].int ?? 0].filter { $0 > 0 }))
             }
             if let dropped = r[2].int, dropped > 0 {

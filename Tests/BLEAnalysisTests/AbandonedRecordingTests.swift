@@ -52,5 +52,8 @@ struct AbandonedRecordingTests {
         // The first 150 records hold the GATT discovery: its transactions are now in the timeline.
         #expect(try store.database.scalarInt("SELECT count(*) FROM att_transactions") ?? 0 > 0)
         #expect(try store.database.scalarInt("SELECT count(*) FROM analysis_state WHERE capture_id = ?1", [.integer(id)]) == 1)
+        let gap = try store.database.rows("SELECT title, detail FROM findings WHERE code = 'capture-gap'").first
+        #expect(gap?[0].string == "The recording stopped without finishing (the recorder was killed?)")
+        #expect(gap?[1].string?.hasPrefix("stdin: the recorder stopped without finishing the recording") == true)
     }
 }
