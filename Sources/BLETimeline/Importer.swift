@@ -241,23 +241,19 @@ func jsonArray(_ items: [String]) -> String {
 }
 
 /// Wall-clock seconds between stages, for `ImportOptions.stageTimer` (a no-op without one).
+/// The standard library's monotonic `ContinuousClock`, as `replay --bench` times itself.
 struct StageClock {
     let report: (@Sendable (String, Double) -> Void)?
-    private var last = StageClock.now()
+    private var last = ContinuousClock.now
 
     init(report: (@Sendable (String, Double) -> Void)?) { self.report = report }
 
     mutating func lap(_ stage: String) {
         guard let report else { return }
-        let t = Self.now()
-        report(stage, t - last)
-        last = t
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let now = ContinuousClock.now
+        let (seconds, attoseconds) = (now - last).components
+        report(stage, Double(seconds) + Double(attoseconds) / 1e18)
+        last = now
     }
 }
 

@@ -3,7 +3,7 @@ import BLECore
 /// Prepare Write Request: queue part of a long write (Core v5.4 Vol 3 Part F 3.4.6.1).
 ///
 /// Wire layout: `16 | Attribute Handle (2, LE) | Value Offset (2, LE) | Part Attribute Value (rest)`.
-public struct ATTPrepareWriteRequest: ATTPDUBody {
+public struct ATTPrepareWriteRequest: ATTPreparedWriteLayout {
     public static let opcode = ATTOpcode.prepareWriteRequest
     public var attributeHandle: UInt16
     public var valueOffset: UInt16
@@ -13,28 +13,5 @@ public struct ATTPrepareWriteRequest: ATTPDUBody {
         self.attributeHandle = attributeHandle
         self.valueOffset = valueOffset
         self.partAttributeValue = partAttributeValue
-    }
-
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        attributeHandle = try r.readUInt16(.little, "Attribute Handle")
-        valueOffset = try r.readUInt16(.little, "Value Offset")
-        partAttributeValue = Array(r.readRemaining())
-    }
-
-    public func appendParameters(to bytes: inout [UInt8]) {
-        bytes.append(le16: attributeHandle)
-        bytes.append(le16: valueOffset)
-        bytes += partAttributeValue
-    }
-
-    public var fields: [(String, String)] {
-        [("Attribute Handle", handleString(attributeHandle)),
-         ("Value Offset", String(valueOffset)),
-         ("Part Attribute Value", hexString(partAttributeValue))]
-    }
-
-    /// `Prepare Write Request, Handle: 0x0021, Offset: 18`.
-    public var summary: String {
-        "\(Self.opcode.name), Handle: \(handleString(attributeHandle)), Offset: \(valueOffset)"
     }
 }

@@ -3,7 +3,7 @@ import BLECore
 /// Write Request: write a value, acknowledged by a Write Response (Core v5.4 Vol 3 Part F 3.4.5.1).
 ///
 /// Wire layout: `12 | Attribute Handle (2, LE) | Attribute Value (rest of the PDU)`.
-public struct ATTWriteRequest: ATTPDUBody {
+public struct ATTWriteRequest: ATTHandleValueLayout {
     public static let opcode = ATTOpcode.writeRequest
     public var attributeHandle: UInt16
     public var attributeValue: [UInt8]
@@ -12,21 +12,4 @@ public struct ATTWriteRequest: ATTPDUBody {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
     }
-
-    public init(parameters r: inout ByteReader) throws(DecodeError) {
-        attributeHandle = try r.readUInt16(.little, "Attribute Handle")
-        attributeValue = Array(r.readRemaining())
-    }
-
-    public func appendParameters(to bytes: inout [UInt8]) {
-        bytes.append(le16: attributeHandle)
-        bytes += attributeValue
-    }
-
-    public var fields: [(String, String)] {
-        [("Attribute Handle", handleString(attributeHandle)), ("Attribute Value", hexString(attributeValue))]
-    }
-
-    /// `Write Request, Handle: 0x0021`.
-    public var summary: String { "\(Self.opcode.name), Handle: \(handleString(attributeHandle))" }
 }
