@@ -113,14 +113,11 @@ enum StreamDetection {
             if flags & 2 == 0 { return fits(0x02, at: s) }
             return fits(flags & 1 == 0 ? 0x01 : 0x04, at: s)
         case .monitor:
+            // Only command, event, ACL and ISO records are used to recognise the stream.
             guard flags >> 16 < 0x100 else { return false }
-            switch flags & 0xFFFF {
-            case 2: return fits(0x01, at: s)
-            case 3: return fits(0x04, at: s)
-            case 4, 5: return fits(0x02, at: s)
-            case 18, 19: return fits(0x05, at: s)
-            default: return false
-            }
+            let kind = MonitorOpcode(rawValue: UInt16(flags & 0xFFFF)).classification.kind
+            guard [.command, .event, .acl, .iso].contains(kind), let type = H4PacketType(kind: kind) else { return false }
+            return fits(type.rawValue, at: s)
         default:
             return false
         }
