@@ -93,7 +93,9 @@ public struct DeviceGATT: Sendable {
                 AND opcode IN (0x0A, 0x0C, 0x12, 0x16, 0x52, 0xD2, 0x1B, 0x1D)
                 AND \(GATTServerSide.sql(direction: "direction", opcode: "opcode")) = ?1
                 """, [.text(side.rawValue)]).compactMap { $0[0].int }.map { UInt16(truncatingIfNeeded: $0) }
-            d.undiscoveredHandles = d.database.isEmpty ? [] : d.database.undiscoveredHandles(used: Set(used))
+            // With no discovery at all, every handle used is one never discovered (a client with a
+            // cached database): listed with its values rather than dropped.
+            d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used))
             if let a = d.address, let info = try db.rows("""
                 SELECT name, manufacturer, model, firmware_revision, hardware_revision, software_revision, serial_number,
                        company_id, company_name, appearance FROM device WHERE address = ?1
