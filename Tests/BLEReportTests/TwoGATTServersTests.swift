@@ -48,8 +48,11 @@ struct TwoGATTServersTests {
         #expect(try rows("SELECT server, handle, hex(value), source FROM gatt_value WHERE handle IN (8, 10) ORDER BY server, handle") == [
             "local 10 EA070C01120001020000 notification", "remote 8 05 notification",
         ])
-        // The Device Name the bike read is the phone's: it is not the bike's name.
+        // The Device Name the bike read is the phone's: it is not the bike's name, in the timeline
+        // or in `report`'s per-device facts.
         #expect(try db.rows("SELECT name FROM devices WHERE address = ?1", [.text(Self.bike)]).first?[0].string == nil)
+        let facts = try CaptureFactsLoader.load(store, input: "two-servers.btsnoop")
+        #expect(facts.flatMap(\.connections).map(\.identity) == [DeviceIdentity()])
     }
 
     @Test func gattShowsTheBikesServiceUnderTheBikeAndThePhonesAsTheLocalServer() throws {
