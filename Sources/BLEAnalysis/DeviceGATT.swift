@@ -27,6 +27,8 @@ public struct DeviceGATT: Sendable {
     public var isLocalServer: Bool = false
     /// For the local server: the peers that were its clients, with the link-layer role each had.
     public var clients: [Client] = []
+    /// For the local server: the capture whose local device it is.
+    public var captureFileName: String?
     /// For the local server: the clients that were the central (LE Connection Complete role 0x01).
     public var centrals: [String] { clients.filter { $0.role == "central" }.map(\.address) }
 
@@ -46,12 +48,14 @@ public struct DeviceGATT: Sendable {
         let db = store.database
         var devices: [String: DeviceGATT] = [:]
         var order: [String] = []
-        let localKey = "local GATT server"
         let sides = try serversWithData(db)
         for row in try db.rows("""
-            SELECT id, peer_address, peer_address_type, role FROM connection WHERE transport = 'le' AND status = 0 ORDER BY id
+            SELECT c.id, c.peer_address, c.peer_address_type, c.role, c.capture_id, k.file_name
+            FROM connection c LEFT JOIN capture k ON k.id = c.capture_id WHERE c.transport = 'le' AND c.status = 0 ORDER BY c.id
             """) {
             guard let id = row[0].int64 else { continue }
+            // Each capture's local device is its own (a timeline can hold several phones' captures).
+            let localKey = "local GATT server \(row[4].int ?? 0)"
             let asPeripheral = row[3].string == "peripheral"
             // The peer's own database: wherever the local device was central (the peer is
             // expected to be a server), and wherever the local device read one.
@@ -73,6 +77,7 @@ public struct DeviceGATT: Sendable {
                     devices[localKey] = DeviceGATT(address: nil, addressType: nil, connectionIDs: [], database: GATTDatabase(),
                                                    undiscoveredHandles: [])
                     devices[localKey]!.isLocalServer = true
+                    devices[localKey]!.captureFileName = row[5].string
                 }
                 let peerRole = asPeripheral ? "central" : row[3].string == "central" ? "peripheral" : "unknown"
                 let client = Client(address: row[1].string ?? "connection \(id)", role: peerRole)
@@ -81,8 +86,8 @@ public struct DeviceGATT: Sendable {
                 try merge(connection: id, server: .local, into: &devices[localKey]!.database, db: db)
             }
         }
-        // The local server last, after the devices (its connections are the peers' too).
-        if let i = order.firstIndex(of: localKey) { order.append(order.remove(at: i)) }
+        // The local servers last, after the devices (their connections are the peers' too).
+        order = order.filter { devices[$0]?.isLocalServer == false } + order.filter { devices[$0]?.isLocalServer == true }
         var out: [DeviceGATT] = []
         for key in order {
             guard var d = devices[key] else { continue }

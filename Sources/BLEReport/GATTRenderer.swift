@@ -26,10 +26,12 @@ public enum GATTRenderer {
 
     /// The first line of a server's entry: the peer device it belongs to, or the local device's
     /// own server with the peers that were its clients (whatever the link-layer roles were).
-    static func heading(_ d: DeviceGATT) -> String {
+    /// When the timeline holds several captures' local servers, each names its capture.
+    static func heading(_ d: DeviceGATT, severalLocal: Bool = false) -> String {
         if d.isLocalServer {
             let clients = d.clients.map { c in c.role == "unknown" ? c.address : "remote \(c.role) \(c.address)" }
-            return "Local GATT server (this device), read by " + (clients.isEmpty ? "an unknown client" : clients.joined(separator: ", "))
+            let device = severalLocal ? "this device in \(d.captureFileName ?? "its capture")" : "this device"
+            return "Local GATT server (\(device)), read by " + (clients.isEmpty ? "an unknown client" : clients.joined(separator: ", "))
         }
         var head = "Device \(d.address ?? "unknown address")" + (d.addressType.map { " (\($0))" } ?? "")
         if let n = d.name { head += " \"\(n)\"" }
@@ -40,8 +42,9 @@ public enum GATTRenderer {
     public static func text(_ devices: [DeviceGATT]) -> String {
         var out: [String] = []
         if devices.isEmpty { out.append("No LE connection in this timeline: no GATT database to show.") }
+        let severalLocal = devices.filter(\.isLocalServer).count > 1
         for d in devices {
-            out.append(heading(d))
+            out.append(heading(d, severalLocal: severalLocal))
             let identity = [("manufacturer", d.manufacturer), ("model", d.model), ("firmware", d.firmwareRevision),
                             ("hardware", d.hardwareRevision), ("software", d.softwareRevision), ("serial", d.serialNumber)]
                 .compactMap { k, v in v.map { "\(k) \($0)" } }
@@ -96,7 +99,7 @@ public enum GATTRenderer {
             }
             return .object([
                 ("address", JSON(d.address)), ("address_type", JSON(d.addressType)), ("local_server", .bool(d.isLocalServer)),
-                ("centrals", .array(d.centrals.map { .string($0) })),
+                ("capture", JSON(d.isLocalServer ? d.captureFileName : nil)), ("centrals", .array(d.centrals.map { .string($0) })),
                 ("clients", .array(d.clients.map { .object([("address", .string($0.address)), ("role", .string($0.role))]) })),
                 ("name", JSON(d.name)),
                 ("manufacturer", JSON(d.manufacturer)), ("model", JSON(d.model)), ("firmware_revision", JSON(d.firmwareRevision)),

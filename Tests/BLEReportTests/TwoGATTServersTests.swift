@@ -79,6 +79,22 @@ struct TwoGATTServersTests {
         #expect(json.contains("\"clients\":[{\"address\":\"\(Self.bike)\",\"role\":\"peripheral\"}]"))
     }
 
+    /// Two captures are two local devices as far as anyone knows: their servers are not merged.
+    @Test func eachCapturesLocalServerIsItsOwn() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        try SpecCapture.twoServers(confirmed: true).write(to: dir + "/a.btsnoop")
+        try SpecCapture.twoServers(confirmed: false).write(to: dir + "/b.btsnoop")
+        let store = try Support.timeline([dir + "/a.btsnoop", dir + "/b.btsnoop"], at: dir + "/t.db")
+        let devices = try DeviceGATT.load(store)
+        #expect(devices.map(\.isLocalServer) == [false, true, true])
+        #expect(devices[0].connectionIDs.count == 2)
+        #expect(devices.filter(\.isLocalServer).map(\.captureFileName) == ["a.btsnoop", "b.btsnoop"])
+        let text = GATTRenderer.text(devices)
+        #expect(text.contains("Local GATT server (this device in a.btsnoop), read by remote peripheral \(Self.bike)\n"))
+        #expect(text.contains("Local GATT server (this device in b.btsnoop), read by remote peripheral \(Self.bike)\n"))
+    }
+
     @Test func theLocalServersServiceChangedIsNotThePeers() throws {
         let (store, dir) = try timeline()
         defer { Support.remove(dir) }
