@@ -1,3 +1,4 @@
+import BLECapture
 import BLECore
 import BLETimeline
 
@@ -29,6 +30,9 @@ public struct DeviceGATT: Sendable {
     public var clients: [Client] = []
     /// For the local server: the capture whose local device it is.
     public var captureFileName: String?
+    /// For the local server: the capture is a sniffer's, so "local" is the link's central (the side
+    /// a sniffer records as `tx`), not a device that made the capture.
+    public var isAirCapture = false
     /// For the local server: the clients that were the central (LE Connection Complete role 0x01).
     public var centrals: [String] { clients.filter { $0.role == "central" }.map(\.address) }
 
@@ -50,7 +54,7 @@ public struct DeviceGATT: Sendable {
         var order: [String] = []
         let sides = try serversWithData(db)
         for row in try db.rows("""
-            SELECT c.id, c.peer_address, c.peer_address_type, c.role, c.capture_id, k.file_name
+            SELECT c.id, c.peer_address, c.peer_address_type, c.role, c.capture_id, k.file_name, k.link_type
             FROM connection c LEFT JOIN capture k ON k.id = c.capture_id WHERE c.transport = 'le' AND c.status = 0 ORDER BY c.id
             """) {
             guard let id = row[0].int64 else { continue }
@@ -78,6 +82,7 @@ public struct DeviceGATT: Sendable {
                                                    undiscoveredHandles: [])
                     devices[localKey]!.isLocalServer = true
                     devices[localKey]!.captureFileName = row[5].string
+                    devices[localKey]!.isAirCapture = row[6].int.map { PcapLinkType(rawValue: UInt32(truncatingIfNeeded: $0)).isAirCapture } ?? false
                 }
                 let peerRole = asPeripheral ? "central" : row[3].string == "central" ? "peripheral" : "unknown"
                 let client = Client(address: row[1].string ?? "connection \(id)", role: peerRole)
@@ -99,8 +104,9 @@ public struct DeviceGATT: Sendable {
                 AND \(GATTServerSide.sql(direction: "direction", opcode: "opcode")) = ?1
                 """, [.text(side.rawValue)]).compactMap { $0[0].int }.map { UInt16(truncatingIfNeeded: $0) }
             // With no discovery at all, every handle used is one never discovered (a client with a
-            // cached database): listed with its values rather than dropped.
-            d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used))
+            // cached database): listed with its values rather than dropped; so is any value read
+            // by type (Read Using Characteristic UUID) at a handle no discovery revealed.
+            d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used).union(d.database.values.keys))
             if let a = d.address, let info = try db.rows("""
                 SELECT name, manufacturer, model, firmware_revision, hardware_revision, software_revision, serial_number,
                        company_id, company_name, appearance FROM device WHERE address = ?1

@@ -30,8 +30,9 @@ public enum GATTRenderer {
     static func heading(_ d: DeviceGATT, severalLocal: Bool = false) -> String {
         if d.isLocalServer {
             let clients = d.clients.map { c in c.role == "unknown" ? c.address : "remote \(c.role) \(c.address)" }
-            let device = severalLocal ? "this device in \(d.captureFileName ?? "its capture")" : "this device"
-            return "Local GATT server (\(device)), read by " + (clients.isEmpty ? "an unknown client" : clients.joined(separator: ", "))
+            let readBy = ", read by " + (clients.isEmpty ? "an unknown client" : clients.joined(separator: ", "))
+            if d.isAirCapture { return "The central's GATT server (air capture" + (severalLocal ? " \(d.captureFileName ?? "")" : "") + ")" + readBy }
+            return "Local GATT server (" + (severalLocal ? "this device in \(d.captureFileName ?? "its capture")" : "this device") + ")" + readBy
         }
         var head = "Device \(d.address ?? "unknown address")" + (d.addressType.map { " (\($0))" } ?? "")
         if let n = d.name { head += " \"\(n)\"" }

@@ -95,6 +95,25 @@ struct TwoGATTServersTests {
         #expect(text.contains("Local GATT server (this device in b.btsnoop), read by remote peripheral \(Self.bike)\n"))
     }
 
+    /// A peer that reads the phone's Device Name by UUID (Read Using Characteristic UUID, Vol 3
+    /// Part G 4.8.2) and discovers nothing: the local server is listed with that value, not dropped.
+    //  rx 08 01 00 FF FF 00 2A       Read By Type Request 0x0001-0xFFFF, type 2A00
+    //  tx 09 08 03 00 75 62 75 6E 74 75   Response: length 8, handle 0x0003, "ubuntu"
+    @Test func aValueReadByTypeWithoutDiscoveryIsListed() throws {
+        var c = SpecCapture()
+        c.connectionComplete(100, handle: 0x40, role: 0, peer: SpecCapture.twoServersPeer)
+        c.att(200, handle: 0x40, [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x2A], received: true)
+        c.att(210, handle: 0x40, [0x09, 0x08, 0x03, 0x00] + Array("ubuntu".utf8), received: false)
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        try c.write(to: dir + "/by-type.btsnoop")
+        let devices = try DeviceGATT.load(try Support.timeline([dir + "/by-type.btsnoop"], at: dir + "/t.db"))
+        let local = try #require(devices.first { $0.isLocalServer })
+        #expect(local.undiscoveredHandles == [0x0003])
+        #expect(GATTRenderer.text([local]).contains("    0x0003: 75 62 75 6e 74 75 \"ubuntu\" (read, packet 3)"))
+        #expect(devices.first { !$0.isLocalServer }?.database.values.isEmpty == true)
+    }
+
     @Test func theLocalServersServiceChangedIsNotThePeers() throws {
         let (store, dir) = try timeline()
         defer { Support.remove(dir) }
