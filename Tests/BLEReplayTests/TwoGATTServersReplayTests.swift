@@ -86,4 +86,35 @@ import Testing
         #expect(discovered.passed)
         #expect(discovered.message == "1 services, 1 characteristics: FFE0")
     }
+
+    /// The local device as peripheral (role 0x01) that discovers the remote central's own server
+    /// (as a watch reads an iPhone's Current Time): that database is the central's, so the model
+    /// of the central serves it, and no note says it has none. Its reads of the local server stay
+    /// the local server's.
+    //  rx 0A 03 00                        the central reads the local 0x0003
+    //  tx 0B 57 61 74 63 68               "Watch"
+    //  tx 10 01 00 FF FF 00 28            the local device asks the central for primary services
+    //  rx 11 06 01 00 04 00 05 18         0x0001-0x0004 1805 Current Time
+    //  tx 10 05 00 FF FF 00 28 / rx 01 10 05 00 0A   Attribute Not Found
+    @Test func aRemoteCentralsOwnServerIsServed() throws {
+        var c = SpecCapture()
+        let h: UInt16 = 0x41
+        c.connectionComplete(100, handle: h, role: 1, peer: SpecCapture.twoServersPeer)
+        c.att(150, handle: h, [0x0A, 0x03, 0x00], received: true)
+        c.att(160, handle: h, [0x0B] + Array("Watch".utf8), received: false)
+        c.att(200, handle: h, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], received: false)
+        c.att(230, handle: h, [0x11, 0x06, 0x01, 0x00, 0x04, 0x00, 0x05, 0x18], received: true)
+        c.att(240, handle: h, [0x10, 0x05, 0x00, 0xFF, 0xFF, 0x00, 0x28], received: false)
+        c.att(270, handle: h, [0x01, 0x10, 0x05, 0x00, 0x0A], received: true)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("remote-central-\(UUID().uuidString).btsnoop").path
+        try c.write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let session = try TestCaptures.session(path)
+        #expect(LocalPeripheralRole.remoteCentrals(session).isEmpty)
+        let model = try #require(ModelBuilder.build(session).peripherals.first)
+        #expect(model.gatt.services.map(\.uuid.uuidString) == ["1805"])
+        #expect(model.gatt.values.isEmpty)
+        let (r, _) = FaithfulReplay.run(session, configuration: ReplayConfiguration())
+        #expect(r.verdicts.first?.reproduced == true)
+    }
 }
