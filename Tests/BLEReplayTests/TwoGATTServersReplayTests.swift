@@ -117,4 +117,34 @@ import Testing
         let (r, _) = FaithfulReplay.run(session, configuration: ReplayConfiguration())
         #expect(r.verdicts.first?.reproduced == true)
     }
+
+    /// The phone uses the bike's handles from its cache (no discovery of the bike) while the bike
+    /// discovers the phone: a script's discovery finds no service, and a note says why.
+    //  rx 10 01 00 FF FF 00 28 / tx 11 06 01 00 05 00 05 18   the bike finds the phone's 1805
+    //  tx 12 09 00 01 00 / rx 13                               the phone enables FFE1 (CCCD 0x0009)
+    //  rx 1B 08 00 01                                          the bike notifies 0x0008
+    @Test func aScriptAgainstACachedDatabaseIsToldWhy() throws {
+        var c = SpecCapture()
+        let h: UInt16 = 0x40
+        c.connectionComplete(100, handle: h, role: 0, peer: SpecCapture.twoServersPeer)
+        c.att(150, handle: h, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], received: true)
+        c.att(160, handle: h, [0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0x05, 0x18], received: false)
+        c.att(200, handle: h, [0x12, 0x09, 0x00, 0x01, 0x00], received: false)
+        c.att(230, handle: h, [0x13], received: true)
+        c.att(300, handle: h, [0x1B, 0x08, 0x00, 0x01], received: true)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cached-\(UUID().uuidString).btsnoop").path
+        try c.write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let session = try TestCaptures.session(path)
+        let script = try CentralScript(parsing: Array("""
+            {"name": "discover", "steps": [{"scan": {}}, {"connect": {}}, {"discover": {}}]}
+            """.utf8), name: "discover.json")
+        let configuration = ScriptReplay.configuration(script, session: session, base: ReplayConfiguration(), unmatchedGiven: false)
+        let (r, _) = ScriptReplay.run(session, script: script, configuration: configuration)
+        #expect(r.checks.first { $0.label.contains("discover") }?.message == "0 services")
+        #expect(r.notes == ["the capture never shows the GATT services of F1:B1:6E:20:00:42 being discovered: the local host used its handles "
+                            + "0x0008, 0x0009 from a cached database, so a discovery against its simulation finds only what the recording answered"])
+        // With a discovered service there is no such note.
+        #expect(ScriptReplay.run(try Self.session(confirmed: true), script: script, configuration: configuration).0.notes.isEmpty)
+    }
 }
