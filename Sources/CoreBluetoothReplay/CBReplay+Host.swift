@@ -22,6 +22,7 @@ extension CBReplay {
         let p = object(for: link.peripheral)
         p.link = link
         let gatt = GATTClient(host: host, link: link)
+        gatt.pairsWhenRequired = true   // iOS pairs when a request needs it (Docs/replay.md "Security")
         p.gatt = gatt
         p.state = .connecting
         // iOS exchanges the MTU before the app hears of the connection.
@@ -39,7 +40,7 @@ extension CBReplay {
         p.link = nil
         p.gatt = nil
         p.state = .disconnected
-        for s in p.services ?? [] { for c in s.characteristics ?? [] { c.isNotifying = false } }
+        p.invalidateAttributes()
         guard !poweringOff, let m = activeManager else { return }
         let code = link.cbError(for: reason, mapping: world.configuration.disconnectMapping).map { CBError.Code(rawValue: $0) ?? .unknown }
         let error = code.map { CBError($0, hciReason: reason.rawValue) }

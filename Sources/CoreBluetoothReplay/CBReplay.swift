@@ -158,6 +158,7 @@ public final class CBReplay: CentralHostObserver {
                     p.state = .disconnected
                     p.link = nil
                     p.gatt = nil
+                    p.invalidateAttributes()
                 }
                 manager?.isScanning = false
             }
@@ -215,6 +216,7 @@ public final class CBReplay: CentralHostObserver {
         if let link = world.host.links.first(where: { $0.peripheral === p }) {
             o.link = link
             o.gatt = GATTClient(host: world.host, link: link)
+            o.gatt?.pairsWhenRequired = true
             o.state = .connected
         } else if world.host.pendingConnections.contains(where: { $0 === p }) {
             o.state = .connecting
