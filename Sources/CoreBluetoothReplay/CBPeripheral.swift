@@ -261,6 +261,16 @@ open class CBPeripheral: CBPeer {
         }
     }
 
+    /// `openL2CAPChannel(_:)`: L2CAP LE credit-based channels are not simulated (Docs/replay.md
+    /// "Not modelled"); the delegate hears `peripheral(_:didOpen:error:)` with no channel and
+    /// CBError.operationNotSupported, after the call, so code that opens channels runs and
+    /// takes its failure path.
+    open func openL2CAPChannel(_ PSM: CBL2CAPPSM) {
+        connected { link, _ in
+            deliver(on: link) { [self] d in d.peripheral(self, didOpen: nil, error: CBError(.operationNotSupported)) }
+        }
+    }
+
     open func readRSSI() {
         connected { link, _ in
             replay.world.scheduler.schedule(after: link.parameters.interval) { [self] in

@@ -45,7 +45,7 @@ extension CBReplay {
         let code = link.cbError(for: reason, mapping: world.configuration.disconnectMapping).map { CBError.Code(rawValue: $0) ?? .unknown }
         let error = code.map { CBError($0, hciReason: reason.rawValue) }
         if wasConnected {
-            m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.now, isReconnecting: false, error: error)
+            m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.absoluteTime, isReconnecting: false, error: error)
         } else {
             m.delegate?.centralManager(m, didFailToConnect: p, error: error ?? CBError(.connectionFailed, hciReason: reason.rawValue))
         }

@@ -16,6 +16,7 @@ final class DiscoveringApp: NSObject, CBCentralManagerDelegate, CBPeripheralDele
     var deliveredInsideCall = false
     var insideCall = false
     var connections = 0
+    var disconnectTimestamps: [(CFAbsoluteTime, TimeInterval)] = []
     var servicesAtDisconnect: [CBService]?? = .none
     var ready: ((DiscoveringApp, CBPeripheral) -> Void)?
     var onValue: ((DiscoveringApp, CBCharacteristic, (any Error)?) -> Void)?
@@ -61,6 +62,12 @@ final class DiscoveringApp: NSObject, CBCentralManagerDelegate, CBPeripheralDele
         connections += 1
         peripheral.delegate = self
         call { peripheral.discoverServices(nil) }
+    }
+    /// iOS 17's form (called instead of the shorter one): notes the timestamp, then as the shorter one.
+    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
+                        isReconnecting: Bool, error: (any Error)?) {
+        disconnectTimestamps.append((timestamp, clock.now))
+        centralManager(central, didDisconnectPeripheral: peripheral, error: error)
     }
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
         note("disconnect \((error as? CBError)?.code.rawValue ?? -1)")
