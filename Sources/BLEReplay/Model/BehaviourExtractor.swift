@@ -57,6 +57,7 @@ public struct BehaviourExtractor: Sendable {
         var pendingPeerIndication: Pending?
         var lastPeerPDU: Int64 = 0
         var longRead = LongRead()
+        var valueHistory = ValueHistory()
         // Encryption state when each request was sent (PeerBehaviour.plainAnswers/encryptedAnswers).
         let encryptedAt = c.security.first { if case .encryptionChange(0, true) = $0.kind { return true } else { return false } }?.time
         var plainAnswers = AnswerTable(), encryptedAnswers = AnswerTable()
@@ -109,6 +110,7 @@ public struct BehaviourExtractor: Sendable {
                         pendingPeerIndication = nil
                     }
                 default:
+                    if op == .writeCommand { valueHistory.wrote(p.bytes, at: p.time) }
                     steps.append(.init(action: .send(p.bytes), anchor: localAnchor.anchor, delay: p.time - localAnchor.time,
                                        offset: p.time, packetID: p.packetID))
                     let index = steps.count - 1
@@ -143,6 +145,7 @@ public struct BehaviourExtractor: Sendable {
                     let q = pendingLocal!
                     recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
                     longRead.answered(q.bytes, p.bytes, in: peerAnswers)
+                    valueHistory.answered(q.bytes, p.bytes, at: p.time)
                     pendingLocal = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .confirmation where pendingLocalIndication != nil:
@@ -151,6 +154,7 @@ public struct BehaviourExtractor: Sendable {
                     pendingLocalIndication = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
+                    valueHistory.sent(p.bytes, at: p.time)
                     let handle = (try? ATTPDU(decoding: p.bytes[...]))?.attributeHandle
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
                         peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time - s.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
@@ -224,6 +228,7 @@ public struct BehaviourExtractor: Sendable {
             typicalLatency: latencies.isEmpty ? 2 * params.interval : latencies[latencies.count / 2])
         var peerWithLongReads = peer
         peerWithLongReads.longReads = longRead.values
+        peerWithLongReads.valueHistory = valueHistory
         peerWithLongReads.plainAnswers = plainAnswers
         peerWithLongReads.encryptedAnswers = encryptedAnswers
         peerWithLongReads.security = SecurityOutcome(c.security, trigger: securityTrigger)

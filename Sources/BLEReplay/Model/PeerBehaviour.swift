@@ -55,6 +55,9 @@ public struct PeerBehaviour: Sendable {
     /// The answers split by the link's encryption when the request was sent: before the first
     /// recorded Encryption Change that turned encryption on, and after it. Used when the replay
     /// models the link's security (CoreBluetoothReplay); `answers` holds them all.
+    /// Every value the recording shows per attribute handle on this connection, with its offset
+    /// from the connection start (ValueHistory).
+    public var valueHistory = ValueHistory()
     public var plainAnswers = AnswerTable()
     public var encryptedAnswers = AnswerTable()
 

@@ -176,7 +176,11 @@ final class PeerSession {
                 return
             case .database:
                 emulator.mtu = max(emulator.mtu, link.mtu)
-                response = emulator.answer(pdu)
+                switch unrecordedRead(pdu) {
+                case .answer(let r): response = r
+                case .silent: return
+                case nil: response = emulator.answer(pdu)
+                }
             case .error(let code):
                 let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
                 response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: code)).encoded()
