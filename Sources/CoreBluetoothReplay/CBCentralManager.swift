@@ -77,7 +77,7 @@ open class CBCentralManager: CBManager {
         if peripheral.state == .connected, let link = peripheral.link, link.isUp {
             replay.world.scheduler.schedule(after: 0) { [self] in
                 guard peripheral.link === link, !detached else { return }
-                delegate?.centralManager(self, didConnect: peripheral)
+                replay.callApp(self) { delegate?.centralManager(self, didConnect: peripheral) }
             }
             return
         }
@@ -96,8 +96,10 @@ open class CBCentralManager: CBManager {
             peripheral.state = .disconnected
             replay.world.host.cancelConnect(peripheral.simulated)
             replay.world.scheduler.schedule(after: 0) { [self] in
-                delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: replay.clock.absoluteTime,
-                                         isReconnecting: false, error: nil)
+                replay.callApp(self) {
+                    delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: replay.clock.absoluteTime,
+                                             isReconnecting: false, error: nil)
+                }
             }
         case .connected, .connecting:
             peripheral.state = .disconnecting

@@ -21,7 +21,7 @@ extension CBPeripheral {
             return
         }
         guard self.link === link, let delegate else { return }
-        body(delegate)
+        replay.callApp(replay.activeManager) { body(delegate) }
     }
 }
 

@@ -29,6 +29,8 @@ public final class CBReplay: CentralHostObserver {
     /// `DispatchTime.now()` (uptime ns) noted when the app's code for the current event began
     /// (CBReplay+DispatchReference.swift).
     var dispatchReference: UInt64?
+    /// Marks the queue app code is running on (CBReplay+Queue.swift).
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// What the app's developer should know about the capture: one note per device the capture
     /// saw only as a remote central (the local device was the peripheral on every recorded
     /// connection to it), which the app can only meet as a peripheral with no GATT database.
@@ -165,7 +167,7 @@ public final class CBReplay: CentralHostObserver {
             state = newState
             if let m = manager, !m.detached {
                 m.state = newState
-                m.delegate?.centralManagerDidUpdateState(m)
+                callApp(m) { m.delegate?.centralManagerDidUpdateState(m) }
             }
         }
     }
@@ -202,10 +204,10 @@ public final class CBReplay: CentralHostObserver {
                     m.scanServices = s
                 }
                 if let o = r.scanOptions { dict[CBCentralManagerRestoredStateScanOptionsKey] = o }
-                m.delegate?.centralManager(m, willRestoreState: dict)
+                callApp(m) { m.delegate?.centralManager(m, willRestoreState: dict) }
             }
             m.state = state
-            m.delegate?.centralManagerDidUpdateState(m)
+            callApp(m) { m.delegate?.centralManagerDidUpdateState(m) }
         }
     }
 
