@@ -16,6 +16,8 @@ final class DiscoveringApp: NSObject, CBCentralManagerDelegate, CBPeripheralDele
     var deliveredInsideCall = false
     var insideCall = false
     var connections = 0
+    /// When set, only the peripheral with this identifier (CBReplay.identifier(for:)).
+    var targetIdentifier: UUID?
     var disconnectTimestamps: [(CFAbsoluteTime, TimeInterval)] = []
     var servicesAtDisconnect: [CBService]?? = .none
     var ready: ((DiscoveringApp, CBPeripheral) -> Void)?
@@ -52,7 +54,8 @@ final class DiscoveringApp: NSObject, CBCentralManagerDelegate, CBPeripheralDele
     }
     func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
         guard self.peripheral == nil, (advertisementData[CBAdvertisementDataIsConnectable] as? NSNumber)?.boolValue ?? true else { return }
-        if let target, advertisementData[CBAdvertisementDataLocalNameKey] as? String != target, peripheral.name != target { return }
+        if let targetIdentifier, peripheral.identifier != targetIdentifier { return }
+        if targetIdentifier == nil, let target, advertisementData[CBAdvertisementDataLocalNameKey] as? String != target, peripheral.name != target { return }
         self.peripheral = peripheral
         central.stopScan()
         central.connect(peripheral)
@@ -73,6 +76,11 @@ final class DiscoveringApp: NSObject, CBCentralManagerDelegate, CBPeripheralDele
         note("disconnect \((error as? CBError)?.code.rawValue ?? -1)")
         servicesAtDisconnect = .some(peripheral.services)
         onDisconnect?(self, peripheral)
+    }
+    /// A failed attempt is tried again, as apps do (iOS attempts never time out by themselves).
+    func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
+        note("fail \((error as? CBError)?.code.rawValue ?? -1)")
+        central.connect(peripheral)
     }
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         note("services \((peripheral.services ?? []).map(\.uuid.uuidString).joined(separator: ","))")

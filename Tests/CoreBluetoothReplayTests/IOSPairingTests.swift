@@ -67,3 +67,32 @@ extension Array {
         count < n ? [] : (0...(count - n)).map { self[$0..<($0 + n)] }
     }
 }
+
+/// On a real Android capture (../shared/captures/android-lock-pairing.btsnoop, tshark): Write
+/// Request 0x003F `02 50` (frame 756) -> 0x05 Insufficient Authentication (758), Pairing Request
+/// (759, LE Secure Connections with passkey), Encryption Change (1008) 25.231652 s later, the same
+/// write (1045) -> Write Response (1047). The app's write succeeds after the recorded pairing.
+@Suite struct IOSPairingRealCaptureTests {
+    static let path = "\(Samples.packageRoot)/../shared/captures/android-lock-pairing.btsnoop"
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: path)))
+    func aWriteRefusedForAuthenticationSucceedsAfterTheRecordedPairing() throws {
+        let replay = try CBReplay(capture: Self.path)
+        let app = DiscoveringApp(replay: replay, target: nil)
+        app.targetIdentifier = CBReplay.identifier(for: try #require(replay.peripheral("FF:B8:37:72:4F:F8")).model)
+        var wroteAt: TimeInterval?
+        app.ready = { app, p in
+            guard wroteAt == nil, let c = app.characteristic("FD47416A-95FB-4206-88B5-B4A8045F75DD") else { return }
+            wroteAt = app.clock.now
+            p.writeValue(Data([0x02, 0x50]), for: c, type: .withResponse)
+        }
+        replay.run(for: 120)
+        let start = try #require(wroteAt)
+        // The first recorded connection failed to be established (0x3E, frame 570): didFailToConnect, then the app retries.
+        #expect(app.log.first?.hasSuffix("fail 10") == true)
+        let line = try #require(app.log.first { $0.contains("wrote FD47416A-95FB-4206-88B5-B4A8045F75DD") })
+        #expect(line.hasSuffix("wrote FD47416A-95FB-4206-88B5-B4A8045F75DD"))   // no error
+        let t = try #require(Double(line.split(separator: " ")[0]))
+        #expect(t - start >= 25.231652)
+    }
+}
