@@ -33,8 +33,8 @@ public struct TimelineQuery {
         return overflow ? (ts < origin ? .min : .max) : d
     }
 
-    /// The SQL that selects the packets `filter` names, and the values it binds. Time windows
-    /// and the limit are applied while walking (they depend on each capture's origin).
+    /// The SQL that selects the packets `filter` names, and the values it binds. Time windows,
+    /// the attribute handle (`AttributeHandleMatch`) and the limit are applied while walking.
     func selection(_ filter: PacketFilter) -> SQLConditions {
         var q = SQLConditions()
         if let c = filter.captureID { q.add(PacketKey.inCapture(q.bind(.integer(c)), column: "p.rowid")) }
@@ -48,15 +48,6 @@ public struct TimelineQuery {
             q.add("""
                 (p.connection_id IN (SELECT id FROM connection WHERE peer_address = \(v))
                  OR p.rowid IN (SELECT \(PacketKey.sql(capture: "capture_id", frame: "packet_id")) FROM adv_report WHERE address = \(v)))
-                """)
-        }
-        if let h = filter.attributeHandle {
-            let v = q.bind(.integer(Int64(h)))
-            q.add("""
-                p.rowid IN (SELECT \(PacketKey.sql(capture: "capture_id", frame: "packet_id")) FROM att_pdu WHERE handle = \(v)
-                            UNION SELECT \(PacketKey.sql(capture: "c.capture_id", frame: "t.response_packet_id"))
-                                  FROM att_transaction t JOIN connection c ON c.id = t.connection_id
-                                  WHERE t.handle = \(v) AND t.response_packet_id IS NOT NULL)
                 """)
         }
         if let o = filter.attOpcode {
@@ -94,10 +85,12 @@ public struct TimelineQuery {
         let s = try db.prepare(sql)
         try s.bind(q.values)
         let details = filter.withFields ? try PacketDetailsReader(database: db, captureID: filter.captureID) : nil
+        let handleKeys = try filter.attributeHandle.map { try AttributeHandleMatch.keys(handle: $0, captureID: filter.captureID, db: db) }
         var emitted = 0
         while try s.step() {
             if let limit = filter.limit, emitted >= limit { break }
             let captureID = s.int64(0)
+            if let handleKeys, !handleKeys.contains(PacketKey.make(capture: captureID, frame: s.int(1))) { continue }
             let ts = s.int64(2)
             let origin = origins[captureID]
             if let since = filter.since, ts < since.absolute(origin: origin ?? ts) { continue }
