@@ -27,8 +27,8 @@ public enum ScriptReplay {
                                                      names: names) {
             result.notes.append(note)
         }
-        if !result.finished { result.events.append("\(VirtualDuration.format(world.now))  limit reached at \(runner.currentLabel)") }
-        for f in world.firedFaults { result.events.append("\(VirtualDuration.format(f.time))  fault fired: \(f.fault)") }
+        if !result.finished { result.events.append("\(TimeLabel.replay(world.now))  limit reached at \(runner.currentLabel)") }
+        for f in world.firedFaults { result.events.append("\(TimeLabel.replay(f.time))  fault fired: \(f.fault)") }
         for u in world.unmatchedRequests {
             result.checks.append(ScriptCheck(label: "request the recording never saw", passed: false,
                                              message: ReplayComparison.describe(u.pdu, fromCentral: true) + " (--unmatched strict)", time: u.time))
