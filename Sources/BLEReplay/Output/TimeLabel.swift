@@ -1,7 +1,9 @@
 /// How replay output writes a time: every time names what it counts from (Docs/replay.md "Times").
 ///
 /// - `t+12.345678 s (capture)`: a faithful replay's virtual time, whose zero is the capture's
-///   first HCI record, so it reads as the capture's own time (`timeline`'s second column);
+///   earliest non-note timestamp (`RecordingLoader`), so it reads as the capture's own time
+///   (`timeline`'s second column, whose origin is the first non-note record: the same instant
+///   unless the capture's clock steps back);
 /// - `t+0.203823 s (replay)`: a scripted replay's virtual time, whose zero is the start of the
 ///   simulation (the script's central starts with nothing recorded before it);
 /// - `+1.200000 s into conn 3`: time since connection 3 was established (its LE Connection
