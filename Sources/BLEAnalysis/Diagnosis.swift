@@ -141,13 +141,16 @@ public enum DiagnosisLoader {
             WHERE capture_id = ?1 ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rowid
             """, [.integer(captureID)])
         let packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE rowid = \(PacketKey.sql(capture: "?1", frame: "?2"))")
+        let values = try CharacteristicValueLookup(database: db)
         return try rows.map { r in
             let evidenceIDs = (r[5].string ?? "[]").trimmingCharacters(in: "[]").split(separator: ",").compactMap { Int($0) }
             var evidence: [ConnectionDiagnosis.Evidence] = []
             for id in evidenceIDs {
                 try packet.bind([.integer(captureID), .integer(Int64(id))])
                 if try packet.step() {
-                    evidence.append(.init(packetID: id, timestamp: packet.int64(0), summary: packet.text(1) ?? ""))
+                    // A standard characteristic's value, decoded (GATT Specification Supplement).
+                    let value = try values.value(captureID: captureID, frame: id).map { " — \($0.value.name): \($0.value.summary)" } ?? ""
+                    evidence.append(.init(packetID: id, timestamp: packet.int64(0), summary: (packet.text(1) ?? "") + value))
                 }
                 packet.reset()
             }

@@ -55,7 +55,7 @@ public enum FaithfulReplay {
         }
         let result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: verdicts,
                                           classicConnections: session.classicConnections,
-                                          firedFaults: world.firedFaults.map { "\(VirtualDuration.format($0.time)) \($0.fault)" },
+                                          firedFaults: world.firedFaults.map { "\(TimeLabel.capture($0.time)) \($0.fault)" },
                                           eventsRun: world.scheduler.eventsRun, simulatedSpan: world.now, notes: notes)
         return (result, world)
     }

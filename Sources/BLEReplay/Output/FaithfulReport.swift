@@ -17,7 +17,7 @@ public enum FaithfulReport {
             lines.append(head)
             if let rule = v.endingRule { lines.append("      peripheral: \(rule)") }
             if let d = v.divergence {
-                lines.append("      first divergence (\(d.kind)) at \(VirtualDuration.format(d.time)) into the connection:")
+                lines.append("      first divergence (\(d.kind)) at \(TimeLabel.intoConnection(d.time, v.connectionID)):")
                 lines.append("        expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")")
                 lines.append("        got:      \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
             }
@@ -57,12 +57,13 @@ public enum FaithfulReport {
             ("recorded_end", .string(v.recordedEnd)),
             ("simulated_end", .string(v.simulatedEnd)),
             ("max_timing_error_us", .int(v.maxTimingError)),
+            ("duration_us", .int(v.duration)),
             ("peripheral_ending", v.endingRule.map { .string($0) } ?? .null),
         ]
         if let d = v.divergence {
             fields.append(("divergence", .object([
                 ("kind", .string(d.kind)),
-                ("time_us", .int(d.time)),
+                ("time_into_connection_us", .int(d.time)),
                 ("expected", .string(d.expected)),
                 ("expected_packet_id", JSON(d.expectedPacketID)),
                 ("got", .string(d.got)),
@@ -75,7 +76,7 @@ public enum FaithfulReport {
         return .object(fields)
     }
 
-    /// One testcase per connection.
+    /// One testcase per connection; its `time` is the simulated connection's duration in virtual seconds.
     public static func junit(_ results: [FaithfulReplayResult]) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
@@ -83,13 +84,13 @@ public enum FaithfulReport {
                 var failure: (String, String)?
                 if let d = v.divergence {
                     failure = ("\(d.kind): expected \(d.expected), got \(d.got)",
-                               "first divergence at \(VirtualDuration.format(d.time)) into the connection\n"
+                               "first divergence at \(TimeLabel.intoConnection(d.time, v.connectionID))\n"
                                + "expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")\n"
                                + "got: \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
                 }
                 cases.append(.init(className: "replay.\(r.session)",
                                    name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind))",
-                                   time: 0, failure: failure))
+                                   time: Double(v.duration) / 1e6, failure: failure))
             }
         }
         let notes = results.flatMap { r in

@@ -1,5 +1,6 @@
 import BLECore
 import BLEAnalysis
+import BLEDecode
 import BLETimeline
 
 /// Reads `CaptureFacts` out of an analysed timeline, one per capture it holds.
