@@ -29,6 +29,10 @@ public enum ScriptReplay {
         }
         if !result.finished { result.events.append("\(VirtualDuration.format(world.now))  limit reached at \(runner.currentLabel)") }
         for f in world.firedFaults { result.events.append("\(VirtualDuration.format(f.time))  fault fired: \(f.fault)") }
+        for f in world.unfiredFaults {
+            result.checks.append(ScriptCheck(label: "fault \(f) fires", passed: false,
+                                             message: "--inject '\(f)' never fired: \(FaithfulReport.neverFiredReason)", time: world.now))
+        }
         for u in world.unmatchedRequests {
             result.checks.append(ScriptCheck(label: "request the recording never saw", passed: false,
                                              message: ReplayComparison.describe(u.pdu, fromCentral: true) + " (--unmatched strict)", time: u.time))
