@@ -56,7 +56,11 @@ import Testing
         #expect(try Tool.run(["import", Support.sample("pairing-failed.btsnoop"), "--db", dir + "/a.db"]).status == 0)
         let ok = try Tool.run(["export", dir + "/a.db", "--format", "btsnoop", "-o", dir + "/a.btsnoop"])
         #expect(ok.status == 0)
-        #expect(Support.read(dir + "/a.btsnoop") == Support.read(Support.sample("pairing-failed.btsnoop")))
+        // The pairing's Confirm and Random values are zeroed (key material); nothing else changes.
+        let exported = Array(Support.read(dir + "/a.btsnoop")), source = Array(Support.read(Support.sample("pairing-failed.btsnoop")))
+        #expect(exported.count == source.count)
+        #expect(zip(exported, source).filter { $0 != $1 }.allSatisfy { $0.0 == 0 })
+        #expect(exported != source)
         let trace = try Tool.run(["export", dir + "/a.db", "--format", "trace", "-o", dir + "/a.json"])
         #expect(trace.status == 0)
         #expect(String(decoding: Support.read(dir + "/a.json"), as: UTF8.self).hasPrefix("{\"traceEvents\":["))
