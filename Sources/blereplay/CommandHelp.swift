@@ -53,7 +53,7 @@ struct CommandHelp: Sendable {
         var lines = ["## \(name)", "", "```", "blereplay \(name) \(arguments)", "```", "", summary, "",
                      "| option | |", "|---|---|"]
         for o in options {
-            lines.append("| `\(o.spelling)` | \(o.help.replacingPipes) |")
+            lines.append("| `\(o.spelling.replacingPipes)` | \(o.help.replacingPipes) |")
         }
         return lines.joined(separator: "\n")
     }
