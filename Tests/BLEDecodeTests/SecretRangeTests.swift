@@ -45,6 +45,17 @@ import BLECore
         #expect(d.decode(Self.record(4, .event, .received, ret)).secretRanges.map(\.range) == [9..<25])
     }
 
+    /// btmon (btsnoop 2001) records carry the HCI packet without a type byte, on a controller
+    /// index: the same positions.
+    @Test func monitorRecordOnSecondController() {
+        var d = PacketDecoder(options: DecoderOptions(payloadOffsetInRecord: 24))
+        // Link Key Notification (7.7.24) from controller 1: monitor opcode 3 (event).
+        let payload = hx("18 17 0C 0B 0A DC 1B 00") + Self.key + [0x04]
+        let record = CaptureRecord(frameNumber: 5, timestamp: 0, direction: .received, kind: .event, payload: payload,
+                                   fileOffset: 400, controllerIndex: 1, rawType: 3)
+        #expect(d.decode(record).secretRanges == [SecretRange(frame: 5, range: 8..<24, what: "Link Key")])
+    }
+
     @Test func notKeyMaterial() {
         var d = PacketDecoder()
         // LE Long Term Key Request (7.7.65.5): Rand and EDIV name a key; they are not one.
