@@ -2,9 +2,11 @@ import BLECore
 import BLEDecode
 
 /// `--seed N --runs K` (Docs/replay.md "Seeded fault runs"): K runs, each with one fault drawn
-/// from the seeded generator and placed on something the recording shows the peripheral
-/// receiving, then a summary of which runs broke the expectations. Each run prints its fault
-/// in the `--inject` grammar so it can be re-run alone.
+/// from the seeded generator and placed on something the central sends (the recorded central's
+/// requests, or a script's, counted in a run without the fault) and can happen on its links
+/// (a MIC failure only where a link was encrypted), then a summary of which runs broke the
+/// expectations and which faults never fired. Each run prints its fault in the `--inject`
+/// grammar so it can be re-run alone.
 public enum FaultFuzzer {
     public struct Run: Sendable {
         public var index: Int
