@@ -13,7 +13,7 @@ public enum HCIKeyMaterial {
     /// Key material in an HCI command packet.
     public static func commandSecrets(_ payload: [UInt8], frame: Int) -> [SecretRange] {
         guard payload.count > 3 else { return [] }
-        let opcode = UInt16(payload[0]) | UInt16(payload[1]) << 8
+        let opcode = HCIOpcode(UInt16(payload[0]) | UInt16(payload[1]) << 8)
         return Redaction.clamped(commandParts(opcode, parameterCount: payload.count - 3),
                                  headerLength: 3, count: payload.count, frame: frame)
     }
@@ -25,17 +25,17 @@ public enum HCIKeyMaterial {
     }
 
     /// Secret parameter ranges of a command (positions in its parameters).
-    static func commandParts(_ opcode: UInt16, parameterCount: Int) -> [(String, Range<Int>)] {
+    static func commandParts(_ opcode: HCIOpcode, parameterCount: Int) -> [(String, Range<Int>)] {
         switch opcode {
-        case 0x040B: [("Link Key", 6..<22)]                  // Link Key Request Reply: BD_ADDR, Link_Key (7.1.10)
-        case 0x040D: [("PIN Code", 7..<23)]                  // PIN Code Request Reply: BD_ADDR, length, PIN (7.1.12)
-        case 0x0430: [("OOB C and R", 6..<38)]               // Remote OOB Data Request Reply: BD_ADDR, C, R (7.1.34)
-        case 0x0445: [("OOB C and R", 6..<70)]               // Remote OOB Extended Data Request Reply (7.1.53)
-        case 0x0C11: linkKeyArray(parameterCount)            // Write Stored Link Key: n, {BD_ADDR, Link_Key} (7.3.9)
-        case 0x2017: [("LE Encrypt Key", 0..<16)]            // LE Encrypt: Key, Plaintext_Data (7.8.22)
-        case 0x2019: [("LTK", 12..<28)]                      // LE Enable Encryption: handle, Rand, EDIV, LTK (7.8.24)
-        case 0x201A: [("LTK", 2..<18)]                       // LE Long Term Key Request Reply: handle, LTK (7.8.25)
-        case 0x2027: [("IRK", 7..<39)]                       // LE Add Device To Resolving List: type, address, peer IRK, local IRK (7.8.38)
+        case .linkKeyRequestReply: [("Link Key", 6..<22)]                  // Link Key Request Reply: BD_ADDR, Link_Key (7.1.10)
+        case .pinCodeRequestReply: [("PIN Code", 7..<23)]                  // PIN Code Request Reply: BD_ADDR, length, PIN (7.1.12)
+        case .remoteOOBDataRequestReply: [("OOB C and R", 6..<38)]               // Remote OOB Data Request Reply: BD_ADDR, C, R (7.1.34)
+        case .remoteOOBExtendedDataRequestReply: [("OOB C and R", 6..<70)]               // Remote OOB Extended Data Request Reply (7.1.53)
+        case .writeStoredLinkKey: linkKeyArray(parameterCount)            // Write Stored Link Key: n, {BD_ADDR, Link_Key} (7.3.9)
+        case .leEncrypt: [("LE Encrypt Key", 0..<16)]            // LE Encrypt: Key, Plaintext_Data (7.8.22)
+        case .leStartEncryption: [("LTK", 12..<28)]                      // LE Enable Encryption: handle, Rand, EDIV, LTK (7.8.24)
+        case .leLongTermKeyRequestReply: [("LTK", 2..<18)]                       // LE Long Term Key Request Reply: handle, LTK (7.8.25)
+        case .leAddDeviceToResolvingList: [("IRK", 7..<39)]                       // LE Add Device To Resolving List: type, address, peer IRK, local IRK (7.8.38)
         default: []
         }
     }
@@ -47,10 +47,10 @@ public enum HCIKeyMaterial {
         case 0x15: return linkKeyArray(payload.count - 2)       // Return Link Keys: n, {BD_ADDR, Link_Key} (7.7.21)
         case 0x0E:                                           // Command Complete: Num_HCI_Command_Packets, opcode, return parameters (7.7.14)
             guard payload.count >= 5 else { return [] }
-            switch UInt16(payload[3]) | UInt16(payload[4]) << 8 {
-            case 0x2017: return [("LE Encrypt output", 4..<20)]   // status, Encrypted_Data (7.8.22)
-            case 0x0C57: return [("OOB C and R", 4..<36)]         // Read Local OOB Data: status, C, R (7.3.60)
-            case 0x0C7D: return [("OOB C and R", 4..<68)]         // Read Local OOB Extended Data (7.3.95)
+            switch HCIOpcode(UInt16(payload[3]) | UInt16(payload[4]) << 8) {
+            case .leEncrypt: return [("LE Encrypt output", 4..<20)]   // status, Encrypted_Data (7.8.22)
+            case .readLocalOOBData: return [("OOB C and R", 4..<36)]         // Read Local OOB Data: status, C, R (7.3.60)
+            case .readLocalOOBExtendedData: return [("OOB C and R", 4..<68)]         // Read Local OOB Extended Data (7.3.95)
             default: return []
             }
         case 0x3E:                                           // LE Meta: subevent code first
