@@ -86,7 +86,7 @@ import TestSupport
         // Lengths unchanged: the export has as many bytes as the capture, and differs only in zeros.
         let original = Array(Support.read(capture))
         let exported = Array(Support.read(dir + "/export.btsnoop"))
-        #expect(original.count > 4000, "the capture was not read back")
+        #expect(original.count > 2000, "the capture was not read back")
         #expect(KeyMaterialCapture.runsFound(KeyMaterialCapture.secrets, in: original).count == KeyMaterialCapture.secrets.count)
         #expect(exported.count == original.count)
         let changed = zip(original, exported).filter { $0 != $1 }
