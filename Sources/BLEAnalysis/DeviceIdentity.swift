@@ -34,10 +34,10 @@ enum DeviceIdentity {
             try db.run("""
                 UPDATE device SET \(column) = (
                     SELECT CAST(v.value AS TEXT) FROM gatt_value v
-                    JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
+                    JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
                     JOIN connection c ON c.id = v.connection_id
                     WHERE c.peer_address = device.address AND ch.uuid = ?1 AND length(v.value) > 0
-                    AND c.role IS NOT 'peripheral' -- the local device's own GATT server, read by a central
+                    AND v.server = 'remote' -- the peer's own GATT server, never the local one it read (GATTServerSide)
                     ORDER BY v.packet_id DESC LIMIT 1)
                 """, [.text(uuid)])
         }
@@ -45,10 +45,10 @@ enum DeviceIdentity {
         try db.execute("""
             UPDATE device SET name = (
                 SELECT CAST(v.value AS TEXT) FROM gatt_value v
-                JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
+                JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
                 JOIN connection c ON c.id = v.connection_id
                 WHERE c.peer_address = device.address AND ch.uuid = '2A00' AND length(v.value) > 0
-                AND c.role IS NOT 'peripheral' LIMIT 1)
+                AND v.server = 'remote' LIMIT 1)
             WHERE name IS NULL
             """)
         // Manufacturer data company and appearance, from the advertising data as BLEDecode parses it.
