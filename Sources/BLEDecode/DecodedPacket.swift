@@ -36,6 +36,10 @@ public struct DecodedPacket: Sendable {
     /// The direction the decoder worked out when the capture does not record it (air captures
     /// whose sniffer does not say who sent a PDU). Nil: the record's own direction stands.
     public var direction: Direction?
+    /// Key material the packet carries, as byte ranges of records: what the timeline writer
+    /// zeroes before it stores raw bytes (unless keys are kept). A range may name an earlier
+    /// record: an SMP PDU reassembled from ACL fragments has its key in the fragments.
+    public var secretRanges: [SecretRange] = []
 
     public init(summary: String, layer: PacketLayer, connection: ConnectionRef? = nil,
                 events: [DecodedEvent] = [], problems: [DecodeError] = []) {

@@ -139,7 +139,14 @@ final class TimelineWriter {
         s.bindInt(Int(record.controllerIndex), at: 10)
         s.bindInt(Int(record.rawType), at: 11)
         s.bindInt(packet.problems.isEmpty ? 0 : 1, at: 12)
-        try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
+        if keepRaw && !keepKeys && !packet.secretRanges.isEmpty {
+            var payload = record.payload
+            Redaction.zero(&payload, frame: frame, packet.secretRanges)
+            try s.run(borrowing: packet.summary, at: 7, payload, at: 13)
+            try redactEarlierRecords(packet.secretRanges, frame: frame)
+        } else {
+            try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
+        }
 
         if !packet.problems.isEmpty {
             malformedPackets += 1

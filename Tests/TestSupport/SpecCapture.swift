@@ -22,6 +22,13 @@ public struct SpecCapture {
         let pb: UInt16 = received ? 0x2 : 0x0
         add(ms, [0x02] + le16(handle | pb << 12) + le16(UInt16(frame.count)) + frame, received: received)
     }
+    public mutating func smp(_ ms: Int64, handle: UInt16, _ pdu: [UInt8], received: Bool) {
+        l2cap(ms, handle: handle, cid: 0x0006, pdu, received: received)
+    }
+    /// One ACL packet with packet boundary flag `pb` (0b10 start, 0b01 continuation; Vol 4 Part E 5.4.2).
+    public mutating func acl(_ ms: Int64, handle: UInt16, pb: UInt16, _ data: [UInt8], received: Bool) {
+        add(ms, [0x02] + le16(handle | pb << 12) + le16(UInt16(data.count)) + data, received: received)
+    }
     public mutating func att(_ ms: Int64, handle: UInt16, _ pdu: [UInt8], received: Bool) {
         l2cap(ms, handle: handle, cid: 0x0004, pdu, received: received)
     }

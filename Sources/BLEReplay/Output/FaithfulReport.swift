@@ -2,6 +2,9 @@ import BLECore
 
 /// Renders faithful-replay results as text, JSON and JUnit (Docs/replay.md "Output").
 public enum FaithfulReport {
+    /// Why a fault that never fired fails the run.
+    static let neverFiredReason = "(nothing it matches happened in the replay: the run tested nothing it was asked to, so it fails)"
+
     public static func text(_ r: FaithfulReplayResult) -> String {
         var lines = ["replay \(r.session) (faithful: the recorded central against the recorded peripherals)"]
         for v in r.verdicts {
@@ -24,9 +27,11 @@ public enum FaithfulReport {
             for n in v.notes { lines.append("      note: \(n)") }
         }
         for f in r.firedFaults { lines.append("  fault fired: \(f)") }
+        for f in r.unfiredFaults { lines.append("  FAULT NEVER FIRED: \(f)  \(Self.neverFiredReason)") }
         for n in r.notes { lines.append("  note: \(n)") }
         let ok = r.verdicts.filter(\.reproduced).count
-        lines.append("  \(r.verdicts.count) connection(s): \(ok) reproduced, \(r.verdicts.count - ok) diverged; "
+        let unfired = r.unfiredFaults.isEmpty ? "" : "\(r.unfiredFaults.count) fault(s) never fired; "
+        lines.append("  \(r.verdicts.count) connection(s): \(ok) reproduced, \(r.verdicts.count - ok) diverged; " + unfired
                      + "\(r.eventsRun) events, \(VirtualDuration.short(r.simulatedSpan)) simulated")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -38,7 +43,9 @@ public enum FaithfulReport {
             ("mode", .string("faithful")),
             ("reproduced", .bool(r.allReproduced)),
             ("connections", .array(r.verdicts.map(json))),
+            ("passed", .bool(r.passed)),
             ("faults_fired", .array(r.firedFaults.map { .string($0) })),
+            ("faults_never_fired", .array(r.unfiredFaults.map { .string($0) })),
             ("events", .int(Int64(r.eventsRun))),
             ("simulated_us", .int(r.simulatedSpan)),
             ("notes", .array(r.notes.map { .string($0) })),
@@ -91,6 +98,10 @@ public enum FaithfulReport {
                 cases.append(.init(className: "replay.\(r.session)",
                                    name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind))",
                                    time: Double(v.duration) / 1e6, failure: failure))
+            }
+            for f in r.unfiredFaults {
+                cases.append(.init(className: "replay.\(r.session)", name: "fault \(f) fires", time: 0,
+                                   failure: ("the fault never fired", "--inject '\(f)' \(Self.neverFiredReason)")))
             }
         }
         let notes = results.flatMap { r in
