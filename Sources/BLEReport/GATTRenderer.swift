@@ -18,8 +18,8 @@ public enum GATTRenderer {
     }
 
     static func valueText(_ v: GATTDatabase.Value) -> String {
-        let printable = v.bytes.count >= 2 && v.bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-        let text = printable ? " \"\(String(decoding: v.bytes, as: UTF8.self))\"" : ""
+        // Text without its NUL padding (GATTStringValue); a lone byte is a number, not a letter.
+        let text = v.bytes.count >= 2 ? GATTStringValue.text(v.bytes).map { " \"\($0)\"" } ?? "" : ""
         let hexText = v.bytes.prefix(32).map(hex2).joined(separator: " ").lowercased() + (v.bytes.count > 32 ? " …" : "")
         return "\(hexText)\(text) (\(v.source), packet \(v.packetID))"
     }
