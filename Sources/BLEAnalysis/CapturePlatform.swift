@@ -27,7 +27,7 @@ enum CapturePlatform: Equatable {
     var evidence: String {
         switch self {
         case .apple: "a PacketLogger capture, so iOS or macOS"
-        case .android: "a btsnoop H4 capture (datalink 1002), as Android writes"
+        case .android: "a btsnoop H4 capture (datalink 1002), the format Android writes"
         case .bluez: "a Linux monitor capture (btmon), so BlueZ"
         case .unknown: "a capture whose format does not tell the host stack"
         }

@@ -96,7 +96,7 @@ extension FindingsEngine {
     private func cancelledGroupFinding(_ target: String, _ list: [CancelledAttempt], platform: CapturePlatform) -> Finding {
         let n = list.count
         let waits = list.compactMap(\.waitedUs).sorted()
-        let waited = waits.isEmpty ? "" : waits.count == 1 ? ", \(TextFormat.duration(waits[0])) after the LE Create Connection"
+        let waited = waits.isEmpty ? "" : waits[0] == waits[waits.count - 1] ? ", \(TextFormat.duration(waits[0])) after the LE Create Connection"
             : ", \(TextFormat.duration(waits[0]))–\(TextFormat.duration(waits[waits.count - 1])) after the LE Create Connection (median \(TextFormat.duration(waits[waits.count / 2])))"
         var detail = "Known: the host sent LE Create Connection Cancel and the controller closed \(n == 1 ? "the attempt" : "each of the \(n) attempts") with status 0x02 Unknown Connection Identifier\(waited)."
         if n > 1 {
@@ -104,7 +104,7 @@ extension FindingsEngine {
             detail += " Attempts: " + each.joined(separator: ", ") + (n > 12 ? ", … (\(n - 12) more)" : "") + "."
         }
         let retried = list.filter(\.retried).count
-        detail += " Inferred (\(platform.evidence)): "
+        detail += " Inferred, from \(platform.evidence): "
         switch platform {
         case .apple:
             detail += "iOS never times out a pending connect by itself (Apple: connection attempts don't time out); it cancels and re-issues its own pending connects as it changes what it is connecting to (another peripheral, its accept list, a scan)."
@@ -117,8 +117,9 @@ extension FindingsEngine {
                 detail += "\(timeouts == n ? (n == 1 ? "it" : "all of them") : "\(timeouts) of them") came 30 s after the attempt: Android's direct-connect timeout (connectGatt with autoConnect false gives up after 30 s; the app gets status 133 GATT_ERROR)."
             }
             if timeouts < n {
-                detail += (timeouts > 0 ? " The other \(n - timeouts)" : (n == 1 ? "It" : "They")) +
-                    " \(n - timeouts == 1 ? "is" : "are") not that 30 s timeout: Android cancels a pending connect to change its accept list (a background autoConnect, another device joining), or the app called BluetoothGatt.disconnect() or close()."
+                detail += (timeouts > 0 ? " The other \(n - timeouts) \(n - timeouts == 1 ? "is" : "are") not that timeout: "
+                           : "\(n == 1 ? "it was not" : "none was") cancelled 30 s after the attempt, so not by Android's 30 s direct-connect timeout: ") +
+                    "Android cancels a pending connect to change its accept list (a background autoConnect, another device joining), or the app called BluetoothGatt.disconnect() or close()."
             }
         case .bluez:
             detail += "the kernel or bluetoothd cancelled \(n == 1 ? "it" : "them"): its connection attempt timed out, or the application gave up on the connect."

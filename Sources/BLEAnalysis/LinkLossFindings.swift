@@ -43,8 +43,12 @@ extension FindingsEngine {
         var known: [String] = ["the controller reported 0x08 Connection Timeout (packet \(frame))"]
         var inferred: [String] = []
         var evidence = [frame]
-        let p = try parametersInForce(c, before: frame)
-        if let p {
+        // BR/EDR has no LE connection parameters: its link supervision timeout (20 s unless Write
+        // Link Supervision Timeout, Vol 4 Part E 7.3.42, changed it) is rarely in a capture.
+        let p = c.transport == "le" ? try parametersInForce(c, before: frame) : nil
+        if c.transport != "le" {
+            known.append("this BR/EDR link's supervision timeout is not in the capture (20 s by default)")
+        } else if let p {
             known.append("the parameters in force were \(p.describe), \(p.source)")
             if let pid = p.packetID, p.fromUpdate { evidence.append(pid) }
         } else {

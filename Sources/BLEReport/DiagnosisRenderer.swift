@@ -66,7 +66,7 @@ public enum DiagnosisRenderer {
                 }
                 let failed = c.updates.filter { $0.source == "hci" && ($0.status ?? 0) != 0 }
                 let requested = c.updates.filter { $0.source != "hci" }
-                if let last = applied.last {
+                if let last = applied.last, !(c.beganBeforeCapture && applied.count == 1) {
                     params += "; \(applied.count) update(s), last: " + last.describe
                 }
                 if !failed.isEmpty { params += "; \(failed.count) update(s) failed" }

@@ -138,9 +138,9 @@ struct DiagnosisEvidenceTests {
         let f = try #require(cancelled.first?.finding)
         #expect(f.title == "3 connection attempts to E8:3C:51:07:D4:2F cancelled by the host")
         #expect(f.evidence == [1, 3, 5, 6, 8, 10, 11, 13, 15])
-        #expect(f.detail.contains("92.00 ms after the LE Create Connection"))
+        #expect(f.detail.contains("each of the 3 attempts with status 0x02 Unknown Connection Identifier, 92.00 ms after the LE Create Connection."))
         #expect(!f.detail.contains("came 30 s after"))
-        #expect(f.detail.contains("not that 30 s timeout"))
+        #expect(f.detail.contains("so not by Android's 30 s direct-connect timeout"))
         let peers = try store.database.rows("SELECT DISTINCT peer_address FROM connections").compactMap { $0[0].string }
         #expect(peers == ["E8:3C:51:07:D4:2F"])
         let text = DiagnosisRenderer.text([d])
