@@ -185,6 +185,8 @@ public struct HCICommandInfo: Sendable {
     /// For LE Create Connection / Extended Create Connection: the peer it targets; for LE Add
     /// Device To / Remove Device From Filter Accept List: the device added or removed.
     public var peerAddress: BluetoothAddress?
+    /// The type of `peerAddress` (Peer_Address_Type / Address_Type) on the LE commands.
+    public var peerAddressType: AddressType?
     /// For LE (Extended) Create Connection: Initiator_Filter_Policy asks for any device on the
     /// Filter Accept List instead of one peer (Core v5.4 Vol 4 Part E 7.8.12, 7.8.66).
     public var usesFilterAcceptList = false

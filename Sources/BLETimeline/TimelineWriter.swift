@@ -33,7 +33,7 @@ final class TimelineWriter {
     private var createConnectionCancelled = false
     /// The peer the latest LE (Extended) Create Connection named (nil: the accept list), until an
     /// LE connection completes.
-    private var pendingCreateTarget: BluetoothAddress?
+    private var pendingCreateTarget: (address: BluetoothAddress, type: AddressType)?
 
     private(set) var records = 0
     private(set) var malformedPackets = 0
@@ -191,8 +191,8 @@ final class TimelineWriter {
             // one the LE Create Connection named, when it named one (not the accept list).
             let target = !connected && c.peerAddress.array.allSatisfy { $0 == 0 } ? pendingCreateTarget : nil
             let rowID = try insertConnectionRow(
-                ref: c.connection, transport: c.transport, peer: (target ?? c.peerAddress).description,
-                peerType: c.transport == .le ? c.peerAddressType.name : nil,
+                ref: c.connection, transport: c.transport, peer: (target?.address ?? c.peerAddress).description,
+                peerType: c.transport == .le ? (target?.type ?? c.peerAddressType).name : nil,
                 role: c.role == 0 ? "central" : "peripheral", status: Int(c.status.rawValue),
                 interval: c.transport == .le ? c.interval : nil, latency: c.transport == .le ? c.peripheralLatency : nil,
                 timeout: c.transport == .le ? c.supervisionTimeout : nil,
@@ -280,7 +280,7 @@ final class TimelineWriter {
             }
             if c.opcode == 0x200E { createConnectionCancelled = true }   // LE Create Connection Cancel
             if c.opcode == 0x200D || c.opcode == 0x2043 || c.opcode == 0x2085 {   // LE (Extended) Create Connection
-                pendingCreateTarget = c.usesFilterAcceptList ? nil : c.peerAddress
+                pendingCreateTarget = c.usesFilterAcceptList ? nil : c.peerAddress.map { ($0, c.peerAddressType ?? .public) }
             }
 
         case .commandResult(let r):

@@ -88,6 +88,7 @@ extension PacketDecoder {
                 return " (filter accept list)" + params
             }
             info.peerAddress = peer
+            info.peerAddressType = type
             return " peer " + Fmt.address(peer) + " (" + type.name + ")" + params
 
         case HCIOpcode.leExtendedCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnectionV2.rawValue:
@@ -103,6 +104,7 @@ extension PacketDecoder {
                 return " (filter accept list)"
             }
             info.peerAddress = peer
+            info.peerAddressType = type
             return " peer " + Fmt.address(peer) + " (" + type.name + ")"
 
         case 0x2064:
@@ -127,6 +129,7 @@ extension PacketDecoder {
             let address = try r.readAddress("Address")
             if type == 0xFF { return " anonymous advertisers" }
             info.peerAddress = address
+            info.peerAddressType = AddressType(rawValue: type)
             return " " + Fmt.address(address) + " (" + AddressType(rawValue: type).name + ")"
 
         case HCIOpcode.leCreateConnectionCancel.rawValue:
