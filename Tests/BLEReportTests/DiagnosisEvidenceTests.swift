@@ -165,6 +165,31 @@ struct DiagnosisEvidenceTests {
         #expect(f.detail.contains("it came 30 s after the attempt: Android's direct-connect timeout"))
     }
 
+    /// The same cancels in a PacketLogger capture (iOS or macOS), each followed by a new attempt
+    /// within a second: iOS's own cycling of its pending connects, not the app, and no word of
+    /// Android's direct-connect timeout.
+    @Test func iOSCyclingItsPendingConnectsIsNotTheApp() throws {
+        var c = SpecCapture()
+        for i in 0..<3 {
+            let t = Int64(100 + i * 1000)
+            c.cmd(t, 0x200D, [0x60, 0x00, 0x30, 0x00, 0x00, 0x01] + Self.lock.reversed() + [0x00] +
+                  c.le16(24) + c.le16(40) + c.le16(0) + c.le16(400) + c.le16(0) + c.le16(0))
+            c.cmd(t + 900, 0x200E, [])
+            c.evt(t + 901, 0x3E, [0x01, 0x02, 0x00, 0x00, 0x00, 0x00] + [UInt8](repeating: 0, count: 13))
+        }
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let file = dir + "/ios.pklg"
+        try c.writePacketLogger(to: file)
+        let store = try Support.timeline([file], at: dir + "/t.db")
+        let d = try #require(try DiagnosisLoader.load(store).first)
+        let f = try #require(d.findings.first { $0.finding.code == "connect-cancelled" }?.finding)
+        #expect(f.title == "3 connection attempts to E8:3C:51:07:D4:2F cancelled by the host")
+        #expect(f.detail.contains("Inferred, from a PacketLogger capture, so iOS or macOS: iOS never times out a pending connect"))
+        #expect(f.detail.contains("2 of these 3 were followed by a new attempt within a second: that is the system's cycling"))
+        #expect(!f.detail.contains("Android"))
+    }
+
     // MARK: - Security
 
     /// The peer's Security Request (SMP 0x0B, Vol 3 Part H 3.6.7) answered with Pairing Failed
