@@ -3,7 +3,7 @@ import BLEDecode
 import BLETimeline
 
 extension FindingsEngine {
-    /// `att-timeout`, `capture-ended-pending`, `att-error`, `gatt-out-of-sync`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
+    /// `att-timeout`, `capture-ended-pending`, `att-error`, `gatt-out-of-sync`, `local-service-changed`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
     func attFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
         var out: [Finding] = []
         let transactions = try db.rows("""
@@ -132,16 +132,34 @@ extension FindingsEngine {
                                detail: detail, evidence: Array(frames.prefix(10)), cbError: e[6].string))
         }
 
-        // Service Changed indication (0x2A05).
+        // Service Changed indications (0x2A05, Core v5.4 Vol 3 Part G 7.1), looked up in the
+        // database of the server that sent them (GATTServerSide): the peer's own server is out of
+        // sync with the local client's cache; the local server's is this device's business.
         let serviceChanged = try db.rows("""
-            SELECT a.packet_id FROM att_pdu a JOIN gatt_characteristic g ON g.connection_id = a.connection_id AND g.value_handle = a.handle
-            WHERE a.connection_id = ?1 AND a.opcode = 0x1D AND g.uuid = '2A05'
-            """, [.integer(c.id)]).compactMap { $0[0].int }
-        if !serviceChanged.isEmpty {
+            SELECT a.packet_id, g.server, substr(a.pdu, 4, 4) FROM att_pdu a JOIN gatt_characteristic g ON g.connection_id = a.connection_id AND g.value_handle = a.handle
+                AND g.server = \(GATTServerSide.sql(direction: "a.direction", opcode: "a.opcode"))
+            WHERE a.connection_id = ?1 AND a.opcode = 0x1D AND g.uuid = '2A05' ORDER BY a.packet_id
+            """, [.integer(c.id)])
+        let remoteChanged = serviceChanged.filter { $0[1].string == GATTServerSide.remote.rawValue }.compactMap { $0[0].int }
+        let localChanged = serviceChanged.filter { $0[1].string == GATTServerSide.local.rawValue }.compactMap { $0[0].int }
+        // The affected handle range: Start and End of Affected Attribute Handle Range (Vol 3 Part G 7.1).
+        let localRanges = serviceChanged.filter { $0[1].string == GATTServerSide.local.rawValue }.compactMap { r -> String? in
+            guard let v = r[2].blob, v.count == 4 else { return nil }
+            return "\(hex(UInt16(v[0]) | UInt16(v[1]) << 8, width: 4))–\(hex(UInt16(v[2]) | UInt16(v[3]) << 8, width: 4))"
+        }
+        if !remoteChanged.isEmpty {
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "gatt-out-of-sync",
                                title: "The peer indicated Service Changed",
                                detail: "The server's attribute database changed; clients must rediscover the affected handle range (iOS: peripheral(_:didModifyServices:)).",
-                               evidence: serviceChanged))
+                               evidence: remoteChanged))
+        }
+        if !localChanged.isEmpty {
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-service-changed",
+                               title: "The local GATT server indicated Service Changed",
+                               detail: "This device's own GATT server told the peer, its client, that its attribute database changed"
+                                   + (localRanges.isEmpty ? "" : " (\(localRanges.joined(separator: ", ")))")
+                                   + ": the peer must rediscover that range of the local server. The peer's own database is not concerned.",
+                               evidence: localChanged))
         }
 
         // slow-response: per-opcode percentiles and outliers, judged in connection events too: a

@@ -6,7 +6,7 @@ import BLETimeline
 /// device identities and findings. Idempotent per capture (`analysis_state`).
 public enum Analyzer {
     /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
-    public static let version: Int64 = 4
+    public static let version: Int64 = 5
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
@@ -87,7 +87,9 @@ public enum Analyzer {
             }
             matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: captureEnd)
             try store(matcher.drain())
-            try GATTStore.write(gatt.database, connection: c.id, db: db)
+            for side in GATTServerSide.allCases {
+                try GATTStore.write(gatt.database(side), of: side, connection: c.id, db: db)
+            }
         }
         try applyCoreBluetoothRule(captureID, db: db)
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
@@ -113,38 +115,41 @@ public enum Analyzer {
     }
 }
 
-/// Writes a reconstructed GATT database into the `gatt_*` tables.
+/// Writes a reconstructed GATT database into the `gatt_*` tables, as `side`'s (column `server`).
 enum GATTStore {
-    static func write(_ g: GATTDatabase, connection id: Int64, db: SQLiteDatabase) throws {
+    static func write(_ g: GATTDatabase, of side: GATTServerSide, connection id: Int64, db: SQLiteDatabase) throws {
+        let server = SQLiteValue.text(side.rawValue)
         for s in g.services {
-            try db.run("INSERT INTO gatt_service (connection_id, uuid, start_handle, end_handle, is_primary) VALUES (?1, ?2, ?3, ?4, ?5)",
-                       [.integer(id), .text(s.uuid.uuidString), .integer(Int64(s.startHandle)), .integer(Int64(s.endHandle)),
-                        .integer(s.isPrimary ? 1 : 0)])
+            try db.run("""
+                INSERT INTO gatt_service (connection_id, uuid, start_handle, end_handle, is_primary, server) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """, [.integer(id), .text(s.uuid.uuidString), .integer(Int64(s.startHandle)), .integer(Int64(s.endHandle)),
+                      .integer(s.isPrimary ? 1 : 0), server])
         }
         for c in g.characteristics {
             try db.run("""
-                INSERT INTO gatt_characteristic (connection_id, service_uuid, uuid, declaration_handle, value_handle, properties)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                INSERT INTO gatt_characteristic (connection_id, service_uuid, uuid, declaration_handle, value_handle, properties, server)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                 """, [.integer(id), g.service(containing: c.declarationHandle).map { .text($0.uuid.uuidString) } ?? .null,
                       .text(c.uuid.uuidString), .integer(Int64(c.declarationHandle)), .integer(Int64(c.valueHandle)),
-                      .integer(Int64(c.properties))])
+                      .integer(Int64(c.properties)), server])
         }
         for d in g.descriptors {
-            try db.run("INSERT INTO gatt_descriptor (connection_id, characteristic_uuid, uuid, handle) VALUES (?1, ?2, ?3, ?4)",
+            try db.run("INSERT INTO gatt_descriptor (connection_id, characteristic_uuid, uuid, handle, server) VALUES (?1, ?2, ?3, ?4, ?5)",
                        [.integer(id), g.characteristic(owning: d.handle).map { .text($0.uuid.uuidString) } ?? .null,
-                        .text(d.uuid.uuidString), .integer(Int64(d.handle))])
+                        .text(d.uuid.uuidString), .integer(Int64(d.handle)), server])
         }
         for i in g.includes {
             try db.run("""
-                INSERT INTO gatt_include (connection_id, service_start_handle, declaration_handle, included_start_handle, included_end_handle, uuid)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                INSERT INTO gatt_include (connection_id, service_start_handle, declaration_handle, included_start_handle, included_end_handle, uuid, server)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                 """, [.integer(id), .integer(Int64(g.service(containing: i.declarationHandle)?.startHandle ?? 0)),
                       .integer(Int64(i.declarationHandle)), .integer(Int64(i.startHandle)), .integer(Int64(i.endHandle)),
-                      i.uuid.map { .text($0.uuidString) } ?? .null])
+                      i.uuid.map { .text($0.uuidString) } ?? .null, server])
         }
         for (handle, v) in g.values.sorted(by: { $0.key < $1.key }) {
-            try db.run("INSERT OR REPLACE INTO gatt_value (connection_id, handle, value, source, packet_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-                       [.integer(id), .integer(Int64(handle)), .blob(v.bytes), .text(v.source), .integer(Int64(v.packetID))])
+            try db.run("""
+                INSERT OR REPLACE INTO gatt_value (connection_id, handle, value, source, packet_id, server) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """, [.integer(id), .integer(Int64(handle)), .blob(v.bytes), .text(v.source), .integer(Int64(v.packetID)), server])
         }
     }
 }

@@ -31,13 +31,14 @@ enum DeviceIdentity {
             """)
         // Device Information strings, and the GAP Device Name when advertising carried no name:
         // the latest value read from each characteristic, as text without its NUL padding
-        // (GATTStringValue). Not where the local device was the peripheral: that database is its own.
+        // (GATTStringValue). Only the peer's own server: the local one is this device's.
         let strings = try db.prepare("""
             SELECT c.peer_address, ch.uuid, v.value FROM gatt_value v
-            JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
+            JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
             JOIN connection c ON c.id = v.connection_id
             WHERE c.peer_address IS NOT NULL AND ch.uuid IN (\((disColumns.map(\.0) + ["2A00"]).map { "'\($0)'" }.joined(separator: ",")))
-            AND length(v.value) > 0 AND c.role IS NOT 'peripheral'
+            AND length(v.value) > 0
+            AND v.server = 'remote' -- the peer's own GATT server, never the local one it read (GATTServerSide)
             ORDER BY v.packet_id DESC
             """)
         var seen: Set<[String]> = []

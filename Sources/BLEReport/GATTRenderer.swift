@@ -24,16 +24,28 @@ public enum GATTRenderer {
         return "\(hexText)\(text) (\(v.source), packet \(v.packetID))"
     }
 
+    /// The first line of a server's entry: the peer device it belongs to, or the local device's
+    /// own server with the peers that were its clients (whatever the link-layer roles were).
+    /// When the timeline holds several captures' local servers, each names its capture.
+    static func heading(_ d: DeviceGATT, severalLocal: Bool = false) -> String {
+        if d.isLocalServer {
+            let clients = d.clients.map { c in c.role == "unknown" ? c.address : "remote \(c.role) \(c.address)" }
+            let readBy = ", read by " + (clients.isEmpty ? "an unknown client" : clients.joined(separator: ", "))
+            if d.isAirCapture { return "The central's GATT server (air capture" + (severalLocal ? " \(d.captureFileName ?? "")" : "") + ")" + readBy }
+            return "Local GATT server (" + (severalLocal ? "this device in \(d.captureFileName ?? "its capture")" : "this device") + ")" + readBy
+        }
+        var head = "Device \(d.address ?? "unknown address")" + (d.addressType.map { " (\($0))" } ?? "")
+        if let n = d.name { head += " \"\(n)\"" }
+        if let c = d.companyID { head += " — \(d.companyName ?? "company") (\(hex(c, width: 4)))" }
+        return head
+    }
+
     public static func text(_ devices: [DeviceGATT]) -> String {
         var out: [String] = []
         if devices.isEmpty { out.append("No LE connection in this timeline: no GATT database to show.") }
+        let severalLocal = devices.filter(\.isLocalServer).count > 1
         for d in devices {
-            var head = d.isLocalServer
-                ? "Local GATT server (this device, the peripheral), read by central " + (d.centrals.isEmpty ? "unknown" : d.centrals.joined(separator: ", "))
-                : "Device \(d.address ?? "unknown address")" + (d.addressType.map { " (\($0))" } ?? "")
-            if let n = d.name { head += " \"\(n)\"" }
-            if let c = d.companyID { head += " — \(d.companyName ?? "company") (\(hex(c, width: 4)))" }
-            out.append(head)
+            out.append(heading(d, severalLocal: severalLocal))
             let identity = [("manufacturer", d.manufacturer), ("model", d.model), ("firmware", d.firmwareRevision),
                             ("hardware", d.hardwareRevision), ("software", d.softwareRevision), ("serial", d.serialNumber)]
                 .compactMap { k, v in v.map { "\(k) \($0)" } }
@@ -88,7 +100,9 @@ public enum GATTRenderer {
             }
             return .object([
                 ("address", JSON(d.address)), ("address_type", JSON(d.addressType)), ("local_server", .bool(d.isLocalServer)),
-                ("centrals", .array(d.centrals.map { .string($0) })), ("name", JSON(d.name)),
+                ("capture", JSON(d.isLocalServer ? d.captureFileName : nil)), ("centrals", .array(d.centrals.map { .string($0) })),
+                ("clients", .array(d.clients.map { .object([("address", .string($0.address)), ("role", .string($0.role))]) })),
+                ("name", JSON(d.name)),
                 ("manufacturer", JSON(d.manufacturer)), ("model", JSON(d.model)), ("firmware_revision", JSON(d.firmwareRevision)),
                 ("hardware_revision", JSON(d.hardwareRevision)), ("software_revision", JSON(d.softwareRevision)),
                 ("serial_number", JSON(d.serialNumber)), ("company_id", JSON(d.companyID)), ("company_name", JSON(d.companyName)),

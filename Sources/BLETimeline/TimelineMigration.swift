@@ -12,6 +12,7 @@ enum TimelineMigration {
                 try db.execute("DROP VIEW \"\(view)\"")
             }
             if version < 2 { try toVersion2(db) }
+            if version < 3 { try gattServerColumn(db) }
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -56,5 +57,31 @@ enum TimelineMigration {
             DROP TABLE packet_v1;
             DROP TABLE att_pdu_v1;
             """)
+    }
+
+    /// Version 2 -> 3: the GATT tables say whose database a row belongs to (`server`: 'remote'
+    /// the peer's, 'local' this device's own; GATTServerSide), since a link can carry one each way.
+    /// Older rows were all filed as the peer's: they become 'remote', and `gatt_value` is keyed by
+    /// (connection, server, handle). Analyzer.version moved on too, so the next analysis rebuilds
+    /// them with both sides told apart. Each change is skipped when the table already has it.
+    private static func gattServerColumn(_ db: SQLiteDatabase) throws(SQLiteError) {
+        for table in ["gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_include"] {
+            let columns = try db.rows("PRAGMA table_info(\(table))").compactMap { $0[1].string }
+            if !columns.isEmpty, !columns.contains("server") {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN server TEXT NOT NULL DEFAULT 'remote'")
+            }
+        }
+        let valueColumns = try db.rows("PRAGMA table_info(gatt_value)").compactMap { $0[1].string }
+        if !valueColumns.isEmpty, !valueColumns.contains("server") {
+            try db.execute("""
+                ALTER TABLE gatt_value RENAME TO gatt_value_v2;
+                CREATE TABLE gatt_value (
+                    connection_id INTEGER NOT NULL, handle INTEGER NOT NULL, value BLOB NOT NULL, source TEXT NOT NULL,
+                    packet_id INTEGER NOT NULL, server TEXT NOT NULL DEFAULT 'remote', PRIMARY KEY (connection_id, server, handle));
+                INSERT INTO gatt_value (connection_id, handle, value, source, packet_id, server)
+                    SELECT connection_id, handle, value, source, packet_id, 'remote' FROM gatt_value_v2;
+                DROP TABLE gatt_value_v2;
+                """)
+        }
     }
 }

@@ -2,7 +2,7 @@
 /// (the user's query contract in DESIGN.md; keep them stable).
 public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
-    public static let version: Int64 = 2
+    public static let version: Int64 = 3
 
     /// Tables. Indexes that only queries need are created after a bulk import (`indexes`).
     static let tables = """
@@ -181,7 +181,9 @@ public enum TimelineSchema {
         uuid TEXT NOT NULL,
         start_handle INTEGER NOT NULL,
         end_handle INTEGER NOT NULL,
-        is_primary INTEGER NOT NULL DEFAULT 1
+        is_primary INTEGER NOT NULL DEFAULT 1,
+        -- Whose database (GATTServerSide): 'remote' the peer's, 'local' this device's own.
+        server TEXT NOT NULL DEFAULT 'remote'
     );
     CREATE TABLE IF NOT EXISTS gatt_characteristic (
         connection_id INTEGER NOT NULL,
@@ -189,13 +191,15 @@ public enum TimelineSchema {
         uuid TEXT NOT NULL,
         declaration_handle INTEGER NOT NULL,
         value_handle INTEGER NOT NULL,
-        properties INTEGER NOT NULL
+        properties INTEGER NOT NULL,
+        server TEXT NOT NULL DEFAULT 'remote'
     );
     CREATE TABLE IF NOT EXISTS gatt_descriptor (
         connection_id INTEGER NOT NULL,
         characteristic_uuid TEXT,
         uuid TEXT NOT NULL,
-        handle INTEGER NOT NULL
+        handle INTEGER NOT NULL,
+        server TEXT NOT NULL DEFAULT 'remote'
     );
     CREATE TABLE IF NOT EXISTS finding (
         connection_id INTEGER,
@@ -213,7 +217,8 @@ public enum TimelineSchema {
         value BLOB NOT NULL,
         source TEXT NOT NULL,
         packet_id INTEGER NOT NULL,
-        PRIMARY KEY (connection_id, handle)
+        server TEXT NOT NULL DEFAULT 'remote',
+        PRIMARY KEY (connection_id, server, handle)
     );
     CREATE TABLE IF NOT EXISTS gatt_include (
         connection_id INTEGER NOT NULL,
@@ -221,7 +226,8 @@ public enum TimelineSchema {
         declaration_handle INTEGER NOT NULL,
         included_start_handle INTEGER NOT NULL,
         included_end_handle INTEGER NOT NULL,
-        uuid TEXT
+        uuid TEXT,
+        server TEXT NOT NULL DEFAULT 'remote'
     );
     CREATE TABLE IF NOT EXISTS device (
         address TEXT PRIMARY KEY,
@@ -287,11 +293,11 @@ public enum TimelineSchema {
         SELECT connection_id, request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code
         FROM att_transaction;
     CREATE VIEW IF NOT EXISTS gatt_services AS
-        SELECT connection_id, uuid, start_handle, end_handle FROM gatt_service;
+        SELECT connection_id, uuid, start_handle, end_handle, server FROM gatt_service;
     CREATE VIEW IF NOT EXISTS gatt_characteristics AS
-        SELECT connection_id, service_uuid, uuid, declaration_handle, value_handle, properties FROM gatt_characteristic;
+        SELECT connection_id, service_uuid, uuid, declaration_handle, value_handle, properties, server FROM gatt_characteristic;
     CREATE VIEW IF NOT EXISTS gatt_descriptors AS
-        SELECT connection_id, characteristic_uuid, uuid, handle FROM gatt_descriptor;
+        SELECT connection_id, characteristic_uuid, uuid, handle, server FROM gatt_descriptor;
     CREATE VIEW IF NOT EXISTS errors AS
         SELECT packet_id, ts_us, connection_id, layer, code, name, cb_error, capture_id, context FROM error;
     CREATE VIEW IF NOT EXISTS smp_events AS

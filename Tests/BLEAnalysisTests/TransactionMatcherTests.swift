@@ -154,7 +154,8 @@ struct GATTReconstructorTests {
         g.add(p(7, 6, .sent, [0x12, 0x04, 0x00, 0x01, 0x00]))
         g.add(p(8, 7, .received, [0x13]))
         g.add(p(9, 8, .received, [0x1B, 0x03, 0x00, 0x06, 0x48]))
-        let db = g.database
+        let db = g.database(.remote)
+        #expect(g.database(.local).isEmpty && g.database(.local).values.isEmpty)
         #expect(db.services == [.init(uuid: BluetoothUUID(uint16: 0x180D), startHandle: 1, endHandle: 5, isPrimary: true)])
         #expect(db.characteristics == [.init(uuid: BluetoothUUID(uint16: 0x2A37), declarationHandle: 2, valueHandle: 3, properties: 0x10)])
         #expect(db.descriptors == [.init(uuid: BluetoothUUID(uint16: 0x2902), handle: 4)])
@@ -163,7 +164,43 @@ struct GATTReconstructorTests {
         #expect(db.values[3]?.bytes == [0x06, 0x48])
         #expect(db.values[3]?.source == "notification")
         #expect(db.undiscoveredHandles(used: [3, 4, 0x30]) == [0x30])
-        #expect(g.serverDirection == .received)
+    }
+
+    // The same handles each way on one link (Core v5.4 Vol 3 Part G 2.2):
+    // rx 10 01 00 FF FF 00 28           the peer asks the local server for primary services
+    // tx 10 01 00 FF FF 00 28           the local host asks the peer's
+    // tx 11 06 01 00 05 00 05 18        local answer: 0x0001-0x0005 1805 Current Time
+    // rx 11 06 01 00 05 00 E0 FF        peer answer: 0x0001-0x0005 FFE0
+    // tx 1B 03 00 AA                    local notification on 0x0003
+    // rx 1B 03 00 BB                    peer notification on 0x0003
+    // rx 52 04 00 01                    the peer writes the local 0x0004 (Write Command)
+    @Test func keepsTheDatabasesOfBothSidesApart() {
+        let p = TransactionMatcherTests.pdu
+        var g = GATTReconstructor()
+        g.add(p(1, 0, .received, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]))
+        g.add(p(2, 1, .sent, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]))
+        g.add(p(3, 2, .sent, [0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0x05, 0x18]))
+        g.add(p(4, 3, .received, [0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0xE0, 0xFF]))
+        g.add(p(5, 4, .sent, [0x1B, 0x03, 0x00, 0xAA]))
+        g.add(p(6, 5, .received, [0x1B, 0x03, 0x00, 0xBB]))
+        g.add(p(7, 6, .received, [0x52, 0x04, 0x00, 0x01]))
+        #expect(g.database(.remote).services == [.init(uuid: BluetoothUUID(uint16: 0xFFE0), startHandle: 1, endHandle: 5, isPrimary: true)])
+        #expect(g.database(.local).services == [.init(uuid: BluetoothUUID(uint16: 0x1805), startHandle: 1, endHandle: 5, isPrimary: true)])
+        #expect(g.database(.remote).values[3]?.bytes == [0xBB])
+        #expect(g.database(.local).values[3]?.bytes == [0xAA])
+        #expect(g.database(.remote).values[4] == nil && g.database(.local).values[4]?.bytes == [0x01])
+        #expect(g.usedHandles(.local) == [4] && g.usedHandles(.remote).isEmpty)
+    }
+
+    /// Client-to-server opcodes address the other side's server; server-to-client ones come from the sender's.
+    @Test(arguments: [
+        (Direction.sent, UInt8(0x0A), GATTServerSide.remote), (.received, 0x0B, .remote), (.received, 0x1B, .remote),
+        (.received, 0x1D, .remote), (.sent, 0x1E, .remote), (.sent, 0x52, .remote),
+        (.received, 0x0A, .local), (.sent, 0x0B, .local), (.sent, 0x01, .local), (.sent, 0x1D, .local),
+        (.received, 0x1E, .local), (.received, 0xD2, .local), (.unknown, 0x0B, .remote), (.sent, 0x30, .remote),
+    ])
+    func sideOfAPDU(_ direction: Direction, _ opcode: UInt8, _ side: GATTServerSide) {
+        #expect(GATTServerSide(direction: direction, opcode: ATTOpcode(opcode)) == side)
     }
 }
 

@@ -104,6 +104,11 @@ public struct BehaviourExtractor: Sendable {
                         }
                         pendingLocal = Pending(bytes: p.bytes, time: p.time, step: index)
                     } else if op.kind == .indication {
+                        // As for the peer's indications below: one the peer had not confirmed when
+                        // the local server sent the next never was (Core v5.4 Vol 3 Part F 3.4.7.2).
+                        if let old = pendingLocalIndication {
+                            peerAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+                        }
                         pendingLocalIndication = Pending(bytes: p.bytes, time: p.time, step: index)
                     }
                     if let (cccd, enabled) = subscriptionWrite(p.bytes) {
@@ -158,8 +163,10 @@ public struct BehaviourExtractor: Sendable {
         }
         if let q = pendingLocal { peerAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
         if let q = pendingPeer { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
-        // An indication the recorded central never confirmed stays unconfirmed in the replay.
+        // An indication the recorded central never confirmed stays unconfirmed in the replay; so
+        // does one of the local GATT server that the peer, as its client, never confirmed.
         if let q = pendingPeerIndication { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+        if let q = pendingLocalIndication { peerAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
 
         let params = c.parameters ?? .typical
         func parameters(at t: Int64) -> ConnectionParameters {

@@ -10,13 +10,14 @@ import BLECore
 /// replayed instead (Docs/replay.md "Known limits").
 public enum LocalPeripheralRole {
     /// Peer keys (`RecordedSession.peerKey`) of the devices every established connection to
-    /// which had the local device as peripheral.
+    /// which had the local device as peripheral, and whose own GATT server (GATTServerSide.remote)
+    /// the local device never read: one it did read is served like any peer's.
     public static func remoteCentrals(_ session: RecordedSession) -> Set<String> {
         var roles: [String: Set<String>] = [:]
         for c in session.connections where c.isEstablished {
             roles[RecordedSession.peerKey(c), default: []].insert(c.role ?? "central")
         }
-        return Set(roles.filter { $0.value == ["peripheral"] }.keys)
+        return Set(roles.filter { $0.value == ["peripheral"] && session.gatt[$0.key]?.isEmpty ?? true }.keys)
     }
 
     /// The note for a central aimed at `key`, or nil when some recorded connection to it had the

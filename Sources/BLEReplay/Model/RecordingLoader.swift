@@ -15,8 +15,10 @@ public enum RecordingLoader {
     /// Every capture of the timeline, in id order (analysing it first when needed).
     public static func load(_ store: TimelineStore) throws -> [RecordedSession] {
         let devices = try DeviceGATT.load(store)
+        // Each peer's own database (GATTServerSide.remote): what a simulated peer serves. The local
+        // device's server is never a peer's: the peers' requests to it are their client behaviour.
         var gatt: [String: GATTDatabase] = [:]
-        for d in devices {
+        for d in devices where !d.isLocalServer {
             if let a = d.address { gatt[a] = d.database }
             for id in d.connectionIDs where d.address == nil { gatt["connection \(id)"] = d.database }
         }

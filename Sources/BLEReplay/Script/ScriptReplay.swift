@@ -27,6 +27,7 @@ public enum ScriptReplay {
                                                      names: names) {
             result.notes.append(note)
         }
+        if let target = runner.target?.model, let note = CachedDatabaseNote.note(target) { result.notes.append(note) }
         if !result.finished { result.events.append("\(VirtualDuration.format(world.now))  limit reached at \(runner.currentLabel)") }
         for f in world.firedFaults { result.events.append("\(VirtualDuration.format(f.time))  fault fired: \(f.fault)") }
         for u in world.unmatchedRequests {

@@ -1,5 +1,5 @@
-import BLEAnalysis
 import BLECore
+import BLEAnalysis
 import BLETimeline
 
 /// Reads `CaptureFacts` out of an analysed timeline, one per capture it holds.
@@ -71,10 +71,10 @@ public enum CaptureFactsLoader {
         let names = identityUUIDs.map { "'\($0)'" }.joined(separator: ",")
         for row in try db.rows("""
             SELECT v.connection_id, ch.uuid, v.value FROM gatt_value v
-            JOIN gatt_characteristics ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle
+            JOIN gatt_characteristics ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
             JOIN connections c ON c.id = v.connection_id
             WHERE c.capture_id = ?1 AND ch.uuid IN (\(names)) AND length(v.value) > 0
-            AND c.role IS NOT 'peripheral' -- there the database read is this device's own, not the peer's
+            AND v.server = 'remote' -- the peer's own GATT server, never this device's that it read (GATTServerSide)
             ORDER BY v.packet_id
             """, capture) {
             // The one rule for GATT strings: NUL padding stripped, text only when it is text.
@@ -132,18 +132,22 @@ public enum CaptureFactsLoader {
         }
     }
 
-    /// The GATT attribute at a handle: characteristic UUID and, for a descriptor, its UUID.
+    /// The GATT attribute at a handle of one server's database (GATTServerSide: a link can carry
+    /// the peer's and the local device's, with the same handles): characteristic UUID and, for a
+    /// descriptor, its UUID.
     struct AttributeMap {
-        var byConnection: [Int64: [Int: (characteristic: String, descriptor: String?)]] = [:]
+        struct Key: Hashable { var connection: Int64; var server: String }
+        var byConnection: [Key: [Int: (characteristic: String, descriptor: String?)]] = [:]
         var peerOf: [Int64: String] = [:]
         var connectionsOfPeer: [String: [Int64]] = [:]
 
-        func lookup(connection: Int64?, handle: Int?) -> (characteristic: String, descriptor: String?)? {
+        /// `server` of an Error Response or a timed-out request: the side that answered, or was asked.
+        func lookup(connection: Int64?, server: GATTServerSide, handle: Int?) -> (characteristic: String, descriptor: String?)? {
             guard let connection, let handle else { return nil }
-            if let hit = byConnection[connection]?[handle] { return hit }
+            if let hit = byConnection[Key(connection: connection, server: server.rawValue)]?[handle] { return hit }
             guard let peer = peerOf[connection] else { return nil }
             for other in connectionsOfPeer[peer] ?? [] where other != connection {
-                if let hit = byConnection[other]?[handle] { return hit }
+                if let hit = byConnection[Key(connection: other, server: server.rawValue)]?[handle] { return hit }
             }
             return nil
         }
@@ -159,19 +163,21 @@ public enum CaptureFactsLoader {
         }
         let capture: [SQLiteValue] = [.integer(captureID)]
         for row in try db.rows("""
-            SELECT ch.connection_id, ch.value_handle, ch.declaration_handle, ch.uuid FROM gatt_characteristics ch
+            SELECT ch.connection_id, ch.value_handle, ch.declaration_handle, ch.uuid, ch.server FROM gatt_characteristics ch
             JOIN connections c ON c.id = ch.connection_id WHERE c.capture_id = ?1
             """, capture) {
             guard let id = row[0].int64, let value = row[1].int, let declaration = row[2].int, let uuid = row[3].string else { continue }
-            map.byConnection[id, default: [:]][value] = (uuid, nil)
-            map.byConnection[id, default: [:]][declaration] = (uuid, nil)
+            let key = AttributeMap.Key(connection: id, server: row[4].string ?? GATTServerSide.remote.rawValue)
+            map.byConnection[key, default: [:]][value] = (uuid, nil)
+            map.byConnection[key, default: [:]][declaration] = (uuid, nil)
         }
         for row in try db.rows("""
-            SELECT d.connection_id, d.handle, d.uuid, d.characteristic_uuid FROM gatt_descriptors d
+            SELECT d.connection_id, d.handle, d.uuid, d.characteristic_uuid, d.server FROM gatt_descriptors d
             JOIN connections c ON c.id = d.connection_id WHERE c.capture_id = ?1
             """, capture) {
             guard let id = row[0].int64, let handle = row[1].int, let uuid = row[2].string else { continue }
-            map.byConnection[id, default: [:]][handle] = (row[3].string ?? "?", uuid)
+            let key = AttributeMap.Key(connection: id, server: row[4].string ?? GATTServerSide.remote.rawValue)
+            map.byConnection[key, default: [:]][handle] = (row[3].string ?? "?", uuid)
         }
         return map
     }
@@ -210,7 +216,9 @@ public enum CaptureFactsLoader {
                 event.detail = s.text(10).map { $0 == "rx" ? "peer" : "local" }
                 if let op = event.opcode {
                     event.opcodeName = facts.attOpcodeNames[op]
-                    if !discoveryOpcodes.contains(op), let a = attributes.lookup(connection: connection, handle: event.handle) {
+                    // An Error Response comes from the server: received, the peer's; sent, the local one.
+                    let server: GATTServerSide = s.text(10) == "tx" ? .local : .remote
+                    if !discoveryOpcodes.contains(op), let a = attributes.lookup(connection: connection, server: server, handle: event.handle) {
                         event.characteristic = a.characteristic
                         event.descriptor = a.descriptor
                     }
@@ -239,7 +247,9 @@ public enum CaptureFactsLoader {
                                    cbError: nil, opcode: op, opcodeName: opName, handle: timeouts.optionalInt(4),
                                    characteristic: nil, descriptor: nil,
                                    detail: timeouts.text(5) == "rx" ? "peer" : "local")
-            if !discoveryOpcodes.contains(op), let a = attributes.lookup(connection: connection, handle: event.handle) {
+            // A request goes to the server: received, the local one; sent, the peer's.
+            let server: GATTServerSide = timeouts.text(5) == "rx" ? .local : .remote
+            if !discoveryOpcodes.contains(op), let a = attributes.lookup(connection: connection, server: server, handle: event.handle) {
                 event.characteristic = a.characteristic
                 event.descriptor = a.descriptor
             }

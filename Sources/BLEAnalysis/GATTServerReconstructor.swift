@@ -1,0 +1,136 @@
+import BLECore
+import BLEDecode
+
+/// Rebuilds one server's GATT database from the discovery procedures and reads/writes a client ran
+/// against it (Core v5.4 Vol 3 Part G 4.4-4.8). It must see only the PDUs between that server and
+/// its client: `GATTReconstructor` sorts a link's PDUs by `GATTServerSide` first.
+public struct GATTServerReconstructor {
+    public private(set) var database = GATTDatabase()
+    /// Handles named by requests (for "used but never discovered").
+    public private(set) var usedHandles: Set<UInt16> = []
+
+    private var lastRequest: [Direction: StoredATTPDU] = [:]
+
+    static let primaryService = BluetoothUUID(uint16: 0x2800)
+    static let secondaryService = BluetoothUUID(uint16: 0x2801)
+    static let include = BluetoothUUID(uint16: 0x2802)
+    static let characteristic = BluetoothUUID(uint16: 0x2803)
+
+    public init() {}
+
+    public mutating func add(_ p: StoredATTPDU) {
+        guard let pdu = p.pdu else { return }
+        switch p.opcode.kind {
+        case .request:
+            lastRequest[p.direction] = p
+            if let h = pdu.attributeHandle, p.opcode != .readByTypeRequest, p.opcode != .readByGroupTypeRequest,
+               p.opcode != .findInformationRequest, p.opcode != .findByTypeValueRequest {
+                usedHandles.insert(h)
+            }
+            if p.opcode == .writeRequest, let h = pdu.attributeHandle, let v = pdu.value {
+                setValue(h, v, "write", p.packetID)
+            }
+        case .command:
+            if let h = pdu.attributeHandle, let v = pdu.value {
+                usedHandles.insert(h)
+                setValue(h, v, "write", p.packetID)
+            }
+        case .notification, .indication:
+            switch pdu {
+            case .multipleHandleValueNotification:
+                break
+            default:
+                if let h = pdu.attributeHandle, let v = pdu.value {
+                    setValue(h, v, p.opcode.kind == .notification ? "notification" : "indication", p.packetID)
+                }
+            }
+        case .response:
+            guard let request = lastRequest[p.direction.opposite], let requestPDU = request.pdu else { return }
+            lastRequest[p.direction.opposite] = nil
+            response(pdu, to: requestPDU, request: request, packetID: p.packetID)
+        default:
+            break
+        }
+    }
+
+    private mutating func setValue(_ handle: UInt16, _ bytes: [UInt8], _ source: String, _ packetID: Int) {
+        database.values[handle] = GATTDatabase.Value(bytes: bytes, source: source, packetID: packetID)
+    }
+
+    private mutating func response(_ pdu: ATTPDU, to requestPDU: ATTPDU, request: StoredATTPDU, packetID: Int) {
+        switch (requestPDU, pdu) {
+        case (.readByGroupTypeRequest(let rq), .readByGroupTypeResponse(let rs)):
+            let primary = rq.attributeGroupType == Self.primaryService
+            guard primary || rq.attributeGroupType == Self.secondaryService else { return }
+            for e in rs.attributeDataList {
+                guard let uuid = e.uuid else { continue }
+                addService(GATTDatabase.Service(uuid: uuid, startHandle: e.handle, endHandle: e.endGroupHandle, isPrimary: primary))
+            }
+        case (.findByTypeValueRequest(let rq), .findByTypeValueResponse(let rs)):
+            guard rq.attributeTypeUUID == Self.primaryService, let uuid = BluetoothUUID(littleEndian: rq.attributeValue) else { return }
+            for h in rs.handlesInformation {
+                addService(GATTDatabase.Service(uuid: uuid, startHandle: h.foundAttributeHandle, endHandle: h.groupEndHandle, isPrimary: true))
+            }
+        case (.readByTypeRequest(let rq), .readByTypeResponse(let rs)):
+            if rq.attributeType == Self.characteristic {
+                for e in rs.attributeDataList where e.value.count == 5 || e.value.count == 19 {
+                    let valueHandle = UInt16(e.value[1]) | UInt16(e.value[2]) << 8
+                    guard let uuid = BluetoothUUID(littleEndian: e.value[3...]) else { continue }
+                    let c = GATTDatabase.Characteristic(uuid: uuid, declarationHandle: e.handle, valueHandle: valueHandle,
+                                                        properties: e.value[0])
+                    if let i = database.characteristics.firstIndex(where: { $0.declarationHandle == e.handle }) {
+                        database.characteristics[i] = c
+                    } else {
+                        database.characteristics.append(c)
+                    }
+                }
+                database.characteristics.sort { $0.declarationHandle < $1.declarationHandle }
+            } else if rq.attributeType == Self.include {
+                for e in rs.attributeDataList where e.value.count == 4 || e.value.count == 6 {
+                    let start = UInt16(e.value[0]) | UInt16(e.value[1]) << 8
+                    let end = UInt16(e.value[2]) | UInt16(e.value[3]) << 8
+                    let uuid = e.value.count == 6 ? BluetoothUUID(littleEndian: e.value[4...]) : nil
+                    if !database.includes.contains(where: { $0.declarationHandle == e.handle }) {
+                        database.includes.append(GATTDatabase.Include(declarationHandle: e.handle, startHandle: start, endHandle: end, uuid: uuid))
+                    }
+                }
+            } else {
+                // Read Using Characteristic UUID (Vol 3 Part G 4.8.2): values by type.
+                for e in rs.attributeDataList { setValue(e.handle, e.value, "read", packetID) }
+            }
+        case (.findInformationRequest, .findInformationResponse(let rs)):
+            for info in rs.information {
+                let declarationTypes: Set<UInt16> = [0x2800, 0x2801, 0x2802, 0x2803]
+                if let v = info.uuid.uint16, declarationTypes.contains(v) { continue }
+                if database.characteristic(valueHandle: info.handle) != nil { continue }
+                if !database.descriptors.contains(where: { $0.handle == info.handle }) {
+                    database.descriptors.append(GATTDatabase.Descriptor(uuid: info.uuid, handle: info.handle))
+                }
+            }
+            database.descriptors.sort { $0.handle < $1.handle }
+        case (.readRequest, .readResponse):
+            if let h = requestPDU.attributeHandle, let v = pdu.value { setValue(h, v, "read", packetID) }
+        case (.readBlobRequest, .readBlobResponse):
+            guard let h = requestPDU.attributeHandle, let v = pdu.value, request.bytes.count >= 5 else { return }
+            let offset = Int(request.bytes[3]) | Int(request.bytes[4]) << 8
+            var current = database.values[h]?.bytes ?? []
+            if current.count >= offset {
+                current = Array(current[0..<offset]) + v
+            } else {
+                current = v
+            }
+            setValue(h, current, "read", packetID)
+        default:
+            break
+        }
+    }
+
+    private mutating func addService(_ s: GATTDatabase.Service) {
+        if let i = database.services.firstIndex(where: { $0.startHandle == s.startHandle }) {
+            database.services[i] = s
+        } else {
+            database.services.append(s)
+        }
+        database.services.sort { $0.startHandle < $1.startHandle }
+    }
+}
