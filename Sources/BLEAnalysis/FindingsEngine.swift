@@ -24,7 +24,7 @@ struct FindingsEngine {
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
         }
-        return out
+        return FindingGroups.groupRepeated(out)
     }
 
     // MARK: - Helpers

@@ -18,8 +18,9 @@ public enum DiagnosisRenderer {
                 out.append("  No LE connection: this capture is mostly Classic BR/EDR traffic (\(c.bredrPackets) BR/EDR packets); nothing LE to diagnose beyond advertising.")
             }
             for f in c.findings { out += findingLines(f) }
-            // Cancelled attempts the capture-level connect-cancelled finding covers: one line, not one block each.
-            let grouped = c.connections.filter { $0.status == 0x02 && $0.transport == "le" && $0.findings.isEmpty }
+            // Failed or cancelled attempts a capture-level finding covers (connect-cancelled, a repeated
+            // connection-failed): one line, not one block each.
+            let grouped = c.connections.filter { $0.status != 0 && $0.findings.isEmpty }
             for conn in c.connections where !grouped.contains(where: { $0.id == conn.id }) {
                 out.append("")
                 out += connectionLines(conn)
@@ -27,7 +28,10 @@ public enum DiagnosisRenderer {
             if !grouped.isEmpty {
                 out.append("")
                 let ids = grouped.prefix(20).map { String($0.id) }.joined(separator: ", ") + (grouped.count > 20 ? ", …" : "")
-                out.append("Connections \(ids) — \(grouped.count) attempt(s) cancelled by the host (status 0x02), grouped in the connect-cancelled finding above")
+                let cancelled = grouped.allSatisfy { $0.status == 0x02 && $0.transport == "le" }
+                out.append("Connections \(ids) — \(grouped.count) attempt(s) " +
+                           (cancelled ? "cancelled by the host (status 0x02), grouped in the connect-cancelled finding above"
+                                      : "that failed or were cancelled, grouped in the findings above"))
             }
             out.append("")
         }
@@ -36,7 +40,9 @@ public enum DiagnosisRenderer {
 
     static func connectionLines(_ c: ConnectionDiagnosis) -> [String] {
         var out: [String] = []
-        let peer = c.peerAddress.map { "\($0)" + (c.peerAddressType.map { " (\($0))" } ?? "") } ?? "unknown peer"
+        // An attempt on the filter accept list reports no peer (all-zero address, Vol 4 Part E 7.7.65.1).
+        let peer = c.status != 0 && c.peerAddress == "00:00:00:00:00:00" ? "a device on the filter accept list"
+            : c.peerAddress.map { "\($0)" + (c.peerAddressType.map { " (\($0))" } ?? "") } ?? "unknown peer"
         let name = c.name.map { " \"\($0)\"" } ?? ""
         out.append("Connection \(c.id) — \(peer)\(name), handle \(hex(c.handle, width: 4)), \(transportLabel(c))" +
                    (c.role.map { ", local \($0)" } ?? ""))

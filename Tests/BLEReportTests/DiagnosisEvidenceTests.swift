@@ -190,6 +190,27 @@ struct DiagnosisEvidenceTests {
         #expect(!f.detail.contains("Android"))
     }
 
+    /// A BR/EDR device paged three times (Create Connection, Vol 4 Part E 7.1.5), each ending in
+    /// Connection Complete (7.7.3) 0x04 Page Timeout: one finding with the count, one line.
+    @Test func repeatedFailedAttemptsAreOneFinding() throws {
+        var c = SpecCapture()
+        let speaker: [UInt8] = [0x30, 0x95, 0xE3, 0xB8, 0x69, 0x8C]
+        for i in 0..<3 {
+            let t = Int64(100 + i * 6000)
+            c.cmd(t, 0x0405, speaker.reversed() + [0x18, 0xCC, 0x01, 0x00, 0x00, 0x00, 0x01])
+            c.commandStatus(t + 1, 0x0405)
+            c.evt(t + 5120, 0x03, [0x04, 0x00, 0x00] + speaker.reversed() + [0x01, 0x00])
+        }
+        let (_, d, dir) = try diagnose(c)
+        defer { Support.remove(dir) }
+        let f = try #require(d.findings.first { $0.finding.code == "connection-failed" }?.finding)
+        #expect(f.title == "3× BR/EDR Connection to 30:95:E3:B8:69:8C failed: 0x04 Page Timeout")
+        #expect(f.evidence == [1, 3, 4, 6, 7, 9])
+        #expect(d.connections.allSatisfy { $0.findings.isEmpty })
+        let text = DiagnosisRenderer.text([d])
+        #expect(text.contains("Connections 1, 2, 3 — 3 attempt(s) that failed or were cancelled, grouped in the findings above"))
+    }
+
     // MARK: - Security
 
     /// The peer's Security Request (SMP 0x0B, Vol 3 Part H 3.6.7) answered with Pairing Failed
