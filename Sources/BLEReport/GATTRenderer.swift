@@ -19,8 +19,8 @@ public enum GATTRenderer {
     }
 
     static func valueText(_ v: GATTDatabase.Value, uuid: BluetoothUUID? = nil) -> String {
-        let printable = v.bytes.count >= 2 && v.bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-        var text = printable ? " \"\(String(decoding: v.bytes, as: UTF8.self))\"" : ""
+        // Text without its NUL padding (GATTStringValue); a lone byte is a number, not a letter.
+        var text = v.bytes.count >= 2 ? GATTStringValue.text(v.bytes).map { " \"\($0)\"" } ?? "" : ""
         // A standard characteristic's value, decoded (GATT Specification Supplement).
         if let uuid, let decoded = CharacteristicValueDecoder.decode(v.bytes, uuid: uuid) { text = " = \(decoded.summary)" }
         let hexText = v.bytes.prefix(32).map(hex2).joined(separator: " ").lowercased() + (v.bytes.count > 32 ? " …" : "")

@@ -116,7 +116,7 @@ struct MessyFolderReportTests {
         let connections = try #require(json["connections"] as? [String: Any])
         let le = "FROM connections WHERE transport = 'le'"
         #expect(connections["attempts"] as? Int == Int(try db.scalarInt("SELECT count(*) \(le) AND began_before_capture = 0") ?? -1))
-        #expect(connections["established"] as? Int == Int(try db.scalarInt("SELECT count(*) \(le) AND (status = 0 OR began_before_capture = 1)") ?? -1))
+        #expect(connections["established"] as? Int == Int(try db.scalarInt("SELECT count(*) \(le) AND status = 0 AND coalesce(disconnect_reason, 0) <> 0x3E") ?? -1))
         #expect(connections["began_before_capture"] as? Int == Int(try db.scalarInt("SELECT count(*) \(le) AND began_before_capture = 1") ?? -1))
         #expect(connections["cancelled"] as? Int == Int(try db.scalarInt("SELECT count(*) \(le) AND status = 2") ?? -1))
         #expect(codes("disconnect_reasons") == (try pairs("""

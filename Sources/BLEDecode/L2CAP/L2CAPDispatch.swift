@@ -11,10 +11,10 @@ extension PacketDecoder {
         d.layer = .l2cap
         let cid = frame.cid
         var transport = conn.transport
-        if transport == .le, conn.origin == .inferredFromACL, Self.cidImpliesBREDR(cid) {
-            // A connection begun before the capture that turns out to be BR/EDR.
-            tracker.markBREDR(handle: conn.ref.handle)
-            transport = .bredr
+        if conn.origin == .inferredFromACL, let clue = TransportClues.transport(ofChannel: cid) {
+            // A connection begun before the capture: its fixed channels tell the transport.
+            learnTransport(clue, handle: conn.ref.handle, clue: "L2CAP CID " + Fmt.h4(cid), into: &d)
+            transport = tracker.connection(conn.ref.handle)?.transport ?? transport
         }
         if transport == .bredr {
             classifyBREDR(frame, connection: conn.ref, into: &d)
