@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CSQLite
 
 /// SQLITE_TRANSIENT tells SQLite to copy bound text and blobs before the call returns.
@@ -96,11 +101,19 @@ public final class SQLiteDatabase {
     }
 
     static func failure(_ handle: OpaquePointer, _ rc: Int32) -> SQLiteError {
+        // errno as the failing call left it, before anything below can change it: SQLite's own
+        // record of it (`sqlite3_system_errno`) is reset by the clean-up after a failed write.
+        let lastErrno = errno
         // The extended code of the failing call when the handle still holds it (same primary code).
         let extended = sqlite3_extended_errcode(handle)
         let code = extended & 0xFF == rc & 0xFF ? extended : rc
         let message = extended & 0xFF == rc & 0xFF ? String(cString: sqlite3_errmsg(handle)) : String(cString: sqlite3_errstr(rc))
-        return SQLiteError(code: code, message: message, systemErrno: sqlite3_system_errno(handle))
+        var systemErrno = sqlite3_system_errno(handle)
+        if systemErrno == 0, [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(rc & 0xFF),
+           [ENOSPC, EFBIG, EDQUOT, EIO, EACCES, EPERM, EROFS].contains(lastErrno) {
+            systemErrno = lastErrno
+        }
+        return SQLiteError(code: code, message: message, systemErrno: systemErrno)
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
