@@ -140,15 +140,7 @@ public final class TemporaryFile {
     /// Returns the paths removed.
     @discardableResult
     public static func removeStale(in directory: String, where matches: (String) -> Bool) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if matches(name) { names.append(name) }
-        }
-        closedir(dir)
+        let names = entries(of: directory).filter(matches)
         var removed: [String] = []
         // Group a file with SQLite's files beside it: they share the main name.
         var mains = Set<String>()
@@ -189,17 +181,11 @@ public final class TemporaryFile {
         return flock(fd, LOCK_EX | LOCK_NB) == 0
     }
 
-    /// What follows the last `.tmp-` of the path's last component.
+    /// What follows the last `.tmp-` of the path's last component (nil when nothing does).
     static func ownerToken(_ path: String) -> Substring? {
-        let name = Array(split(path).1.utf8)
-        let mark = Array(marker.utf8)
-        guard name.count > mark.count else { return nil }
-        for start in stride(from: name.count - mark.count, through: 0, by: -1) where Array(name[start..<start + mark.count]) == mark {
-            let (_, base) = split(path)
-            return base.utf8.dropFirst(start + mark.count).isEmpty ? nil
-                : Substring(base.utf8.dropFirst(start + mark.count))
-        }
-        return nil
+        let (_, name) = split(path)
+        guard let range = name.ranges(of: marker).last, range.upperBound < name.endIndex else { return nil }
+        return name[range.upperBound...]
     }
 
     static func isDirectory(_ path: String) -> Bool {
@@ -210,22 +196,26 @@ public final class TemporaryFile {
     /// Removes a scratch directory: its files (one level: scratch directories hold no others), then itself.
     @discardableResult
     static func removeDirectory(_ path: String) -> Bool {
-        if let dir = opendir(path) {
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(dir)
-            for name in names {
-                let file = "\(path)/\(name)"
-                truncate(file, 0)
-                unlink(file)
-            }
+        for name in entries(of: path) {
+            let file = "\(path)/\(name)"
+            truncate(file, 0)
+            unlink(file)
         }
         return rmdir(path) == 0
+    }
+
+    /// The names in a directory, without "." and ".." (empty when it cannot be read).
+    static func entries(of directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     static func unlinkSideFiles(_ path: String) {
