@@ -159,6 +159,8 @@ public enum Importer {
             throw failure
         } catch let open as TimelineStore.OpenError {
             throw Failure(message: "\(name): \(open.message)")
+        } catch let storage as SQLiteError {
+            throw Failure(message: "\(name): cannot write the timeline: \(storage)")
         } catch {
             throw Failure(message: "\(name): \(error)")
         }
@@ -191,6 +193,8 @@ public enum Importer {
             stages.lap("indexes")
             try postProcess(store)
             stages.lap("post-process")
+        } catch let storage as SQLiteError {
+            throw Failure(message: "\(databasePath): cannot write the timeline: \(storage)")
         } catch {
             throw Failure(message: "\(databasePath): \(error)")
         }

@@ -27,13 +27,15 @@ struct KillCLITests {
 
     /// Starts `arguments`, kills it after `delay` µs, and waits for it. True when the kill
     /// landed (the process had not finished by itself).
-    @discardableResult
-    static func kill(_ arguments: [String], after delay: UInt32, scratch: String, stdin: String? = nil) throws -> Bool {
+    /// Returns 1 when the kill landed (the process had not finished by itself), else 0.
+    static func kill(_ arguments: [String], after delay: UInt32, scratch: String, stdin: String? = nil) throws -> Int {
         let running = try CLIProcesses.Running(arguments, environment: ["TMPDIR": scratch], stdin: stdin)
         usleep(delay)
-        let landed = Glibc.kill(running.pid, SIGKILL) == 0
-        let r = running.wait()
-        return landed && r.status != 0
+        let sent = Glibc.kill(running.pid, SIGKILL) == 0
+        running.process.waitUntilExit()
+        let killed = running.process.terminationReason == .uncaughtSignal && running.process.terminationStatus == SIGKILL
+        _ = running.wait()
+        return sent && killed ? 1 : 0
     }
 
     static func run(_ arguments: [String], scratch: String) throws -> CLI.Result {
@@ -50,10 +52,11 @@ struct KillCLITests {
 
     @Test func importIntoANewTimeline() throws {
         var random = SplitMix64(state: 17_001)
+        var landed = 0
         for _ in 0..<Self.trials {
             let dir = CLI.temporaryDirectory().path, scratch = CLI.temporaryDirectory().path
             let db = dir + "/t.db"
-            try Self.kill(["import", Self.yeelock, "--db", db], after: random.microseconds(below: 400_000), scratch: scratch)
+            landed += try Self.kill(["import", Self.yeelock, "--db", db], after: random.microseconds(below: 400_000), scratch: scratch)
             // Old state (no timeline) or the complete new one.
             if FileManager.default.fileExists(atPath: db) {
                 #expect(try Self.count(db, "SELECT count(*) FROM packets") == 690)
@@ -63,15 +66,18 @@ struct KillCLITests {
             #expect(try Self.count(db, "SELECT count(*) FROM packets") == 690)
             Self.expectClean(dir, keeping: ["t.db"], scratch)
         }
+        // A kill test whose kills all came too late tested nothing.
+        #expect(landed > 0)
     }
 
     @Test func importIntoAnExistingTimeline() throws {
         var random = SplitMix64(state: 17_002)
+        var landed = 0
         for _ in 0..<Self.trials {
             let dir = CLI.temporaryDirectory().path, scratch = CLI.temporaryDirectory().path
             let db = dir + "/t.db"
             #expect(try Self.run(["import", Self.pongbot, "--db", db], scratch: scratch).status == 0)
-            try Self.kill(["import", Self.yeelock, "--db", db], after: random.microseconds(below: 500_000), scratch: scratch)
+            landed += try Self.kill(["import", Self.yeelock, "--db", db], after: random.microseconds(below: 500_000), scratch: scratch)
             #expect(try SQLite.scalar(db, "PRAGMA integrity_check") == "ok")
             let packets = try Self.count(db, "SELECT count(*) FROM packets")
             #expect(packets == 1741 || packets == 1741 + 690)
@@ -80,14 +86,17 @@ struct KillCLITests {
             #expect(try Self.count(db, "SELECT count(*) FROM packets") == 1741 + 690)
             Self.expectClean(dir, keeping: ["t.db"], scratch)
         }
+        // A kill test whose kills all came too late tested nothing.
+        #expect(landed > 0)
     }
 
     @Test func recordIntoANewTimeline() throws {
         var random = SplitMix64(state: 17_003)
+        var landed = 0
         for _ in 0..<Self.trials {
             let dir = CLI.temporaryDirectory().path, scratch = CLI.temporaryDirectory().path
             let db = dir + "/t.db"
-            try Self.kill(["record", "--stdin", "--db", db, "--quiet"], after: random.microseconds(below: 600_000),
+            landed += try Self.kill(["record", "--stdin", "--db", db, "--quiet"], after: random.microseconds(below: 600_000),
                           scratch: scratch, stdin: Self.pongbot)
             if FileManager.default.fileExists(atPath: db) {
                 // Consistent up to the last commit: the capture row counts what is stored.
@@ -101,10 +110,13 @@ struct KillCLITests {
             #expect(try Self.count(db, "SELECT count(*) FROM packets WHERE capture_id = (SELECT id FROM capture WHERE file_name = 'android-yeelock.btsnoop')") == 690)
             Self.expectClean(dir, keeping: ["t.db"], scratch)
         }
+        // A kill test whose kills all came too late tested nothing.
+        #expect(landed > 0)
     }
 
     @Test func export() throws {
         var random = SplitMix64(state: 17_004)
+        var landed = 0
         let dir = CLI.temporaryDirectory().path, scratch = CLI.temporaryDirectory().path
         let db = dir + "/t.db"
         #expect(try Self.run(["import", Self.yeelock, "--db", db], scratch: scratch).status == 0)
@@ -113,7 +125,7 @@ struct KillCLITests {
         for _ in 0..<Self.trials {
             let out = dir + "/out.btsnoop"
             try? FileManager.default.removeItem(atPath: out)
-            try Self.kill(["export", db, "--format", "btsnoop", "-o", out], after: random.microseconds(below: 120_000), scratch: scratch)
+            landed += try Self.kill(["export", db, "--format", "btsnoop", "-o", out], after: random.microseconds(below: 120_000), scratch: scratch)
             if FileManager.default.fileExists(atPath: out) {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == complete)
             }
@@ -121,10 +133,12 @@ struct KillCLITests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == complete)
             Self.expectClean(dir, keeping: ["t.db", "out.btsnoop"], scratch)
         }
+        #expect(landed > 0)
     }
 
     @Test func reportIntoADirectory() throws {
         var random = SplitMix64(state: 17_005)
+        var landed = 0
         let dir = CLI.temporaryDirectory().path, scratch = CLI.temporaryDirectory().path
         let reference = dir + "/reference"
         #expect(try Self.run(["report", Self.yeelock, "-o", reference], scratch: scratch).status == 0)
@@ -133,7 +147,7 @@ struct KillCLITests {
             let out = dir + "/r"
             try? FileManager.default.removeItem(atPath: out)
             // A capture as input: report keeps its scratch timeline in $TMPDIR meanwhile.
-            try Self.kill(["report", Self.yeelock, "-o", out], after: random.microseconds(below: 400_000), scratch: scratch)
+            landed += try Self.kill(["report", Self.yeelock, "-o", out], after: random.microseconds(below: 400_000), scratch: scratch)
             // Each report file is absent or complete, never half written.
             for name in CLIProcesses.names(out) where !name.contains(".tmp-") {
                 #expect(files.contains(name))
@@ -143,18 +157,21 @@ struct KillCLITests {
             #expect(CLIProcesses.names(out) == files)
             #expect(CLIProcesses.names(scratch) == [])
         }
+        #expect(landed > 0)
     }
 
     /// timeline, diagnose and replay on a capture import it into a scratch timeline in $TMPDIR.
     @Test(arguments: [["timeline"], ["diagnose"], ["replay"]])
     func commandsWithAScratchTimeline(_ command: [String]) throws {
         var random = SplitMix64(state: 17_006)
+        var landed = 0
         let scratch = CLI.temporaryDirectory().path
         for _ in 0..<Self.trials {
-            try Self.kill(command + [Self.yeelock], after: random.microseconds(below: 300_000), scratch: scratch)
+            landed += try Self.kill(command + [Self.yeelock], after: random.microseconds(below: 300_000), scratch: scratch)
             let next = try Self.run(command + [Self.yeelock], scratch: scratch)
             #expect(next.status == 0, "\(next.stderr)")
             #expect(CLIProcesses.names(scratch) == [])
         }
+        #expect(landed > 0)
     }
 }
