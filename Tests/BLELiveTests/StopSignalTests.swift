@@ -41,7 +41,7 @@ import BLETimeline
     static func waitForRecords(_ db: String, timeoutSeconds: Double = 20) {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
-            if let n = try? Live.rows(db, "SELECT records FROM capture")[0][0].int, n > 0 { return }
+            if let n = (try? Live.rows(db, "SELECT records FROM capture"))?.first?.first?.int, n > 0 { return }
             usleep(50_000)
         }
     }
