@@ -19,7 +19,7 @@ public final class TemporaryDirectory {
         let token = ProcessIdentity.current().token
         var made: String?
         for _ in 0..<100 {
-            let candidate = "\(base)/\(prefix)-\(Self.randomName())\(TemporaryFile.marker)\(token)"
+            let candidate = "\(base)/\(prefix)-\(TemporaryFile.randomName())\(TemporaryFile.marker)\(token)"
             if mkdir(candidate, 0o700) == 0 {
                 made = candidate
                 break
@@ -48,11 +48,5 @@ public final class TemporaryDirectory {
         TemporaryFile.removeDirectory(path)
         close(descriptor)
         descriptor = -1
-    }
-
-    /// Six characters from [a-z0-9] (uniqueness only: nothing depends on their value).
-    static func randomName() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        return String((0..<6).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
     }
 }

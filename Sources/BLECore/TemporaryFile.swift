@@ -11,7 +11,8 @@ import Darwin
 /// Every writer uses this one mechanism, so a writer that was killed (SIGKILL, a crash, power
 /// loss) leaves nothing that a later run cannot find and remove:
 /// - the name carries the owner's `ProcessIdentity` token (boot id, pid, start time):
-///   `STEM.tmp-BOOT.PID.START`, so a reused pid or another boot does not pass for the owner;
+///   `TARGET.tmp-BOOT.PID.START.RANDOM` beside a target, `$TMPDIR/PREFIX-RANDOM.tmp-BOOT.PID.START`
+///   for scratch files, so a reused pid or another boot does not pass for the owner;
 /// - the owner holds an exclusive `flock(2)` on the file as long as it lives. The kernel drops
 ///   it when the process ends however it ends, so a lock that can be taken means no process
 ///   (in any pid namespace sharing the directory) still writes the file.
@@ -50,14 +51,24 @@ public final class TemporaryFile {
     public static func beside(_ target: String) throws(Failure) -> TemporaryFile {
         let (directory, base) = split(target)
         removeStale(in: directory, where: { $0.hasPrefix(base + marker) && $0.count > base.count + marker.count })
-        let path = "\(target)\(marker)\(ProcessIdentity.current().token)"
-        // Our own leftover (the same token) cannot be alive: it is this process's earlier try.
-        unlinkWithSideFiles(path)
-        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw Failure(path: target, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        // The owner token, then six random characters: one process may write several at once.
+        let stem = "\(target)\(marker)\(ProcessIdentity.current().token)."
+        var attempts = 0
+        while true {
+            let path = stem + randomName()
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 { return try locked(path: path, descriptor: fd) }
+            attempts += 1
+            guard errno == EEXIST, attempts < 100 else {
+                throw Failure(path: target, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+            }
         }
-        return try locked(path: path, descriptor: fd)
+    }
+
+    /// Six characters from [a-z0-9], for unique names (nothing depends on their value).
+    static func randomName() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<6).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
     }
 
     /// A new, uniquely named file `$TMPDIR/PREFIX-XXXXXX.tmp-TOKEN` (or /tmp), after removing
@@ -165,7 +176,8 @@ public final class TemporaryFile {
     public static func isStale(_ path: String) -> Bool {
         guard let token = ownerToken(path) else { return false }
         let ownerRunning: Bool
-        if let owner = ProcessIdentity(token: token) {
+        // `BOOT.PID.START`, then (beside a target) `.RANDOM`.
+        if let owner = ProcessIdentity(token: token.split(separator: ".", omittingEmptySubsequences: false).prefix(3).joined(separator: ".")) {
             ownerRunning = owner.isRunning
         } else if let pid = Int32(token) {
             // The form before owner tokens (`DB.tmp-PID`): a pid that exists may be the owner.

@@ -103,6 +103,23 @@ struct TimelineFileSafetyTests {
         #expect(Self.names(dir) == ["t.db"])
     }
 
+    /// One process may write the same file from two threads (reports, JUnit): each write has
+    /// its own temporary file, and the file ends up one of the two texts, whole.
+    @Test func twoWritesOfOneFileAtOnceBothComplete() throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/report.md"
+        let texts = [String(repeating: "a", count: 1 << 20), String(repeating: "b", count: 1 << 20)]
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            do { try TextFile.write(texts[i % 2], to: path) } catch { failures.withLock { $0.append("\(error)") } }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let written = String(decoding: try TextFile.read(path), as: UTF8.self)
+        #expect(texts.contains(written))
+        #expect(Self.names(dir) == ["report.md"])
+    }
+
     @Test func theLockMakesASecondHolderWaitAndIsRemovedAfterwards() throws {
         let dir = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
