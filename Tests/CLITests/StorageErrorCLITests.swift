@@ -79,6 +79,12 @@ struct StorageErrorCLITests {
             #expect(!r.stderr.contains("newer"))
         }
         #expect(try SQLite.scalar(path, "SELECT count(*) FROM sqlite_master") == "1")
+        // The 16-byte SQLite header and then no valid page: not a database at all.
+        let junk = dir + "/junk.db"
+        try Data(Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0xA5, count: 4096)).write(to: URL(fileURLWithPath: junk))
+        let r = try CLI.run(["timeline", junk])
+        #expect(r.status == 65)
+        #expect(r.stderr == "blereplay timeline: \(junk): not a blereplay timeline: not a SQLite database (SQLite error 26: file is not a database)\n")
     }
 
     /// android-yeelock with record 500's included length set to 0x00FFFFFF (btsnoop record

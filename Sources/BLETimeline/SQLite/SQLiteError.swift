@@ -37,7 +37,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         case SQLITE_PERM: return "permission denied"
         case SQLITE_READONLY:
             return "the timeline is read-only (no write permission on the file or its directory, or a read-only file system)"
-        case SQLITE_NOTADB: return "not a SQLite database, so not a blereplay timeline"
+        case SQLITE_NOTADB: return "not a SQLite database"
         case SQLITE_CORRUPT: return "the file is damaged (its SQLite structure is inconsistent)"
         case SQLITE_BUSY, SQLITE_LOCKED: return "another process holds the timeline's write lock (still busy after waiting)"
         case SQLITE_NOMEM: return "out of memory"
