@@ -25,9 +25,9 @@ import BLETimeline
     final class Running {
         let process = Process()
         let dir: String
-        init(_ arguments: [String], dir: String, stdin: [UInt8]? = nil) throws {
+        init(_ arguments: [String], dir: String, stdin: [UInt8]? = nil, executable: URL = RecordCLITests.executable) throws {
             self.dir = dir
-            process.executableURL = RecordCLITests.executable
+            process.executableURL = executable
             process.arguments = arguments
             _ = FileManager.default.createFile(atPath: dir + "/stdout", contents: nil)
             _ = FileManager.default.createFile(atPath: dir + "/stderr", contents: nil)

@@ -22,7 +22,7 @@ import BLETimeline
         defer { Support.remove(dir) }
         let original = try Support.timeline([capture], at: dir + "/a.db")
         let id = try CaptureExporter.choose(original, requested: nil)
-        let written = try CaptureExporter.export(original, captureID: id, format: .btsnoop, to: dir + "/a.btsnoop")
+        let written = try CaptureExporter.export(original, captureID: id, format: .btsnoop, to: dir + "/a.btsnoop").written
         let again = try Support.timeline([dir + "/a.btsnoop"], at: dir + "/b.db")
         #expect(try Self.counts(again) == Self.counts(original))
         #expect(Int64(written) == (try Self.counts(original)[0]))
