@@ -62,7 +62,7 @@ import BLETimeline
         _ = Self.trickle(fd, records: Array(chunks.records.prefix(1000)), header: chunks.header)
         let dir = Live.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let running = try RecordCLITests.Running(["record", "--tcp", "127.0.0.1:\(port)", "--db", dir + "/t.db", "--quiet"], dir: dir)
+        let running = try RecordCLITests.Running(["record", "--tcp", "127.0.0.1:\(port)", "--db", dir + "/t.db"], dir: dir)
         Self.waitForRecords(dir + "/t.db")
         // As timeout(1) does: the process, then (a moment later) its group.
         kill(running.process.processIdentifier, SIGTERM)
@@ -79,7 +79,7 @@ import BLETimeline
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // --preserve-status: timeout exits with the recorder's status, not 124.
         let running = try RecordCLITests.Running(["--preserve-status", "2", RecordCLITests.executable.path,
-                                                  "record", "--tcp", "127.0.0.1:\(port)", "--db", dir + "/t.db", "--quiet"],
+                                                  "record", "--tcp", "127.0.0.1:\(port)", "--db", dir + "/t.db"],
                                                  dir: dir, executable: URL(fileURLWithPath: "/usr/bin/timeout"))
         try Self.check(running.wait(), db: dir + "/t.db")
     }

@@ -28,7 +28,7 @@ struct ConcurrentWritersCLITests {
             try CLIProcesses.Running(["import", CLI.sharedCapture(name), "--db", db], environment: ["TMPDIR": scratch])
         }
         // record --db creates the timeline too (tshark: android-lock-pairing has 1235 frames).
-        running.append(try CLIProcesses.Running(["record", "--stdin", "--db", db, "--quiet"], environment: ["TMPDIR": scratch],
+        running.append(try CLIProcesses.Running(["record", "--stdin", "--db", db], environment: ["TMPDIR": scratch],
                                                 stdin: CLI.sharedCapture("android-lock-pairing.btsnoop")))
         let results = running.map { $0.wait() }
         for (r, (name, frames)) in zip(results, Self.captures) {
