@@ -113,9 +113,12 @@ public enum DiagnosisLoader {
                     transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
                     disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25), findings: []))
             }
+            // Grouped once: filtering every finding per connection was quadratic in the links.
+            let findingsByConnection = Dictionary(grouping: findings.filter { $0.finding.connectionID != nil },
+                                                  by: { $0.finding.connectionID })
             for i in connections.indices {
                 connections[i].updates = try loadUpdates(db, connection: connections[i].id)
-                connections[i].findings = findings.filter { $0.finding.connectionID == connections[i].id }
+                connections[i].findings = findingsByConnection[connections[i].id] ?? []
             }
             out.append(CaptureDiagnosis(capture: capture, findings: findings.filter { $0.finding.connectionID == nil },
                                         connections: connections, advertisers: counts.first?.int ?? 0,

@@ -15,13 +15,15 @@ struct FindingsEngine {
     func findings(for connections: [ConnectionFacts]) throws -> [Finding] {
         var out: [Finding] = []
         out += try captureFindings(connections)
-        for (i, c) in connections.enumerated() {
-            out += try establishmentFindings(c, earlier: Array(connections[..<i]))
+        var earlier = EarlierConnections()
+        for c in connections {
+            out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c)
-            out += try attFindings(c, earlier: Array(connections[..<i]))
+            out += try attFindings(c, earlier: earlier)
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
+            earlier.add(c)
         }
         return out
     }
@@ -107,10 +109,10 @@ struct FindingsEngine {
 
     // MARK: - Establishment
 
-    func establishmentFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
+    func establishmentFindings(_ c: ConnectionFacts, earlier: EarlierConnections) throws -> [Finding] {
         guard !c.beganBeforeCapture, c.status != 0, let frame = c.completePacketID else { return [] }
         // Attempts to the same peer that ended the same way, and the first LE Create Connection.
-        let attempts = earlier.filter { $0.peerAddress == c.peerAddress && $0.status == c.status }.count + 1
+        let attempts = earlier.attempts(to: c.peerAddress, status: c.status) + 1
         let firstCreate = try db.rows("""
             SELECT packet_id, ts_us, name FROM command WHERE capture_id = ?1 AND packet_id < ?2
             AND opcode IN (\(c.transport == "le" ? "0x200D, 0x2043" : "0x0405"))
@@ -121,7 +123,7 @@ struct FindingsEngine {
         var waited = ""
         if let f = firstCreate, let createFrame = f[0].int, let ts = f[1].int64 {
             evidence.insert(createFrame, at: 0)
-            waited = " \(TextFormat.duration(completeTs - ts)) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
+            waited = " \(TextFormat.duration(completeTs.saturatingSubtracting(ts))) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
         }
         let status = HCIStatusCode(UInt8(truncatingIfNeeded: c.status))
         if c.status == 0x02 {

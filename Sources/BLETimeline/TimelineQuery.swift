@@ -77,7 +77,7 @@ public struct PacketRow: Sendable {
 
     static func seconds(_ us: Int64) -> String {
         let sign = us < 0 ? "-" : ""
-        let a = abs(us)
+        let a = us.magnitude   // abs(Int64.min) would trap
         let frac = String(a % 1_000_000)
         return "\(sign)\(a / 1_000_000).\(String(repeating: "0", count: 6 - frac.count))\(frac)"
     }
@@ -131,7 +131,7 @@ public struct TimelineQuery {
             let captureID = s.int64(0)
             let ts = s.int64(2)
             let row = PacketRow(
-                captureID: captureID, id: s.int(1), timestamp: ts, relative: ts - (starts[captureID] ?? ts),
+                captureID: captureID, id: s.int(1), timestamp: ts, relative: ts.saturatingSubtracting(starts[captureID] ?? ts),
                 direction: s.text(3) ?? "", kind: s.text(4) ?? "", length: s.int(5), layer: s.text(6) ?? "",
                 summary: s.text(7) ?? "", connectionID: s.isNull(8) ? nil : s.int64(8), fileOffset: s.int(9),
                 malformed: s.int(10) != 0, raw: s.blob(11),
