@@ -200,10 +200,10 @@ struct FindingsEngine {
             var detail = "The controller reported 0x08 Connection Timeout: the link was lost."
             if let lastRx {
                 evidence.insert(lastRx.frame, at: 0)
-                let silence = at - lastRx.ts
+                let silence = at.saturatingSubtracting(lastRx.ts)
                 detail += " The last packet from the peer was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(silence)) before the disconnect"
                 if let timeoutMs {
-                    let ratio = Double(silence) / Double(timeoutMs * 1000)
+                    let ratio = Double(silence) / (Double(timeoutMs) * 1000)
                     detail += "; the supervision timeout in force was \(timeoutMs) ms" +
                         (ratio >= 0.9 ? ", so the peer went silent and the link timed out (peer out of range, reset or crashed)."
                                       : ". The silence in the capture is shorter than the timeout: the HCI log shows only ACL data, empty link-layer packets kept the link alive until the peer stopped answering.")
@@ -287,7 +287,7 @@ struct FindingsEngine {
                 0x28: ("instant-passed", "instant passed",
                        "A connection update or channel map update arrived after its instant: the peer missed the procedure."),
                 0x3E: ("failed-to-establish", "connection failed to be established",
-                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at - $0) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
+                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at.saturatingSubtracting($0)) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
             ]
             let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
                                                                    "The controller reported \(hex(reasonCode)) \(reason.name).")

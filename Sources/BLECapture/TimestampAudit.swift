@@ -3,7 +3,7 @@ import BLECore
 /// Watches the timestamps of a capture's records and warns about absurd ones.
 ///
 /// Timestamps come from files, and files lie (STYLE lesson 15): a btsnoop record can carry any
-/// 64-bit value. A timestamp outside `Timestamp.plausible` (years 0000-9999) is kept as read (the
+/// 64-bit value. A timestamp outside `Timestamp.plausible` (years 0-9999) is kept as read (the
 /// timeline shows what the file says, and everything downstream computes with saturating
 /// arithmetic), and gets a capture warning naming its record number and file offset. The first
 /// `reportedLimit` are warned about one by one; `warnings` then ends with one line counting the rest,
@@ -27,7 +27,7 @@ public struct TimestampAudit: Sendable {
         if reported.count < Self.reportedLimit {
             reported.append(CaptureWarning(offset: record.fileOffset, message:
                 "record \(record.frameNumber): absurd timestamp \(record.timestamp) µs since the Unix epoch "
-                + "(\(Timestamp.iso8601(record.timestamp)), outside years 0000-9999); kept as read, "
+                + "(\(Timestamp.iso8601(record.timestamp)), outside btsnoop's year 0 to 9999); kept as read, "
                 + "durations measured from it are meaningless"))
         } else {
             lastUnreported = (record.frameNumber, record.fileOffset)

@@ -38,3 +38,9 @@ extension Sequence where Element: FixedWidthInteger {
         reduce(0) { $0.saturatingAdding($1) }
     }
 }
+
+extension FixedWidthInteger where Self: SignedInteger {
+    /// `abs(self)`, with `min` giving `max` instead of trapping.
+    @inlinable
+    public var saturatingMagnitude: Self { self == .min ? .max : Swift.abs(self) }
+}

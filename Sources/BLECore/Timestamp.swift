@@ -4,8 +4,9 @@ public enum Timestamp {
     /// (REFERENCE.md, btsnoop).
     public static let btsnoopEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
-    /// Timestamps a capture can sensibly carry: 0000-01-01T00:00:00Z (btsnoop's epoch, where a
-    /// zero btsnoop timestamp lands) to 9999-12-31T23:59:59.999999Z. Anything outside is absurd:
+    /// Timestamps a capture can sensibly carry: btsnoop's epoch (0000-01-01 of the Julian
+    /// calendar, where a zero btsnoop timestamp lands; `iso8601` prints it -0001-12-20) to
+    /// 9999-12-31T23:59:59.999999Z. Anything outside is absurd:
     /// it is kept as read, and readers' callers warn about it (`TimestampAudit`). Within the
     /// range, the difference of two timestamps and a few multiples of it fit an `Int64`.
     public static let plausible: ClosedRange<Int64> = -btsnoopEpochOffset...(253_402_300_800 * 1_000_000 - 1)
