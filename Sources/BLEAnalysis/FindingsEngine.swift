@@ -12,11 +12,13 @@ struct FindingsEngine {
     let captureEnd: Int64
     let mapping = DisconnectMapping.default
 
-    func findings(for connections: [ConnectionFacts]) throws -> [Finding] {
-        var out: [Finding] = []
-        out += try captureFindings(connections)
+    /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
+    /// thousands of links they are stored as they come, not held all at once.
+    func findings(for connections: [ConnectionFacts], _ emit: ([Finding]) throws -> Void) throws {
+        try emit(try captureFindings(connections))
         var earlier = EarlierConnections()
         for c in connections {
+            var out: [Finding] = []
             out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c)
             out += try attFindings(c, earlier: earlier)
@@ -24,8 +26,8 @@ struct FindingsEngine {
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
             earlier.add(c)
+            try emit(out)
         }
-        return out
     }
 
     // MARK: - Helpers
