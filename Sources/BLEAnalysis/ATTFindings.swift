@@ -4,7 +4,7 @@ import BLETimeline
 
 extension FindingsEngine {
     /// `att-timeout`, `capture-ended-pending`, `att-error`, `gatt-out-of-sync`, `local-service-changed`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
-    func attFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
+    func attFindings(_ c: ConnectionFacts, earlier: EarlierConnections) throws -> [Finding] {
         var out: [Finding] = []
         let transactions = try db.rows("""
             SELECT request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code, request_ts_us, direction
@@ -43,7 +43,7 @@ extension FindingsEngine {
             let op = BLEAnalysisNames.attOpcodeName(t[2].int ?? 0)
             let frame = t[0].int ?? 0
             let handle = t[3].int.map { " to handle \(hex($0, width: 4))" } ?? ""
-            let gap = max(0, captureEnd - (t[7].int64 ?? captureEnd))
+            let gap = max(0, captureEnd.saturatingSubtracting(t[7].int64 ?? captureEnd))
             let when = gap == 0 ? "as the last packet of the capture" : "\(TextFormat.duration(gap)) before the capture ended"
             let asker = t[8].string == "rx" ? "The peer sent it to the local GATT server" : "The local host sent it"
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-ended-pending",
@@ -58,7 +58,7 @@ extension FindingsEngine {
             let received = t[8].string == "rx"
             var detail = "The client did not send Handle Value Confirmation (outcome: \(t[5].string ?? "")); the server may not send another indication."
             if t[5].string == "pending" {
-                detail += " The capture ended \(TextFormat.duration(max(0, captureEnd - (t[7].int64 ?? captureEnd)))) after it, before the 30 s transaction timeout: the confirmation may have come after the capture was cut."
+                detail += " The capture ended \(TextFormat.duration(max(0, captureEnd.saturatingSubtracting(t[7].int64 ?? captureEnd)))) after it, before the 30 s transaction timeout: the confirmation may have come after the capture was cut."
             }
             if t[5].string == "timeout" {
                 detail += received
@@ -75,7 +75,7 @@ extension FindingsEngine {
             SELECT code, handle, opcode, count(*), group_concat(packet_id), min(packet_id), cb_error, name
             FROM error WHERE connection_id = ?1 AND layer = 'att' GROUP BY code, handle, opcode ORDER BY min(packet_id)
             """, [.integer(c.id)])
-        let reconnect = earlier.contains { $0.peerAddress != nil && $0.peerAddress == c.peerAddress && $0.status == 0 }
+        let reconnect = earlier.connected(to: c.peerAddress)
         // Attribute Not Found ends every discovery procedure (Core Vol 3 Part G 4.4-4.7): one quiet note for all of them.
         let discoveryEnds = errors.filter { $0[0].int == 0x0A && [0x04, 0x06, 0x08, 0x10].contains($0[2].int ?? 0) }
         if !discoveryEnds.isEmpty {
@@ -180,7 +180,7 @@ extension FindingsEngine {
             let sorted = list.map(\.latency).sorted()
             let p50 = Percentiles.value(sorted, 0.50), p95 = Percentiles.value(sorted, 0.95)
             let p99 = Percentiles.value(sorted, 0.99), maxL = sorted.last ?? 0
-            let threshold = max(1_000_000, 5 * p50)
+            let threshold = max(1_000_000, p50.saturatingMultiplied(by: 5))
             let slow = list.filter { t in
                 guard t.latency > threshold else { return false }
                 guard let events = t.events, let p = history.inForce(at: t.frame) else { return true }

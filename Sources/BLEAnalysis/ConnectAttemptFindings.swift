@@ -49,10 +49,10 @@ extension FindingsEngine {
                 target = "an unnamed peer"
             }
             let retried = completeTs.map { ts in creates.contains {
-                [0x200D, 0x2043, 0x2085].contains($0.opcode) && $0.frame > frame && $0.ts <= ts + 1_000_000 } } ?? false
+                [0x200D, 0x2043, 0x2085].contains($0.opcode) && $0.frame > frame && $0.ts <= ts.saturatingAdding(1_000_000) } } ?? false
             attempts.append(CancelledAttempt(
                 connection: c, create: create?.frame, cancel: cancel, complete: frame,
-                waitedUs: create.flatMap { cr in completeTs.map { $0 - cr.ts } }, target: target ?? "an unnamed peer",
+                waitedUs: create.flatMap { cr in completeTs.map { $0.saturatingSubtracting(cr.ts) } }, target: target ?? "an unnamed peer",
                 retried: retried))
         }
         let platform = try CapturePlatform.load(captureID: captureID, from: db)

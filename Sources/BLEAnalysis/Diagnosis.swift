@@ -133,12 +133,15 @@ public enum DiagnosisLoader {
                     transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
                     disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25), findings: []))
             }
+            // Grouped once: filtering every finding per connection was quadratic in the links.
+            let findingsByConnection = Dictionary(grouping: findings.filter { $0.finding.connectionID != nil },
+                                                  by: { $0.finding.connectionID })
             for i in connections.indices {
                 connections[i].updates = try loadUpdates(db, connection: connections[i].id)
                 connections[i].largestATTPDU = try db.rows("""
                     SELECT length(pdu), opcode, value_length FROM att_pdu WHERE connection_id = ?1 ORDER BY length(pdu) DESC, packet_id LIMIT 1
                     """, [.integer(connections[i].id)]).first.map { ($0[0].int ?? 0, $0[1].int ?? 0, $0[2].int) }
-                connections[i].findings = findings.filter { $0.finding.connectionID == connections[i].id }
+                connections[i].findings = findingsByConnection[connections[i].id] ?? []
             }
             out.append(CaptureDiagnosis(capture: capture, findings: findings.filter { $0.finding.connectionID == nil },
                                         connections: connections, advertisers: counts.first?.int ?? 0,

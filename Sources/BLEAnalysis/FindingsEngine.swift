@@ -12,19 +12,28 @@ struct FindingsEngine {
     let captureEnd: Int64
     let mapping = DisconnectMapping.default
 
-    func findings(for connections: [ConnectionFacts]) throws -> [Finding] {
-        var out: [Finding] = []
-        out += try captureFindings(connections)
-        out += try cancelledAttemptFindings(connections)
-        for (i, c) in connections.enumerated() {
-            out += try establishmentFindings(c, earlier: Array(connections[..<i]))
-            out += try disconnectFindings(c, all: connections)
-            out += try attFindings(c, earlier: Array(connections[..<i]))
+    /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
+    /// thousands of links they are stored as they come, not held all at once. Only the findings
+    /// `FindingGroups` may merge wait for the end, where the repeated ones become one.
+    func findings(for connections: [ConnectionFacts], _ emit: ([Finding]) throws -> Void) throws {
+        try emit(try captureFindings(connections))
+        try emit(try cancelledAttemptFindings(connections))
+        let losses = try LinkLossOnsets(connections, engine: self)
+        var earlier = EarlierConnections()
+        var groupable: [Finding] = []
+        for c in connections {
+            var out: [Finding] = []
+            out += try establishmentFindings(c, earlier: earlier)
+            out += try disconnectFindings(c, losses: losses)
+            out += try attFindings(c, earlier: earlier)
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
+            earlier.add(c)
+            groupable += out.filter { FindingGroups.groupedCodes.contains($0.code) }
+            try emit(out.filter { !FindingGroups.groupedCodes.contains($0.code) })
         }
-        return FindingGroups.groupRepeated(out)
+        try emit(FindingGroups.groupRepeated(groupable))
     }
 
     // MARK: - Helpers
@@ -113,10 +122,10 @@ struct FindingsEngine {
 
     // MARK: - Establishment
 
-    func establishmentFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
+    func establishmentFindings(_ c: ConnectionFacts, earlier: EarlierConnections) throws -> [Finding] {
         guard !c.beganBeforeCapture, c.status != 0, let frame = c.completePacketID else { return [] }
         // Attempts to the same peer that ended the same way, and the first LE Create Connection.
-        let attempts = earlier.filter { $0.peerAddress == c.peerAddress && $0.status == c.status }.count + 1
+        let attempts = earlier.attempts(to: c.peerAddress, status: c.status) + 1
         let firstCreate = try db.rows("""
             SELECT packet_id, ts_us, name FROM command WHERE capture_id = ?1 AND packet_id < ?2
             AND opcode IN (\(c.transport == "le" ? "0x200D, 0x2043" : "0x0405"))
@@ -127,7 +136,7 @@ struct FindingsEngine {
         var waited = ""
         if let f = firstCreate, let createFrame = f[0].int, let ts = f[1].int64 {
             evidence.insert(createFrame, at: 0)
-            waited = " \(TextFormat.duration(completeTs - ts)) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
+            waited = " \(TextFormat.duration(completeTs.saturatingSubtracting(ts))) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
         }
         let status = HCIStatusCode(UInt8(truncatingIfNeeded: c.status))
         // Cancelled attempts (0x02 after LE Create Connection Cancel) are grouped: ConnectAttemptFindings.swift.
@@ -147,7 +156,7 @@ struct FindingsEngine {
 
     // MARK: - Disconnect
 
-    func disconnectFindings(_ c: ConnectionFacts, all: [ConnectionFacts]) throws -> [Finding] {
+    func disconnectFindings(_ c: ConnectionFacts, losses: LinkLossOnsets) throws -> [Finding] {
         guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
         let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
         // A bonded reconnect the peer refused (Encryption Change 0x06 PIN or Key Missing, Vol 4
@@ -193,7 +202,7 @@ struct FindingsEngine {
         var evidence = [frame]
         switch reasonCode {
         case 0x08:
-            return [try supervisionTimeoutFinding(c, frame: frame, at: at, all: all, lastRx: lastRx, cb: cb,
+            return [try supervisionTimeoutFinding(c, frame: frame, at: at, losses: losses, lastRx: lastRx, cb: cb,
                                                   tail: unansweredText + keyNote + roleNote,
                                                   extraEvidence: Array(unansweredFrames.prefix(3)))]
         case 0x13, 0x14, 0x15:
@@ -266,7 +275,7 @@ struct FindingsEngine {
                 0x28: ("instant-passed", "instant passed",
                        "A connection update or channel map update arrived after its instant: the peer missed the procedure."),
                 0x3E: ("failed-to-establish", "connection failed to be established",
-                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at - $0) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
+                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at.saturatingSubtracting($0)) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
             ]
             let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
                                                                    "The controller reported \(hex(reasonCode)) \(reason.name).")

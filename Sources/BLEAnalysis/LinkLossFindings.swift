@@ -37,7 +37,7 @@ extension FindingsEngine {
         return nil
     }
 
-    func supervisionTimeoutFinding(_ c: ConnectionFacts, frame: Int, at: Int64, all: [ConnectionFacts],
+    func supervisionTimeoutFinding(_ c: ConnectionFacts, frame: Int, at: Int64, losses: LinkLossOnsets,
                                    lastRx: (frame: Int, ts: Int64, summary: String)?, cb: String?,
                                    tail: String, extraEvidence: [Int]) throws -> Finding {
         var known: [String] = ["the controller reported 0x08 Connection Timeout (packet \(frame))"]
@@ -56,29 +56,29 @@ extension FindingsEngine {
         }
         if let lastRx {
             evidence.append(lastRx.frame)
-            known.append("the peer's last data was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(at - lastRx.ts)) before the disconnect")
+            known.append("the peer's last data was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect")
         } else {
             known.append("no data from the peer was captured on this link")
         }
         let completed = try lastCompletedPackets(handle: c.handle, from: c.firstPacketID, before: frame)
         if let completed {
             evidence.append(completed.frame)
-            known.append("the controller last reported the host's data sent (Number Of Completed Packets for handle \(hex(c.handle, width: 4)), packet \(completed.frame)) \(TextFormat.duration(at - completed.ts)) before the disconnect: the link was alive then")
+            known.append("the controller last reported the host's data sent (Number Of Completed Packets for handle \(hex(c.handle, width: 4)), packet \(completed.frame)) \(TextFormat.duration(at.saturatingSubtracting(completed.ts))) before the disconnect: the link was alive then")
         }
         // When the peer went silent: one supervision timeout before the report (Vol 6 Part B 4.5.2).
-        let onset = p.map { at - Int64($0.supervisionTimeoutMs) * 1000 }
+        let onset = p.map { at.saturatingSubtracting(Int64($0.supervisionTimeoutMs).saturatingMultiplied(by: 1000)) }
         // Slack for host timestamps: a connection event either way, at least 10 ms.
         let slack = Int64(max(10_000, p?.intervalUs ?? 0))
         if let onset, let p {
             inferred.append("the peer's last link-layer packet came about \(p.supervisionTimeoutMs) ms before the disconnect, near \(TextFormat.clock(onset)) (the controller reports 0x08 one supervision timeout after the last packet it received)")
             if let lastRx {
-                if lastRx.ts < onset - slack {
-                    inferred.append("the \(TextFormat.duration(onset - lastRx.ts)) between the peer's last data and that moment were empty link-layer packets, which HCI does not show: the peer was still answering then")
-                } else if lastRx.ts > onset + slack {
-                    inferred.append("the capture shows data from the peer only \(TextFormat.duration(at - lastRx.ts)) before the disconnect, less than the timeout: the timeout the controller used was not \(p.supervisionTimeoutMs) ms (an update the capture missed) or the capture's timestamps lag the controller's")
+                if lastRx.ts < onset.saturatingSubtracting(slack) {
+                    inferred.append("the \(TextFormat.duration(onset.saturatingSubtracting(lastRx.ts))) between the peer's last data and that moment were empty link-layer packets, which HCI does not show: the peer was still answering then")
+                } else if lastRx.ts > onset.saturatingAdding(slack) {
+                    inferred.append("the capture shows data from the peer only \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect, less than the timeout: the timeout the controller used was not \(p.supervisionTimeoutMs) ms (an update the capture missed) or the capture's timestamps lag the controller's")
                 }
             }
-            if let completed, completed.ts > onset + slack {
+            if let completed, completed.ts > onset.saturatingAdding(slack) {
                 inferred.append("Number Of Completed Packets after that moment can only count packets the controller gave up on or flushed, or report late")
             }
         }
@@ -93,25 +93,25 @@ extension FindingsEngine {
             if let adv, let n = adv[0].int, n > 0, let last = adv[1].int, let lastTs = adv[2].int64 {
                 evidence.append(last)
                 let rssi = adv[3].int.map { lo in adv[4].int.map { hi in lo == hi ? ", RSSI \(lo) dBm" : ", RSSI \(lo)…\(hi) dBm" } ?? "" } ?? ""
-                known.append("the peer's address was heard advertising \(n) time(s) while the link was up, after its last data, the last \(TextFormat.duration(at - lastTs)) before the disconnect (packet \(last)\(rssi))")
-                advertising = onset.map { lastTs >= $0 - slack } ?? true
+                known.append("the peer's address was heard advertising \(n) time(s) while the link was up, after its last data, the last \(TextFormat.duration(at.saturatingSubtracting(lastTs))) before the disconnect (packet \(last)\(rssi))")
+                advertising = onset.map { lastTs >= $0.saturatingSubtracting(slack) } ?? true
                 inferred.append("a peer that advertises is in range, not lost: it had dropped the link itself (a reset, a crash, or its own timeout) and the local controller noticed only at its supervision timeout" +
                                 (advertising ? "" : " (unless it also advertises while connected)"))
             }
         }
-        // Other links lost at the same moment: a common local cause.
-        var shared: [ConnectionFacts] = []
-        if let onset {
-            for o in all where o.id != c.id && o.disconnectReason == 0x08 {
-                guard let oFrame = o.disconnectPacketID, let oAt = o.disconnectedAt,
-                      let op = try parametersInForce(o, before: oFrame) else { continue }
-                let oOnset = oAt - Int64(op.supervisionTimeoutMs) * 1000
-                let tolerance = Int64(max(50_000, 4 * max(op.intervalUs, p?.intervalUs ?? 0)))
-                guard abs(oOnset - onset) <= tolerance else { continue }
-                shared.append(o)
-                evidence.append(oFrame)
-                known.append("connection \(o.id) to \(peer(o)) timed out too (packet \(oFrame), \(TextFormat.duration(abs(oAt - at))) \(oAt >= at ? "after" : "before") this one)")
-                inferred.append("working back from its timeout (\(op.supervisionTimeoutMs) ms) it went silent within \(TextFormat.duration(abs(oOnset - onset))) of this link: a common local cause (the local controller, its radio or interference near it) is more likely than two unrelated losses")
+        // Other links lost at the same moment: a common local cause (LinkLossOnsets).
+        var shared: [LinkLossOnsets.Loss] = []
+        if let onset, let p {
+            let (nearest, count) = losses.sharing(onset: onset, intervalUs: p.intervalUs, except: c.id, limit: 5)
+            shared = nearest
+            for o in nearest {
+                evidence.append(o.frame)
+                let apart = o.at.saturatingSubtracting(at)
+                known.append("connection \(o.connection.id) to \(peer(o.connection)) timed out too (packet \(o.frame), \(TextFormat.duration(apart.saturatingMagnitude)) \(apart >= 0 ? "after" : "before") this one)")
+                inferred.append("working back from its timeout (\(o.timeoutMs) ms) it went silent within \(TextFormat.duration(o.onset.saturatingSubtracting(onset).saturatingMagnitude)) of this link: a common local cause (the local controller, its radio or interference near it) is more likely than two unrelated losses")
+            }
+            if count > nearest.count {
+                known.append("\(count) other link(s) in all went silent within \(TextFormat.duration(LinkLossOnsets.tolerance(p.intervalUs, p.intervalUs))) or so of this one")
             }
         }
         // Parameters that leave no margin.
@@ -133,7 +133,7 @@ extension FindingsEngine {
         } else if advertising {
             title = "Link to \(peer(c)) lost: supervision timeout while the peer was advertising (it had dropped the link)"
         } else if !shared.isEmpty {
-            title = "Link to \(peer(c)) lost: supervision timeout, together with \(shared.map { "connection \($0.id)" }.joined(separator: ", "))"
+            title = "Link to \(peer(c)) lost: supervision timeout, together with \(shared.map { "connection \($0.connection.id)" }.joined(separator: ", "))"
         } else {
             title = "Link to \(peer(c)) lost: supervision timeout"
         }

@@ -44,10 +44,10 @@ extension FindingsEngine {
             // the supervision timeout, or 1 s): the encryption did not fail, the link loss ended it.
             if let reason = c.disconnectReason, reason == code, code != 0x06, code != 0x3D,
                let end = c.disconnectedAt, let ts = e[4].int64,
-               end >= ts, end - ts <= Int64(max(1000, c.supervisionTimeoutMs ?? 0)) * 1000 {
+               end >= ts, end.saturatingSubtracting(ts) <= Int64(max(1000, c.supervisionTimeoutMs ?? 0)).saturatingMultiplied(by: 1000) {
                 out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "encryption-interrupted",
                                    title: "Encryption interrupted by the link's end (\(hex(code)) \(e[2].string ?? ""))",
-                                   detail: "Encryption Change reported \(hex(code)) \(e[2].string ?? "") (packet \(e[0].int ?? 0)) and the link ended with the same reason \(TextFormat.duration(end - ts)) later (packet \(c.disconnectPacketID ?? 0)): a side effect of the disconnect, not a second cause.",
+                                   detail: "Encryption Change reported \(hex(code)) \(e[2].string ?? "") (packet \(e[0].int ?? 0)) and the link ended with the same reason \(TextFormat.duration(end.saturatingSubtracting(ts))) later (packet \(c.disconnectPacketID ?? 0)): a side effect of the disconnect, not a second cause.",
                                    evidence: [e[0].int ?? 0] + (c.disconnectPacketID.map { [$0] } ?? [])))
                 continue
             }

@@ -51,7 +51,7 @@ public enum DiagnosisRenderer {
         } else {
             var span = "  packets \(c.firstPacketID)–\(c.lastPacketID)"
             if let s = c.start, let e = c.end {
-                span += ", \(TextFormat.clock(s)) → \(TextFormat.clock(e)) (\(TextFormat.duration(e - s)))"
+                span += ", \(TextFormat.clock(s)) → \(TextFormat.clock(e)) (\(TextFormat.duration(e.saturatingSubtracting(s))))"
             }
             if c.beganBeforeCapture { span += ", began before the capture" }
             out.append(span)

@@ -271,7 +271,9 @@ public enum Importer {
             for p in end.finishProblems { try writer.problem(p, frame: nil) }
             try writer.finish()
             let stopError = end.stopError
-            var warnings = end.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
+            // Absurd timestamps are warnings too, but they do not make the capture truncated.
+            let allWarnings = end.warnings + end.timestampWarnings
+            var warnings = allWarnings.map { "\(path): byte \($0.offset): \($0.message)" }
             if let stopError { warnings.append(stopError.description) }
             let status = stopError != nil ? "corrupt" : (end.warnings.isEmpty ? "complete" : "truncated")
             try db.run("""
@@ -285,7 +287,7 @@ public enum Importer {
             try db.execute("COMMIT")
             result.records = writer.records
             result.malformedPackets = writer.malformedPackets
-            result.warnings = end.warnings.map { "\(path): byte \($0.offset): \($0.message)" }
+            result.warnings = allWarnings.map { "\(path): byte \($0.offset): \($0.message)" }
             if let stopError {
                 result.status = .partial
                 result.error = stopError.description

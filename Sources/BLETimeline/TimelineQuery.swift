@@ -29,8 +29,7 @@ public struct TimelineQuery {
     /// `ts - origin`, saturating (timestamps read from a file can be anything).
     static func relative(_ ts: Int64, origin: Int64?) -> Int64 {
         guard let origin else { return 0 }
-        let (d, overflow) = ts.subtractingReportingOverflow(origin)
-        return overflow ? (ts < origin ? .min : .max) : d
+        return ts.saturatingSubtracting(origin)
     }
 
     /// The SQL that selects the packets `filter` names, and the values it binds. Time windows,

@@ -78,7 +78,10 @@ struct L2CAPFrame: Sendable {
 /// (fragmentation): a start fragment (PB 0b00 or 0b10, or 0b11 complete) begins with the basic
 /// L2CAP header, length u16 + CID u16; continuation fragments (PB 0b01) follow until
 /// length + 4 bytes have arrived. State is bounded: a pending PDU never holds more than its
-/// header announces (at most 65,535 + 4 bytes), and there is one per (handle, direction).
+/// header announces (at most 65,535 + 4 bytes) nor reserves more than has arrived, there is one
+/// per (handle, direction), and all pending PDUs together hold at most `pendingBudget` bytes:
+/// past it the oldest are discarded, each with a problem (a hostile capture can start 65,535-byte
+/// PDUs on every one of 3,840 handles of each of many controllers and never finish them).
 struct ACLReassembler: Sendable {
     struct Key: Hashable, Sendable {
         var handle: UInt16
@@ -94,6 +97,8 @@ struct ACLReassembler: Sendable {
         var fragments: Int
         /// Absolute offset of the start fragment's data (for problems about the whole PDU).
         var startOffset: Int
+        /// Which start fragment began it (ages pending PDUs for the budget).
+        var serial = 0
     }
 
     /// Reassembly state of one (handle, direction); an absent key is `idle`.
@@ -102,6 +107,12 @@ struct ACLReassembler: Sendable {
         case awaitingHeader(Pending)
         /// Header seen; `expected` = L2CAP length + 4.
         case collecting(Pending, expected: Int)
+
+        var pending: Pending {
+            switch self {
+            case .awaitingHeader(let p), .collecting(let p, _): p
+            }
+        }
     }
 
     /// What one fragment produced.
@@ -117,7 +128,16 @@ struct ACLReassembler: Sendable {
     /// Largest PDU the basic header can announce, header included.
     static let maximumPDU = 65_535 + 4
 
+    /// Bytes all pending PDUs may hold together (a few hundred maximum-size PDUs).
+    static let pendingBudget = 16 << 20
+
     private(set) var states: [Key: State] = [:]
+    /// Bytes held by the pending PDUs in `states`.
+    private(set) var pendingBytes = 0
+    /// Pending PDUs oldest first, by (key, serial); entries whose PDU is gone are skipped lazily.
+    private var age: [(key: Key, serial: Int)] = []
+    private var ageStart = 0
+    private var nextSerial = 0
 
     /// Whether any PDU is pending.
     var isEmpty: Bool { states.isEmpty }
@@ -134,7 +154,7 @@ struct ACLReassembler: Sendable {
     mutating func add(_ data: ArraySlice<UInt8>, dataOffset: Int, source: FragmentSource, key: Key, isStart: Bool,
                       isTruncated: Bool, problems: inout [DecodeError]) -> Outcome {
         if isStart {
-            if let old = states.removeValue(forKey: key) {
+            if let old = take(key) {
                 problems.append(Self.discardProblem(old, key: key, why: "a new start fragment arrived"))
             }
             // The common case: one ACL packet holds the whole PDU; no copy.
@@ -153,12 +173,15 @@ struct ACLReassembler: Sendable {
                     return .complete(L2CAPFrame(bytes: whole, offsets: OffsetMap(first: dataOffset, source: source), fragments: 1))
                 }
             }
-            var pending = Pending(bytes: [], offsets: OffsetMap(first: dataOffset, source: source), fragments: 1, startOffset: dataOffset)
-            pending.bytes.reserveCapacity(data.count >= 4 ? Self.expectedLength(data) : 64)
+            nextSerial += 1
+            var pending = Pending(bytes: [], offsets: OffsetMap(first: dataOffset, source: source), fragments: 1,
+                                  startOffset: dataOffset, serial: nextSerial)
+            // What arrived, not what the header announces: a PDU that never completes holds only
+            // its bytes (the array grows geometrically as continuations come).
             pending.bytes.append(contentsOf: data)
             return settle(pending, key: key, isStart: true, isTruncated: isTruncated, problems: &problems)
         }
-        guard let state = states.removeValue(forKey: key) else {
+        guard let state = take(key) else {
             problems.append(DecodeError(layer: .acl, offset: dataOffset, kind: .malformed,
                                         reason: "continuation fragment (\(data.count) bytes) with no L2CAP PDU pending on handle \(Fmt.h4(key.handle))"))
             return .dropped
@@ -197,7 +220,7 @@ struct ACLReassembler: Sendable {
                                             reason: "L2CAP basic header: need 4 bytes, have \(pending.bytes.count) (capture cut the packet)"))
                 return .dropped
             }
-            states[key] = .awaitingHeader(pending)
+            put(.awaitingHeader(pending), key: key, isNew: isStart, problems: &problems)
             return .needMore(isStart: isStart, received: pending.bytes.count, expected: nil)
         }
         let expected = Self.expectedLength(pending.bytes[...])
@@ -215,8 +238,37 @@ struct ACLReassembler: Sendable {
                                                   at: pending.offsets.absolute(count)))
             return .complete(Self.frame(pending, count: count))
         }
-        states[key] = .collecting(pending, expected: expected)
+        put(.collecting(pending, expected: expected), key: key, isNew: isStart, problems: &problems)
         return .needMore(isStart: isStart, received: count, expected: expected)
+    }
+
+    /// Removes and returns the pending PDU of `key`.
+    private mutating func take(_ key: Key) -> State? {
+        guard let state = states.removeValue(forKey: key) else { return nil }
+        pendingBytes -= state.pending.bytes.count
+        return state
+    }
+
+    /// Stores a pending PDU (`isNew`: begun by this fragment), then discards the oldest others
+    /// while all of them hold more than `pendingBudget` bytes.
+    private mutating func put(_ state: State, key: Key, isNew: Bool, problems: inout [DecodeError]) {
+        let p = state.pending
+        pendingBytes += p.bytes.count
+        states[key] = state
+        if isNew { age.append((key, p.serial)) }
+        while pendingBytes > Self.pendingBudget, ageStart < age.count {
+            let (oldKey, serial) = age[ageStart]
+            ageStart += 1
+            guard oldKey != key || serial != p.serial, states[oldKey]?.pending.serial == serial,
+                  let old = take(oldKey) else { continue }
+            problems.append(Self.discardProblem(old, key: oldKey,
+                                                why: "more than \(Self.pendingBudget >> 20) MiB of L2CAP PDUs pending at once"))
+        }
+        // Forget entries of PDUs that are gone once they outnumber the live ones.
+        if ageStart > 1024 || age.count > 2 * states.count + 1024 {
+            age = age[ageStart...].filter { states[$0.key]?.pending.serial == $0.serial }
+            ageStart = 0
+        }
     }
 
     /// Drops what is pending on `handle` of `controller` (both directions), e.g. at disconnection.
@@ -224,7 +276,7 @@ struct ACLReassembler: Sendable {
         var out: [DecodeError] = []
         for d in [Direction.sent, .received, .unknown] {
             let key = Key(handle: handle, direction: d, controller: controller)
-            if let old = states.removeValue(forKey: key) {
+            if let old = take(key) {
                 out.append(Self.discardProblem(old, key: key, why: why))
             }
         }
@@ -236,6 +288,9 @@ struct ACLReassembler: Sendable {
         let out = states.map { Self.discardProblem($0.value, key: $0.key, why: why) }
             .sorted { $0.offset < $1.offset }
         states.removeAll()
+        pendingBytes = 0
+        age.removeAll()
+        ageStart = 0
         return out
     }
 

@@ -86,7 +86,7 @@ public enum ReplayComparison {
                                               gotFrame: s.frame, time: r.time)
                     break
                 }
-                let error = abs(s.time - r.time)
+                let error = s.time.saturatingSubtracting(r.time).saturatingMagnitude
                 v.maxTimingError = max(v.maxTimingError, error)
                 if error > tolerance {
                     v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral)) at \(TimeLabel.intoConnection(r.time, c.id))",
@@ -124,7 +124,7 @@ public enum ReplayComparison {
                     if reason != d.reason {
                         v.divergence = Divergence(kind: "disconnect-reason", expected: v.recordedEnd, got: v.simulatedEnd,
                                                   expectedPacketID: d.packetID, gotFrame: nil, time: d.time)
-                    } else if abs(t - d.time) > tolerance {
+                    } else if t.saturatingSubtracting(d.time).saturatingMagnitude > tolerance {
                         v.divergence = Divergence(kind: "disconnect-time", expected: v.recordedEnd, got: v.simulatedEnd,
                                                   expectedPacketID: d.packetID, gotFrame: nil, time: d.time)
                     }

@@ -38,7 +38,7 @@ public struct CaptureFacts: Sendable {
     public var devices: [String: DeviceIdentity]
 
     /// Time the capture covers, in microseconds.
-    public var span: Int64 { (lastTimestamp ?? 0) - (firstTimestamp ?? 0) }
+    public var span: Int64 { (lastTimestamp ?? 0).saturatingSubtracting(firstTimestamp ?? 0) }
 }
 
 /// Who a device is, as far as a capture tells: advertised or GAP name, and the Device
@@ -98,7 +98,7 @@ public struct ConnectionFact: Sendable {
     /// Connected time observed in the capture, in microseconds (0 when not established).
     public var observedDuration: Int64 {
         guard established, let start, let end, end > start else { return 0 }
-        return end - start
+        return end.saturatingSubtracting(start)
     }
 
     /// A peer address worth grouping by (not missing, not all-zero).
