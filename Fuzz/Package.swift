@@ -15,6 +15,11 @@ let package = Package(
         .executableTarget(name: "FuzzPacketDecoder", dependencies: [
             "FuzzDriver", .product(name: "BLECore", package: "blereplay"), .product(name: "BLEDecode", package: "blereplay"),
         ]),
+        // Transaction matching, timestamp audit and time formatting on extreme timestamps (issue 17).
+        .executableTarget(name: "FuzzAnalysis", dependencies: [
+            "FuzzDriver", .product(name: "BLECore", package: "blereplay"), .product(name: "BLECapture", package: "blereplay"),
+            .product(name: "BLEDecode", package: "blereplay"), .product(name: "BLEAnalysis", package: "blereplay"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

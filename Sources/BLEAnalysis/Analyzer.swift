@@ -6,7 +6,7 @@ import BLETimeline
 /// device identities and findings. Idempotent per capture (`analysis_state`).
 public enum Analyzer {
     /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
-    public static let version: Int64 = 4
+    public static let version: Int64 = 5
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
@@ -93,22 +93,23 @@ public enum Analyzer {
         }
         try applyCoreBluetoothRule(captureID, db: db)
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
-        let findings = try engine.findings(for: connections)
         let insertFinding = try db.prepare("""
             INSERT INTO finding (connection_id, capture_id, severity, code, title, detail, evidence_packet_ids, cb_error)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
-        for f in findings {
-            let s = insertFinding
-            s.bindInt(f.connectionID, at: 1)
-            s.bindInt(f.captureID, at: 2)
-            s.bindText(f.severity.rawValue, at: 3)
-            s.bindText(f.code, at: 4)
-            s.bindText(f.title, at: 5)
-            s.bindText(f.detail, at: 6)
-            s.bindText("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 7)
-            s.bindText(f.cbError, at: 8)
-            try s.run()
+        try engine.findings(for: connections) { findings in
+            for f in findings {
+                let s = insertFinding
+                s.bindInt(f.connectionID, at: 1)
+                s.bindInt(f.captureID, at: 2)
+                s.bindText(f.severity.rawValue, at: 3)
+                s.bindText(f.code, at: 4)
+                s.bindText(f.title, at: 5)
+                s.bindText(f.detail, at: 6)
+                s.bindText("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 7)
+                s.bindText(f.cbError, at: 8)
+                try s.run()
+            }
         }
         try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
                    [.integer(captureID), .integer(version)])

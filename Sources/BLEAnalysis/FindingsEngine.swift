@@ -12,18 +12,28 @@ struct FindingsEngine {
     let captureEnd: Int64
     let mapping = DisconnectMapping.default
 
-    func findings(for connections: [ConnectionFacts]) throws -> [Finding] {
-        var out: [Finding] = []
-        out += try captureFindings(connections)
-        for (i, c) in connections.enumerated() {
-            out += try establishmentFindings(c, earlier: Array(connections[..<i]))
-            out += try disconnectFindings(c)
-            out += try attFindings(c, earlier: Array(connections[..<i]))
+    /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
+    /// thousands of links they are stored as they come, not held all at once. Only the findings
+    /// `FindingGroups` may merge wait for the end, where the repeated ones become one.
+    func findings(for connections: [ConnectionFacts], _ emit: ([Finding]) throws -> Void) throws {
+        try emit(try captureFindings(connections))
+        try emit(try cancelledAttemptFindings(connections))
+        let losses = try LinkLossOnsets(connections, engine: self)
+        var earlier = EarlierConnections()
+        var groupable: [Finding] = []
+        for c in connections {
+            var out: [Finding] = []
+            out += try establishmentFindings(c, earlier: earlier)
+            out += try disconnectFindings(c, losses: losses)
+            out += try attFindings(c, earlier: earlier)
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
+            earlier.add(c)
+            groupable += out.filter { FindingGroups.groupedCodes.contains($0.code) }
+            try emit(out.filter { !FindingGroups.groupedCodes.contains($0.code) })
         }
-        return out
+        try emit(FindingGroups.groupRepeated(groupable))
     }
 
     // MARK: - Helpers
@@ -61,7 +71,12 @@ struct FindingsEngine {
         summary.hasPrefix("Sent ") || summary.hasPrefix("Rcvd ") ? String(summary.dropFirst(5)) : summary
     }
 
-    func peer(_ c: ConnectionFacts) -> String { c.peerAddress ?? "handle \(hex(c.handle, width: 4))" }
+    /// The peer as a sentence names it: its address, "a device on the filter accept list" for an
+    /// attempt whose LE Connection Complete carried no address, or the handle.
+    func peer(_ c: ConnectionFacts) -> String {
+        if c.peerAddress == "00:00:00:00:00:00" && c.status != 0 { return "a device on the filter accept list" }
+        return c.peerAddress ?? "handle \(hex(c.handle, width: 4))"
+    }
 
     // MARK: - Capture
 
@@ -107,10 +122,10 @@ struct FindingsEngine {
 
     // MARK: - Establishment
 
-    func establishmentFindings(_ c: ConnectionFacts, earlier: [ConnectionFacts]) throws -> [Finding] {
+    func establishmentFindings(_ c: ConnectionFacts, earlier: EarlierConnections) throws -> [Finding] {
         guard !c.beganBeforeCapture, c.status != 0, let frame = c.completePacketID else { return [] }
         // Attempts to the same peer that ended the same way, and the first LE Create Connection.
-        let attempts = earlier.filter { $0.peerAddress == c.peerAddress && $0.status == c.status }.count + 1
+        let attempts = earlier.attempts(to: c.peerAddress, status: c.status) + 1
         let firstCreate = try db.rows("""
             SELECT packet_id, ts_us, name FROM command WHERE capture_id = ?1 AND packet_id < ?2
             AND opcode IN (\(c.transport == "le" ? "0x200D, 0x2043" : "0x0405"))
@@ -121,19 +136,11 @@ struct FindingsEngine {
         var waited = ""
         if let f = firstCreate, let createFrame = f[0].int, let ts = f[1].int64 {
             evidence.insert(createFrame, at: 0)
-            waited = " \(TextFormat.duration(completeTs - ts)) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
+            waited = " \(TextFormat.duration(completeTs.saturatingSubtracting(ts))) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
         }
         let status = HCIStatusCode(UInt8(truncatingIfNeeded: c.status))
-        if c.status == 0x02 {
-            let cancel = try db.rows("""
-                SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E AND packet_id < ?2 ORDER BY packet_id DESC LIMIT 1
-                """, [.integer(captureID), .integer(Int64(frame))]).first?[0].int
-            if let cancel { evidence.insert(cancel, at: evidence.count - 1) }
-            return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "connect-cancelled",
-                            title: "Connection attempt to \(peer(c)) cancelled by the host (attempt \(attempts))",
-                            detail: "The host sent LE Create Connection Cancel\(cancel.map { " (packet \($0))" } ?? ""); the controller closed the attempt with status 0x02 Unknown Connection Identifier\(waited). On iOS a pending connect is cancelled only by the app (connection attempts never time out there); on Android this is the direct-connect timeout.",
-                            evidence: evidence, cbError: nil)]
-        }
+        // Cancelled attempts (0x02 after LE Create Connection Cancel) are grouped: ConnectAttemptFindings.swift.
+        if c.status == 0x02 && c.transport == "le" { return [] }
         if c.status == 0x3E {
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "failed-to-establish",
                             title: "Connection to \(peer(c)) failed to be established (attempt \(attempts))",
@@ -149,7 +156,7 @@ struct FindingsEngine {
 
     // MARK: - Disconnect
 
-    func disconnectFindings(_ c: ConnectionFacts) throws -> [Finding] {
+    func disconnectFindings(_ c: ConnectionFacts, losses: LinkLossOnsets) throws -> [Finding] {
         guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
         let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
         // A bonded reconnect the peer refused (Encryption Change 0x06 PIN or Key Missing, Vol 4
@@ -174,9 +181,10 @@ struct FindingsEngine {
         let keyNote = keyMissing.map { k in cb == CoreBluetoothErrorRule.peerRemovedPairingInformation && reasonCode != 0x16
             ? " Encryption Change had reported 0x06 PIN or Key Missing (packet \(k)): the peer no longer has the bond, so an iOS app sees didDisconnectPeripheral with \(CoreBluetoothErrorRule.peerRemovedPairingInformation)."
             : "" } ?? ""
-        let roleNote = localPeripheral
+        // A BR/EDR link (RFCOMM, SIM Access, audio) is no CoreBluetooth LE link: no peripheral manager, no GATT server.
+        let roleNote = localPeripheral && c.transport == "le"
             ? " The local device was the peripheral (the GATT server) on this link: an iOS app in that role is a CBPeripheralManager, which gets no disconnect callback and no CBError."
-            : ""
+            : c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : ""
         let unanswered = try db.rows("""
             SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             ORDER BY request_packet_id
@@ -194,27 +202,9 @@ struct FindingsEngine {
         var evidence = [frame]
         switch reasonCode {
         case 0x08:
-            let timeoutMs = try supervisionTimeout(c, before: frame)
-            var detail = "The controller reported 0x08 Connection Timeout: the link was lost."
-            if let lastRx {
-                evidence.insert(lastRx.frame, at: 0)
-                let silence = at - lastRx.ts
-                detail += " The last packet from the peer was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(silence)) before the disconnect"
-                if let timeoutMs {
-                    let ratio = Double(silence) / Double(timeoutMs * 1000)
-                    detail += "; the supervision timeout in force was \(timeoutMs) ms" +
-                        (ratio >= 0.9 ? ", so the peer went silent and the link timed out (peer out of range, reset or crashed)."
-                                      : ". The silence in the capture is shorter than the timeout: the HCI log shows only ACL data, empty link-layer packets kept the link alive until the peer stopped answering.")
-                } else {
-                    detail += "."
-                }
-            } else if let timeoutMs {
-                detail += " The supervision timeout in force was \(timeoutMs) ms; no packet from the peer was captured on this connection."
-            }
-            detail += unansweredText + keyNote + roleNote
-            return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "supervision-timeout",
-                            title: "Link to \(peer(c)) lost: supervision timeout", detail: detail,
-                            evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
+            return [try supervisionTimeoutFinding(c, frame: frame, at: at, losses: losses, lastRx: lastRx, cb: cb,
+                                                  tail: unansweredText + keyNote + roleNote,
+                                                  extraEvidence: Array(unansweredFrames.prefix(3)))]
         case 0x13, 0x14, 0x15:
             var detail = "The peer ended the connection with \(hex(reasonCode)) \(reason.name)."
             if let lastTx {
@@ -285,7 +275,7 @@ struct FindingsEngine {
                 0x28: ("instant-passed", "instant passed",
                        "A connection update or channel map update arrived after its instant: the peer missed the procedure."),
                 0x3E: ("failed-to-establish", "connection failed to be established",
-                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at - $0) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
+                       "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at.saturatingSubtracting($0)) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
             ]
             let (code, title, explanation) = codes[reasonCode] ?? ("disconnected", "disconnected: \(reason.name)",
                                                                    "The controller reported \(hex(reasonCode)) \(reason.name).")

@@ -32,7 +32,8 @@ extension ATTTransaction {
 /// at most one request outstanding, a server at most one indication; both sides may be client
 /// and server at once, so pending state is kept per requesting direction, and per bearer: with
 /// Enhanced ATT (Vol 3 Part G 5.4) each credit-based channel carries its own transactions. A
-/// transaction not answered within 30 s has timed out (3.3.3).
+/// transaction not answered within 30 s has timed out (3.3.3). Timestamps come from the file:
+/// latencies are differences computed with saturating arithmetic, never a trap.
 public struct TransactionMatcher {
     /// Core v5.4 Vol 3 Part F 3.3.3.
     public static let attTimeout: Int64 = 30_000_000
@@ -90,7 +91,7 @@ public struct TransactionMatcher {
             }
             pendingRequest[requester] = nil
             t.responsePacketID = p.packetID
-            t.latency = p.timestamp - t.requestTimestamp
+            t.latency = p.timestamp.saturatingSubtracting(t.requestTimestamp)
             t.errorCode = errorCode
             if t.latency! > Self.attTimeout {
                 t.outcome = .timeout
@@ -106,7 +107,7 @@ public struct TransactionMatcher {
             }
             pendingIndication[requester] = nil
             t.responsePacketID = p.packetID
-            t.latency = p.timestamp - t.requestTimestamp
+            t.latency = p.timestamp.saturatingSubtracting(t.requestTimestamp)
             t.outcome = t.latency! > Self.attTimeout ? .timeout : .ok
             transactions.append(t)
         case .command, .notification, .unknown:
@@ -133,7 +134,9 @@ public struct TransactionMatcher {
         if t.opcode == .executeWriteRequest, var q = queuedWrite.removeValue(forKey: requester) {
             q.opcode = .executeWriteRequest
             q.responsePacketID = t.responsePacketID
-            q.latency = t.responsePacketID.map { _ in (t.requestTimestamp + (t.latency ?? 0)) - q.requestTimestamp }
+            q.latency = t.responsePacketID.map { _ in
+                t.requestTimestamp.saturatingAdding(t.latency ?? 0).saturatingSubtracting(q.requestTimestamp)
+            }
             if q.errorCode == nil {
                 q.outcome = t.outcome
                 q.errorCode = t.errorCode
@@ -147,7 +150,7 @@ public struct TransactionMatcher {
     /// A new request arrived while one was outstanding: the old one was never answered.
     private mutating func close(_ t: ATTTransaction, at time: Int64, orphaned: Bool) {
         var t = t
-        t.outcome = time - t.requestTimestamp >= Self.attTimeout ? .timeout : .pending
+        t.outcome = time.saturatingSubtracting(t.requestTimestamp) >= Self.attTimeout ? .timeout : .pending
         transactions.append(t)
     }
 
@@ -160,7 +163,7 @@ public struct TransactionMatcher {
         queuedWrite = [:]
         for var t in open {
             let end = disconnectedAt ?? captureEnd
-            if end - t.requestTimestamp >= Self.attTimeout {
+            if end.saturatingSubtracting(t.requestTimestamp) >= Self.attTimeout {
                 t.outcome = .timeout
             } else {
                 t.outcome = disconnectedAt != nil ? .disconnected : .pending

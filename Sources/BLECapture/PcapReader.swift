@@ -173,7 +173,10 @@ public struct PcapReader: CaptureReader {
         let seconds = Int64(header.pointee.ts.tv_sec)
         let micros = Int64(header.pointee.ts.tv_usec)
         frameNumber += 1
-        var record = CaptureRecord(frameNumber: frameNumber, timestamp: seconds &* 1_000_000 &+ micros,
+        // pcapng carries 64-bit tick counts: more seconds than µs in an Int64 saturate (an absurd
+        // timestamp the import warns about) rather than wrap into a plausible-looking one.
+        var record = CaptureRecord(frameNumber: frameNumber,
+                                   timestamp: seconds.saturatingMultiplied(by: 1_000_000).saturatingAdding(micros),
                                    direction: .unknown, kind: .other, payload: [], fileOffset: offset)
         switch linkType {
         case .bluetoothHCIH4:

@@ -12,6 +12,8 @@ public enum TextFormat {
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let r = (abs(v) * scale).rounded()
+        // Beyond what an Int64 holds (durations between absurd timestamps): Swift's own notation.
+        guard r.isFinite, r < 9.0e18 else { return "\(v)" }
         let whole = Int64(r / scale)
         let frac = Int64(r) - whole * Int64(scale)
         let fracText = String(frac)

@@ -4,10 +4,21 @@ public enum Timestamp {
     /// (REFERENCE.md, btsnoop).
     public static let btsnoopEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
+    /// Timestamps a capture can sensibly carry: btsnoop's epoch (0000-01-01 of the Julian
+    /// calendar, where a zero btsnoop timestamp lands; `iso8601` prints it -0001-12-20) to
+    /// 9999-12-31T23:59:59.999999Z. Anything outside is absurd:
+    /// it is kept as read, and readers' callers warn about it (`TimestampAudit`). Within the
+    /// range, the difference of two timestamps and a few multiples of it fit an `Int64`.
+    public static let plausible: ClosedRange<Int64> = -btsnoopEpochOffset...(253_402_300_800 * 1_000_000 - 1)
+
+    /// Whether `us` lies in `plausible`.
+    public static func isPlausible(_ us: Int64) -> Bool { plausible.contains(us) }
+
     /// ISO-8601 UTC text with microseconds, e.g. `2024-12-30T10:15:02.123456Z`.
     public static func iso8601(_ us: Int64) -> String {
         let secs = floorDiv(us, 1_000_000)
-        let micros = us - secs * 1_000_000
+        // `us - secs * 1_000_000` would overflow near Int64.min: the floored remainder instead.
+        let micros = (us % 1_000_000 + 1_000_000) % 1_000_000
         let days = floorDiv(secs, 86_400)
         let rem = secs - days * 86_400
         let (y, m, d) = civilFromDays(days)

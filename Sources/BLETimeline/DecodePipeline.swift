@@ -18,6 +18,8 @@ final class DecodePipeline: Sendable {
     /// How the reading ended.
     struct End: Sendable {
         var warnings: [CaptureWarning] = []
+        /// Records whose timestamp is absurd (`TimestampAudit`): warned about, not damage.
+        var timestampWarnings: [CaptureWarning] = []
         /// Damage in the middle of the file (records before it were delivered).
         var stopError: CaptureError?
         /// The file could not be opened at all.
@@ -31,7 +33,11 @@ final class DecodePipeline: Sendable {
         case end(End)
     }
 
+    /// A batch ends at `batchSize` records or `batchBytes` bytes of record payload, whichever
+    /// comes first: counted in records alone, 2,048 records of 64 KiB made 128 MiB per batch and
+    /// the channel's slots a gigabyte. Bounded in bytes, what is in flight stays a few MiB.
     static let batchSize = 2048
+    static let batchBytes = 1 << 20
     private let channel = BoundedChannel<Message>(capacity: 8)
     private let cancelled = Flag()
     /// Batches the writer is done with. The reading thread lets go of them, so the thousands of
@@ -54,7 +60,9 @@ final class DecodePipeline: Sendable {
                 return
             }
             var decoder = PacketDecoder(options: .forCapture(reader.info, keepKeys: keepKeys))
+            var audit = TimestampAudit()
             var batch: [(CaptureRecord, DecodedPacket)] = []
+            var batchBytes = 0
             batch.reserveCapacity(Self.batchSize)
             while true {
                 let record: CaptureRecord?
@@ -65,16 +73,20 @@ final class DecodePipeline: Sendable {
                     break
                 }
                 guard let record else { break }
+                audit.check(record)
+                batchBytes += record.payload.count
                 batch.append((record, decoder.decode(record)))
-                if batch.count == Self.batchSize {
+                if batch.count == Self.batchSize || batchBytes >= Self.batchBytes {
                     if cancelled.isSet { break }
                     channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead)))
                     batch.removeAll(keepingCapacity: true)
+                    batchBytes = 0
                     spent.release()
                 }
             }
             if !batch.isEmpty { channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead))) }
             end.warnings = reader.warnings
+            end.timestampWarnings = audit.warnings
             end.finishProblems = decoder.finish()
             channel.send(.end(end))
         }

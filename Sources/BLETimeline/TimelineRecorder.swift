@@ -18,6 +18,9 @@ public final class TimelineRecorder {
     /// (for example the analysis of other captures) between commits.
     private var inTransaction = false
     public let commitEvery: Int
+    private let source: String
+    /// Absurd timestamps in the recorded stream, warned about at the end as an import does.
+    private var audit = TimestampAudit()
 
     /// Creates (or opens) the timeline and registers the recording as a capture.
     /// - Parameters:
@@ -25,7 +28,8 @@ public final class TimelineRecorder {
     ///   - identity: unique per recording (e.g. the output file and start time), stored where imports keep the SHA-256.
     public init(databasePath: String, source: String, identity: String, format: CaptureFormat, linkType: UInt32,
                 formatDescription: String, options: ImportOptions = .init(), commitEvery: Int = 1000) throws {
-        store = try TimelineStore(path: databasePath)
+        store = try TimelineStore.openCreating(databasePath)
+        self.source = source
         let db = store.database
         try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
         try store.createIndexes()
@@ -53,6 +57,7 @@ public final class TimelineRecorder {
             try store.database.execute("BEGIN IMMEDIATE")
             inTransaction = true
         }
+        audit.check(record)
         try writer.write(record, decoder.decode(record))
         uncommitted += 1
         if uncommitted >= commitEvery { try commit() }
@@ -76,7 +81,9 @@ public final class TimelineRecorder {
         }
         for p in decoder.finish() { try writer.problem(p, frame: nil) }
         try writer.finish()
-        try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings)
+        // Absurd timestamps are warnings too, but they do not make the recording truncated.
+        let timestampWarnings = audit.warnings.map { "\(source): byte \($0.offset): \($0.message)" }
+        try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings + timestampWarnings)
         try store.database.execute("COMMIT")
         inTransaction = false
         uncommitted = 0

@@ -1,4 +1,4 @@
-import BLECapture
+@testable import BLECapture
 import BLECore
 import Testing
 
@@ -82,6 +82,39 @@ struct PrefixTests {
                 }
                 #expect(result.records.map(\.payload) == full.prefix(result.records.count).map(\.payload), context)
             }
+        }
+    }
+    /// Raw btsnoop timestamps (µs since 0000-01-01, the record header's last 8 bytes) at the
+    /// ends of the 64-bit range, which mutation never produced (issue 17).
+    static let extremeRaw: [UInt64] = [0, UInt64.max, UInt64(Int64.max), UInt64(bitPattern: Int64.min),
+                                       UInt64(bitPattern: Int64.max &+ Timestamp.btsnoopEpochOffset),
+                                       UInt64(bitPattern: Int64.min &+ Timestamp.btsnoopEpochOffset)]
+
+    /// Every prefix of each btsnoop sample whose records carry the extreme timestamps: the
+    /// records that fit, each with the timestamp its header says (raw minus the epoch, two's
+    /// complement, so an export writes the same bytes back), and one audit warning per absurd one.
+    @Test("each prefix of a btsnoop sample with extreme timestamps",
+          arguments: SampleCaptures.all.filter { $0.format == .btsnoop })
+    func everyPrefixWithExtremeTimestamps(_ sample: SampleCapture) {
+        var bytes = sample.bytes
+        var expected: [Int64] = []
+        for (i, r) in sample.records.enumerated() {
+            let raw = Self.extremeRaw[i % Self.extremeRaw.count]
+            for k in 0..<8 { bytes[r.offset + 16 + k] = UInt8(truncatingIfNeeded: raw >> (56 - 8 * UInt64(k))) }
+            expected.append(Int64(bitPattern: raw) &- Timestamp.btsnoopEpochOffset)
+        }
+        for n in sample.headerLength...bytes.count {
+            let result = readAll(bytes: Array(bytes.prefix(n)))
+            let complete = sample.records.filter { $0.offset + $0.length <= n }.count
+            let context = Comment(rawValue: "\(sample.name) cut at \(n): \(String(describing: result.error))")
+            #expect(result.error == nil, context)
+            #expect(result.records.map(\.timestamp) == Array(expected.prefix(complete)), context)
+            var audit = TimestampAudit()
+            for r in result.records { audit.check(r) }
+            let absurd = expected.prefix(complete).filter { !Timestamp.isPlausible($0) }.count
+            #expect(audit.absurdRecords == absurd, context)
+            #expect(audit.warnings.map(\.offset) == result.records.filter { !Timestamp.isPlausible($0.timestamp) }
+                .prefix(TimestampAudit.reportedLimit).map(\.fileOffset), context)
         }
     }
 }

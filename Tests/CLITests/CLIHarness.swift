@@ -27,6 +27,8 @@ enum CLI {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// The process died of a signal (`status` is then the signal: 4 SIGILL for a Swift trap).
+        var signalled = false
     }
 
     static func run(_ arguments: [String], cwd: URL? = nil, stdin: Data? = nil) throws -> Result {
@@ -53,7 +55,8 @@ enum CLI {
         defer { try? FileManager.default.removeItem(at: dir) }
         return Result(status: p.terminationStatus,
                       stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+                      stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
+                      signalled: p.terminationReason == .uncaughtSignal)
     }
 
     /// A fresh temporary directory.

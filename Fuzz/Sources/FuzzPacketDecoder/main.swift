@@ -4,8 +4,10 @@ import FuzzDriver
 
 /// libFuzzer entry point: the packet decoder (HCI, ACL reassembly, L2CAP, ATT, SMP, advertising)
 /// on arbitrary records. Input layout: repeated [kind u8][flags u8][length u8][payload], flags bit 0
-/// the direction and bit 1 the controller index (btmon captures interleave two adapters); state
-/// carries across the records of one input, as it does across a capture.
+/// the direction and bit 1 the controller index (btmon captures interleave two adapters), bits 2-4
+/// the timestamp: 0 the frame's millisecond, 1-7 an extreme value (issue 17: mutation of capture
+/// files never reached the ends of the 64-bit range); state carries across the records of one
+/// input, as it does across a capture.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzPacketDecoderEntry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -19,7 +21,9 @@ func fuzzPacketDecoderEntry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let controller = UInt16(bytes[i + 1] >> 1 & 1)
         let length = min(Int(bytes[i + 2]), bytes.count - i - 3)
         let payload = Array(bytes[(i + 3)..<(i + 3 + length)])
-        let record = CaptureRecord(frameNumber: frame, timestamp: Int64(frame) * 1000, direction: direction,
+        let extremes: [Int64] = [Int64(frame) * 1000, 0, -1, .max, .min, .max - 1, .min + 1, -0x00DC_DDB3_0F2F_8000]
+        let timestamp = extremes[Int(bytes[i + 1] >> 2 & 7)]
+        let record = CaptureRecord(frameNumber: frame, timestamp: timestamp, direction: direction,
                                    kind: kind, payload: payload, fileOffset: i, controllerIndex: controller)
         _ = decoder.decode(record)
         i += 3 + length

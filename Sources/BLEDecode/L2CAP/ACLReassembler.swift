@@ -1,27 +1,56 @@
 import BLECore
 
-/// Maps positions in a reassembled L2CAP PDU back to absolute offsets in the capture file.
+/// Maps positions in a reassembled L2CAP PDU back to absolute offsets in the capture file and
+/// to the records that carried them.
 ///
 /// A PDU from one ACL packet is one run of bytes; a reassembled one is one run per fragment.
 struct OffsetMap: Sendable {
-    /// Absolute offset of PDU byte 0.
-    var first: Int
-    /// Later runs: (position in the PDU where the run starts, its absolute offset).
-    var runs: [(position: Int, absolute: Int)] = []
+    /// One fragment's bytes: where they start in the PDU, in the file and in their record.
+    struct Run: Sendable {
+        var position: Int
+        var absolute: Int
+        var source: FragmentSource
+    }
 
-    init(first: Int) { self.first = first }
+    /// Absolute offset of PDU byte 0.
+    var first: Int { runs[0].absolute }
+    /// One run per fragment, in PDU order; never empty.
+    private(set) var runs: [Run]
+
+    init(first: Int, source: FragmentSource) { runs = [Run(position: 0, absolute: first, source: source)] }
 
     /// Absolute offset of the PDU byte at `position`.
     func absolute(_ position: Int) -> Int {
-        var best = first, start = 0
-        for r in runs where r.position <= position {
-            best = r.absolute
-            start = r.position
-        }
-        return best &+ (position &- start)
+        var best = runs[0]
+        for r in runs.dropFirst() where r.position <= position { best = r }
+        return best.absolute &+ (position &- best.position)
     }
 
-    mutating func append(position: Int, absolute: Int) { runs.append((position, absolute)) }
+    mutating func append(position: Int, absolute: Int, source: FragmentSource) {
+        runs.append(Run(position: position, absolute: absolute, source: source))
+    }
+
+    /// The PDU bytes `range` (positions in the PDU, header included) as ranges of the records
+    /// that carried them: a range that spans fragments comes back split, one piece per record.
+    func recordRanges(_ range: Range<Int>, count: Int, what: String) -> [SecretRange] {
+        var out: [SecretRange] = []
+        for (i, run) in runs.enumerated() {
+            let end = i + 1 < runs.count ? runs[i + 1].position : count
+            let lower = max(range.lowerBound, run.position), upper = min(range.upperBound, end)
+            guard lower < upper else { continue }
+            let start = run.absolute &- run.source.recordBase &+ (lower &- run.position)
+            guard start >= 0 else { continue }
+            out.append(SecretRange(frame: run.source.frame, range: start..<(start + upper - lower), what: what))
+        }
+        return out
+    }
+}
+
+/// The record a fragment came in: its frame number and the absolute offset of its payload's
+/// byte 0 (so a PDU position maps to a position in that record's payload).
+struct FragmentSource: Sendable {
+    var frame: Int
+    var recordBase: Int
 }
 
 /// A complete L2CAP PDU (basic header included) ready for dispatch on its CID.
@@ -49,7 +78,10 @@ struct L2CAPFrame: Sendable {
 /// (fragmentation): a start fragment (PB 0b00 or 0b10, or 0b11 complete) begins with the basic
 /// L2CAP header, length u16 + CID u16; continuation fragments (PB 0b01) follow until
 /// length + 4 bytes have arrived. State is bounded: a pending PDU never holds more than its
-/// header announces (at most 65,535 + 4 bytes), and there is one per (handle, direction).
+/// header announces (at most 65,535 + 4 bytes) nor reserves more than has arrived, there is one
+/// per (handle, direction), and all pending PDUs together hold at most `pendingBudget` bytes:
+/// past it the oldest are discarded, each with a problem (a hostile capture can start 65,535-byte
+/// PDUs on every one of 3,840 handles of each of many controllers and never finish them).
 struct ACLReassembler: Sendable {
     struct Key: Hashable, Sendable {
         var handle: UInt16
@@ -65,6 +97,8 @@ struct ACLReassembler: Sendable {
         var fragments: Int
         /// Absolute offset of the start fragment's data (for problems about the whole PDU).
         var startOffset: Int
+        /// Which start fragment began it (ages pending PDUs for the budget).
+        var serial = 0
     }
 
     /// Reassembly state of one (handle, direction); an absent key is `idle`.
@@ -73,6 +107,12 @@ struct ACLReassembler: Sendable {
         case awaitingHeader(Pending)
         /// Header seen; `expected` = L2CAP length + 4.
         case collecting(Pending, expected: Int)
+
+        var pending: Pending {
+            switch self {
+            case .awaitingHeader(let p), .collecting(let p, _): p
+            }
+        }
     }
 
     /// What one fragment produced.
@@ -88,7 +128,16 @@ struct ACLReassembler: Sendable {
     /// Largest PDU the basic header can announce, header included.
     static let maximumPDU = 65_535 + 4
 
+    /// Bytes all pending PDUs may hold together (a few hundred maximum-size PDUs).
+    static let pendingBudget = 16 << 20
+
     private(set) var states: [Key: State] = [:]
+    /// Bytes held by the pending PDUs in `states`.
+    private(set) var pendingBytes = 0
+    /// Pending PDUs oldest first, by (key, serial); entries whose PDU is gone are skipped lazily.
+    private var age: [(key: Key, serial: Int)] = []
+    private var ageStart = 0
+    private var nextSerial = 0
 
     /// Whether any PDU is pending.
     var isEmpty: Bool { states.isEmpty }
@@ -101,10 +150,11 @@ struct ACLReassembler: Sendable {
     ///   - isStart: PB flag says first fragment (0b00, 0b10) or complete PDU (0b11).
     ///   - isTruncated: the capture cut this ACL packet short: no more bytes will come for the
     ///     PDU, so it is handed on as it is.
-    mutating func add(_ data: ArraySlice<UInt8>, dataOffset: Int, key: Key, isStart: Bool, isTruncated: Bool,
-                      problems: inout [DecodeError]) -> Outcome {
+    ///   - source: the record `data` belongs to (for `OffsetMap.recordRanges`).
+    mutating func add(_ data: ArraySlice<UInt8>, dataOffset: Int, source: FragmentSource, key: Key, isStart: Bool,
+                      isTruncated: Bool, problems: inout [DecodeError]) -> Outcome {
         if isStart {
-            if let old = states.removeValue(forKey: key) {
+            if let old = take(key) {
                 problems.append(Self.discardProblem(old, key: key, why: "a new start fragment arrived"))
             }
             // The common case: one ACL packet holds the whole PDU; no copy.
@@ -115,20 +165,23 @@ struct ACLReassembler: Sendable {
                         problems.append(Self.truncatedProblem(received: data.count, expected: expected,
                                                               at: dataOffset &+ data.count))
                     }
-                    return .complete(L2CAPFrame(bytes: data, offsets: OffsetMap(first: dataOffset), fragments: 1))
+                    return .complete(L2CAPFrame(bytes: data, offsets: OffsetMap(first: dataOffset, source: source), fragments: 1))
                 }
                 if data.count > expected {
                     problems.append(Self.excessProblem(data.count - expected, at: dataOffset &+ expected))
                     let whole = data.prefix(expected)
-                    return .complete(L2CAPFrame(bytes: whole, offsets: OffsetMap(first: dataOffset), fragments: 1))
+                    return .complete(L2CAPFrame(bytes: whole, offsets: OffsetMap(first: dataOffset, source: source), fragments: 1))
                 }
             }
-            var pending = Pending(bytes: [], offsets: OffsetMap(first: dataOffset), fragments: 1, startOffset: dataOffset)
-            pending.bytes.reserveCapacity(data.count >= 4 ? Self.expectedLength(data) : 64)
+            nextSerial += 1
+            var pending = Pending(bytes: [], offsets: OffsetMap(first: dataOffset, source: source), fragments: 1,
+                                  startOffset: dataOffset, serial: nextSerial)
+            // What arrived, not what the header announces: a PDU that never completes holds only
+            // its bytes (the array grows geometrically as continuations come).
             pending.bytes.append(contentsOf: data)
             return settle(pending, key: key, isStart: true, isTruncated: isTruncated, problems: &problems)
         }
-        guard let state = states.removeValue(forKey: key) else {
+        guard let state = take(key) else {
             problems.append(DecodeError(layer: .acl, offset: dataOffset, kind: .malformed,
                                         reason: "continuation fragment (\(data.count) bytes) with no L2CAP PDU pending on handle \(Fmt.h4(key.handle))"))
             return .dropped
@@ -147,7 +200,7 @@ struct ACLReassembler: Sendable {
             pending = p
             limit = expected
         }
-        pending.offsets.append(position: pending.bytes.count, absolute: dataOffset)
+        pending.offsets.append(position: pending.bytes.count, absolute: dataOffset, source: source)
         pending.fragments += 1
         // Copy no more than the PDU announced: pending state stays bounded.
         let take = min(data.count, max(0, limit - pending.bytes.count))
@@ -167,7 +220,7 @@ struct ACLReassembler: Sendable {
                                             reason: "L2CAP basic header: need 4 bytes, have \(pending.bytes.count) (capture cut the packet)"))
                 return .dropped
             }
-            states[key] = .awaitingHeader(pending)
+            put(.awaitingHeader(pending), key: key, isNew: isStart, problems: &problems)
             return .needMore(isStart: isStart, received: pending.bytes.count, expected: nil)
         }
         let expected = Self.expectedLength(pending.bytes[...])
@@ -185,8 +238,37 @@ struct ACLReassembler: Sendable {
                                                   at: pending.offsets.absolute(count)))
             return .complete(Self.frame(pending, count: count))
         }
-        states[key] = .collecting(pending, expected: expected)
+        put(.collecting(pending, expected: expected), key: key, isNew: isStart, problems: &problems)
         return .needMore(isStart: isStart, received: count, expected: expected)
+    }
+
+    /// Removes and returns the pending PDU of `key`.
+    private mutating func take(_ key: Key) -> State? {
+        guard let state = states.removeValue(forKey: key) else { return nil }
+        pendingBytes -= state.pending.bytes.count
+        return state
+    }
+
+    /// Stores a pending PDU (`isNew`: begun by this fragment), then discards the oldest others
+    /// while all of them hold more than `pendingBudget` bytes.
+    private mutating func put(_ state: State, key: Key, isNew: Bool, problems: inout [DecodeError]) {
+        let p = state.pending
+        pendingBytes += p.bytes.count
+        states[key] = state
+        if isNew { age.append((key, p.serial)) }
+        while pendingBytes > Self.pendingBudget, ageStart < age.count {
+            let (oldKey, serial) = age[ageStart]
+            ageStart += 1
+            guard oldKey != key || serial != p.serial, states[oldKey]?.pending.serial == serial,
+                  let old = take(oldKey) else { continue }
+            problems.append(Self.discardProblem(old, key: oldKey,
+                                                why: "more than \(Self.pendingBudget >> 20) MiB of L2CAP PDUs pending at once"))
+        }
+        // Forget entries of PDUs that are gone once they outnumber the live ones.
+        if ageStart > 1024 || age.count > 2 * states.count + 1024 {
+            age = age[ageStart...].filter { states[$0.key]?.pending.serial == $0.serial }
+            ageStart = 0
+        }
     }
 
     /// Drops what is pending on `handle` of `controller` (both directions), e.g. at disconnection.
@@ -194,7 +276,7 @@ struct ACLReassembler: Sendable {
         var out: [DecodeError] = []
         for d in [Direction.sent, .received, .unknown] {
             let key = Key(handle: handle, direction: d, controller: controller)
-            if let old = states.removeValue(forKey: key) {
+            if let old = take(key) {
                 out.append(Self.discardProblem(old, key: key, why: why))
             }
         }
@@ -206,6 +288,9 @@ struct ACLReassembler: Sendable {
         let out = states.map { Self.discardProblem($0.value, key: $0.key, why: why) }
             .sorted { $0.offset < $1.offset }
         states.removeAll()
+        pendingBytes = 0
+        age.removeAll()
+        ageStart = 0
         return out
     }
 

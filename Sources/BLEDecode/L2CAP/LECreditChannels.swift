@@ -150,9 +150,9 @@ struct LECreditChannelMap: Sendable {
         if data.count > expected {
             return .unusable("K-frame carries \(data.count) bytes, SDU Length says \(expected)")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(expected)
-        bytes.append(contentsOf: data)
+        // What arrived, not the SDU Length announced (up to 65,535 per channel): an SDU that
+        // never completes holds only its bytes.
+        let bytes = Array(data)
         channel.pending = PendingSDU(bytes: bytes, expected: expected, offset: offset &+ 2, frames: 1)
         return .needMore(received: data.count, expected: expected)
     }

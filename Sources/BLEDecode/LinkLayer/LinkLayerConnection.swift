@@ -123,7 +123,7 @@ struct LinkLayerConnection: Sendable {
         if let counter = eventCounter, let last = lastEventCounter {
             newEvent = counter != last
         } else if let last = lastTimestamp {
-            let gap = timestamp &- last
+            let gap = timestamp.saturatingSubtracting(last)   // wrapping could make a jump look small
             newEvent = gap < 0 || gap > eventGap
         } else {
             newEvent = true

@@ -54,7 +54,7 @@ public final class Scheduler {
     /// Schedules `action` `delay` microseconds from now.
     @discardableResult
     public func schedule(after delay: Int64, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
-        schedule(at: now &+ max(0, delay), order: order, action)
+        schedule(at: now.saturatingAdding(max(0, delay)), order: order, action)
     }
 
     /// The order of events with no hint: after every hinted event at the same time.

@@ -95,10 +95,10 @@ public final class SimulatedLink {
     /// The first connection event after `time`.
     func nextConnectionEvent(after time: VirtualTime) -> VirtualTime {
         let interval = max(1, parameters.interval)
-        let elapsed = time - eventAnchor
-        return eventAnchor + (elapsed / interval + 1) * interval
+        let elapsed = time.saturatingSubtracting(eventAnchor)
+        return eventAnchor.saturatingAdding((elapsed / interval).saturatingAdding(1).saturatingMultiplied(by: interval))
     }
 
     /// Time since the link came up.
-    public func relative(_ time: VirtualTime) -> Int64 { time - establishedAt }
+    public func relative(_ time: VirtualTime) -> Int64 { time.saturatingSubtracting(establishedAt) }
 }

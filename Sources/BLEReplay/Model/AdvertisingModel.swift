@@ -69,8 +69,8 @@ public struct AdvertisingModel: Sendable {
     public static func estimateInterval(reportTimes: [Int64]) -> Int64 {
         let sorted = reportTimes.sorted()
         var gaps: [Int64] = []
-        for i in sorted.indices.dropFirst() where sorted[i] - sorted[i - 1] > 5_000 {
-            gaps.append(sorted[i] - sorted[i - 1])
+        for i in sorted.indices.dropFirst() where sorted[i].saturatingSubtracting(sorted[i - 1]) > 5_000 {
+            gaps.append(sorted[i].saturatingSubtracting(sorted[i - 1]))
         }
         guard !gaps.isEmpty else { return 100_000 }
         gaps.sort()

@@ -69,15 +69,15 @@ public struct BehaviourExtractor: Sendable {
             } else {
                 plainAnswers.record(request: q.bytes, answer)
                 if securityTrigger == nil, let r = answer.response, r.count >= 5, r[0] == ATTOpcode.errorResponse.rawValue,
-                   [0x05, 0x0C, 0x0F].contains(r[4]) { securityTrigger = q.time + answer.latency }
+                   [0x05, 0x0C, 0x0F].contains(r[4]) { securityTrigger = q.time.saturatingAdding(answer.latency) }
             }
         }
 
         func noteTimeout(before t: Int64) {
-            guard var p = pendingLocal, !p.timeoutNoted, p.time + Self.attTimeout <= t else { return }
+            guard var p = pendingLocal, !p.timeoutNoted, p.time.saturatingAdding(Self.attTimeout) <= t else { return }
             p.timeoutNoted = true
             pendingLocal = p
-            if p.time + Self.attTimeout >= localAnchor.time { localAnchor = (.timedOut(p.step), p.time + Self.attTimeout) }
+            if p.time.saturatingAdding(Self.attTimeout) >= localAnchor.time { localAnchor = (.timedOut(p.step), p.time.saturatingAdding(Self.attTimeout)) }
         }
 
         var events: [(time: Int64, packet: Int, pdu: RecordedPDU?)] = c.pdus.map { ($0.time, $0.packetID, $0) }
@@ -89,7 +89,7 @@ public struct BehaviourExtractor: Sendable {
             guard let p = e.pdu else {
                 let reason = c.localDisconnect?.reason ?? 0x13
                 steps.append(.init(action: .disconnect(reason: reason), anchor: localAnchor.anchor,
-                                   delay: e.time - localAnchor.time, offset: e.time, packetID: e.packet))
+                                   delay: e.time.saturatingSubtracting(localAnchor.time), offset: e.time, packetID: e.packet))
                 localAnchor = (.sent(steps.count - 1), e.time)
                 continue
             }
@@ -101,17 +101,17 @@ public struct BehaviourExtractor: Sendable {
                 switch op.kind {
                 case .response:
                     if let q = pendingPeer {
-                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                         pendingPeer = nil
                     }
                 case .confirmation:
                     if let q = pendingPeerIndication {
-                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                         pendingPeerIndication = nil
                     }
                 default:
                     if op == .writeCommand { valueHistory.wrote(p.bytes, at: p.time) }
-                    steps.append(.init(action: .send(p.bytes), anchor: localAnchor.anchor, delay: p.time - localAnchor.time,
+                    steps.append(.init(action: .send(p.bytes), anchor: localAnchor.anchor, delay: p.time.saturatingSubtracting(localAnchor.time),
                                        offset: p.time, packetID: p.packetID))
                     let index = steps.count - 1
                     localAnchor = (.sent(index), p.time)
@@ -143,21 +143,21 @@ public struct BehaviourExtractor: Sendable {
                 switch op.kind {
                 case .response where pendingLocal != nil:
                     let q = pendingLocal!
-                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     longRead.answered(q.bytes, p.bytes, in: peerAnswers)
                     valueHistory.answered(q.bytes, p.bytes, at: p.time)
                     pendingLocal = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .confirmation where pendingLocalIndication != nil:
                     let q = pendingLocalIndication!
-                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time - q.time, packetID: p.packetID))
+                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     pendingLocalIndication = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
                     valueHistory.sent(p.bytes, at: p.time)
                     let handle = (try? ATTPDU(decoding: p.bytes[...]))?.attributeHandle
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
-                        peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time - s.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                        peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, pdu: p.bytes, packetID: p.packetID))
                     } else {
                         peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
                     }
@@ -171,7 +171,7 @@ public struct BehaviourExtractor: Sendable {
                     }
                 default:
                     let last = peerAnchors.last!
-                    peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time - last.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                    peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time.saturatingSubtracting(last.time), offset: p.time, pdu: p.bytes, packetID: p.packetID))
                     if op.kind == .request {
                         if let old = pendingPeer {
                             centralAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
@@ -197,26 +197,26 @@ public struct BehaviourExtractor: Sendable {
         }
         var ending = PeerBehaviour.Ending.stillConnected
         var endingOffset: Int64?
-        var terminationDelay = 2 * params.interval
+        var terminationDelay = params.interval.saturatingMultiplied(by: 2)
         var terminationReason = HCIStatusCode(0x16)
         if let d = c.disconnect {
             if let local = c.localDisconnect, local.time <= d.time {
                 ending = .centralTerminated
-                terminationDelay = d.time - local.time
+                terminationDelay = d.time.saturatingSubtracting(local.time)
                 terminationReason = d.reason
             } else if d.reason.rawValue == 0x08 {
-                var silence = d.time - parameters(at: d.time).supervisionTimeout
+                var silence = d.time.saturatingSubtracting(parameters(at: d.time).supervisionTimeout)
                 var detection: Int64?
                 if c.parameters == nil || silence < lastPeerPDU {
                     silence = max(lastPeerPDU, min(d.time, silence))
-                    detection = d.time - silence
+                    detection = d.time.saturatingSubtracting(silence)
                 }
                 let a = peerAnchor(atOrBefore: silence)
-                ending = .linkLoss(anchor: a.anchor, delay: silence - a.time, detection: detection)
+                ending = .linkLoss(anchor: a.anchor, delay: silence.saturatingSubtracting(a.time), detection: detection)
                 endingOffset = silence
             } else {
                 let a = peerAnchor(atOrBefore: d.time)
-                ending = .terminated(reason: d.reason, anchor: a.anchor, delay: d.time - a.time)
+                ending = .terminated(reason: d.reason, anchor: a.anchor, delay: d.time.saturatingSubtracting(a.time))
                 endingOffset = d.time
             }
         }
@@ -225,7 +225,7 @@ public struct BehaviourExtractor: Sendable {
             connectionID: c.id, answers: peerAnswers, actions: peerActions, ending: ending, endingOffset: endingOffset,
             terminationDelay: terminationDelay, terminationReason: terminationReason, parameters: params,
             parameterUpdates: c.parameterUpdates.map { ($0.offset, $0.parameters) }, serverRxMTU: c.serverRxMTU,
-            typicalLatency: latencies.isEmpty ? 2 * params.interval : latencies[latencies.count / 2])
+            typicalLatency: latencies.isEmpty ? params.interval.saturatingMultiplied(by: 2) : latencies[latencies.count / 2])
         var peerWithLongReads = peer
         peerWithLongReads.longReads = longRead.values
         peerWithLongReads.valueHistory = valueHistory

@@ -102,15 +102,15 @@ public enum SecurityOutcome: Sendable, Equatable {
             case .pairingStarted:
                 if start == nil { start = e.time }
             case .pairingFailed(let reason):
-                self = .pairingFailed(reason: reason, after: max(0, e.time - (start ?? trigger ?? e.time)))
+                self = .pairingFailed(reason: reason, after: max(0, e.time.saturatingSubtracting(start ?? trigger ?? e.time)))
                 return
             case .encryptionChange(let status, let enabled):
                 if status != 0 {
-                    self = .encryptionFailed(status: status, after: max(0, e.time - (start ?? trigger ?? e.time)))
+                    self = .encryptionFailed(status: status, after: max(0, e.time.saturatingSubtracting(start ?? trigger ?? e.time)))
                     return
                 }
                 if enabled {
-                    self = .encrypted(after: max(0, e.time - (start ?? trigger ?? e.time)))
+                    self = .encrypted(after: max(0, e.time.saturatingSubtracting(start ?? trigger ?? e.time)))
                     return
                 }
             }

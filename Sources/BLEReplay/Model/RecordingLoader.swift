@@ -5,6 +5,9 @@ import BLETimeline
 
 /// Reads what a replay needs out of a timeline: per capture, its connections with their ATT
 /// PDUs, parameters and endings, the advertising seen, and the GATT databases.
+///
+/// Times become offsets from the capture's start and each connection's origin: the timestamps
+/// are the file's, so every difference saturates instead of trapping (STYLE lesson 15).
 public enum RecordingLoader {
     public struct Failure: Error, CustomStringConvertible {
         public var message: String
@@ -78,29 +81,29 @@ public enum RecordingLoader {
             let origin = r[12].int64 ?? r[21].int64 ?? r[20].int64 ?? start
             var params: ConnectionParameters?
             if let i = r[7].int64, i > 0, let t = r[9].int64, t > 0 {
-                params = ConnectionParameters(interval: i, latency: r[8].int ?? 0, supervisionTimeout: t * 1000)
+                params = ConnectionParameters(interval: i, latency: r[8].int ?? 0, supervisionTimeout: t.saturatingMultiplied(by: 1000))
             }
             let peer = PeerAddress(text: r[3].string, typeName: r[4].string)
             let zeroAddress = r[3].string == "00:00:00:00:00:00"
             var c = RecordedConnection(
                 id: id, handle: UInt16(truncatingIfNeeded: r[1].int ?? 0), peer: zeroAddress ? nil : peer,
                 peerLabel: (zeroAddress ? nil : r[3].string) ?? "unknown peer (handle \(hex(r[1].int ?? 0, width: 4)))",
-                role: r[5].string, status: status, origin: origin, offset: origin - start, beganBeforeCapture: began,
+                role: r[5].string, status: status, origin: origin, offset: origin.saturatingSubtracting(start), beganBeforeCapture: began,
                 createOffset: nil, completePacketID: r[16].int, parameters: params, parameterUpdates: [], pdus: [],
-                disconnect: nil, localDisconnect: nil, end: last - origin, clientRxMTU: r[10].int, serverRxMTU: r[11].int,
+                disconnect: nil, localDisconnect: nil, end: last.saturatingSubtracting(origin), clientRxMTU: r[10].int, serverRxMTU: r[11].int,
                 encrypted: (r[19].int ?? 0) != 0, smpPackets: r[22].int ?? 0)
             if !began, let i = creates.indices.last(where: { creates[$0] <= origin && !usedCreates.contains($0) }) {
                 usedCreates.insert(i)
-                c.createOffset = creates[i] - start
+                c.createOffset = creates[i].saturatingSubtracting(start)
             }
             if let t = r[13].int64, let reason = r[14].int, let p = r[17].int {
-                c.disconnect = (t - origin, HCIStatusCode(UInt8(truncatingIfNeeded: reason)), p)
-                c.end = t - origin
+                c.disconnect = (t.saturatingSubtracting(origin), HCIStatusCode(UInt8(truncatingIfNeeded: reason)), p)
+                c.end = t.saturatingSubtracting(origin)
             }
             try loadDetails(&c, captureID: captureID, db: db)
             connections.append(c)
         }
-        return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last - start,
+        return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),
                                connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db),
                                gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
                                classicConnections: classic, formatDescription: format)
@@ -140,7 +143,7 @@ public enum RecordingLoader {
         while try s.step() {
             let bytes = s.blob(3) ?? []
             guard !bytes.isEmpty else { continue }
-            c.pdus.append(RecordedPDU(packetID: s.int(0), time: s.int64(1) - c.origin, fromCentral: s.text(2) == "tx",
+            c.pdus.append(RecordedPDU(packetID: s.int(0), time: s.int64(1).saturatingSubtracting(c.origin), fromCentral: s.text(2) == "tx",
                                       bytes: bytes))
         }
         for r in try db.rows("""
@@ -149,7 +152,7 @@ public enum RecordingLoader {
             """, [id]) {
             guard let packet = r[0].int, let t = r[1].int64 else { continue }
             let raw = r[2].blob ?? []
-            c.localDisconnect = (t - c.origin, raw.count >= 6 ? raw[5] : 0x13, packet)
+            c.localDisconnect = (t.saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
         }
         try loadSecurity(&c, db: db)
         for r in try db.rows("""
@@ -157,9 +160,9 @@ public enum RecordingLoader {
             WHERE connection_id = ?1 AND source = 'hci' AND coalesce(status, 0) = 0 ORDER BY packet_id
             """, [id]) {
             guard let packet = r[0].int, let t = r[1].int64, let i = r[2].int64, i > 0, let to = r[4].int64, to > 0 else { continue }
-            let p = ConnectionParameters(interval: i, latency: r[3].int ?? 0, supervisionTimeout: to * 1000)
+            let p = ConnectionParameters(interval: i, latency: r[3].int ?? 0, supervisionTimeout: to.saturatingMultiplied(by: 1000))
             if c.parameters == nil { c.parameters = p }
-            c.parameterUpdates.append((t - c.origin, p, packet))
+            c.parameterUpdates.append((t.saturatingSubtracting(c.origin), p, packet))
         }
     }
 
@@ -171,11 +174,11 @@ public enum RecordingLoader {
         var events: [RecordedSecurityEvent] = []
         for r in try db.rows("SELECT packet_id, ts_us FROM smp_event WHERE connection_id = ?1 AND code IN (1, 11) ORDER BY packet_id", [id]) {
             guard let p = r[0].int, let t = r[1].int64 else { continue }
-            events.append(RecordedSecurityEvent(kind: .pairingStarted, time: t - c.origin, packetID: p))
+            events.append(RecordedSecurityEvent(kind: .pairingStarted, time: t.saturatingSubtracting(c.origin), packetID: p))
         }
         for r in try db.rows("SELECT packet_id, ts_us, code FROM error WHERE connection_id = ?1 AND layer = 'smp' ORDER BY packet_id", [id]) {
             guard let p = r[0].int, let t = r[1].int64, let code = r[2].int else { continue }
-            events.append(RecordedSecurityEvent(kind: .pairingFailed(reason: UInt8(truncatingIfNeeded: code)), time: t - c.origin, packetID: p))
+            events.append(RecordedSecurityEvent(kind: .pairingFailed(reason: UInt8(truncatingIfNeeded: code)), time: t.saturatingSubtracting(c.origin), packetID: p))
         }
         for r in try db.rows("""
             SELECT packet_id, ts_us, coalesce(status, 0), detail FROM link_event WHERE connection_id = ?1
@@ -184,7 +187,7 @@ public enum RecordingLoader {
             guard let p = r[0].int, let t = r[1].int64 else { continue }
             let status = UInt8(truncatingIfNeeded: r[2].int ?? 0)
             events.append(RecordedSecurityEvent(kind: .encryptionChange(status: status, enabled: status == 0 && r[3].string != "disabled"),
-                                                time: t - c.origin, packetID: p))
+                                                time: t.saturatingSubtracting(c.origin), packetID: p))
         }
         c.security = events.sorted { ($0.time, $0.packetID) < ($1.time, $1.packetID) }
     }

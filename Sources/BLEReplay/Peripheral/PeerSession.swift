@@ -113,6 +113,7 @@ final class PeerSession {
         keyCounts[key, default: 0] += 1
         let n = keyCounts[key]!
         let op = ATTOpcode(pdu[0])
+        if op.kind == .request { world.noteRequestReceived(key, count: n) }
 
         var drop = false
         var extraDelay: Int64 = 0
@@ -127,7 +128,7 @@ final class PeerSession {
             guard match.matches(key) else { continue }
             faultCounts[i, default: 0] += 1
             if let k = match.occurrence, k != faultCounts[i] { continue }
-            world.noteFaultFired(f, link: link)
+            world.noteFaultFired(f, index: i, link: link)
             switch f.kind {
             case .disconnect(let reason, _): disconnectReason = reason
             case .dropResponse: drop = true

@@ -43,9 +43,9 @@ public final class SimulatedPeripheral {
         if wanted, advertisingEvent == nil {
             let interval = max(1, model.advertising.interval)
             let now = world.scheduler.now
-            let k = now < phase ? 0 : (now - phase) / interval + 1
+            let k = now < phase ? 0 : now.saturatingSubtracting(phase) / interval + 1
             let delay = world.rng.inRange(0...9_999)
-            advertisingEvent = world.scheduler.schedule(at: phase + k * interval + delay) { [self] in
+            advertisingEvent = world.scheduler.schedule(at: phase.saturatingAdding(k.saturatingMultiplied(by: interval)).saturatingAdding(delay)) { [self] in
                 advertisingEvent = nil
                 world.host.advertisingEvent(from: self)
                 advertisingDemandChanged()

@@ -103,7 +103,7 @@ public enum TraceExporter {
                 args.append(("open_at_end", .bool(true)))
             }
             if let cb = row[9].string { args.append(("cb_error", .string(cb))) }
-            out.append(slice("connection \(peer)", cat: "connection", ts: start, dur: max(start, end) - start, pid: pid, tid: track, args: args))
+            out.append(slice("connection \(peer)", cat: "connection", ts: start, dur: max(start, end).saturatingSubtracting(start), pid: pid, tid: track, args: args))
         }
         out += try transactions(db, pid: pid, lifetimes: lifetimes, labels: labels, last: last)
         // Errors.
@@ -158,7 +158,7 @@ public enum TraceExporter {
             }
             let op = row[3].int ?? 0
             let outcome = row[6].string ?? "?"
-            var end = row[5].int64.map { ts + $0 } ?? min(ts + attTimeout, life.end)
+            var end = row[5].int64.map { ts.saturatingAdding($0) } ?? min(ts.saturatingAdding(attTimeout), life.end)
             if outcome == "pending" && row[5].isNull { end = min(last, life.end) }
             if i + 1 < rows.count, rows[i + 1][0].int64 == connection, rows[i + 1][9].string == row[9].string,
                let next = rows[i + 1][8].int64 {
@@ -176,7 +176,7 @@ public enum TraceExporter {
             }
             let name = (opNames[op] ?? "ATT \(hex(op))") + (handle.map { " \(hex($0, width: 4))" } ?? "")
                 + (outcome == "ok" ? "" : " [\(outcome)]")
-            out.append(slice(name, cat: "att", ts: start, dur: end - start, pid: pid, tid: track, args: args))
+            out.append(slice(name, cat: "att", ts: start, dur: end.saturatingSubtracting(start), pid: pid, tid: track, args: args))
         }
         return out
     }

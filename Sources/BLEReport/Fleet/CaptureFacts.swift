@@ -38,7 +38,7 @@ public struct CaptureFacts: Sendable {
     public var devices: [String: DeviceIdentity]
 
     /// Time the capture covers, in microseconds.
-    public var span: Int64 { (lastTimestamp ?? 0) - (firstTimestamp ?? 0) }
+    public var span: Int64 { (lastTimestamp ?? 0).saturatingSubtracting(firstTimestamp ?? 0) }
 }
 
 /// Who a device is, as far as a capture tells: advertised or GAP name, and the Device
@@ -90,13 +90,15 @@ public struct ConnectionFact: Sendable {
     /// Device Information read on this very connection.
     public var identity: DeviceIdentity
 
-    /// True for an attempt that LE Connection Complete reported as established.
-    public var established: Bool { status == 0 }
+    /// True for an attempt that came up: LE Connection Complete reported success and the link did
+    /// not end with 0x3E Connection Failed to be Established (Core v5.4 Vol 6 Part B 4.5.2: the
+    /// peripheral never answered in the first connection events, so no connection existed).
+    public var established: Bool { status == 0 && disconnectReason != 0x3E }
 
     /// Connected time observed in the capture, in microseconds (0 when not established).
     public var observedDuration: Int64 {
         guard established, let start, let end, end > start else { return 0 }
-        return end - start
+        return end.saturatingSubtracting(start)
     }
 
     /// A peer address worth grouping by (not missing, not all-zero).

@@ -22,12 +22,12 @@ extension FleetStatistics {
     static func periodStart(_ ts: Int64, period: String) -> Int64 {
         let hour: Int64 = 3_600_000_000, day = 24 * hour
         switch period {
-        case "hour": return floorDiv(ts, hour) * hour
-        case "day": return floorDiv(ts, day) * day
+        case "hour": return floorDiv(ts, hour).saturatingMultiplied(by: hour)
+        case "day": return floorDiv(ts, day).saturatingMultiplied(by: day)
         default:
             // Weeks start on Monday; 1970-01-01 was a Thursday, so Monday 1969-12-29 is day -3.
             let d = floorDiv(ts, day)
-            return (floorDiv(d + 3, 7) * 7 - 3) * day
+            return (floorDiv(d + 3, 7) * 7 - 3).saturatingMultiplied(by: day)
         }
     }
 
@@ -74,7 +74,7 @@ extension FleetStatistics {
                     if conn.isAttempt { acc[d]!.rows[key]!.attempts += 1 }
                     if conn.established {
                         acc[d]!.rows[key]!.connections += 1
-                        acc[d]!.rows[key]!.connectedTime += conn.observedDuration
+                        acc[d]!.rows[key]!.connectedTime = acc[d]!.rows[key]!.connectedTime.saturatingAdding(conn.observedDuration)
                     }
                 }
                 // Time: the attempt counts where it completed; connected time is split over periods.
@@ -83,13 +83,16 @@ extension FleetStatistics {
                     if conn.isAttempt { acc[.time]!.rows[key]!.attempts += 1 }
                     if conn.established { acc[.time]!.rows[key]!.connections += 1 }
                 }
-                if conn.established, let start = conn.start, let end = conn.end, end > start {
+                // A span of absurd timestamps (more than 10,000 periods) is not split: it would take
+                // millions of steps and say nothing.
+                if conn.established, let start = conn.start, let end = conn.end, end > start,
+                   end.saturatingSubtracting(start) / step <= 10_000 {
                     var t = start
                     while t < end {
                         let p = periodStart(t, period: period)
-                        let upto = min(end, p + step)
+                        let upto = min(end, p.saturatingAdding(step))
                         let key = acc[.time]!.touch([periodLabel(p, period: period)], capture: index)
-                        acc[.time]!.rows[key]!.connectedTime += upto - t
+                        acc[.time]!.rows[key]!.connectedTime = acc[.time]!.rows[key]!.connectedTime.saturatingAdding(upto - t)
                         t = upto
                     }
                 }

@@ -148,7 +148,7 @@ public struct FleetStatistics: Sendable {
     /// Established links that began before their capture (counted as established, not as attempts).
     public var beganBefore: Int { captures.reduce(0) { $0 + $1.connections.filter { $0.established && $0.beganBeforeCapture }.count } }
     public var established: Int { captures.reduce(0) { $0 + $1.connections.filter(\.established).count } }
-    public var connectedTime: Int64 { captures.reduce(0) { $0 + $1.connections.reduce(0) { $0 + $1.observedDuration } } }
+    public var connectedTime: Int64 { captures.reduce(0) { $0.saturatingAdding($1.connections.map(\.observedDuration).saturatingSum()) } }
     public var bredrLinks: Int { captures.reduce(0) { $0 + $1.bredrLinks } }
     public var failedInputs: [InputOutcome] { inputs.filter { $0.status == .failed } }
 

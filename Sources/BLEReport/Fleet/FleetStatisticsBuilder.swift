@@ -15,7 +15,8 @@ extension FleetStatistics {
             times += c.events.map(\.timestamp)
         }
         let first = times.min() ?? 0, last = times.max() ?? 0
-        let period = last - first <= 48 * 3_600_000_000 ? "hour" : (last - first <= 120 * 86_400_000_000 ? "day" : "week")
+        let spread = last.saturatingSubtracting(first)
+        let period = spread <= 48 * 3_600_000_000 ? "hour" : (spread <= 120 * 86_400_000_000 ? "day" : "week")
         return FleetStatistics(
             inputs: inputs, captures: captures, counts: codeCounts(captures, identities: identities),
             latency: latencyRows(captures), durations: durationStats(captures),

@@ -98,9 +98,9 @@ enum ReportLanes {
         }
         let first = times.min() ?? capture.firstTimestamp ?? 0
         let last = times.max() ?? capture.lastTimestamp ?? first
-        let pad = max(1_000, (last - first) / 50)
-        let start = first - pad
+        let pad = max(1_000, last.saturatingSubtracting(first) / 50)
+        let start = first.saturatingSubtracting(pad)
         let title = "\(capture.label) — from \(Timestamp.iso8601(start).prefix(19).replacing("T", with: " ")) UTC\(more)"
-        return SVGCharts.lanes(title: title, from: start, to: last + pad, lanes: lanes)
+        return SVGCharts.lanes(title: title, from: start, to: last.saturatingAdding(pad), lanes: lanes)
     }
 }

@@ -181,7 +181,7 @@ public enum ReportTables {
             rows: s.durations.byReason.map { r in
                 let p: (Double) -> Cell = { r.samples.isEmpty ? .empty : .duration(Percentiles.value(r.samples, $0)) }
                 return [.text(r.label), .int(r.samples.count), p(0.5), p(0.95), r.samples.last.map { .duration($0) } ?? .empty,
-                        .duration(r.samples.reduce(0, +))]
+                        .duration(r.samples.saturatingSum())]
             })
     }
 

@@ -102,15 +102,16 @@ public enum SVGCharts {
     public static func lanes(title: String, from t0: Int64, to t1: Int64, lanes: [Lane], width: Int = 1100) -> String {
         let labelWidth = 250, laneHeight = 20, top = 26, bottom = 24
         let height = top + lanes.count * laneHeight + bottom
-        let span = Double(max(1, t1 - t0))
+        let span = Double(max(1, t1.saturatingSubtracting(t0)))
         let plot = Double(width - labelWidth - 14)
-        func x(_ t: Int64) -> Double { Double(labelWidth) + plot * Double(min(max(t, t0), t1) - t0) / span }
+        func x(_ t: Int64) -> Double { Double(labelWidth) + plot * Double(min(max(t, t0), t1).saturatingSubtracting(t0)) / span }
         var out = "<svg class=\"chart lanes\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">"
         out += "<text x=\"4\" y=\"16\" class=\"title\">\(escape(title))</text>"
         // Axis ticks: about eight, at round second values.
         let seconds = span / 1_000_000
         let steps: [Double] = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 43200, 86400]
-        let step = steps.first { seconds / $0 <= 8 } ?? 86400
+        // Past a day per tick (a span of absurd timestamps), eight ticks whatever the span.
+        let step = steps.first { seconds / $0 <= 8 } ?? seconds / 8
         var tick = 0.0
         let axisY = top + lanes.count * laneHeight
         while tick <= seconds + 1e-9 {
