@@ -48,7 +48,7 @@ open class CBCentralManager: CBManager {
         }
     }
 
-    open class func supports(_ features: CBCentralManagerFeature) -> Bool { features.isEmpty }
+    open class func supports(_ features: CBCentralManager.Feature) -> Bool { features.isEmpty }
 
     /// Scans; with `serviceUUIDs` only peripherals advertising one of them are reported, and
     /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true.
@@ -77,7 +77,7 @@ open class CBCentralManager: CBManager {
         if peripheral.state == .connected, let link = peripheral.link, link.isUp {
             replay.world.scheduler.schedule(after: 0) { [self] in
                 guard peripheral.link === link, !detached else { return }
-                delegate?.centralManager(self, didConnect: peripheral)
+                replay.callApp(self) { delegate?.centralManager(self, didConnect: peripheral) }
             }
             return
         }
@@ -96,8 +96,10 @@ open class CBCentralManager: CBManager {
             peripheral.state = .disconnected
             replay.world.host.cancelConnect(peripheral.simulated)
             replay.world.scheduler.schedule(after: 0) { [self] in
-                delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: replay.clock.now,
-                                         isReconnecting: false, error: nil)
+                replay.callApp(self) {
+                    delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: replay.clock.absoluteTime,
+                                             isReconnecting: false, error: nil)
+                }
             }
         case .connected, .connecting:
             peripheral.state = .disconnecting
@@ -124,5 +126,6 @@ open class CBCentralManager: CBManager {
             .map { replay.object(for: $0) }
     }
 
-    open func registerForConnectionEvents(options: [String: Any]? = nil) {}
+    /// Accepted; the replay reports no connection events (Docs/replay.md "Not modelled").
+    open func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]? = nil) {}
 }

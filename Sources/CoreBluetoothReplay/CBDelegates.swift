@@ -47,6 +47,8 @@ public protocol CBPeripheralDelegate: NSObjectProtocol {
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor descriptor: CBDescriptor, error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: (any Error)?)
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral)
+    /// iOS 11: the answer to `openL2CAPChannel(_:)`.
+    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?)
 }
 
 extension CBPeripheralDelegate {
@@ -64,4 +66,5 @@ extension CBPeripheralDelegate {
     public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor descriptor: CBDescriptor, error: (any Error)?) {}
     public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: (any Error)?) {}
     public func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {}
+    public func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {}
 }

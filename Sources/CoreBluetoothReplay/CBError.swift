@@ -32,24 +32,48 @@ public struct CBError: CustomNSError, Hashable, Sendable, CustomStringConvertibl
     public let code: Code
     /// The HCI disconnection reason behind the error, when a link ended (not Apple's; replay only).
     public let hciReason: UInt8?
+    /// The user info given to `init(_:userInfo:)` (Sendable: NSError carries it).
+    private let given: NSError?
 
     public init(_ code: Code, hciReason: UInt8? = nil) {
         self.code = code
         self.hciReason = hciReason
+        given = nil
+    }
+
+    /// As Apple's `CBError(_:userInfo:)`, for tests and mocks that build the errors an app handles.
+    public init(_ code: Code, userInfo: [String: Any]) {
+        self.code = code
+        hciReason = (userInfo["BLEReplayHCIReason"] as? Int).flatMap { UInt8(exactly: $0) }
+        given = NSError(domain: Self.errorDomain, code: code.rawValue, userInfo: userInfo)
     }
 
     public static var errorDomain: String { "CBErrorDomain" }
     public var errorCode: Int { code.rawValue }
+    /// Apple's `userInfo`: what was given, with `NSLocalizedDescriptionKey` (and, in the replay,
+    /// `BLEReplayHCIReason` when a link ended).
+    public var userInfo: [String: Any] { errorUserInfo }
     public var errorUserInfo: [String: Any] {
-        var info: [String: Any] = [NSLocalizedDescriptionKey: localizedDescription]
+        var info: [String: Any] = given?.userInfo ?? [:]
+        if info[NSLocalizedDescriptionKey] == nil { info[NSLocalizedDescriptionKey] = localizedDescription }
         if let hciReason { info["BLEReplayHCIReason"] = Int(hciReason) }
         return info
     }
+    /// Apple's text for the code (CBErrorDescriptions.swift).
     public var localizedDescription: String {
+        (given?.userInfo[NSLocalizedDescriptionKey] as? String) ?? CBErrorDescriptions.cbError(code.rawValue)
+    }
+    /// The code's name and, in the replay, the HCI reason behind it.
+    public var description: String {
         let name = CoreBluetoothNames.cbError[code.rawValue] ?? "unknown"
         return hciReason.map { "CBError.\(name) (HCI reason \(hex($0)) \(HCIStatusCode($0).name))" } ?? "CBError.\(name)"
     }
-    public var description: String { localizedDescription }
+
+    public static func == (a: CBError, b: CBError) -> Bool { a.code == b.code && a.hciReason == b.hciReason }
+    public func hash(into h: inout Hasher) {
+        h.combine(code)
+        h.combine(hciReason)
+    }
 
     public static var unknown: Code { .unknown }
     public static var invalidParameters: Code { .invalidParameters }
@@ -84,68 +108,3 @@ extension CBError.Code {
     }
 }
 
-/// `CBATTError`: ATT error codes as CoreBluetooth reports them (domain `CBATTErrorDomain`);
-/// Apple names 0x00-0x11. Other codes (application errors 0x80-0x9F, ...) keep their number in
-/// `errorCode` and read as `.unlikelyError` through `code`.
-public struct CBATTError: CustomNSError, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: Int, Sendable {
-        case success = 0
-        case invalidHandle = 1
-        case readNotPermitted = 2
-        case writeNotPermitted = 3
-        case invalidPdu = 4
-        case insufficientAuthentication = 5
-        case requestNotSupported = 6
-        case invalidOffset = 7
-        case insufficientAuthorization = 8
-        case prepareQueueFull = 9
-        case attributeNotFound = 10
-        case attributeNotLong = 11
-        case insufficientEncryptionKeySize = 12
-        case invalidAttributeValueLength = 13
-        case unlikelyError = 14
-        case insufficientEncryption = 15
-        case unsupportedGroupType = 16
-        case insufficientResources = 17
-    }
-
-    public let errorCode: Int
-
-    public init(_ code: Code) { errorCode = code.rawValue }
-    /// Any ATT error code, named or not.
-    public init(rawATTError: UInt8) { errorCode = Int(rawATTError) }
-
-    public var code: Code { Code(rawValue: errorCode) ?? .unlikelyError }
-    public static var errorDomain: String { "CBATTErrorDomain" }
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: localizedDescription] }
-    public var localizedDescription: String {
-        let att = ATTErrorCode(UInt8(truncatingIfNeeded: errorCode))
-        return "\(CoreBluetoothNames.attErrorName(att) ?? "CBATTError \(errorCode)") (\(att))"
-    }
-    public var description: String { localizedDescription }
-
-    public static var success: Code { .success }
-    public static var invalidHandle: Code { .invalidHandle }
-    public static var readNotPermitted: Code { .readNotPermitted }
-    public static var writeNotPermitted: Code { .writeNotPermitted }
-    public static var invalidPdu: Code { .invalidPdu }
-    public static var insufficientAuthentication: Code { .insufficientAuthentication }
-    public static var requestNotSupported: Code { .requestNotSupported }
-    public static var invalidOffset: Code { .invalidOffset }
-    public static var insufficientAuthorization: Code { .insufficientAuthorization }
-    public static var prepareQueueFull: Code { .prepareQueueFull }
-    public static var attributeNotFound: Code { .attributeNotFound }
-    public static var attributeNotLong: Code { .attributeNotLong }
-    public static var insufficientEncryptionKeySize: Code { .insufficientEncryptionKeySize }
-    public static var invalidAttributeValueLength: Code { .invalidAttributeValueLength }
-    public static var unlikelyError: Code { .unlikelyError }
-    public static var insufficientEncryption: Code { .insufficientEncryption }
-    public static var unsupportedGroupType: Code { .unsupportedGroupType }
-    public static var insufficientResources: Code { .insufficientResources }
-}
-
-extension CBATTError.Code {
-    public static func ~= (match: Self, error: any Error) -> Bool {
-        (error as? CBATTError)?.code == match
-    }
-}

@@ -39,3 +39,6 @@ public let CBUUIDClientCharacteristicConfigurationString = "2902"
 public let CBUUIDServerCharacteristicConfigurationString = "2903"
 public let CBUUIDCharacteristicFormatString = "2904"
 public let CBUUIDCharacteristicAggregateFormatString = "2905"
+public let CBUUIDCharacteristicValidRangeString = "2906"
+/// The characteristic a peripheral publishes its L2CAP PSM in (Apple's value).
+public let CBUUIDL2CAPPSMCharacteristicString = "ABDD3056-28FA-441D-A470-55A75A52553A"

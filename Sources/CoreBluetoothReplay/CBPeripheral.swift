@@ -31,17 +31,16 @@ open class CBPeripheral: CBPeer {
         "<CBPeripheral: \(identifier.uuidString), name = \(name ?? "(null)"), state = \(state)>"
     }
 
+    /// How deep the app is inside one of this peripheral's API calls (CBPeripheral+Delivery.swift).
+    var appCallDepth = 0
+
     /// Runs `body` with the link when connected; calls nothing otherwise (CoreBluetooth logs
-    /// "API MISUSE" and drops the call).
+    /// "API MISUSE" and drops the call). While it runs, callbacks wait for the next event.
     func connected(_ body: (SimulatedLink, GATTClient) -> Void) {
         guard state == .connected, let link, link.isUp, let gatt else { return }
+        appCallDepth += 1
+        defer { appCallDepth -= 1 }
         body(link, gatt)
-    }
-
-    /// Delivers a callback if the link it concerns is still this peripheral's.
-    func deliver(on link: SimulatedLink, _ body: @escaping (any CBPeripheralDelegate) -> Void) {
-        guard self.link === link, let delegate else { return }
-        body(delegate)
     }
 
     func error(_ f: GATTFailure) -> any Error {
@@ -53,6 +52,7 @@ open class CBPeripheral: CBPeer {
             return CBError(reason.flatMap { replay.mappedError(for: $0, cancelledByApp: link?.centralRequestedDisconnect ?? false) } ?? .notConnected,
                            hciReason: reason?.rawValue)
         case .invalid: return CBError(.invalidParameters)
+        case .security(let failure, let code, _): return Self.securityError(failure, refusal: code)
         }
     }
 
@@ -68,7 +68,7 @@ open class CBPeripheral: CBPeer {
                         // does): services already in `peripheral.services` stay, in handle order.
                         let wanted = serviceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
                         let existing = services ?? []
-                        services = found.compactMap { s in
+                        services = found.filter { !Self.systemServices.contains($0.uuid) }.compactMap { s in
                             if let known = existing.first(where: { $0.range == s }) { return known }
                             return wanted == nil || wanted!.contains(s.uuid) ? CBService(s, peripheral: self) : nil
                         }
@@ -189,7 +189,12 @@ open class CBPeripheral: CBPeer {
         }
     }
 
+    /// Writes a descriptor. A Client Characteristic Configuration descriptor (2902) cannot be
+    /// written this way: iOS raises an Objective-C exception (the app crashes, Docs/replay.md
+    /// "CCCD writes"); here it is a precondition failure with the same message.
     open func writeValue(_ data: Data, for descriptor: CBDescriptor) {
+        precondition(descriptor.uuid.bluetoothUUID != BluetoothUUID(uint16: 0x2902),
+                     "Client Characteristic Configuration descriptors must be configured using setNotifyValue:forCharacteristic:")
         connected { link, gatt in
             gatt.write(descriptor.handle, Array(data), withResponse: true) { [self] r in
                 deliver(on: link) { [self] d in
@@ -204,10 +209,14 @@ open class CBPeripheral: CBPeer {
         }
     }
 
-    /// The largest value one write carries: ATT MTU - 3 for both types. (iOS allows 512 with
-    /// response through Prepare/Execute Write; the simulated GATT client has no long writes.)
+    /// The largest value one write carries, as iOS reports it: 512 with response (the longest
+    /// attribute value, Core v5.4 Vol 3 Part F 3.2.9: longer than MTU - 3 goes as a long write,
+    /// Prepare Write + Execute Write), ATT MTU - 3 without response.
     open func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
-        max(20, (link?.mtu ?? 23) - 3)
+        switch type {
+        case .withResponse: GATTClient.maximumAttributeValueLength
+        case .withoutResponse: max(20, (link?.mtu ?? 23) - 3)
+        }
     }
 
     public var canSendWriteWithoutResponse: Bool {
@@ -243,10 +252,22 @@ open class CBPeripheral: CBPeer {
                 guard self.link === link else { return }
                 if let d = (try? r.get())?.first(where: { $0.uuid == cccdUUID }) {
                     write(d.handle)
-                } else if let delegate {
-                    delegate.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                } else {
+                    deliver(on: link) { [self] d in
+                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                    }
                 }
             }
+        }
+    }
+
+    /// `openL2CAPChannel(_:)`: L2CAP LE credit-based channels are not simulated (Docs/replay.md
+    /// "Not modelled"); the delegate hears `peripheral(_:didOpen:error:)` with no channel and
+    /// CBError.operationNotSupported, after the call, so code that opens channels runs and
+    /// takes its failure path.
+    open func openL2CAPChannel(_ PSM: CBL2CAPPSM) {
+        connected { link, _ in
+            deliver(on: link) { [self] d in d.peripheral(self, didOpen: nil, error: CBError(.operationNotSupported)) }
         }
     }
 

@@ -15,10 +15,31 @@ extension CBReplay {
         dispatchReference = DispatchTime.now().uptimeNanoseconds
     }
 
-    /// Whole milliseconds from the dispatch reference to `deadline` (0 for a deadline already past).
+    /// Whole milliseconds of virtual delay for `deadline`, the same on a loaded machine as on a
+    /// quiet one.
+    ///
+    /// The app computed `deadline` as its own `.now()` plus the delay it meant, at some instant
+    /// between the reference (the start of its code for this event) and this call; so the delay
+    /// lies between `deadline - now` and `deadline - reference`. How wide that window is depends
+    /// on how long the machine took to run the app's code before its `.now()`: microseconds when
+    /// quiet, milliseconds under load. The delay taken is the roundest one in the window (a
+    /// multiple of 1 s, then 0.5 s, 0.25 s, 0.1 s, 50 ms, 25 ms, 10 ms, 5 ms, 1 ms, the first
+    /// that falls in it), so a delay an app writes as 7.5 s, 250 ms or 2^k s comes out exact
+    /// however long the thread stalled; a delay finer than the window is cut to the millisecond
+    /// below its upper end (as before). 0 for a deadline already past.
     func virtualDelayMilliseconds(until deadline: DispatchTime) -> UInt64 {
-        let reference = dispatchReference ?? DispatchTime.now().uptimeNanoseconds
+        let now = DispatchTime.now().uptimeNanoseconds
+        let reference = min(dispatchReference ?? now, now)
         let d = deadline.uptimeNanoseconds
-        return d > reference ? (d - reference) / 1_000_000 : 0
+        guard d > reference else { return 0 }
+        let hi = d - reference
+        let lo = d > now ? d - now : 0
+        for grain: UInt64 in [1_000_000_000, 500_000_000, 250_000_000, 100_000_000, 50_000_000, 25_000_000,
+                              10_000_000, 5_000_000, 1_000_000] {
+            let (q, r) = lo.quotientAndRemainder(dividingBy: grain)
+            let (m, overflow) = (r == 0 ? q : q + 1).multipliedReportingOverflow(by: grain)
+            if !overflow, m <= hi { return m / 1_000_000 }
+        }
+        return hi / 1_000_000
     }
 }

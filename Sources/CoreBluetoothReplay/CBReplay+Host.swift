@@ -13,22 +13,23 @@ extension CBReplay {
             // CoreBluetooth updates `name` from the advertised local name and says so.
             let hadName = p.name != nil
             p.name = name
-            if hadName { p.delegate?.peripheralDidUpdateName(p) }
+            if hadName { callApp(m) { p.delegate?.peripheralDidUpdateName(p) } }
         }
-        m.delegate?.centralManager(m, didDiscover: p, advertisementData: data, rssi: NSNumber(value: Int(report.rssi)))
+        callApp(m) { m.delegate?.centralManager(m, didDiscover: p, advertisementData: data, rssi: NSNumber(value: Int(report.rssi))) }
     }
 
     public func centralHost(_ host: CentralHost, didConnect link: SimulatedLink) {
         let p = object(for: link.peripheral)
         p.link = link
         let gatt = GATTClient(host: host, link: link)
+        gatt.pairsWhenRequired = true   // iOS pairs when a request needs it (Docs/replay.md "Security")
         p.gatt = gatt
         p.state = .connecting
         // iOS exchanges the MTU before the app hears of the connection.
         gatt.exchangeMTU(world.configuration.clientRxMTU) { [self] _ in
             guard p.link === link, link.isUp else { return }
             p.state = .connected
-            if let m = activeManager { m.delegate?.centralManager(m, didConnect: p) }
+            if let m = activeManager { callApp(m) { m.delegate?.centralManager(m, didConnect: p) } }
         }
     }
 
@@ -39,14 +40,16 @@ extension CBReplay {
         p.link = nil
         p.gatt = nil
         p.state = .disconnected
-        for s in p.services ?? [] { for c in s.characteristics ?? [] { c.isNotifying = false } }
+        p.invalidateAttributes()
         guard !poweringOff, let m = activeManager else { return }
         let code = link.cbError(for: reason, mapping: world.configuration.disconnectMapping).map { CBError.Code(rawValue: $0) ?? .unknown }
         let error = code.map { CBError($0, hciReason: reason.rawValue) }
-        if wasConnected {
-            m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.now, isReconnecting: false, error: error)
-        } else {
-            m.delegate?.centralManager(m, didFailToConnect: p, error: error ?? CBError(.connectionFailed, hciReason: reason.rawValue))
+        callApp(m) {
+            if wasConnected {
+                m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.absoluteTime, isReconnecting: false, error: error)
+            } else {
+                m.delegate?.centralManager(m, didFailToConnect: p, error: error ?? CBError(.connectionFailed, hciReason: reason.rawValue))
+            }
         }
     }
 

@@ -29,6 +29,8 @@ public final class CBReplay: CentralHostObserver {
     /// `DispatchTime.now()` (uptime ns) noted when the app's code for the current event began
     /// (CBReplay+DispatchReference.swift).
     var dispatchReference: UInt64?
+    /// Marks the queue app code is running on (CBReplay+Queue.swift).
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// What the app's developer should know about the capture: one note per device the capture
     /// saw only as a remote central (the local device was the peripheral on every recorded
     /// connection to it), which the app can only meet as a peripheral with no GATT database.
@@ -158,13 +160,14 @@ public final class CBReplay: CentralHostObserver {
                     p.state = .disconnected
                     p.link = nil
                     p.gatt = nil
+                    p.invalidateAttributes()
                 }
                 manager?.isScanning = false
             }
             state = newState
             if let m = manager, !m.detached {
                 m.state = newState
-                m.delegate?.centralManagerDidUpdateState(m)
+                callApp(m) { m.delegate?.centralManagerDidUpdateState(m) }
             }
         }
     }
@@ -201,10 +204,10 @@ public final class CBReplay: CentralHostObserver {
                     m.scanServices = s
                 }
                 if let o = r.scanOptions { dict[CBCentralManagerRestoredStateScanOptionsKey] = o }
-                m.delegate?.centralManager(m, willRestoreState: dict)
+                callApp(m) { m.delegate?.centralManager(m, willRestoreState: dict) }
             }
             m.state = state
-            m.delegate?.centralManagerDidUpdateState(m)
+            callApp(m) { m.delegate?.centralManagerDidUpdateState(m) }
         }
     }
 
@@ -215,6 +218,7 @@ public final class CBReplay: CentralHostObserver {
         if let link = world.host.links.first(where: { $0.peripheral === p }) {
             o.link = link
             o.gatt = GATTClient(host: world.host, link: link)
+            o.gatt?.pairsWhenRequired = true
             o.state = .connected
         } else if world.host.pendingConnections.contains(where: { $0 === p }) {
             o.state = .connecting

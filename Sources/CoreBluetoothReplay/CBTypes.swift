@@ -79,9 +79,44 @@ public struct CBAttributePermissions: OptionSet, Sendable, Hashable {
     public static let writeEncryptionRequired = CBAttributePermissions(rawValue: 0x08)
 }
 
-/// `CBCentralManager.Feature`-like option set for `supports(_:)`.
-public struct CBCentralManagerFeature: OptionSet, Sendable {
-    public let rawValue: UInt
-    public init(rawValue: UInt) { self.rawValue = rawValue }
-    public static let extendedScanAndConnect = CBCentralManagerFeature(rawValue: 1 << 0)
+extension CBCentralManager {
+    /// `CBCentralManager.Feature` (iOS 13), for `supports(_:)`. The replay's simulated controller
+    /// supports none of them.
+    public struct Feature: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let extendedScanAndConnect = Feature(rawValue: 1 << 0)
+    }
+}
+
+/// The earlier top-level name of `CBCentralManager.Feature`.
+public typealias CBCentralManagerFeature = CBCentralManager.Feature
+
+/// `CBConnectionEventMatchingOption` (iOS 13), the keys of `registerForConnectionEvents(options:)`.
+public struct CBConnectionEventMatchingOption: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Peripherals offering one of these services (`[CBUUID]`).
+    public static let serviceUUIDs = CBConnectionEventMatchingOption(rawValue: "kCBConnectionEventMatchingOptionServiceUUIDs")
+    /// Peripherals with one of these identifiers (`[UUID]`).
+    public static let peripheralUUIDs = CBConnectionEventMatchingOption(rawValue: "kCBConnectionEventMatchingOptionPeripheralUUIDs")
+}
+
+/// `CBL2CAPPSM`: an L2CAP LE credit-based channel's PSM (Core v5.4 Vol 3 Part A 4.22).
+public typealias CBL2CAPPSM = UInt16
+
+/// `CBL2CAPChannel` (iOS 11): an L2CAP connection-oriented channel with its streams.
+open class CBL2CAPChannel: NSObject {
+    public let peer: CBPeer
+    public let psm: CBL2CAPPSM
+    public let inputStream: InputStream
+    public let outputStream: OutputStream
+
+    init(peer: CBPeer, psm: CBL2CAPPSM) {
+        self.peer = peer
+        self.psm = psm
+        inputStream = InputStream(data: Data())
+        outputStream = OutputStream.toMemory()
+        super.init()
+    }
 }

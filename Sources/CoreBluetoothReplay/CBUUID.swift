@@ -47,7 +47,18 @@ public final class CBUUID: NSObject, NSCopying, Sendable {
         return Data(bluetoothUUID.bytes)
     }
 
-    override public var description: String { uuidString }
+    /// As CoreBluetooth prints a CBUUID: the name of a UUID it knows ("Heart Rate" for 180D,
+    /// "Battery" for 180F), else `uuidString`. Names are the Bluetooth SIG's (BLECore
+    /// AssignedNumbers) except where Apple's differ (1800, 1801).
+    override public var description: String {
+        if let v = bluetoothUUID.uint16 {
+            if let apple = Self.appleNames[v] { return apple }
+            if let name = AssignedNumbers.uuidName16(v) { return name }
+        }
+        return uuidString
+    }
+
+    static let appleNames: [UInt16: String] = [0x1800: "Generic Access Profile", 0x1801: "Generic Attribute Profile"]
     override public var hash: Int { bluetoothUUID.hashValue }
     override public func isEqual(_ object: Any?) -> Bool {
         (object as? CBUUID)?.bluetoothUUID == bluetoothUUID

@@ -31,7 +31,9 @@ extension DispatchQueue {
             asyncAfter(deadline: deadline, qos: .unspecified, flags: [], execute: { box.work() })
             return
         }
-        replay.clock.schedule(after: TimeInterval(replay.virtualDelayMilliseconds(until: deadline)) / 1000, work)
+        replay.clock.schedule(after: TimeInterval(replay.virtualDelayMilliseconds(until: deadline)) / 1000) { [self] in
+            replay.onQueue(self, work)
+        }
     }
 
     /// `async(execute:)`: in a replay, the work runs as the next event at the current virtual time.
@@ -41,7 +43,7 @@ extension DispatchQueue {
             async(group: nil, qos: .unspecified, flags: [], execute: { box.work() })
             return
         }
-        replay.clock.schedule(after: 0, work)
+        replay.clock.schedule(after: 0) { [self] in replay.onQueue(self, work) }
     }
 }
 

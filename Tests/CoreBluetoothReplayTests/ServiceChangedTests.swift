@@ -68,12 +68,12 @@ import Testing
         let replay = try CBReplay(capture: path)
         let app = App(replay: replay)
         replay.run(for: 10)
-        #expect(app.log.first == "services 1800,1801,180D,FFF0")
+        #expect(app.log.first == "services 180D,FFF0")   // 1800 and 1801 hidden, as on iOS
         #expect(app.invalidated == [["180D", "FFF0"]])
         // Invalidated services are gone from `services` when the delegate hears of it.
-        #expect(app.servicesAfterModify == ["1800", "1801"])
+        #expect(app.servicesAfterModify == [])
         // The app rediscovers; the (recorded) database has them again.
-        #expect(app.rediscovered == ["1800", "1801", "180D", "FFF0"])
+        #expect(app.rediscovered == ["180D", "FFF0"])
         // The system consumes the indication: no didUpdateValueFor for 2A05.
         #expect(!app.updates.contains("2A05"))
         // It came at the recorded offset from the link's start (2.0 s), whatever the app did.

@@ -18,6 +18,9 @@ public struct ReplayConfiguration: Sendable {
     }
 
     public var unmatched: Unmatched = .database
+    /// With `unmatched == .database`: how a Read Request for a value the recording never showed
+    /// is answered (ValueHistory.swift, Docs/replay.md "Values the recording never showed").
+    public var unrecordedValues: UnrecordedValues = .error(ATTErrorCode(0x02))
     public var anchoring: Anchoring = .events
     public var faults: [FaultSpec] = []
     public var disconnectMapping: DisconnectMapping = .default
@@ -44,4 +47,14 @@ public struct ReplayConfiguration: Sendable {
             return acc
         }
     }
+}
+
+/// How a read of a value no recording shows is answered: never an empty value presented as real.
+public enum UnrecordedValues: Sendable, Equatable {
+    /// An ATT Error Response with this code (default 0x02 Read Not Permitted).
+    case error(ATTErrorCode)
+    /// No answer, and the request counts as unmatched (the run diverged).
+    case strict
+    /// An empty value (the old behaviour; it reads as real data to the app).
+    case empty
 }

@@ -21,6 +21,8 @@ public final class ReplayWorld {
         public var pdu: [UInt8]
     }
     public private(set) var unmatchedRequests: [UnmatchedRequest] = []
+    /// Reads of values no recording showed, answered by `configuration.unrecordedValues`.
+    public internal(set) var unrecordedReads: [UnmatchedRequest] = []
     /// Faults that fired, with the virtual time and the link.
     public private(set) var firedFaults: [(time: VirtualTime, fault: String, handle: UInt16?)] = []
     /// Indices in `configuration.faults` of the faults that fired at least once.

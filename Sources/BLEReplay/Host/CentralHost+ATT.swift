@@ -168,6 +168,7 @@ extension CentralHost {
 
     private func updateMTU(_ link: SimulatedLink, client: Int, server: Int) {
         let mtu = max(23, min(client, server))
+        link.mtuExchanged = true
         guard mtu != link.mtu else { return }
         link.mtu = mtu
         observer?.centralHost(self, link: link, didUpdateMTU: mtu)

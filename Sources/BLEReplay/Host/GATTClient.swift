@@ -12,6 +12,9 @@ public enum GATTFailure: Error, Sendable, Equatable {
     case disconnected
     /// The procedure cannot be run (unknown characteristic, value too long, ...).
     case invalid(String)
+    /// The peripheral asked for security (ATT error `code` on `handle`) and the host's pairing
+    /// or encryption failed (CentralHost+Security.swift).
+    case security(SecurityFailure, code: ATTErrorCode, handle: UInt16)
 }
 
 /// GATT client procedures over the simulated host (Core v5.4 Vol 3 Part G 4.3-4.12), run one
@@ -61,9 +64,28 @@ public final class GATTClient {
         body { [weak self] in self?.runNext() }
     }
 
-    /// One request; the response bytes or the failure.
+    /// Pairs when a request is refused for lack of security, then sends it again, as iOS does
+    /// (CentralHost+Security.swift). Off unless set (CoreBluetoothReplay sets it).
+    public var pairsWhenRequired: Bool {
+        get { link.securityModelled }
+        set { link.securityModelled = newValue }
+    }
+
+    /// One request; the response bytes or the failure. With `pairsWhenRequired`, an Insufficient
+    /// Authentication (0x05), Insufficient Encryption Key Size (0x0C) or Insufficient Encryption
+    /// (0x0F) on an unencrypted link makes the host pair or encrypt (the recorded outcome), then
+    /// send the request again once.
     public func request(_ pdu: ATTPDU, _ completion: @escaping (Result<ATTPDU, GATTFailure>) -> Void) {
-        host.send(pdu.encoded(), on: link, completion: { result in
+        host.send(pdu.encoded(), on: link, completion: { [self] result in
+            if case .error(let e) = result, link.securityModelled, !link.isEncrypted, CentralHost.requiresSecurity(e.errorCode) {
+                host.secure(link) { [self] outcome in
+                    switch outcome {
+                    case .success: request(pdu, completion)
+                    case .failure(let f): completion(.failure(.security(f, code: e.errorCode, handle: e.attributeHandle)))
+                    }
+                }
+                return
+            }
             switch result {
             case .response(let bytes):
                 if let p = try? ATTPDU(decoding: bytes[...]) { completion(.success(p)) } else {
@@ -216,23 +238,72 @@ public final class GATTClient {
         }
     }
 
+    /// The longest attribute value (Core v5.4 Vol 3 Part F 3.2.9): a long write or read stops there.
+    public static let maximumAttributeValueLength = 512
+
     /// Write Request (queued, answered) or Write Command (sent at once, `completion` when it left).
+    /// A value longer than MTU - 3 with response is written as a long write (Core v5.4 Vol 3
+    /// Part G 4.9.4): Prepare Write Requests of at most MTU - 5 bytes each, every one checked
+    /// against its echo, then Execute Write Request (write all); a failed or mismatched part
+    /// cancels the queue (Execute Write, cancel all) and fails the write.
     public func write(_ handle: UInt16, _ value: [UInt8], withResponse: Bool,
                       _ completion: @escaping (Result<Void, GATTFailure>) -> Void) {
-        guard value.count <= link.mtu - 3 else {
-            completion(.failure(.invalid("\(value.count)-byte value does not fit the ATT MTU \(link.mtu)")))
-            return
-        }
         if !withResponse {
+            guard value.count <= link.mtu - 3 else {
+                completion(.failure(.invalid("\(value.count)-byte value does not fit the ATT MTU \(link.mtu)")))
+                return
+            }
             host.send(ATTPDU.writeCommand(ATTWriteCommand(attributeHandle: handle, attributeValue: value)).encoded(), on: link,
                       transmitted: { completion(.success(())) })
             return
         }
+        guard value.count <= Self.maximumAttributeValueLength else {
+            completion(.failure(.att(.invalidAttributeValueLength, handle: handle)))
+            return
+        }
         enqueue { [self] done in
-            request(.writeRequest(ATTWriteRequest(attributeHandle: handle, attributeValue: value))) { r in
-                completion(r.map { _ in () })
-                done()
+            if value.count <= link.mtu - 3 {
+                request(.writeRequest(ATTWriteRequest(attributeHandle: handle, attributeValue: value))) { r in
+                    completion(r.map { _ in () })
+                    done()
+                }
+                return
             }
+            func finish(_ r: Result<Void, GATTFailure>) { completion(r); done() }
+            func cancel(then failure: GATTFailure) {
+                request(.executeWriteRequest(ATTExecuteWriteRequest(flags: ATTExecuteWriteRequest.cancelAllPreparedWrites))) { _ in
+                    finish(.failure(failure))
+                }
+            }
+            func step(_ offset: Int) {
+                guard offset < value.count else {
+                    request(.executeWriteRequest(ATTExecuteWriteRequest(flags: ATTExecuteWriteRequest.immediatelyWriteAllPendingPreparedValues))) { r in
+                        switch r {
+                        case .success(.executeWriteResponse): finish(.success(()))
+                        case .success: finish(.failure(.invalid("unexpected response to Execute Write")))
+                        case .failure(let f): finish(.failure(f))
+                        }
+                    }
+                    return
+                }
+                let part = Array(value[offset..<min(value.count, offset + max(1, link.mtu - 5))])
+                request(.prepareWriteRequest(ATTPrepareWriteRequest(attributeHandle: handle, valueOffset: UInt16(offset),
+                                                                    partAttributeValue: part))) { r in
+                    switch r {
+                    case .success(.prepareWriteResponse(let echo)):
+                        if echo.attributeHandle == handle, Int(echo.valueOffset) == offset, echo.partAttributeValue == part {
+                            step(offset + part.count)
+                        } else {
+                            cancel(then: .invalid("Prepare Write Response does not echo the part sent"))
+                        }
+                    case .success: cancel(then: .invalid("unexpected response to Prepare Write"))
+                    case .failure(.disconnected): finish(.failure(.disconnected))
+                    case .failure(.timeout): finish(.failure(.timeout))
+                    case .failure(let f): cancel(then: f)
+                    }
+                }
+            }
+            step(0)
         }
     }
 }

@@ -31,6 +31,15 @@ public final class SimulatedLink {
     public internal(set) var parameters: ConnectionParameters
     /// Negotiated ATT MTU (23 until exchanged).
     public internal(set) var mtu = 23
+    /// True once an MTU exchange completed on this link (the MTU is then known, not assumed).
+    public internal(set) var mtuExchanged = false
+    /// Whether the host models the link's security (pairs when a request needs it, as iOS does;
+    /// CentralHost+Security.swift). Off for faithful replays and scripts, which keep every
+    /// recorded answer in recorded order.
+    public internal(set) var securityModelled = false
+    /// True once the modelled pairing encrypted the link.
+    public internal(set) var isEncrypted = false
+    var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]?
     public internal(set) var isUp = true
     public internal(set) var endedAt: VirtualTime?
     public internal(set) var endReason: HCIStatusCode?

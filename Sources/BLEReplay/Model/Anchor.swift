@@ -118,6 +118,9 @@ public struct AnswerTable: Sendable {
         return occurrence <= list.count ? list[occurrence - 1] : last
     }
 
+    /// How many answers are recorded for `request`.
+    public func count(for request: [UInt8]) -> Int { answers[request]?.count ?? 0 }
+
     public var isEmpty: Bool { answers.isEmpty }
     /// Recorded answer latencies (for answers the recording lacks).
     public var latencies: [Int64] { answers.values.flatMap { $0.filter { $0.response != nil }.map(\.latency) } }

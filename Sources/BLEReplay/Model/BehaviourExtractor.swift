@@ -56,6 +56,22 @@ public struct BehaviourExtractor: Sendable {
         var pendingPeer: Pending?
         var pendingPeerIndication: Pending?
         var lastPeerPDU: Int64 = 0
+        var longRead = LongRead()
+        var valueHistory = ValueHistory()
+        // Encryption state when each request was sent (PeerBehaviour.plainAnswers/encryptedAnswers).
+        let encryptedAt = c.security.first { if case .encryptionChange(0, true) = $0.kind { return true } else { return false } }?.time
+        var plainAnswers = AnswerTable(), encryptedAnswers = AnswerTable()
+        var securityTrigger: Int64?
+        func recordPeer(_ q: Pending, _ answer: RecordedAnswer) {
+            peerAnswers.record(request: q.bytes, answer)
+            if let e = encryptedAt, q.time >= e {
+                encryptedAnswers.record(request: q.bytes, answer)
+            } else {
+                plainAnswers.record(request: q.bytes, answer)
+                if securityTrigger == nil, let r = answer.response, r.count >= 5, r[0] == ATTOpcode.errorResponse.rawValue,
+                   [0x05, 0x0C, 0x0F].contains(r[4]) { securityTrigger = q.time.saturatingAdding(answer.latency) }
+            }
+        }
 
         func noteTimeout(before t: Int64) {
             guard var p = pendingLocal, !p.timeoutNoted, p.time.saturatingAdding(Self.attTimeout) <= t else { return }
@@ -94,20 +110,21 @@ public struct BehaviourExtractor: Sendable {
                         pendingPeerIndication = nil
                     }
                 default:
+                    if op == .writeCommand { valueHistory.wrote(p.bytes, at: p.time) }
                     steps.append(.init(action: .send(p.bytes), anchor: localAnchor.anchor, delay: p.time.saturatingSubtracting(localAnchor.time),
                                        offset: p.time, packetID: p.packetID))
                     let index = steps.count - 1
                     localAnchor = (.sent(index), p.time)
                     if op.kind == .request {
                         if let old = pendingLocal {
-                            peerAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+                            recordPeer(old, RecordedAnswer(response: nil, latency: 0, packetID: nil))
                         }
                         pendingLocal = Pending(bytes: p.bytes, time: p.time, step: index)
                     } else if op.kind == .indication {
                         // As for the peer's indications below: one the peer had not confirmed when
                         // the local server sent the next never was (Core v5.4 Vol 3 Part F 3.4.7.2).
                         if let old = pendingLocalIndication {
-                            peerAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+                            recordPeer(old, RecordedAnswer(response: nil, latency: 0, packetID: nil))
                         }
                         pendingLocalIndication = Pending(bytes: p.bytes, time: p.time, step: index)
                     }
@@ -126,15 +143,18 @@ public struct BehaviourExtractor: Sendable {
                 switch op.kind {
                 case .response where pendingLocal != nil:
                     let q = pendingLocal!
-                    peerAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
+                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
+                    longRead.answered(q.bytes, p.bytes, in: peerAnswers)
+                    valueHistory.answered(q.bytes, p.bytes, at: p.time)
                     pendingLocal = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .confirmation where pendingLocalIndication != nil:
                     let q = pendingLocalIndication!
-                    peerAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
+                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     pendingLocalIndication = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
+                    valueHistory.sent(p.bytes, at: p.time)
                     let handle = (try? ATTPDU(decoding: p.bytes[...]))?.attributeHandle
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
                         peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, pdu: p.bytes, packetID: p.packetID))
@@ -161,12 +181,12 @@ public struct BehaviourExtractor: Sendable {
                 }
             }
         }
-        if let q = pendingLocal { peerAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+        if let q = pendingLocal { recordPeer(q, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
         if let q = pendingPeer { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
         // An indication the recorded central never confirmed stays unconfirmed in the replay; so
         // does one of the local GATT server that the peer, as its client, never confirmed.
         if let q = pendingPeerIndication { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
-        if let q = pendingLocalIndication { peerAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+        if let q = pendingLocalIndication { recordPeer(q, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
 
         let params = c.parameters ?? .typical
         func parameters(at t: Int64) -> ConnectionParameters {
@@ -206,7 +226,13 @@ public struct BehaviourExtractor: Sendable {
             terminationDelay: terminationDelay, terminationReason: terminationReason, parameters: params,
             parameterUpdates: c.parameterUpdates.map { ($0.offset, $0.parameters) }, serverRxMTU: c.serverRxMTU,
             typicalLatency: latencies.isEmpty ? params.interval.saturatingMultiplied(by: 2) : latencies[latencies.count / 2])
-        return (peer, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
+        var peerWithLongReads = peer
+        peerWithLongReads.longReads = longRead.values
+        peerWithLongReads.valueHistory = valueHistory
+        peerWithLongReads.plainAnswers = plainAnswers
+        peerWithLongReads.encryptedAnswers = encryptedAnswers
+        peerWithLongReads.security = SecurityOutcome(c.security, trigger: securityTrigger)
+        return (peerWithLongReads, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
     }
 
     /// A Write Request or Write Command of 0x0000-0x0003 (two bytes) to a CCCD: (handle, enabled).
@@ -221,4 +247,35 @@ public struct BehaviourExtractor: Sendable {
 
     /// The characteristic value handle a CCCD configures.
     public func valueHandle(forCCCD handle: UInt16) -> UInt16 { cccdOwners[handle] ?? (handle &- 1) }
+}
+
+/// Long attribute values as the recording read them (Core v5.4 Vol 3 Part G 4.8.3): a Read
+/// Response, then Read Blob Responses at consecutive offsets of the same handle. Kept per Read
+/// Request occurrence, so a replay whose MTU differs from the recorded one serves the value the
+/// peripheral held, cut at its own MTU (PeerSession), instead of the recorded first part.
+struct LongRead {
+    var request: [UInt8]?
+    var occurrence = 0
+    var handle: UInt16 = 0
+    var value: [UInt8] = []
+    /// Read Request bytes -> occurrence (1-based) -> the whole value.
+    var values: [[UInt8]: [Int: [UInt8]]] = [:]
+
+    mutating func answered(_ request: [UInt8], _ response: [UInt8], in answers: AnswerTable) {
+        guard request.count >= 3, let op = request.first, let r = response.first else { return }
+        let handle = UInt16(request[1]) | UInt16(request[2]) << 8
+        if op == ATTOpcode.readRequest.rawValue {
+            self.request = r == ATTOpcode.readResponse.rawValue ? request : nil
+            occurrence = answers.count(for: request)
+            self.handle = handle
+            value = Array(response.dropFirst())
+        } else if op == ATTOpcode.readBlobRequest.rawValue, request.count >= 5, let read = self.request, handle == self.handle {
+            let offset = Int(request[3]) | Int(request[4]) << 8
+            guard r == ATTOpcode.readBlobResponse.rawValue, offset == value.count else { return }
+            let part = response.dropFirst()
+            guard !part.isEmpty, value.count + part.count <= 512 else { return }
+            value += part
+            values[read, default: [:]][occurrence] = value
+        }
+    }
 }

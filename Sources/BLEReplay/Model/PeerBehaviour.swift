@@ -47,6 +47,19 @@ public struct PeerBehaviour: Sendable {
     public var serverRxMTU: Int?
     /// Typical answer latency (median of the recorded ones), used for answers made up from the database.
     public var typicalLatency: Int64
+    /// Long values the recording read (Read Response + Read Blob Responses), per Read Request
+    /// bytes and occurrence: served whole, cut at the replay's MTU (BehaviourExtractor.LongRead).
+    public var longReads: [[UInt8]: [Int: [UInt8]]] = [:]
+    /// What the system's pairing came to on this connection, as recorded (SecurityOutcome).
+    public var security: SecurityOutcome = .notRecorded
+    /// The answers split by the link's encryption when the request was sent: before the first
+    /// recorded Encryption Change that turned encryption on, and after it. Used when the replay
+    /// models the link's security (CoreBluetoothReplay); `answers` holds them all.
+    /// Every value the recording shows per attribute handle on this connection, with its offset
+    /// from the connection start (ValueHistory).
+    public var valueHistory = ValueHistory()
+    public var plainAnswers = AnswerTable()
+    public var encryptedAnswers = AnswerTable()
 
     public init(connectionID: Int64, answers: AnswerTable, actions: [AnchoredPDU], ending: Ending, endingOffset: Int64?,
                 terminationDelay: Int64, terminationReason: HCIStatusCode, parameters: ConnectionParameters,
@@ -63,5 +76,44 @@ public struct PeerBehaviour: Sendable {
         self.parameterUpdates = parameterUpdates
         self.serverRxMTU = serverRxMTU
         self.typicalLatency = typicalLatency
+    }
+}
+
+/// What pairing and encryption came to on a recorded connection, seen from the central
+/// (Core v5.4 Vol 3 Part H 2.4; Vol 4 Part E 7.7.8), timed from the first pairing step.
+public enum SecurityOutcome: Sendable, Equatable {
+    /// The recording shows no pairing and no encryption: what the peer would do is unknown.
+    case notRecorded
+    /// The link was encrypted `after` microseconds (pairing, or a stored key, then Encryption Change).
+    case encrypted(after: Int64)
+    /// SMP Pairing Failed with `reason` after `after` microseconds.
+    case pairingFailed(reason: UInt8, after: Int64)
+    /// Encryption Change with a failing HCI status (0x06 PIN or Key Missing: the peer lost the bond).
+    case encryptionFailed(status: UInt8, after: Int64)
+
+    /// The outcome of a connection's recorded security events: the first failure or the first
+    /// Encryption Change that turned encryption on, timed from the first pairing step before it
+    /// (else from the request the peer refused for lack of security, `trigger`).
+    public init(_ events: [RecordedSecurityEvent], trigger: Int64?) {
+        self = .notRecorded
+        var start: Int64?
+        for e in events {
+            switch e.kind {
+            case .pairingStarted:
+                if start == nil { start = e.time }
+            case .pairingFailed(let reason):
+                self = .pairingFailed(reason: reason, after: max(0, e.time.saturatingSubtracting(start ?? trigger ?? e.time)))
+                return
+            case .encryptionChange(let status, let enabled):
+                if status != 0 {
+                    self = .encryptionFailed(status: status, after: max(0, e.time.saturatingSubtracting(start ?? trigger ?? e.time)))
+                    return
+                }
+                if enabled {
+                    self = .encrypted(after: max(0, e.time.saturatingSubtracting(start ?? trigger ?? e.time)))
+                    return
+                }
+            }
+        }
     }
 }

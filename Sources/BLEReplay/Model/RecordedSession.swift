@@ -44,6 +44,8 @@ public struct RecordedConnection: Sendable {
     public var encrypted: Bool
     /// SMP packets seen (pairing is not simulated; reported so a reader knows).
     public var smpPackets: Int
+    /// Pairing and encryption as the recording shows them, in order (RecordedSecurityEvent).
+    public var security: [RecordedSecurityEvent] = []
 
     public var isEstablished: Bool { status == 0 }
 }
@@ -72,5 +74,28 @@ public struct RecordedSession: Sendable {
     /// Key of a connection's peer in `gatt` and the peripheral models.
     public static func peerKey(_ c: RecordedConnection) -> String {
         c.peer?.address.description ?? "connection \(c.id)"
+    }
+}
+
+/// A step of the link's security the recording shows (Core v5.4 Vol 3 Part H 3.5; Vol 4 Part E
+/// 7.7.8): what the replay's model of the system's pairing is built from.
+public struct RecordedSecurityEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// SMP Pairing Request (the central's) or Security Request (the peripheral's): pairing began.
+        case pairingStarted
+        /// SMP Pairing Failed with this reason (REFERENCE.md "SMP Pairing Failed reasons").
+        case pairingFailed(reason: UInt8)
+        /// Encryption Change (or Key Refresh Complete) with this HCI status; `enabled` when on.
+        case encryptionChange(status: UInt8, enabled: Bool)
+    }
+    public var kind: Kind
+    /// Microseconds from the connection's origin.
+    public var time: Int64
+    public var packetID: Int
+
+    public init(kind: Kind, time: Int64, packetID: Int) {
+        self.kind = kind
+        self.time = time
+        self.packetID = packetID
     }
 }

@@ -154,6 +154,7 @@ public enum RecordingLoader {
             let raw = r[2].blob ?? []
             c.localDisconnect = (t.saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
         }
+        try loadSecurity(&c, db: db)
         for r in try db.rows("""
             SELECT packet_id, ts_us, interval_us, latency, supervision_timeout_ms FROM connection_update
             WHERE connection_id = ?1 AND source = 'hci' AND coalesce(status, 0) = 0 ORDER BY packet_id
@@ -163,6 +164,32 @@ public enum RecordingLoader {
             if c.parameters == nil { c.parameters = p }
             c.parameterUpdates.append((t.saturatingSubtracting(c.origin), p, packet))
         }
+    }
+
+    /// Pairing and encryption of a connection (RecordedSecurityEvent): SMP Pairing Request (0x01)
+    /// and Security Request (0x0B), Pairing Failed with its reason (the `error` row of layer
+    /// 'smp'), Encryption Change and Key Refresh Complete with their status.
+    static func loadSecurity(_ c: inout RecordedConnection, db: SQLiteDatabase) throws {
+        let id = SQLiteValue.integer(c.id)
+        var events: [RecordedSecurityEvent] = []
+        for r in try db.rows("SELECT packet_id, ts_us FROM smp_event WHERE connection_id = ?1 AND code IN (1, 11) ORDER BY packet_id", [id]) {
+            guard let p = r[0].int, let t = r[1].int64 else { continue }
+            events.append(RecordedSecurityEvent(kind: .pairingStarted, time: t.saturatingSubtracting(c.origin), packetID: p))
+        }
+        for r in try db.rows("SELECT packet_id, ts_us, code FROM error WHERE connection_id = ?1 AND layer = 'smp' ORDER BY packet_id", [id]) {
+            guard let p = r[0].int, let t = r[1].int64, let code = r[2].int else { continue }
+            events.append(RecordedSecurityEvent(kind: .pairingFailed(reason: UInt8(truncatingIfNeeded: code)), time: t.saturatingSubtracting(c.origin), packetID: p))
+        }
+        for r in try db.rows("""
+            SELECT packet_id, ts_us, coalesce(status, 0), detail FROM link_event WHERE connection_id = ?1
+            AND name IN ('Encryption Change', 'Encryption Key Refresh Complete') ORDER BY packet_id
+            """, [id]) {
+            guard let p = r[0].int, let t = r[1].int64 else { continue }
+            let status = UInt8(truncatingIfNeeded: r[2].int ?? 0)
+            events.append(RecordedSecurityEvent(kind: .encryptionChange(status: status, enabled: status == 0 && r[3].string != "disabled"),
+                                                time: t.saturatingSubtracting(c.origin), packetID: p))
+        }
+        c.security = events.sorted { ($0.time, $0.packetID) < ($1.time, $1.packetID) }
     }
 
     /// Every advertiser of the capture (Docs/replay.md "The peripheral model"): the data of its last

@@ -10,6 +10,8 @@ public struct GATTServerEmulator: Sendable {
     public var serverRxMTU: UInt16
     /// Values written during the connection (GATTDatabase.Value has no public initializer).
     public private(set) var written: [UInt16: [UInt8]] = [:]
+    /// The prepare queue of a long write (Core v5.4 Vol 3 Part F 3.4.6), in the order received.
+    var prepared: [(handle: UInt16, offset: Int, part: [UInt8])] = []
     var mtu = 23
 
     public init(database: GATTDatabase, serverRxMTU: UInt16) {
@@ -82,6 +84,29 @@ public struct GATTServerEmulator: Sendable {
             guard known(r.attributeHandle) else { return error(op, r.attributeHandle, .invalidHandle) }
             written[r.attributeHandle] = r.attributeValue
             return [ATTOpcode.writeResponse.rawValue]
+        case .prepareWriteRequest(let r):
+            // Vol 3 Part F 3.4.6.1: queued and echoed back; checked when executed.
+            guard known(r.attributeHandle) else { return error(op, r.attributeHandle, .invalidHandle) }
+            prepared.append((r.attributeHandle, Int(r.valueOffset), r.partAttributeValue))
+            return ATTPDU.prepareWriteResponse(ATTPrepareWriteResponse(attributeHandle: r.attributeHandle, valueOffset: r.valueOffset,
+                                                                     partAttributeValue: r.partAttributeValue)).encoded()
+        case .executeWriteRequest(let r):
+            // Vol 3 Part F 3.4.6.3: 0x01 writes every queued part in order, 0x00 cancels them.
+            let queue = prepared
+            prepared = []
+            guard r.flags == ATTExecuteWriteRequest.immediatelyWriteAllPendingPreparedValues else {
+                return [ATTOpcode.executeWriteResponse.rawValue]
+            }
+            var values: [UInt16: [UInt8]] = [:]
+            for q in queue {
+                var v = values[q.handle] ?? []
+                guard q.offset <= v.count else { return error(op, q.handle, .invalidOffset) }
+                v.replaceSubrange(q.offset..<min(v.count, q.offset + q.part.count), with: q.part)
+                guard v.count <= 512 else { return error(op, q.handle, .invalidAttributeValueLength) }
+                values[q.handle] = v
+            }
+            for (h, v) in values { written[h] = v }
+            return [ATTOpcode.executeWriteResponse.rawValue]
         default:
             return error(op, pdu.attributeHandle ?? 0, .requestNotSupported)
         }

@@ -18,6 +18,10 @@ final class PeerSession {
     /// The link failed to be established (0x3E): nothing reaches the peripheral.
     var neverEstablished = false
     var emulator: GATTServerEmulator
+    /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
+    var longValues: [UInt16: [UInt8]] = [:]
+    /// Requests counted per encryption state, when the link's security is modelled.
+    var securedCounts: [[UInt8]: Int] = [:]
 
     enum Item {
         case action(Int)
@@ -135,8 +139,8 @@ final class PeerSession {
         }
 
         if op.kind == .request || op.kind == .indication, disconnectReason == nil, !drop {
-            requestCounts[pdu, default: 0] += 1
-            answer(pdu, occurrence: requestCounts[pdu]!, extraDelay: extraDelay, errorCode: errorCode)
+            let occurrence = countRequest(pdu)
+            answer(pdu, occurrence: occurrence, extraDelay: extraDelay, errorCode: errorCode)
         } else if op.kind == .command {
             emulator.command(pdu)
         }
@@ -153,10 +157,12 @@ final class PeerSession {
 
     func answer(_ pdu: [UInt8], occurrence: Int, extraDelay: Int64, errorCode: ATTErrorCode?) {
         let op = ATTOpcode(pdu[0])
-        let recorded = behaviour?.answers.answer(to: pdu, occurrence: occurrence)
+        let recorded = recordedAnswer(to: pdu, occurrence: occurrence)
         var latency = recorded?.latency ?? behaviour?.typicalLatency ?? 2 * link.parameters.interval
-        let response: [UInt8]
-        if let errorCode, op.kind == .request {
+        var response: [UInt8]
+        if errorCode == nil, let part = longValuePart(pdu) {
+            response = part
+        } else if let errorCode, op.kind == .request {
             let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
             response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: errorCode)).encoded()
         } else if let recorded {
@@ -170,12 +176,18 @@ final class PeerSession {
                 world.noteUnmatched(pdu, link: link)
                 return
             case .database:
-                response = emulator.answer(pdu)
+                emulator.mtu = max(emulator.mtu, link.mtu)
+                switch unrecordedRead(pdu) {
+                case .answer(let r): response = r
+                case .silent: return
+                case nil: response = emulator.answer(pdu)
+                }
             case .error(let code):
                 let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
                 response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: code)).encoded()
             }
         }
+        if op == .readRequest, errorCode == nil { response = servingLongValue(pdu, occurrence: occurrence, recorded: response) }
         let scale = world.configuration.latencyScale
         if scale != 1 { latency = Int64((Double(latency) * scale).rounded()) }
         world.scheduler.schedule(after: latency + extraDelay, order: recorded?.packetID ?? Scheduler.unordered) { [self] in

@@ -1,0 +1,49 @@
+import BLECore
+import BLEDecode
+
+/// The values one recorded connection shows for each attribute handle, in time order: what a
+/// Read Response returned, what a notification or indication carried, what a write the peer
+/// accepted (Write Response) or a Write Command stored (Core v5.4 Vol 3 Part F 3.4.4-3.4.7).
+/// A failed write stores nothing.
+///
+/// It answers "what did this attribute hold at this moment of this connection" for a read the
+/// recording never made (PeerSession+Values.swift): the latest value at or before the moment,
+/// never one from later in the connection or from another connection.
+public struct ValueHistory: Sendable {
+    public private(set) var values: [UInt16: [(offset: Int64, value: [UInt8])]] = [:]
+
+    public init() {}
+
+    /// The value `handle` held at `offset` (µs from the connection start), if the recording
+    /// showed one by then.
+    public func value(of handle: UInt16, at offset: Int64) -> [UInt8]? {
+        values[handle]?.last { $0.offset <= offset }?.value
+    }
+
+    mutating func note(_ handle: UInt16, _ value: [UInt8], at offset: Int64) {
+        values[handle, default: []].append((offset, value))
+    }
+
+    /// The peer's answer to a request.
+    mutating func answered(_ request: [UInt8], _ response: [UInt8], at offset: Int64) {
+        guard request.count >= 3, let r = response.first else { return }
+        let handle = UInt16(request[1]) | UInt16(request[2]) << 8
+        switch (ATTOpcode(request[0]), ATTOpcode(r)) {
+        case (.readRequest, .readResponse):
+            note(handle, Array(response.dropFirst()), at: offset)
+        case (.writeRequest, .writeResponse):
+            note(handle, Array(request.dropFirst(3)), at: offset)
+        default:
+            break
+        }
+    }
+
+    /// A notification or indication from the peer.
+    mutating func sent(_ pdu: [UInt8], at offset: Int64) {
+        guard pdu.count >= 3 else { return }
+        note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, Array(pdu.dropFirst(3)), at: offset)
+    }
+
+    /// A Write Command from the central.
+    mutating func wrote(_ pdu: [UInt8], at offset: Int64) { sent(pdu, at: offset) }
+}

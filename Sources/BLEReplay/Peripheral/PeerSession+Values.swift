@@ -1,0 +1,52 @@
+import BLECore
+import BLEDecode
+
+/// Reads the recording never made (Docs/replay.md "Values the recording never showed"), with
+/// `--unmatched database`: a Read Request gets, in this order,
+///
+/// 0. a characteristic without the Read property: Read Not Permitted, as its server answers;
+/// 1. what the central wrote to the attribute on this link (the emulator keeps it);
+/// 2. the value this recorded connection shows for it at this moment (ValueHistory: the latest
+///    read, notification, indication or accepted write at or before the same offset from the
+///    connection start), never a later one, never another connection's;
+/// 3. the GATT database's value (the last one the recording shows, over all connections);
+/// 4. for a characteristic value or descriptor no recording ever showed, the policy
+///    `ReplayConfiguration.unrecordedValues` (an ATT error by default), noted in
+///    `ReplayWorld.unrecordedReads`: never an empty value presented as real.
+extension PeerSession {
+    enum UnrecordedRead {
+        case answer([UInt8])
+        case silent
+    }
+
+    func unrecordedRead(_ pdu: [UInt8]) -> UnrecordedRead? {
+        guard pdu.count == 3, pdu[0] == ATTOpcode.readRequest.rawValue else { return nil }
+        let handle = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
+        if emulator.written[handle] != nil { return nil }
+        let db = emulator.database
+        if let c = db.characteristics.first(where: { $0.valueHandle == handle }), c.properties & 0x02 == 0 {
+            // Not readable (Core v5.4 Vol 3 Part G 3.3.1.1): the server refuses, whatever it holds.
+            return .answer(ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: .readRequest, attributeHandle: handle,
+                                                                 errorCode: .readNotPermitted)).encoded())
+        }
+        if let v = behaviour?.valueHistory.value(of: handle, at: link.relative(world.scheduler.now)) {
+            if v.count > link.mtu - 1 { longValues[handle] = v }
+            return .answer([ATTOpcode.readResponse.rawValue] + v.prefix(link.mtu - 1))
+        }
+        if db.values[handle] != nil { return nil }
+        let isValue = db.characteristics.contains { $0.valueHandle == handle } || db.descriptors.contains { $0.handle == handle }
+        guard isValue else { return nil }
+        world.unrecordedReads.append(ReplayWorld.UnmatchedRequest(time: world.scheduler.now, linkHandle: link.handle,
+                                                                  peripheral: peripheral.model.key, pdu: pdu))
+        switch world.configuration.unrecordedValues {
+        case .error(let code):
+            return .answer(ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: .readRequest, attributeHandle: handle,
+                                                                 errorCode: code)).encoded())
+        case .strict:
+            world.noteUnmatched(pdu, link: link)
+            return .silent
+        case .empty:
+            return .answer([ATTOpcode.readResponse.rawValue])
+        }
+    }
+}
