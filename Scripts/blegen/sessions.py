@@ -496,6 +496,10 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
     optional = ["rw", "notify", "indicate", "params", "phy", "encrypt", "pair", "server", "rw"]
     rng.shuffle(optional)
     phases += optional[:rng.randint(1, 5)]
+    if mid_capture:
+        # The capture's first sight of the link is ATT traffic on its handle (a handle seen only
+        # in HCI events before its Disconnection Complete is not a connection the timeline makes).
+        phases.insert(0, "rw")
     if rng.random() < 0.15:
         phases.append("timeout")
     endings = ["peer", "loss", "local", "still"]

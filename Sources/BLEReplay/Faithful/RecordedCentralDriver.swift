@@ -93,7 +93,7 @@ final class RecordedCentralDriver: CentralHostObserver {
                     }
                 })
             case .disconnect(let reason):
-                world.host.disconnect(link, reason: reason)
+                world.host.disconnect(link, reason: reason, recorded: true)
                 fire(.sent(i))
             }
         }

@@ -205,7 +205,8 @@ public struct BehaviourExtractor: Sendable {
             connectionID: c.id, answers: peerAnswers, actions: peerActions, ending: ending, endingOffset: endingOffset,
             terminationDelay: terminationDelay, terminationReason: terminationReason, parameters: params,
             parameterUpdates: c.parameterUpdates.map { ($0.offset, $0.parameters) }, serverRxMTU: c.serverRxMTU,
-            typicalLatency: latencies.isEmpty ? 2 * params.interval : latencies[latencies.count / 2])
+            typicalLatency: latencies.isEmpty ? 2 * params.interval : latencies[latencies.count / 2],
+            disconnectUnfinished: c.disconnect == nil && c.localDisconnect != nil)
         return (peer, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
     }
 

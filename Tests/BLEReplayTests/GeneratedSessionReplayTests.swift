@@ -1,0 +1,90 @@
+import BLECore
+import BLEDecode
+import Foundation
+import Testing
+@testable import BLEReplay
+
+/// Faithful replay of sessions nobody chose (issue 11): Scripts/blegen/sessions.py writes
+/// randomized but valid captures whose every link's outcome is known by construction; each must
+/// reproduce and match its construction.
+@Suite struct GeneratedSessionReplayTests {
+    func replay(_ s: GeneratedSession, keepTrace: Bool = false) throws -> (FaithfulReplayResult, ReplayWorld) {
+        let loaded = try ReplaySource.load(path: s.path)
+        let session = try #require(loaded.sessions.first)
+        var c = GeneratedSession.configuration
+        c.keepTrace = keepTrace
+        return FaithfulReplay.run(session, configuration: c)
+    }
+
+    /// Class 1: LE Connection Complete (success), the central's Exchange MTU Request, then
+    /// Disconnection Complete 0x3E with nothing answered (Core v5.4 Vol 6 Part B 4.5.2). The
+    /// ending is anchored to "the 1st Exchange MTU Request": it must end the replayed link, and
+    /// the request's outcome must be `disconnected`, as the recording's is.
+    @Test(arguments: [3, 7, 11])
+    func aLinkThatFailsToBeEstablishedEndsWithItsRequestDisconnected(_ seed: Int) throws {
+        let dir = try GeneratedSession.temporaryDirectory("failed-to-establish")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: seed, count: 1, shape: "failed-to-establish", into: dir).first)
+        let (r, world) = try replay(s)
+        let v = try #require(r.verdicts.first)
+        #expect(s.links.first?.end == 0x3E && s.links.first?.attPDUs == 1)
+        #expect(v.endingRule?.contains("0x3E") == true && v.endingRule?.contains("after the 1st Exchange MTU Request") == true)
+        #expect(v.reproduced, "\(s.problems(r))")
+        #expect(v.simulatedEnd.hasPrefix("disconnected 0x3E"))
+        let link = try #require(world.host.allLinks.first)
+        #expect(!link.isUp && link.endReason?.rawValue == 0x3E)
+        let outcomes = ReplayComparison.outcomes(link.log.map { ($0.frame, $0.time, $0.fromCentral, $0.bytes) },
+                                                 end: link.endedAt.map(link.relative), captureEnd: r.simulatedSpan)
+        #expect(outcomes.map(\.text) == ["Exchange MTU Request: disconnected"])
+    }
+
+    /// Class 3: after a long session the central sends HCI Disconnect (Command Status follows),
+    /// and the capture ends before the Disconnection Complete, the controller still waiting for
+    /// the peer's acknowledgement (Vol 6 Part B 5.1.3.1). The recording shows the link up to its
+    /// end: the replay must not add the 0x16 it never shows.
+    @Test(arguments: [5, 7, 13])
+    func aCaptureThatEndsWhileTheDisconnectIsUnderWayEndsConnected(_ seed: Int) throws {
+        let dir = try GeneratedSession.temporaryDirectory("disconnect-under-way")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: seed, count: 1, shape: "disconnect-under-way", into: dir).first)
+        let (r, world) = try replay(s, keepTrace: true)
+        let v = try #require(r.verdicts.first)
+        #expect(s.links.first?.end == nil && (s.links.first?.attPDUs ?? 0) > 20)
+        #expect(v.reproduced, "\(s.problems(r))")
+        #expect(v.simulatedEnd == "still connected")
+        let link = try #require(world.host.allLinks.first)
+        #expect(link.isUp)
+        // The replay's trace: the HCI Disconnect (opcode 0x0406) went out, no Disconnection Complete (0x05) came.
+        let records = world.trace.records
+        #expect(records.contains { $0.kind == .command && $0.payload.count >= 2 && $0.payload[0] == 0x06 && $0.payload[1] == 0x04 })
+        #expect(!records.contains { $0.kind == .event && $0.payload.first == 0x05 })
+    }
+
+    /// ... or simply with the link still up: no ending is added either.
+    @Test func aCaptureThatEndsWithTheLinkUpEndsConnected() throws {
+        let dir = try GeneratedSession.temporaryDirectory("ends-connected")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for s in try GeneratedSession.generate(seed: 1, count: 5, shape: "ends-connected", into: dir) {
+            let (r, _) = try replay(s)
+            #expect(s.problems(r).isEmpty, "\(s.problems(r))")
+            #expect(r.verdicts.first?.simulatedEnd == "still connected")
+        }
+    }
+
+    /// `make test`: a few hundred random sessions (seeds 1-300), every link reproduced and
+    /// matching its construction. `make replay-soak` runs thousands more.
+    @Test func generatedSessionsReproduce() throws {
+        let dir = try GeneratedSession.temporaryDirectory("generated")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sessions = try GeneratedSession.generate(seed: 1, count: 300, into: dir)
+        var problems: [String] = []
+        var links = 0
+        for s in sessions {
+            let (r, _) = try replay(s)
+            links += r.verdicts.count
+            problems += s.problems(r)
+        }
+        #expect(links > 600, "the generator made \(links) links")
+        #expect(problems.isEmpty, "\(problems.count) problem(s):\n\(problems.prefix(40).joined(separator: "\n"))")
+    }
+}
