@@ -37,8 +37,9 @@ def expected_end(link: dict) -> str:
     return f"disconnected 0x{link['end']:02X}"
 
 
-def check(manifest: dict, result: dict | None) -> list[str]:
-    """The problems with one session's replay, each a line naming the seed and the connection."""
+def check(manifest: dict, result: dict | None, gaps: list[str] | None = None) -> list[str]:
+    """The problems with one session's replay, each a line naming the seed and the connection.
+    Capture gaps (a link the capture cannot settle, reported as such by the replay) go to `gaps`."""
     seed = manifest["seed"]
     if result is None:
         return [f"seed {seed}: no replay result for {manifest['file']}"]
@@ -58,6 +59,12 @@ def check(manifest: dict, result: dict | None) -> list[str]:
             problems.append(f"{where}: the timeline holds {v['recorded_att_pdus']} ATT PDUs, the session {link['att_pdus']}")
         if not v["recorded_end"].startswith(expected_end(link)):
             problems.append(f"{where}: recorded end {v['recorded_end']!r}, built as {expected_end(link)!r}")
+        if v.get("capture_gap") and not v["reproduced"]:
+            if gaps is not None:
+                gaps.append(f"{where}: capture gap: {v['capture_gap']}")
+            if not link.get("gap"):
+                problems.append(f"{where}: a capture gap the session was not built with: {v['capture_gap']}")
+            continue
         if not v["reproduced"]:
             d = v["divergence"] or {}
             problems.append(f"{where}: DIVERGED ({d.get('kind')}) at {d.get('time_us')} µs: expected {d.get('expected')}"
@@ -67,7 +74,7 @@ def check(manifest: dict, result: dict | None) -> list[str]:
     return problems
 
 
-def run_batch(binary: str, directory: Path, manifests: list[dict]) -> tuple[list[str], int]:
+def run_batch(binary: str, directory: Path, manifests: list[dict], gaps: list[str]) -> tuple[list[str], int]:
     db = directory / "batch.db"
     files = [str(directory / m["file"]) for m in manifests]
     imp = subprocess.run([binary, "import", *files, "--db", str(db)], capture_output=True, text=True)
@@ -84,7 +91,7 @@ def run_batch(binary: str, directory: Path, manifests: list[dict]) -> tuple[list
     for m in manifests:
         r = by_file.get(m["file"])
         connections += len(r["connections"]) if r else 0
-        problems += check(m, r)
+        problems += check(m, r, gaps)
     db.unlink(missing_ok=True)
     return problems, connections
 
@@ -98,13 +105,14 @@ def main(argv: list[str]) -> int:
     a = p.parse_args(argv)
     started = time.monotonic()
     problems: list[str] = []
+    gaps: list[str] = []
     connections = 0
     with tempfile.TemporaryDirectory(prefix="replay-soak-") as tmp:
         for first in range(a.seed, a.seed + a.count, a.batch):
             n = min(a.batch, a.seed + a.count - first)
             d = Path(tmp) / f"b{first}"
             manifests = sessions.write(d, first, n)
-            found, c = run_batch(a.bin, d, manifests)
+            found, c = run_batch(a.bin, d, manifests, gaps)
             connections += c
             for line in found:
                 print(line, flush=True)
@@ -112,8 +120,11 @@ def main(argv: list[str]) -> int:
             for f in d.iterdir():
                 f.unlink()
     seeds = len({line.split()[1] for line in problems if line.startswith("seed")})
+    for line in gaps:
+        print(line)
     print(f"replay soak: {a.count} session(s) from seed {a.seed}, {connections} connection(s), "
-          f"{len(problems)} problem(s) in {seeds} session(s), {time.monotonic() - started:.0f} s")
+          f"{len(problems)} problem(s) in {seeds} session(s), {len(gaps)} capture gap(s), "
+          f"{time.monotonic() - started:.0f} s")
     return 1 if problems else 0
 
 

@@ -589,6 +589,10 @@ SHAPES = {
     # ends before the Disconnection Complete.
     "disconnect-under-way": dict(count=1, roles="central", tail="disconnecting",
                                  force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw", "notify", "rw"], "fail_in": None}),
+    # A capture gap: the btsnoop writer dropped the peer's answer to the 3rd request (the
+    # record's cumulative-drops field counts it); the replay cannot settle that link.
+    "writer-dropped": dict(count=1, roles="central", tail=None,
+                           force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw"], "fail_in": None, "ending": "peer"}),
     # ... or simply with the link still up.
     "ends-connected": dict(count=1, roles="central", tail=None,
                            force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw", "indicate"], "fail_in": None,
@@ -600,7 +604,7 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
     """One capture: power-on, then 1-6 links (some at once), handles reused once free."""
     rng = random.Random(seed)
     fixed = SHAPES[shape] if shape else None
-    records: list[tuple[int, int, bytes, bool]] = []
+    records: list[tuple[int, int, bytes, bool, str, int]] = []  # (time, seq, h4, received, tag, link)
     t = START + rng.randint(0, 3600) * 1_000_000
     boot = [(hci.reset(), hci.command_complete(hci.RESET, b"\x00")),
             (hci.le_read_buffer_size(), hci.command_complete(hci.LE_READ_BUFFER_SIZE, struct.pack("<BHB", 0, 251, 8)))]
@@ -608,9 +612,9 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
     seq = 0
     if not mid_capture:
         for c, e in boot:
-            records.append((t, seq, c, False)); seq += 1
+            records.append((t, seq, c, False, "", -1)); seq += 1
             t += 500
-            records.append((t, seq, e, True)); seq += 1
+            records.append((t, seq, e, True, "", -1)); seq += 1
             t += 1000
     count = rng.randint(1, 6)
     tail = rng.choice(("mid-transaction", "disconnecting")) if rng.random() < 0.15 else None
@@ -655,8 +659,8 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
             l.shapes = [x for x in l.shapes]
             if any(h == handle for _, h in busy[:-1]):
                 l.shapes.append("handle reused")
-        for ts, h4, received, _ in l.records:
-            records.append((ts, seq, h4(handle) if callable(h4) else h4, received)); seq += 1
+        for ts, h4, received, tag in l.records:
+            records.append((ts, seq, h4(handle) if callable(h4) else h4, received, tag, l.index)); seq += 1
         manifest_links.append({
             "handle": handle, "role": "central" if l.local_central else "peripheral", "kind": l.kind,
             "att_pdus": sum(1 for r in l.records if r[3] == "att"),
@@ -664,10 +668,21 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
             "first_us": first, "shapes": l.shapes,
         })
     records.sort(key=lambda r: (r[0], r[1]))
+    drops_from = None
+    if shape == "writer-dropped":
+        # The writer drops the 3rd ATT PDU the peer sent (a whole record): from the next record on,
+        # the btsnoop cumulative-drops field says 1 (Android's btsnoop writer, BlueZ btmon).
+        answers = [i for i, r in enumerate(records) if r[4] == "att" and r[3]]
+        drops_from = answers[2]
+        del records[drops_from]
+        manifest_links[0]["att_pdus"] -= 1
+        manifest_links[0]["gap"] = True
+        manifest_links[0]["shapes"].append("capture gap: the writer dropped a record")
     out = bytearray(struct.pack(">8sII", b"btsnoop\0", 1, 1002))
-    for ts, _, h4, received in records:
+    for i, (ts, _, h4, received, _, _) in enumerate(records):
         flags = (1 if received else 0) | (0b10 if h4[0] in (0x01, 0x04) else 0)
-        out += struct.pack(">IIIIq", len(h4), len(h4), flags, 0, ts + EPOCH_OFFSET_US) + h4
+        drops = 1 if drops_from is not None and i >= drops_from else 0
+        out += struct.pack(">IIIIq", len(h4), len(h4), flags, drops, ts + EPOCH_OFFSET_US) + h4
     # Links are numbered by the timeline in the order of their first record.
     manifest_links.sort(key=lambda m: m["first_us"])
     name = f"{shape}-{seed}" if shape else f"session-{seed}"

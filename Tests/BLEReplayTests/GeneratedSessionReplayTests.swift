@@ -71,6 +71,40 @@ import Testing
         }
     }
 
+    /// A capture gap (issue 11, the one allowed exception): the btsnoop writer dropped the peer's
+    /// answer to the central's 3rd request, and the next record's cumulative-drops field says so
+    /// (btsnoop record header, drops at offset 12). The replay cannot settle that link: it must
+    /// say capture gap, naming the packet after the gap and why, never reproduced; the same
+    /// session without the drops counter is a plain divergence.
+    @Test func aLinkAcrossDroppedRecordsIsACaptureGapNamingThePacket() throws {
+        let dir = try GeneratedSession.temporaryDirectory("writer-dropped")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: 3, count: 1, shape: "writer-dropped", into: dir).first)
+        let (r, _) = try replay(s)
+        let v = try #require(r.verdicts.first)
+        #expect(!v.reproduced)
+        let gap = try #require(v.captureGap)
+        #expect(gap.contains("dropped 1 packet(s)") && gap.hasPrefix("packet "), "\(gap)")
+        #expect(r.allSettled && !r.allReproduced)
+        #expect(s.problems(r).isEmpty, "\(s.problems(r))")
+        let text = FaithfulReport.text(r)
+        #expect(text.contains("CAPTURE GAP") && text.contains("1 capture gap(s), 0 diverged"), "\(text)")
+
+        // Without the drops counter the file claims to be whole: the same divergence is a divergence.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: s.path)))
+        var at = 16
+        while at + 24 <= bytes.count {
+            let length = Int(bytes[at + 4]) << 24 | Int(bytes[at + 5]) << 16 | Int(bytes[at + 6]) << 8 | Int(bytes[at + 7])
+            for i in 12..<16 { bytes[at + i] = 0 }
+            at += 24 + length
+        }
+        let whole = dir.appendingPathComponent("no-drops.btsnoop")
+        try Data(bytes).write(to: whole)
+        let (r2, _) = FaithfulReplay.run(try #require(try ReplaySource.load(path: whole.path).sessions.first),
+                                         configuration: GeneratedSession.configuration)
+        #expect(r2.verdicts.first?.reproduced == false && r2.verdicts.first?.captureGap == nil && !r2.allSettled)
+    }
+
     /// `make test`: a few hundred random sessions (seeds 1-300), every link reproduced and
     /// matching its construction. `make replay-soak` runs thousands more.
     @Test func generatedSessionsReproduce() throws {

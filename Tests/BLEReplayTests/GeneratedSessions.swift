@@ -12,6 +12,8 @@ struct GeneratedSession {
         /// The Disconnection Complete reason, nil when the capture ended with the link up.
         var end: UInt8?
         var shapes: [String]
+        /// Built with records missing (the writer dropped one): may not reproduce, must then be a capture gap.
+        var gap: Bool
     }
 
     var seed: Int
@@ -38,7 +40,7 @@ struct GeneratedSession {
             return GeneratedSession(seed: seed, path: directory.appendingPathComponent(file).path, links: links.map { l in
                 Link(handle: UInt16(l["handle"] as? Int ?? 0), kind: l["kind"] as? String ?? "",
                      attPDUs: l["att_pdus"] as? Int ?? -1, end: (l["end"] as? Int).map { UInt8(truncatingIfNeeded: $0) },
-                     shapes: l["shapes"] as? [String] ?? [])
+                     shapes: l["shapes"] as? [String] ?? [], gap: l["gap"] as? Bool ?? false)
             })
         }
     }
@@ -93,6 +95,8 @@ struct GeneratedSession {
                 if v.recordedPDUs != link.attPDUs { out.append("\(at): \(v.recordedPDUs) ATT PDUs recorded, \(link.attPDUs) built") }
             }
             if !v.recordedEnd.hasPrefix(expectedEnd(link)) { out.append("\(at): recorded end \(v.recordedEnd), built as \(expectedEnd(link))") }
+            if v.divergence != nil, link.gap, v.captureGap != nil { continue }
+            if v.captureGap != nil, !link.gap { out.append("\(at): a capture gap the session was not built with: \(v.captureGap ?? "")") }
             if let d = v.divergence {
                 out.append("\(at): diverged (\(d.kind)) at \(VirtualDuration.format(d.time)): expected \(d.expected), got \(d.got)")
             } else if !v.simulatedEnd.hasPrefix(expectedEnd(link)) {

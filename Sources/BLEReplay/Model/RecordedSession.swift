@@ -68,6 +68,9 @@ public struct RecordedSession: Sendable {
     /// BR/EDR connections and LE connections of other transports, for the report.
     public var classicConnections: Int
     public var formatDescription: String
+    /// Where the file lacks records (writer drops, a cut or damaged file): a connection that
+    /// diverges across one is a capture gap, not a divergence (`CaptureGap`).
+    public var gaps: [CaptureGap] = []
 
     /// Key of a connection's peer in `gatt` and the peripheral models.
     public static func peerKey(_ c: RecordedConnection) -> String {

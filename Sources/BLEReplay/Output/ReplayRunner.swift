@@ -67,7 +67,7 @@ public enum ReplayRunner {
                 }
             }
         }
-        if outcome.status == .passed, !results.allSatisfy(\.allReproduced) { outcome.status = .failed }
+        if outcome.status == .passed, !results.allSatisfy(\.allSettled) { outcome.status = .failed }
         return outcome
     }
 }
