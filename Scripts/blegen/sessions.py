@@ -110,6 +110,9 @@ class Link:
         self.local_indication_pending = False
         self.peer_indication_pending = False
         self.unconfirmed = 0
+        self.mtu = 23             # the ATT MTU once exchanged (Vol 3 Part F 3.4.2.2)
+        self.notifying = False    # the client enabled notifications: they may come mid-transaction
+        self.in_flight: list[int] = []  # Number Of Completed Packets times of the host's ACL packets
 
     # --- records -----------------------------------------------------------------------------
     def add(self, t: int, h4, received: bool, tag: str = "") -> None:
@@ -137,6 +140,13 @@ class Link:
         size = 251 if from_local else 27
         t = self.t
         frags = [frame[i:i + size] for i in range(0, len(frame), size)]
+        if from_local:
+            # The controller's 8 LE ACL buffers (LE Read Buffer Size): with all in flight the host
+            # waits for Number Of Completed Packets (Vol 4 Part E 4.1.1).
+            self.in_flight = [x for x in self.in_flight if x > t]
+            while len(self.in_flight) + len(frags) > 8:
+                t = min(self.in_flight) + self.jitter(20, 200)
+                self.in_flight = [x for x in self.in_flight if x > t]
         for i, f in enumerate(frags):
             pb = (hci.PB_FIRST_NON_FLUSHABLE if from_local else hci.PB_FIRST_FLUSHABLE) if i == 0 else hci.PB_CONTINUING
             tag = "att" if cid == l2cap.CID_ATT and i + 1 == len(frags) else ""
@@ -148,6 +158,7 @@ class Link:
             done = self.event_after(t + 200) + self.jitter(300, 900)
             self.evt(done, lambda h, n=n: hci.number_of_completed_packets([(h, n)]))
             self.last_nocp = max(self.last_nocp, done)
+            self.in_flight += [done] * n
         else:
             self.last_peer = max(self.last_peer, self.event_after(t - 600))
         self.t = t
@@ -180,13 +191,36 @@ class Link:
             # One request at a time per bearer (Vol 3 Part F 3.3.2): none may follow this one.
             self.bearer_closed = True
             return True
+        if self.notifying and self.rng.random() < 0.25:
+            # A notification from the server while the client's request is outstanding
+            # (notifications are not transactions, Vol 3 Part F 3.3.2).
+            self.to_event(1)
+            self.att(att.notification(NOTIFY_VALUE, bytes([self.rng.randrange(101)])), not self.local_is_client)
+            self.shapes.append("notification mid-transaction")
         self.to_event(self.rng.choice((1, 1, 2, 3)))
         self.att(answer, not self.local_is_client)
         self.wait(150, 2500)
         return True
 
     def exchange_mtu(self) -> None:
-        self.request(att.exchange_mtu_req(self.rng.choice((247, 517, 185))), att.exchange_mtu_rsp(self.rng.choice((23, 65, 247))))
+        client, server = self.rng.choice((247, 517, 185)), self.rng.choice((23, 65, 247))
+        self.request(att.exchange_mtu_req(client), att.exchange_mtu_rsp(server))
+        self.mtu = max(23, min(client, server))
+
+    def value(self, longest: int) -> bytes:
+        """A value that fits one PDU at this MTU (at most `longest`, from 1 byte); longer than one
+        27-byte LL packet once the MTU allows."""
+        n = self.rng.randint(1, max(1, min(longest, self.mtu - 3)))
+        return bytes(self.rng.randrange(256) for _ in range(n))
+
+    def write_command_burst(self) -> None:
+        """Write Commands back to back, more than the controller's 8 buffers hold: the host waits
+        for Number Of Completed Packets."""
+        for _ in range(self.rng.randint(5, 16)):
+            self.att(att.write_cmd(0x0011, self.value(200)), self.local_is_client)
+            self.wait(30, 400)
+        self.shapes.append("write command burst")
+        self.wait(self.interval, 3 * self.interval)
 
     def discovery(self, fail_at: int | None = None) -> bool:
         """Services, characteristics, one descriptor. With `fail_at`, the fail_at-th request is
@@ -214,7 +248,7 @@ class Link:
                     code = self.rng.choice((att.READ_NOT_PERMITTED, att.INSUFFICIENT_AUTHENTICATION, att.INSUFFICIENT_ENCRYPTION))
                     self.request(att.read_req(h), att.error_rsp(att.READ_REQ, h, code))
                 else:
-                    self.request(att.read_req(h), att.read_rsp(bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 20)))))
+                    self.request(att.read_req(h), att.read_rsp(self.value(120)))
             elif self.rng.random() < 0.6:
                 h = self.rng.choice(WRITABLE)
                 value = bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 12)))
@@ -232,6 +266,7 @@ class Link:
     def notifications(self, count: int) -> None:
         """The server's notification stream, one per 1-2 connection events."""
         self.subscribe(NOTIFY_CCCD, b"\x01\x00")
+        self.notifying = True
         for _ in range(count):
             self.to_event(self.rng.choice((1, 2)))
             self.att(att.notification(NOTIFY_VALUE, bytes([self.rng.randrange(101)])), not self.local_is_client)
@@ -493,7 +528,7 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
         phases.append("mtu")
         if rng.random() < 0.8:
             phases.append("discovery")
-    optional = ["rw", "notify", "indicate", "params", "phy", "encrypt", "pair", "server", "rw"]
+    optional = ["rw", "notify", "indicate", "params", "phy", "encrypt", "pair", "server", "rw", "burst", "rw"]
     rng.shuffle(optional)
     phases += optional[:rng.randint(1, 5)]
     if mid_capture:
@@ -523,6 +558,8 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
                 break
         elif phase == "rw":
             link.reads_and_writes()
+        elif phase == "burst":
+            link.write_command_burst()
         elif phase == "notify":
             link.notifications(rng.randint(1, 12))
             if failing:
@@ -593,6 +630,10 @@ SHAPES = {
     # record's cumulative-drops field counts it); the replay cannot settle that link.
     "writer-dropped": dict(count=1, roles="central", tail=None,
                            force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw"], "fail_in": None, "ending": "peer"}),
+    # Write Commands over the controller's 8 LE ACL buffers: the host waits for Number Of Completed
+    # Packets, which come a little after connection events HCI never shows.
+    "write-burst": dict(count=1, roles="central", tail=None,
+                        force={"attempt": 0.9, "phases": ["mtu", "burst", "rw", "burst", "burst"], "fail_in": None, "ending": "local"}),
     # ... or simply with the link still up.
     "ends-connected": dict(count=1, roles="central", tail=None,
                            force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw", "indicate"], "fail_in": None,

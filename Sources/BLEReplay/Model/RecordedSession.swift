@@ -44,6 +44,9 @@ public struct RecordedConnection: Sendable {
     public var encrypted: Bool
     /// SMP packets seen (pairing is not simulated; reported so a reader knows).
     public var smpPackets: Int
+    /// When the recorded controller returned each LE ACL buffer the host filled on this link
+    /// (Number Of Completed Packets), from the origin, one entry per packet (`RecordedCompletions`).
+    public var completions: [Int64] = []
 
     public var isEstablished: Bool { status == 0 }
 }
