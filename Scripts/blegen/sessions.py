@@ -20,7 +20,10 @@ Part F 3.4; SMP: Vol 3 Part H 3.5). Shapes covered:
   - 0x3E after LE Connection Complete (success) with the central's first request(s) outstanding
     (Vol 6 Part B 4.5.2: the peer never answered the first connection events);
   - failures during MTU exchange or discovery, mid-notification stream, while encrypting (LE Start
-    Encryption -> Encryption Change 0x06, or the peer leaves) or pairing (SMP Pairing Failed);
+    Encryption -> Encryption Change 0x06, or the link ends before any Encryption Change) or
+    pairing (SMP Pairing Failed, or the link ends after the Pairing Response);
+  - Write Commands over the controller's 8 LE ACL buffers, values over several LL packets,
+    notifications while a request is outstanding;
   - the 30 s ATT timeout on the fixed channel (Vol 3 Part F 3.3.3), both directions;
   - indications never confirmed, from the peer's server and from the local server;
   - endings: peer 0x13, link loss 0x08 one supervision timeout after the last event the peer
@@ -361,9 +364,10 @@ class Link:
         self.shapes.append("PHY update " + ("accepted" if accepted else "rejected 0x1A"))
         self.wait(300, 2000)
 
-    def encrypt(self, fail: bool) -> None:
+    def encrypt(self, fail: bool, interrupted: bool = False) -> None:
         """Encryption: as central LE Start Encryption -> Encryption Change; as peripheral LE Long
-        Term Key Request -> Reply -> Encryption Change. A failure is status 0x06 PIN or Key Missing."""
+        Term Key Request -> Reply -> Encryption Change. A failure is status 0x06 PIN or Key Missing;
+        `interrupted`: the link ends while encrypting (no Encryption Change comes)."""
         if self.local_central:
             self.cmd(self.t, lambda h: hci.le_start_encryption(h, bytes(8), 0, bytes(range(16))))
             self.t += self.jitter(200, 900)
@@ -375,6 +379,10 @@ class Link:
             self.cmd(self.t, lambda h: hci.command(LE_LTK_REQUEST_REPLY, struct.pack("<H", h) + bytes(range(16))))
             self.t += self.jitter(200, 600)
             self.evt(self.t, lambda h: hci.command_complete(LE_LTK_REQUEST_REPLY, struct.pack("<BH", 0, h)))
+        if interrupted:
+            self.shapes.append("ends while encrypting")
+            self.wait(300, 2000)
+            return
         done = self.event_after(self.t + 300) + 3 * self.interval + self.jitter(300, 900)
         self.evt(done, lambda h, s=0x06 if fail else 0: hci.encryption_change(h, 0 if s else 1, s))
         self.t = done
@@ -382,7 +390,7 @@ class Link:
         self.shapes.append("encryption failed 0x06" if fail else "encrypted")
         self.wait(300, 2000)
 
-    def pair(self, fail: bool) -> None:
+    def pair(self, fail: bool, interrupted: bool = False) -> None:
         """SMP Pairing Request/Response, Confirm and Random each way (legacy Just Works); a
         failure is the responder's Pairing Failed (Confirm Value Failed) after the initiator's Random."""
         initiator = self.local_central
@@ -392,6 +400,9 @@ class Link:
         self.to_event(1)
         smp_pdu(smp.pairing_response(smp.NO_INPUT_NO_OUTPUT, 0, smp.BONDING, 16, 1, 1), False)
         self.wait(500, 3000)
+        if interrupted:
+            self.shapes.append("ends while pairing")
+            return
         smp_pdu(smp.pairing_confirm(bytes(self.rng.randrange(256) for _ in range(16))), True)
         self.to_event(1)
         smp_pdu(smp.pairing_confirm(bytes(self.rng.randrange(256) for _ in range(16))), False)
@@ -575,7 +586,10 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
             link.phy_update()
         elif phase == "encrypt":
             fail = failing or rng.random() < 0.15
-            link.encrypt(fail)
+            interrupted = fail and rng.random() < 0.4
+            link.encrypt(fail, interrupted)
+            if interrupted:
+                break
             if fail:
                 # After 0x06 the central gives up: Disconnect 0x05 (Authentication Failure).
                 if link.local_central:
@@ -583,7 +597,7 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
                 break
         elif phase == "pair":
             fail = failing or rng.random() < 0.2
-            link.pair(fail)
+            link.pair(fail, interrupted=fail and rng.random() < 0.4)
             if fail:
                 break
         elif phase == "server":
