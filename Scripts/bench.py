@@ -12,6 +12,9 @@ Stages (each prints its own figures):
   memory   the same import on a capture 3x larger, to show peak memory does not grow with size.
   replay   `blereplay replay --bench` on the largest shared capture (when the replay command exists).
   report   `blereplay report` over 200 generated captures, serial vs parallel (when it exists).
+  verbose  `blereplay timeline FILE -v` against `tshark -r FILE -V`, both to /dev/null, on the two
+           largest shared captures and a generated capture of 30,000 records (target: at most 3x
+           tshark's time), with peak memory. Alone: `python3 Scripts/bench.py --only verbose`.
 
 Peak memory is the child's maximum resident set size from wait4(2), not an estimate.
 Figures vary with the machine; rerun to compare.
@@ -182,12 +185,30 @@ def bench_report(out: Path, captures: int = 200, records: int = 5000) -> None:
     print(f"outputs identical across job counts: {'yes' if same else 'NO'}")
 
 
+def bench_verbose(out: Path, records: int = 30_000) -> None:
+    """`timeline -v` (the capture imported on the fly, then every packet with its decoded layers
+    and hex dump) against tshark -V, on the same files."""
+    generated = out / f"bench-{records}.btsnoop"
+    make_capture(generated, records)
+    shared = ROOT.parent / "shared" / "captures"
+    files = [p for p in (shared / "android-classic-spp.btsnoop", shared / "android-lock-long-session.btsnoop") if p.exists()]
+    for capture in files + [generated]:
+        ours, ours_rss, ours_status = measure([str(BIN), "timeline", str(capture), "-v"])
+        theirs, theirs_rss, theirs_status = measure(["tshark", "-r", str(capture), "-V"])
+        print(f"timeline -v {capture.name}: {ours:.2f} s, peak memory {mb(ours_rss)} (exit {ours_status}); "
+              f"tshark -V {theirs:.2f} s, peak memory {mb(theirs_rss)} (exit {theirs_status}); "
+              f"{ours / theirs:.2f}x tshark's time (target <= 3x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--out", type=Path, default=ROOT / "bench-out")
     parser.add_argument("--skip", nargs="*", default=[])
+    parser.add_argument("--only", nargs="*", default=None, help="run only these stages")
     args = parser.parse_args()
+    if args.only is not None:
+        args.skip = [s for s in ("import", "memory", "replay", "report", "verbose") if s not in args.only]
     if not BIN.exists():
         sys.exit(f"{BIN} is missing: run `swift build -c release` (make bench does)")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -200,6 +221,8 @@ def main() -> None:
         bench_replay()
     if "report" not in args.skip:
         bench_report(args.out)
+    if "verbose" not in args.skip:
+        bench_verbose(args.out)
 
 
 if __name__ == "__main__":

@@ -10,10 +10,20 @@ Source: bumble 0.0.236 (Google's Python Bluetooth stack, Apache-2.0), pinned bel
 
 The modules are parsed as text with `ast`; nothing from bumble is imported or executed.
 
+bumble 0.0.236 names only part of the 16-bit UUIDs (it lacks the Fitness Machine
+characteristics 0x2ACC-0x2ADA, Local Time Information 0x2A0F, New Alert 0x2A46, Temperature
+0x2A6E, ... 368 in all). The names it lacks come from a second source, the UUID table of the
+installed tshark (Wireshark's `bluetooth_uuid_vals`, which follows the SIG's Assigned Numbers
+document): the script writes a btsnoop capture with one characteristic declaration per UUID in
+the SIG ranges below (`TSHARK_RANGES`), lets `tshark -V` dissect it and reads back the name it
+prints for each. tshark only fills gaps: where bumble names a UUID, bumble's name stays (except
+`SPEC_NAMES`). The tshark version is written in the header; `--check` needs the same version.
+
 Usage:
     Scripts/generate_assigned_numbers.py                   # pip-downloads the wheel to a temp dir
     Scripts/generate_assigned_numbers.py --wheel PATH      # a .whl file or an unpacked wheel dir
     Scripts/generate_assigned_numbers.py --check           # fail if the checked-in files differ
+    Scripts/generate_assigned_numbers.py --tshark PATH     # the tshark to read names from (default: on PATH)
 
 When bumble names one 16-bit UUID more than once (0.0.236 gives 0x290F three names), the
 first name in source order wins (gatt.py, then core.py, then sdp.py) and the others are listed
@@ -25,6 +35,8 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -111,11 +123,62 @@ def uuid16_definitions(src: WheelSource, module: str) -> list[tuple[int, str, st
     return [(value, name, symbol, module) for _, value, name, symbol in found]
 
 
-# Descriptor names bumble shortens, as the Assigned Numbers document (and Wireshark) spell them.
+# Names bumble gets wrong or shortens, as the Assigned Numbers document (and Wireshark) spell them.
 SPEC_NAMES = {
+    0x1859: "Mesh Proxy Solicitation",        # Assigned Numbers 3.4; bumble: 'Mesh Audio Solicitation'
     0x2904: "Characteristic Presentation Format",
     0x2907: "External Report Reference",
+    0x2BCA: "Sink Audio Locations",           # Assigned Numbers 3.8; bumble drops the plural
+    0x2BCC: "Source Audio Locations",
+    0x2BF5: "LE GATT Security Levels",        # bumble: 'E GATT Security Levels'
 }
+
+
+# --- tshark, the second source ----------------------------------------------------------------
+
+# SIG 16-bit UUID ranges asked of tshark: services, declarations, descriptors, characteristics
+# (Assigned Numbers 3.4, 3.5, 3.7, 3.8).
+TSHARK_RANGES = [(0x1800, 0x18FF), (0x2800, 0x28FF), (0x2900, 0x29FF), (0x2A00, 0x2CFF)]
+BTSNOOP_EPOCH_OFFSET_US = 0x00DCDDB30F2F8000
+
+
+def tshark_version(tshark: str) -> str:
+    out = subprocess.run([tshark, "--version"], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"TShark \(Wireshark\) (\S+)", out)
+    return m.group(1).rstrip(".") if m else out.splitlines()[0]
+
+
+def tshark_uuid16_names(tshark: str, tmp: Path) -> dict[int, str]:
+    """Names tshark gives 16-bit UUIDs: each UUID as the characteristic a Read By Type Response
+    (ATT 0x09, Core Vol 3 Part F 3.4.4.2) declares, after a Read By Type Request for 0x2803, on
+    one LE connection (LE Connection Complete, Vol 4 Part E 7.7.65.1), in a btsnoop H4 file."""
+    def record(ts: int, h4: bytes, received: bool, command_or_event: bool) -> bytes:
+        flags = (1 if received else 0) | (2 if command_or_event else 0)
+        return struct.pack(">IIIIq", len(h4), len(h4), flags, 0, BTSNOOP_EPOCH_OFFSET_US + ts) + h4
+
+    def acl(pdu: bytes, received: bool) -> bytes:
+        l2cap = struct.pack("<HH", len(pdu), 0x0004) + pdu
+        return b"\x02" + struct.pack("<HH", 0x0040 | (0x2000 if received else 0), len(l2cap)) + l2cap
+
+    out = b"btsnoop\0" + struct.pack(">II", 1, 1002)
+    complete = bytes([0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00]) + bytes(6) + struct.pack("<HHHB", 24, 0, 400, 0)
+    out += record(0, b"\x04" + complete, True, True)
+    ts = 0
+    for lo, hi in TSHARK_RANGES:
+        for uuid in range(lo, hi + 1):
+            ts += 1000
+            out += record(ts, acl(bytes([0x08]) + struct.pack("<HHH", 0x0001, 0xFFFF, 0x2803), False), False, False)
+            out += record(ts + 500, acl(bytes([0x09, 7]) + struct.pack("<HBHH", 0x0002, 0x02, 0x0003, uuid), True), True, False)
+    path = tmp / "uuid-names.btsnoop"
+    path.write_bytes(out)
+    text = subprocess.run([tshark, "-r", str(path), "-V"], capture_output=True, text=True, check=True).stdout
+    names: dict[int, str] = {}
+    for m in re.finditer(r"^\s+UUID: (.*) \(0x([0-9a-f]{4})\)$", text, re.M):
+        value, name = int(m.group(2), 16), m.group(1)
+        if value == 0x2803 or name.startswith("Unknown"):
+            continue
+        names.setdefault(value, name)
+    return names
 
 ACRONYMS = {"AV", "CD", "DVD", "HID", "HVAC", "LED", "PC", "PDA"}
 SPECIAL = {"IOT": "IoT"}
@@ -179,9 +242,9 @@ def swift_string(s: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def header(version: str, modules: list[str], notes: list[str] = ()) -> str:
+def header(version: str, modules: list[str], notes: list[str] = (), also: str = "") -> str:
     lines = [
-        f"// Generated by {SCRIPT} from bumble {version} ({', '.join(modules)}) — do not edit.",
+        f"// Generated by {SCRIPT} from bumble {version} ({', '.join(modules)}){also} — do not edit.",
         f"// Regenerate: python3 {SCRIPT}",
     ]
     lines += [f"// {n}" for n in notes]
@@ -208,7 +271,7 @@ def table(enum_name: str, doc: str, prefix: str, items: list[tuple[int, str]],
     return "\n".join(lines) + "\n"
 
 
-def generate(src: WheelSource) -> dict[str, str]:
+def generate(src: WheelSource, tshark_names: dict[int, str], tshark_ver: str) -> dict[str, str]:
     version = bumble_version(src)
     if version != BUMBLE_VERSION:
         sys.exit(f"error: wheel is bumble {version}, this script is pinned to {BUMBLE_VERSION}")
@@ -235,12 +298,18 @@ def generate(src: WheelSource) -> dict[str, str]:
         if value in chosen and chosen[value][0] != name:
             dropped.append(f"0x{value:04X} {chosen[value][0]!r} renamed {name!r} (the Assigned Numbers name)")
             chosen[value] = (name,) + chosen[value][1:]
-    notes = [f"{len(chosen)} 16-bit UUIDs; first name in source order wins."]
+    filled = []
+    for value, name in sorted(tshark_names.items()):
+        if value not in chosen:
+            chosen[value] = (name, "tshark", "tshark")
+            filled.append(value)
+    notes = [f"{len(chosen)} 16-bit UUIDs; first name in source order wins; "
+             f"{len(filled)} names bumble lacks are tshark {tshark_ver}'s."]
     if dropped:
         notes.append("Names bumble gives to a UUID already named:")
         notes += ["  " + d for d in dropped]
     files["GATTNames.swift"] = (
-        header(version, modules, notes) + "\n"
+        header(version, modules, notes, also=f" and tshark {tshark_ver} (its UUID table, for the names bumble lacks)") + "\n"
         + table("UUID16NameTable",
                 "Names of 16-bit SIG UUIDs: GATT services, characteristics, descriptors, declarations, "
                 "protocol and service-class identifiers.",
@@ -268,11 +337,13 @@ def main() -> int:
     ap.add_argument("--wheel", type=Path, help="bumble wheel (.whl) or unpacked wheel directory")
     ap.add_argument("--out", type=Path, default=OUT_DIR, help="output directory")
     ap.add_argument("--check", action="store_true", help="compare with the files on disk, write nothing")
+    ap.add_argument("--tshark", default="tshark", help="the tshark whose UUID table fills bumble's gaps")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         wheel = args.wheel or download_wheel(Path(tmp))
-        files = generate(WheelSource(wheel))
+        names = tshark_uuid16_names(args.tshark, Path(tmp))
+        files = generate(WheelSource(wheel), names, tshark_version(args.tshark))
 
     stale = []
     for name, text in files.items():

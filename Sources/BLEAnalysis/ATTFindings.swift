@@ -162,21 +162,40 @@ extension FindingsEngine {
                                evidence: localChanged))
         }
 
-        // slow-response: per-opcode percentiles and outliers.
-        var byOpcode: [Int: [(latency: Int64, frame: Int)]] = [:]
+        // slow-response: per-opcode percentiles and outliers, judged in connection events too: a
+        // response can only come in a later connection event, so a 2 s read on a 1 s interval is
+        // two events, not slow. Slow: over max(1 s, 5 × p50) and, where the interval in force is
+        // known, over 4 events of interval × (1 + latency) (the peripheral may sleep through latency).
+        let history = try parameterHistory(c)
+        var byOpcode: [Int: [(latency: Int64, frame: Int, events: Double?)]] = [:]
         for t in transactions where t[5].string == "ok" || t[5].string == "error" {
-            if let l = t[4].int64, let op = t[2].int { byOpcode[op, default: []].append((l, t[0].int ?? 0)) }
+            if let l = t[4].int64, let op = t[2].int {
+                let frame = t[0].int ?? 0
+                let p = history.inForce(at: frame)
+                let events = p.flatMap { $0.intervalUs > 0 ? Double(l) / Double($0.intervalUs) : nil }
+                byOpcode[op, default: []].append((l, frame, events))
+            }
         }
         for (op, list) in byOpcode.sorted(by: { $0.key < $1.key }) {
             let sorted = list.map(\.latency).sorted()
             let p50 = Percentiles.value(sorted, 0.50), p95 = Percentiles.value(sorted, 0.95)
             let p99 = Percentiles.value(sorted, 0.99), maxL = sorted.last ?? 0
             let threshold = max(1_000_000, 5 * p50)
-            let slow = list.filter { $0.latency > threshold }
+            let slow = list.filter { t in
+                guard t.latency > threshold else { return false }
+                guard let events = t.events, let p = history.inForce(at: t.frame) else { return true }
+                return events > 4 * Double(1 + max(0, p.latency))
+            }
             guard !slow.isEmpty else { continue }
+            let worst = slow.max { $0.latency < $1.latency }
+            let inEvents: (Int64, Double?, Int) -> String = { latency, events, frame in
+                guard let events, let p = history.inForce(at: frame) else { return TextFormat.duration(latency) + " (interval unknown)" }
+                return TextFormat.duration(latency) + " (\(TextFormat.fixed(events, 1)) connection events of \(TextFormat.fixed(Double(p.intervalUs) / 1000, 2)) ms)"
+            }
+            let eventRule = history.isEmpty ? "" : " and more than 4 connection events × (1 + latency)"
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "slow-response",
-                               title: "\(slow.count) slow \(BLEAnalysisNames.attOpcodeName(op))(s): up to \(TextFormat.duration(maxL))",
-                               detail: "Latency over \(list.count) transaction(s): p50 \(TextFormat.duration(p50)), p95 \(TextFormat.duration(p95)), p99 \(TextFormat.duration(p99)), max \(TextFormat.duration(maxL)); \(slow.count) took longer than \(TextFormat.duration(threshold)).",
+                               title: "\(slow.count) slow \(BLEAnalysisNames.attOpcodeName(op))(s): up to \(worst.map { inEvents($0.latency, $0.events, $0.frame) } ?? TextFormat.duration(maxL))",
+                               detail: "Latency over \(list.count) transaction(s): p50 \(TextFormat.duration(p50)), p95 \(TextFormat.duration(p95)), p99 \(TextFormat.duration(p99)), max \(TextFormat.duration(maxL)); \(slow.count) took longer than \(TextFormat.duration(threshold))\(eventRule).",
                                evidence: slow.prefix(10).map(\.frame)))
         }
 

@@ -1,5 +1,6 @@
 import BLECapture
 import BLECore
+import BLEDecode
 import BLETimeline
 
 /// One GATT server's database merged across its connections, with its identity: a peer

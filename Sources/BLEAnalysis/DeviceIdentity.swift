@@ -29,28 +29,31 @@ enum DeviceIdentity {
         try db.execute("""
             UPDATE device SET connections = (SELECT count(*) FROM connection c WHERE c.peer_address = device.address AND c.status = 0)
             """)
-        // Device Information strings: the latest value read from each DIS characteristic.
-        for (uuid, column) in disColumns {
-            try db.run("""
-                UPDATE device SET \(column) = (
-                    SELECT CAST(v.value AS TEXT) FROM gatt_value v
-                    JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
-                    JOIN connection c ON c.id = v.connection_id
-                    WHERE c.peer_address = device.address AND ch.uuid = ?1 AND length(v.value) > 0
-                    AND v.server = 'remote' -- the peer's own GATT server, never the local one it read (GATTServerSide)
-                    ORDER BY v.packet_id DESC LIMIT 1)
-                """, [.text(uuid)])
-        }
-        // GAP Device Name (0x2A00) when advertising carried no name.
-        try db.execute("""
-            UPDATE device SET name = (
-                SELECT CAST(v.value AS TEXT) FROM gatt_value v
-                JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
-                JOIN connection c ON c.id = v.connection_id
-                WHERE c.peer_address = device.address AND ch.uuid = '2A00' AND length(v.value) > 0
-                AND v.server = 'remote' LIMIT 1)
-            WHERE name IS NULL
+        // Device Information strings, and the GAP Device Name when advertising carried no name:
+        // the latest value read from each characteristic, as text without its NUL padding
+        // (GATTStringValue). Only the peer's own server: the local one is this device's.
+        let strings = try db.prepare("""
+            SELECT c.peer_address, ch.uuid, v.value FROM gatt_value v
+            JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
+            JOIN connection c ON c.id = v.connection_id
+            WHERE c.peer_address IS NOT NULL AND ch.uuid IN (\((disColumns.map(\.0) + ["2A00"]).map { "'\($0)'" }.joined(separator: ",")))
+            AND length(v.value) > 0
+            AND v.server = 'remote' -- the peer's own GATT server, never the local one it read (GATTServerSide)
+            ORDER BY v.packet_id DESC
             """)
+        var seen: Set<[String]> = []
+        var found: [(address: String, column: String, text: String)] = []
+        while try strings.step() {
+            guard let address = strings.text(0), let uuid = strings.text(1), let bytes = strings.blob(2),
+                  let text = GATTStringValue.text(bytes) else { continue }
+            let column = disColumns.first { $0.0 == uuid }?.1 ?? "name"
+            guard seen.insert([address, column]).inserted else { continue }
+            found.append((address, column, text))
+        }
+        for f in found {
+            let onlyIfMissing = f.column == "name" ? " AND name IS NULL" : ""
+            try db.run("UPDATE device SET \(f.column) = ?1 WHERE address = ?2\(onlyIfMissing)", [.text(f.text), .text(f.address)])
+        }
         // Manufacturer data company and appearance, from the advertising data as BLEDecode parses it.
         let s = try db.prepare("SELECT address, data FROM adv_report ORDER BY packet_id")
         var company: [String: UInt16] = [:]

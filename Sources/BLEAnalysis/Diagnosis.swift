@@ -42,8 +42,23 @@ public struct ConnectionDiagnosis: Sendable {
     public var supervisionTimeoutMs: Int?
     public var updates: [Update]
     public var mtu: Int
+    /// Both Exchange MTU PDUs were seen (Core v5.4 Vol 3 Part F 3.4.2): `mtu` is the negotiated one.
+    public var mtuExchanged: Bool
+    /// The largest ATT PDU on the link (bytes, opcode, attribute value bytes): the MTU was at
+    /// least that large, whatever was (not) seen exchanged.
+    public var largestATTPDU: (length: Int, opcode: Int, valueLength: Int?)?
     public var phy: String?
     public var encrypted: Bool
+    /// Whether `encrypted` is known: a link that began before the capture may have been
+    /// encrypted before it (no Encryption Change in the file says so either way).
+    public var encryptionKnown: Bool
+    /// How the transport of a link found in progress is known (`br/edr: Mode Change`), from the
+    /// timeline's "Transport" link event; nil when no clue came (or the Connection Complete said).
+    public var transportClue: String?
+
+    /// What the MTU is known to be: the negotiated one, 23 when the link was seen from its start
+    /// and never exchanged (Vol 3 Part F 3.2.8), else nil (unknown; `largestATTPDU` bounds it).
+    public var knownMTU: Int? { mtuExchanged || !beganBeforeCapture ? mtu : nil }
     public var packets: Int
     public var attPDUs: Int
     public var transactions: Int
@@ -97,7 +112,10 @@ public enum DiagnosisLoader {
                        c.disconnect_reason, c.disconnect_packet_id,
                        (SELECT cb_error FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
                        (SELECT name FROM device d WHERE d.address = c.peer_address),
-                       (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0 ORDER BY packet_id DESC LIMIT 1)
+                       (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0 ORDER BY packet_id DESC LIMIT 1),
+                       c.client_rx_mtu IS NOT NULL AND c.server_rx_mtu IS NOT NULL,
+                       (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = 'Transport' ORDER BY packet_id DESC LIMIT 1),
+                       (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete'))
                 FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
                 """)
             try s.bind([.integer(capture.id)])
@@ -108,13 +126,18 @@ public enum DiagnosisLoader {
                     peerAddress: s.text(3), peerAddressType: s.text(4), name: s.text(26), role: s.text(5), status: s.int(6),
                     beganBeforeCapture: s.int(7) != 0, start: s.isNull(8) ? nil : s.int64(8), end: s.isNull(9) ? nil : s.int64(9),
                     firstPacketID: s.int(10), lastPacketID: s.int(11), intervalUs: s.optionalInt(12), latency: s.optionalInt(13),
-                    supervisionTimeoutMs: s.optionalInt(14), updates: [], mtu: s.int(15), phy: s.text(27), encrypted: s.int(16) != 0,
+                    supervisionTimeoutMs: s.optionalInt(14), updates: [], mtu: s.int(15), mtuExchanged: s.int(28) != 0,
+                    largestATTPDU: nil, phy: s.text(27), encrypted: s.int(16) != 0,
+                    encryptionKnown: s.int(7) == 0 || s.int(16) != 0 || s.int(30) > 0, transportClue: s.text(29),
                     packets: s.int(17), attPDUs: s.int(18), transactions: s.int(19), transactionErrors: s.int(20),
                     transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
                     disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25), findings: []))
             }
             for i in connections.indices {
                 connections[i].updates = try loadUpdates(db, connection: connections[i].id)
+                connections[i].largestATTPDU = try db.rows("""
+                    SELECT length(pdu), opcode, value_length FROM att_pdu WHERE connection_id = ?1 ORDER BY length(pdu) DESC, packet_id LIMIT 1
+                    """, [.integer(connections[i].id)]).first.map { ($0[0].int ?? 0, $0[1].int ?? 0, $0[2].int) }
                 connections[i].findings = findings.filter { $0.finding.connectionID == connections[i].id }
             }
             out.append(CaptureDiagnosis(capture: capture, findings: findings.filter { $0.finding.connectionID == nil },
@@ -141,13 +164,16 @@ public enum DiagnosisLoader {
             WHERE capture_id = ?1 ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rowid
             """, [.integer(captureID)])
         let packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE rowid = \(PacketKey.sql(capture: "?1", frame: "?2"))")
+        let values = try CharacteristicValueLookup(database: db)
         return try rows.map { r in
             let evidenceIDs = (r[5].string ?? "[]").trimmingCharacters(in: "[]").split(separator: ",").compactMap { Int($0) }
             var evidence: [ConnectionDiagnosis.Evidence] = []
             for id in evidenceIDs {
                 try packet.bind([.integer(captureID), .integer(Int64(id))])
                 if try packet.step() {
-                    evidence.append(.init(packetID: id, timestamp: packet.int64(0), summary: packet.text(1) ?? ""))
+                    // A standard characteristic's value, decoded (GATT Specification Supplement).
+                    let value = try values.value(captureID: captureID, frame: id).map { " — \($0.value.name): \($0.value.summary)" } ?? ""
+                    evidence.append(.init(packetID: id, timestamp: packet.int64(0), summary: (packet.text(1) ?? "") + value))
                 }
                 packet.reset()
             }

@@ -15,15 +15,16 @@ struct FindingsEngine {
     func findings(for connections: [ConnectionFacts]) throws -> [Finding] {
         var out: [Finding] = []
         out += try captureFindings(connections)
+        out += try cancelledAttemptFindings(connections)
         for (i, c) in connections.enumerated() {
             out += try establishmentFindings(c, earlier: Array(connections[..<i]))
-            out += try disconnectFindings(c)
+            out += try disconnectFindings(c, all: connections)
             out += try attFindings(c, earlier: Array(connections[..<i]))
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
         }
-        return out
+        return FindingGroups.groupRepeated(out)
     }
 
     // MARK: - Helpers
@@ -61,7 +62,12 @@ struct FindingsEngine {
         summary.hasPrefix("Sent ") || summary.hasPrefix("Rcvd ") ? String(summary.dropFirst(5)) : summary
     }
 
-    func peer(_ c: ConnectionFacts) -> String { c.peerAddress ?? "handle \(hex(c.handle, width: 4))" }
+    /// The peer as a sentence names it: its address, "a device on the filter accept list" for an
+    /// attempt whose LE Connection Complete carried no address, or the handle.
+    func peer(_ c: ConnectionFacts) -> String {
+        if c.peerAddress == "00:00:00:00:00:00" && c.status != 0 { return "a device on the filter accept list" }
+        return c.peerAddress ?? "handle \(hex(c.handle, width: 4))"
+    }
 
     // MARK: - Capture
 
@@ -124,16 +130,8 @@ struct FindingsEngine {
             waited = " \(TextFormat.duration(completeTs - ts)) after \(f[2].string ?? "Create Connection") (packet \(createFrame))"
         }
         let status = HCIStatusCode(UInt8(truncatingIfNeeded: c.status))
-        if c.status == 0x02 {
-            let cancel = try db.rows("""
-                SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E AND packet_id < ?2 ORDER BY packet_id DESC LIMIT 1
-                """, [.integer(captureID), .integer(Int64(frame))]).first?[0].int
-            if let cancel { evidence.insert(cancel, at: evidence.count - 1) }
-            return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "connect-cancelled",
-                            title: "Connection attempt to \(peer(c)) cancelled by the host (attempt \(attempts))",
-                            detail: "The host sent LE Create Connection Cancel\(cancel.map { " (packet \($0))" } ?? ""); the controller closed the attempt with status 0x02 Unknown Connection Identifier\(waited). On iOS a pending connect is cancelled only by the app (connection attempts never time out there); on Android this is the direct-connect timeout.",
-                            evidence: evidence, cbError: nil)]
-        }
+        // Cancelled attempts (0x02 after LE Create Connection Cancel) are grouped: ConnectAttemptFindings.swift.
+        if c.status == 0x02 && c.transport == "le" { return [] }
         if c.status == 0x3E {
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "failed-to-establish",
                             title: "Connection to \(peer(c)) failed to be established (attempt \(attempts))",
@@ -149,7 +147,7 @@ struct FindingsEngine {
 
     // MARK: - Disconnect
 
-    func disconnectFindings(_ c: ConnectionFacts) throws -> [Finding] {
+    func disconnectFindings(_ c: ConnectionFacts, all: [ConnectionFacts]) throws -> [Finding] {
         guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
         let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
         // A bonded reconnect the peer refused (Encryption Change 0x06 PIN or Key Missing, Vol 4
@@ -174,9 +172,10 @@ struct FindingsEngine {
         let keyNote = keyMissing.map { k in cb == CoreBluetoothErrorRule.peerRemovedPairingInformation && reasonCode != 0x16
             ? " Encryption Change had reported 0x06 PIN or Key Missing (packet \(k)): the peer no longer has the bond, so an iOS app sees didDisconnectPeripheral with \(CoreBluetoothErrorRule.peerRemovedPairingInformation)."
             : "" } ?? ""
-        let roleNote = localPeripheral
+        // A BR/EDR link (RFCOMM, SIM Access, audio) is no CoreBluetooth LE link: no peripheral manager, no GATT server.
+        let roleNote = localPeripheral && c.transport == "le"
             ? " The local device was the peripheral (the GATT server) on this link: an iOS app in that role is a CBPeripheralManager, which gets no disconnect callback and no CBError."
-            : ""
+            : c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : ""
         let unanswered = try db.rows("""
             SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             ORDER BY request_packet_id
@@ -194,27 +193,9 @@ struct FindingsEngine {
         var evidence = [frame]
         switch reasonCode {
         case 0x08:
-            let timeoutMs = try supervisionTimeout(c, before: frame)
-            var detail = "The controller reported 0x08 Connection Timeout: the link was lost."
-            if let lastRx {
-                evidence.insert(lastRx.frame, at: 0)
-                let silence = at - lastRx.ts
-                detail += " The last packet from the peer was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(silence)) before the disconnect"
-                if let timeoutMs {
-                    let ratio = Double(silence) / Double(timeoutMs * 1000)
-                    detail += "; the supervision timeout in force was \(timeoutMs) ms" +
-                        (ratio >= 0.9 ? ", so the peer went silent and the link timed out (peer out of range, reset or crashed)."
-                                      : ". The silence in the capture is shorter than the timeout: the HCI log shows only ACL data, empty link-layer packets kept the link alive until the peer stopped answering.")
-                } else {
-                    detail += "."
-                }
-            } else if let timeoutMs {
-                detail += " The supervision timeout in force was \(timeoutMs) ms; no packet from the peer was captured on this connection."
-            }
-            detail += unansweredText + keyNote + roleNote
-            return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "supervision-timeout",
-                            title: "Link to \(peer(c)) lost: supervision timeout", detail: detail,
-                            evidence: evidence + unansweredFrames.prefix(3), cbError: cb)]
+            return [try supervisionTimeoutFinding(c, frame: frame, at: at, all: all, lastRx: lastRx, cb: cb,
+                                                  tail: unansweredText + keyNote + roleNote,
+                                                  extraEvidence: Array(unansweredFrames.prefix(3)))]
         case 0x13, 0x14, 0x15:
             var detail = "The peer ended the connection with \(hex(reasonCode)) \(reason.name)."
             if let lastTx {

@@ -2,26 +2,55 @@ import BLECore
 import BLETimeline
 
 extension FindingsEngine {
-    /// `pairing-failed`, `encryption-failed`.
+    /// `pairing-failed`, `pairing-declined`, `encryption-failed`, `encryption-interrupted`.
     func securityFindings(_ c: ConnectionFacts) throws -> [Finding] {
         var out: [Finding] = []
+        let smp = try db.rows("SELECT packet_id, code, direction FROM smp_event WHERE connection_id = ?1 ORDER BY packet_id",
+                              [.integer(c.id)]).map { (frame: $0[0].int ?? 0, code: $0[1].int ?? 0, direction: $0[2].string ?? "") }
         for e in try db.rows("""
             SELECT packet_id, code, name, (SELECT direction FROM smp_event s WHERE s.connection_id = error.connection_id AND s.packet_id = error.packet_id)
             FROM error WHERE connection_id = ?1 AND layer = 'smp' ORDER BY packet_id
             """, [.integer(c.id)]) {
             let frame = e[0].int ?? 0
             let who = e[3].string == "tx" ? "the local device" : "the peer"
-            let start = try db.rows("SELECT min(packet_id) FROM smp_event WHERE connection_id = ?1", [.integer(c.id)]).first?[0].int
+            let start = smp.first?.frame
+            if let declined = try declinedPairing(c, failed: frame, reason: e[1].int ?? 0, name: e[2].string ?? "",
+                                                  local: e[3].string == "tx", smp: smp) {
+                out.append(declined)
+                continue
+            }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "pairing-failed",
                                title: "Pairing failed: \(e[2].string ?? "") (\(hex(e[1].int ?? 0)))",
                                detail: "\(who.prefix(1).uppercased() + who.dropFirst()) sent SMP Pairing Failed with reason \(hex(e[1].int ?? 0)) \(e[2].string ?? "")" +
                                    (start.map { "; pairing started at packet \($0)." } ?? "."),
                                evidence: (start.map { [$0] } ?? []) + [frame], cbError: "CBATTError.insufficientAuthentication"))
         }
+        // A Security Request (SMP 0x0B, Vol 3 Part H 3.6.7) the local host never answered: it
+        // chose not to pair. The peer may insist (an ATT error) or carry on.
+        if let request = smp.first(where: { $0.code == 0x0B && $0.direction == "rx" }),
+           !smp.contains(where: { $0.frame > request.frame && $0.direction == "tx" }),
+           try !encryptionSeen(c, before: Int.max) {
+            let after = try attPDUs(c, after: request.frame)
+            out.append(Finding(connectionID: c.id, captureID: captureID, severity: after > 0 ? .info : .warning, code: "pairing-declined",
+                               title: "The local host did not act on the peer's Security Request",
+                               detail: "Known: the peer sent SMP Security Request (packet \(request.frame)); the local host sent no Pairing Request and the link was never encrypted; \(after) ATT PDU(s) followed. Inferred: the local side chose not to pair (no bond wanted, or the user was not asked); not a pairing failure.",
+                               evidence: [request.frame]))
+        }
         for e in try db.rows("""
-            SELECT packet_id, code, name, cb_error FROM error WHERE connection_id = ?1 AND context = 'encryption' ORDER BY packet_id
+            SELECT packet_id, code, name, cb_error, ts_us FROM error WHERE connection_id = ?1 AND context = 'encryption' ORDER BY packet_id
             """, [.integer(c.id)]) {
             let code = e[1].int ?? 0
+            // The link ending with the very status Encryption Change reported, soon after (within
+            // the supervision timeout, or 1 s): the encryption did not fail, the link loss ended it.
+            if let reason = c.disconnectReason, reason == code, code != 0x06, code != 0x3D,
+               let end = c.disconnectedAt, let ts = e[4].int64,
+               end >= ts, end - ts <= Int64(max(1000, c.supervisionTimeoutMs ?? 0)) * 1000 {
+                out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "encryption-interrupted",
+                                   title: "Encryption interrupted by the link's end (\(hex(code)) \(e[2].string ?? ""))",
+                                   detail: "Encryption Change reported \(hex(code)) \(e[2].string ?? "") (packet \(e[0].int ?? 0)) and the link ended with the same reason \(TextFormat.duration(end - ts)) later (packet \(c.disconnectPacketID ?? 0)): a side effect of the disconnect, not a second cause.",
+                                   evidence: [e[0].int ?? 0] + (c.disconnectPacketID.map { [$0] } ?? [])))
+                continue
+            }
             var detail = "Encryption Change reported \(hex(code)) \(e[2].string ?? "")."
             if code == 0x06 {
                 detail += " The peer has no key for this bond (it was reset or unpaired): the bond must be removed on the phone and pairing redone."
@@ -58,6 +87,35 @@ extension FindingsEngine {
                                evidence: (request.map { [$0] } ?? []) + [frame], cbError: nil))
         }
         return out
+    }
+
+    /// ATT PDUs on the link after `frame`.
+    func attPDUs(_ c: ConnectionFacts, after frame: Int) throws -> Int {
+        Int(try db.scalarInt("SELECT count(*) FROM att_pdu WHERE connection_id = ?1 AND packet_id > ?2",
+                             [.integer(c.id), .integer(Int64(frame))]) ?? 0)
+    }
+
+    /// A pairing the local device declined (Pairing Failed it sent with 0x05 Pairing Not Supported
+    /// or 0x03 Authentication Requirements, Vol 3 Part H 3.5.5, before any Pairing Confirm: no
+    /// pairing was attempted) is a choice, not a failure: info when the link carried on with ATT
+    /// without an authentication error, else a warning. Never an error.
+    func declinedPairing(_ c: ConnectionFacts, failed frame: Int, reason: Int, name: String, local: Bool,
+                         smp: [(frame: Int, code: Int, direction: String)]) throws -> Finding? {
+        guard local, reason == 0x05 || reason == 0x03,
+              !smp.contains(where: { $0.frame < frame && [0x03, 0x04, 0x0C, 0x0D].contains($0.code) }) else { return nil }
+        let asked = smp.last { $0.frame < frame && ($0.code == 0x0B || $0.code == 0x01) && $0.direction == "rx" }
+        let what = asked?.code == 0x0B ? "the peer's Security Request" : asked?.code == 0x01 ? "the peer's Pairing Request" : "pairing"
+        let after = try attPDUs(c, after: frame)
+        let refused = try db.scalarInt("""
+            SELECT count(*) FROM error WHERE connection_id = ?1 AND layer = 'att' AND code IN (0x05, 0x0F, 0x08, 0x0C) AND packet_id > ?2
+            """, [.integer(c.id), .integer(Int64(frame))]) ?? 0
+        var detail = "Known: the local device answered \(what)\(asked.map { " (packet \($0.frame))" } ?? "") with SMP Pairing Failed \(hex(reason)) \(name) (packet \(frame)), before any pairing exchange; \(after) ATT PDU(s) followed on the link."
+        detail += refused > 0
+            ? " \(refused) ATT request(s) were then refused for lack of security: the peer needs the pairing the local side declined."
+            : " Inferred: the local side chose not to pair (policy, or no user consent); the link carried on unpaired. Not a failed pairing."
+        return Finding(connectionID: c.id, captureID: captureID, severity: after > 0 && refused == 0 ? .info : .warning,
+                       code: "pairing-declined", title: "The local device declined \(what) (\(hex(reason)) \(name))",
+                       detail: detail, evidence: (asked.map { [$0.frame] } ?? []) + [frame], cbError: nil)
     }
 
     /// `parameters-outside-apple-guidelines`: Apple's accessory design guidelines (REFERENCE.md):

@@ -12,18 +12,26 @@ public enum TextFile {
         public var description: String { "\(path): \(message)" }
     }
 
-    /// Writes `text` to `path` through `path.tmp-PID`, renamed into place when complete, so a
-    /// reader never sees half a file and a failed write leaves the old file as it was.
+    /// Writes `text` to `path` through a `TemporaryFile` beside it, renamed into place when
+    /// complete, so a reader never sees half a file, a failed write leaves the old file as it
+    /// was, and a writer killed meanwhile leaves a leftover the next write removes.
     public static func write(_ text: String, to path: String) throws(Failure) {
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw Failure(path: path, message: "cannot create: \(String(cString: strerror(errno)))") }
-        let ok = StandardStreams.write(text, to: fd)
-        let closed = close(fd) == 0
-        guard ok, closed, rename(temporary, path) == 0 else {
+        let temporary: TemporaryFile
+        do {
+            temporary = try TemporaryFile.beside(path)
+        } catch {
+            throw Failure(path: path, message: "cannot create: \(error.message)")
+        }
+        guard StandardStreams.write(text, to: temporary.descriptor) else {
             let reason = String(cString: strerror(errno))
-            unlink(temporary)
+            temporary.discard()
             throw Failure(path: path, message: "write failed: \(reason)")
+        }
+        do {
+            try temporary.moveIntoPlace(path)
+        } catch {
+            temporary.discard()
+            throw Failure(path: path, message: "write failed: \(error.message)")
         }
     }
 

@@ -36,6 +36,10 @@ public struct DecodedPacket: Sendable {
     /// The direction the decoder worked out when the capture does not record it (air captures
     /// whose sniffer does not say who sent a PDU). Nil: the record's own direction stands.
     public var direction: Direction?
+    /// Key material the packet carries, as byte ranges of records: what the timeline writer
+    /// zeroes before it stores raw bytes (unless keys are kept). A range may name an earlier
+    /// record: an SMP PDU reassembled from ACL fragments has its key in the fragments.
+    public var secretRanges: [SecretRange] = []
 
     public init(summary: String, layer: PacketLayer, connection: ConnectionRef? = nil,
                 events: [DecodedEvent] = [], problems: [DecodeError] = []) {
@@ -55,6 +59,9 @@ public enum DecodedEvent: Sendable {
     case connectionComplete(ConnectionComplete)
     /// ACL on a handle the capture never saw connect: a connection begun before the capture.
     case connectionFoundInProgress(ConnectionRef, transport: Transport)
+    /// A connection found in progress learned its transport from a clue only one transport has
+    /// (`clue` names it: "Mode Change", "L2CAP CID 0x0004").
+    case transportLearned(ConnectionRef, transport: Transport, clue: String)
     case disconnectionComplete(DisconnectionComplete)
     /// LE Connection Update Complete (status and the parameters now in force).
     case connectionUpdate(ConnectionUpdate)
@@ -179,8 +186,14 @@ public struct HCICommandInfo: Sendable {
     public var connection: ConnectionRef?
     /// For Disconnect: the reason the host gave.
     public var reason: HCIStatusCode?
-    /// For LE Create Connection / Extended Create Connection: the peer it targets.
+    /// For LE Create Connection / Extended Create Connection: the peer it targets; for LE Add
+    /// Device To / Remove Device From Filter Accept List: the device added or removed.
     public var peerAddress: BluetoothAddress?
+    /// The type of `peerAddress` (Peer_Address_Type / Address_Type) on the LE commands.
+    public var peerAddressType: AddressType?
+    /// For LE (Extended) Create Connection: Initiator_Filter_Policy asks for any device on the
+    /// Filter Accept List instead of one peer (Core v5.4 Vol 4 Part E 7.8.12, 7.8.66).
+    public var usesFilterAcceptList = false
     public init(opcode: UInt16, name: String, connection: ConnectionRef? = nil,
                 reason: HCIStatusCode? = nil, peerAddress: BluetoothAddress? = nil) {
         self.opcode = opcode

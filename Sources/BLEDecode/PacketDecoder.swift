@@ -33,6 +33,8 @@ public struct PacketDecoder: Sendable {
     var linkLayer = LinkLayerDecoder()
     /// Extended advertisements split over several reports, joined per advertising set.
     var advertisingFragments = ExtendedAdvertisingFragments()
+    /// Pairing Public Keys per connection, for the debug-key rule of `SMPKeyMaterial`.
+    var pairingKeys = PairingKeyWatch()
 
     public init(options: DecoderOptions = .init()) {
         self.options = options
@@ -46,7 +48,7 @@ public struct PacketDecoder: Sendable {
     /// packet still comes back.
     public mutating func decode(_ record: CaptureRecord) -> DecodedPacket {
         var d = PacketDraft(direction: record.direction,
-                            base: record.fileOffset &+ options.payloadOffsetInRecord)
+                            base: record.fileOffset &+ options.payloadOffsetInRecord, frame: record.frameNumber)
         if record.controllerIndex != controller {
             controller = record.controllerIndex
             tracker.controller = controller
@@ -60,8 +62,10 @@ public struct PacketDecoder: Sendable {
         switch record.kind {
         case .command:
             decodeCommand(record.payload, into: &d)
+            d.secrets += HCIKeyMaterial.commandSecrets(record.payload, frame: record.frameNumber)
         case .event:
             decodeEvent(record.payload, into: &d)
+            d.secrets += HCIKeyMaterial.eventSecrets(record.payload, frame: record.frameNumber)
         case .acl:
             decodeACL(record.payload, into: &d)
         case .sco:
@@ -147,17 +151,28 @@ struct PacketDraft {
     var connection: ConnectionRef?
     var events: [DecodedEvent] = []
     var problems: [DecodeError] = []
+    /// Key material found in this record (or, for a reassembled PDU, in the earlier records
+    /// that carried its fragments).
+    var secrets: [SecretRange] = []
     let direction: Direction
     /// Absolute offset of the record's payload byte 0.
     let base: Int
+    /// The record's frame number.
+    let frame: Int
 
-    init(direction: Direction, base: Int) {
+    init(direction: Direction, base: Int, frame: Int) {
         self.direction = direction
         self.base = base
+        self.frame = frame
     }
 
+    /// This record, as the source of an ACL/LL fragment.
+    var source: FragmentSource { FragmentSource(frame: frame, recordBase: base) }
+
     var packet: DecodedPacket {
-        DecodedPacket(summary: summary, layer: layer, connection: connection, events: events, problems: problems)
+        var p = DecodedPacket(summary: summary, layer: layer, connection: connection, events: events, problems: problems)
+        p.secretRanges = secrets
+        return p
     }
 
     /// `"Sent "`/`"Rcvd "`/`""` by the record's direction.

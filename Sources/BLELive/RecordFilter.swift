@@ -70,6 +70,8 @@ struct TrafficObserver {
                 classicConnections.insert(c.connection.index)
             case .connectionFoundInProgress(let ref, let transport) where transport == .bredr:
                 classicConnections.insert(ref.index)
+            case .transportLearned(let ref, let transport, _):
+                if transport == .bredr { classicConnections.insert(ref.index) } else { classicConnections.remove(ref.index) }
             default:
                 break
             }

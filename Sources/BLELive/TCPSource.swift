@@ -8,7 +8,9 @@ import BLECapture
 /// drops, the source reconnects with exponential backoff (`initialBackoffMilliseconds`,
 /// doubling, at most 8 s) up to `retries` attempts in a row; an attempt that delivers data
 /// resets the count. Giving up after data was recorded ends the source normally; never
-/// connecting at all is an error.
+/// connecting at all is an error. A connection that starts the stream over, repeating records
+/// an earlier connection delivered, brings nothing new (`RepeatedPrefixFilter`): the repeats
+/// are not delivered again and the connection does not reset the count.
 public final class TCPSource: LiveSource {
     public let host: String
     public let port: UInt16
@@ -36,6 +38,10 @@ public final class TCPSource: LiveSource {
     private var everReceived = false
     private var arrival: Int64 = 0
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var repeats = RepeatedPrefixFilter()
+    /// Records the filter released together, delivered one per `next` call.
+    private var outbox: [LiveRecord] = []
+    private var outboxIndex = 0
 
     public init(host: String, port: UInt16, retries: Int = 5, initialBackoffMilliseconds: Int = 250) {
         self.host = host
@@ -71,7 +77,15 @@ public final class TCPSource: LiveSource {
     public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
 
     /// Recoverable oddities so far, and a record still incomplete when the recording stops.
-    public var warnings: [String] { decoder.warnings(collected, source: name) }
+    public var warnings: [String] {
+        var remarks = collected
+        if repeats.repeatsDropped > 0 {
+            let n = repeats.repeatsDropped, c = repeats.repeatingConnections
+            remarks.append("\(name): \(n) record\(n == 1 ? "" : "s") repeated what an earlier connection had delivered (the stream "
+                           + "started over) and \(n == 1 ? "was" : "were") not recorded again; \(c) connection\(c == 1 ? "" : "s") brought nothing new")
+        }
+        return decoder.warnings(remarks, source: name)
+    }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
         if let record = try decodeNext() { return .record(record) }
@@ -101,14 +115,25 @@ public final class TCPSource: LiveSource {
     }
 
     private func decodeNext() throws(LiveError) -> LiveRecord? {
-        let record = try decoder.next(arrival: arrival)
-        if record != nil {
-            recordsOnConnection += 1
-            everReceived = true
+        if outboxIndex < outbox.count {
+            defer { outboxIndex += 1 }
+            return outbox[outboxIndex]
         }
-        if let format = decoder.format { lastFormat = format }
-        collected += decoder.takeRemarks()
-        return record
+        while true {
+            let record = try decoder.next(arrival: arrival)
+            if let format = decoder.format { lastFormat = format }
+            collected += decoder.takeRemarks()
+            guard let record else { return nil }
+            var sourceTimestamps = false
+            if case .btsnoop = decoder.format { sourceTimestamps = true }
+            let released = repeats.offer(record, sourceTimestamps: sourceTimestamps)
+            guard let first = released.first else { continue }
+            recordsOnConnection += released.count
+            everReceived = true
+            outbox = Array(released.dropFirst())
+            outboxIndex = 0
+            return first
+        }
     }
 
     private func connect(attempt: Int) throws(LiveError) -> SourceEvent {
@@ -120,6 +145,7 @@ public final class TCPSource: LiveSource {
             recordsOnConnection = 0
             connectionAttempt = attempt
             decoder = LiveStreamDecoder(source: name)
+            repeats.connectionStarted()
             return .notice(connections == 1 ? "connected to \(host) port \(port)"
                                              : "reconnected to \(host) port \(port) (attempt \(attempt))")
         } catch {
@@ -134,9 +160,13 @@ public final class TCPSource: LiveSource {
                             + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
         }
         decoder = LiveStreamDecoder(source: name)
-        // A connection that delivered no record does not reset the count (a peer that accepts and
-        // closes, or sends the btsnoop header and closes).
-        return try scheduleRetry(after: recordsOnConnection > 0 ? 0 : max(connectionAttempt, 1), why: "connection \(connections) \(why) after \(receivedOnConnection) bytes")
+        let repeated = repeats.connectionEnded()
+        let note = repeated > 0 && recordsOnConnection == 0
+            ? " (its \(repeated) records repeat an earlier connection's: nothing new)" : ""
+        // A connection that delivered no new record does not reset the count (a peer that accepts
+        // and closes, sends the btsnoop header and closes, or sends the same records again).
+        return try scheduleRetry(after: recordsOnConnection > 0 ? 0 : max(connectionAttempt, 1),
+                                 why: "connection \(connections) \(why) after \(receivedOnConnection) bytes\(note)")
     }
 
     /// Waits before the next attempt, or gives up after `retries` failed attempts in a row.

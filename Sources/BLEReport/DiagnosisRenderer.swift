@@ -18,9 +18,20 @@ public enum DiagnosisRenderer {
                 out.append("  No LE connection: this capture is mostly Classic BR/EDR traffic (\(c.bredrPackets) BR/EDR packets); nothing LE to diagnose beyond advertising.")
             }
             for f in c.findings { out += findingLines(f) }
-            for conn in c.connections {
+            // Failed or cancelled attempts a capture-level finding covers (connect-cancelled, a repeated
+            // connection-failed): one line, not one block each.
+            let grouped = c.connections.filter { $0.status != 0 && $0.findings.isEmpty }
+            for conn in c.connections where !grouped.contains(where: { $0.id == conn.id }) {
                 out.append("")
                 out += connectionLines(conn)
+            }
+            if !grouped.isEmpty {
+                out.append("")
+                let ids = grouped.prefix(20).map { String($0.id) }.joined(separator: ", ") + (grouped.count > 20 ? ", …" : "")
+                let cancelled = grouped.allSatisfy { $0.status == 0x02 && $0.transport == "le" }
+                out.append("Connections \(ids) — \(grouped.count) attempt(s) " +
+                           (cancelled ? "cancelled by the host (status 0x02), grouped in the connect-cancelled finding above"
+                                      : "that failed or were cancelled, grouped in the findings above"))
             }
             out.append("")
         }
@@ -29,9 +40,11 @@ public enum DiagnosisRenderer {
 
     static func connectionLines(_ c: ConnectionDiagnosis) -> [String] {
         var out: [String] = []
-        let peer = c.peerAddress.map { "\($0)" + (c.peerAddressType.map { " (\($0))" } ?? "") } ?? "unknown peer"
+        // An attempt on the filter accept list reports no peer (all-zero address, Vol 4 Part E 7.7.65.1).
+        let peer = c.status != 0 && c.peerAddress == "00:00:00:00:00:00" ? "a device on the filter accept list"
+            : c.peerAddress.map { "\($0)" + (c.peerAddressType.map { " (\($0))" } ?? "") } ?? "unknown peer"
         let name = c.name.map { " \"\($0)\"" } ?? ""
-        out.append("Connection \(c.id) — \(peer)\(name), handle \(hex(c.handle, width: 4)), \(c.transport == "le" ? "LE" : "BR/EDR")" +
+        out.append("Connection \(c.id) — \(peer)\(name), handle \(hex(c.handle, width: 4)), \(transportLabel(c))" +
                    (c.role.map { ", local \($0)" } ?? ""))
         if c.status != 0 {
             out.append("  attempt failed: status \(hex(c.status)) \(HCIStatusCode(UInt8(truncatingIfNeeded: c.status)).name) at packet \(c.firstPacketID)")
@@ -44,28 +57,33 @@ public enum DiagnosisRenderer {
             out.append(span)
             if c.transport == "le" {
                 var params = "  parameters: "
-                if let i = c.intervalUs {
-                    params += "interval \(TextFormat.fixed(Double(i) / 1000, 2)) ms, latency \(c.latency ?? 0), supervision timeout \(c.supervisionTimeoutMs ?? 0) ms"
+                // An LE Connection Update Complete with a non-zero status changed nothing (Vol 4 Part E 7.7.65.3).
+                let applied = c.updates.filter { $0.source == "hci" && ($0.status ?? 0) == 0 }
+                if c.beganBeforeCapture {
+                    // The row's values are the first update's: never the link's initial ones.
+                    params += "unknown at start (began before the capture)"
+                    if let first = applied.first {
+                        params += "; from LE Connection Update Complete at \(TextFormat.clock(first.timestamp)): " + first.describe
+                    }
+                } else if let i = c.intervalUs {
+                    params = "  parameters at connection: interval \(TextFormat.fixed(Double(i) / 1000, 2)) ms, latency \(c.latency ?? 0), supervision timeout \(c.supervisionTimeoutMs ?? 0) ms"
                 } else {
                     params += "unknown at start"
                 }
-                // An LE Connection Update Complete with a non-zero status changed nothing (Vol 4 Part E 7.7.65.3).
-                let applied = c.updates.filter { $0.source == "hci" && ($0.status ?? 0) == 0 }
                 let failed = c.updates.filter { $0.source == "hci" && ($0.status ?? 0) != 0 }
                 let requested = c.updates.filter { $0.source != "hci" }
-                if let last = applied.last {
+                if let last = applied.last, !(c.beganBeforeCapture && applied.count == 1) {
                     params += "; \(applied.count) update(s), last: " + last.describe
                 }
                 if !failed.isEmpty { params += "; \(failed.count) update(s) failed" }
                 if !requested.isEmpty { params += "; peripheral requested \(requested.count) update(s)" }
                 out.append(params)
-                out.append("  MTU \(c.mtu)" + (c.phy.map { ", PHY \($0)" } ?? "") + ", encrypted \(c.encrypted ? "yes" : "no")")
+                out.append("  " + mtuText(c) + (c.phy.map { ", PHY \($0)" } ?? "") + ", " + encryptionText(c))
                 out.append("  ATT: \(c.attPDUs) PDU(s), \(c.transactions) transaction(s), \(c.transactionErrors) error(s), \(c.transactionTimeouts) timeout(s), \(c.notifications) notification(s)/indication(s)")
             }
             if let r = c.disconnectReason {
                 out.append("  ended: \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name) at packet \(c.disconnectPacketID ?? 0)" +
-                           (c.role == "peripheral" ? " → no CBError: the local device was the peripheral (CBPeripheralManager gets no disconnect callback)"
-                            : c.disconnectCBError.map { " → app sees \($0)" } ?? " → app sees no error (its own cancel)"))
+                           appSees(c, reason: r))
             } else {
                 out.append("  ended: still open when the capture ended")
             }
@@ -77,6 +95,44 @@ public enum DiagnosisRenderer {
             for f in c.findings { out += findingLines(f) }
         }
         return out
+    }
+
+    /// `LE`, `BR/EDR`, and for a link found in progress how that is known (or that it is not).
+    static func transportLabel(_ c: ConnectionDiagnosis) -> String {
+        let name = c.transport == "le" ? "LE" : "BR/EDR"
+        guard c.beganBeforeCapture else { return name }
+        if let clue = c.transportClue, let colon = clue.firstIndex(of: ":") {
+            return name + " (from " + String(clue[clue.index(after: colon)...].drop { $0 == " " }) + ")"
+        }
+        return "transport unknown (began before the capture, no LE- or BR/EDR-only traffic; treated as LE)"
+    }
+
+    /// `MTU 247`, `MTU 23 (default: never exchanged)`, `MTU unknown (began before the capture)`,
+    /// `MTU ≥ 232 (inferred from a 229-byte Handle Value Notification)`.
+    static func mtuText(_ c: ConnectionDiagnosis) -> String {
+        let largest = c.largestATTPDU.flatMap { $0.length > 23 ? $0 : nil }
+        if c.mtuExchanged { return "MTU \(c.mtu)" }
+        if let known = c.knownMTU { return "MTU \(known) (default: never exchanged)" }
+        if let largest {
+            let what = BLEAnalysisNames.attOpcodeName(largest.opcode)
+            let size = largest.valueLength.map { "a \($0)-byte \(what)" } ?? "a \(largest.length)-byte \(what) PDU"
+            return "MTU ≥ \(largest.length) (inferred from \(size); the exchange was before the capture)"
+        }
+        return "MTU unknown (began before the capture)"
+    }
+
+    static func encryptionText(_ c: ConnectionDiagnosis) -> String {
+        if c.encrypted { return "encrypted yes" }
+        return c.encryptionKnown ? "encrypted no" : "encryption unknown (began before the capture)"
+    }
+
+    /// What an app sees of the disconnect, and when nothing, why.
+    static func appSees(_ c: ConnectionDiagnosis, reason: Int) -> String {
+        if c.transport != "le" { return " → no CBError: a BR/EDR link (CoreBluetooth reports LE links only)" }
+        if c.role == "peripheral" { return " → no CBError: the local device was the peripheral (CBPeripheralManager gets no disconnect callback)" }
+        if let cb = c.disconnectCBError { return " → app sees \(cb)" }
+        if c.findings.contains(where: { $0.finding.code == "local-terminated" }) { return " → app sees no error (the local host ended it)" }
+        return " → CoreBluetooth error not known (\(hex(reason)))"
     }
 
     static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding) -> [String] {
@@ -117,7 +173,9 @@ public enum DiagnosisRenderer {
                          ("interval_us", JSON(u.intervalUs)), ("latency", JSON(u.latency)),
                          ("supervision_timeout_ms", JSON(u.supervisionTimeoutMs)), ("status", JSON(u.status))])
             })),
-            ("mtu", .int(Int64(c.mtu))), ("phy", JSON(c.phy)), ("encrypted", .bool(c.encrypted)),
+            // Unknown is null (a link that began before the capture), never a default.
+            ("mtu", JSON(c.knownMTU)), ("mtu_at_least", JSON(c.largestATTPDU.map(\.length))), ("phy", JSON(c.phy)),
+            ("encrypted", c.encryptionKnown ? .bool(c.encrypted) : .null), ("transport_clue", JSON(c.transportClue)),
             ("att_pdus", .int(Int64(c.attPDUs))), ("transactions", .int(Int64(c.transactions))),
             ("transaction_errors", .int(Int64(c.transactionErrors))), ("transaction_timeouts", .int(Int64(c.transactionTimeouts))),
             ("notifications", .int(Int64(c.notifications))),

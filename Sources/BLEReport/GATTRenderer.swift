@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 import BLEAnalysis
 
 /// Renders `blereplay gatt`: the attribute tree per device.
@@ -17,9 +18,11 @@ public enum GATTRenderer {
         u.uuidString + (AssignedNumbers.uuidName(u).map { " \($0)" } ?? "")
     }
 
-    static func valueText(_ v: GATTDatabase.Value) -> String {
-        let printable = v.bytes.count >= 2 && v.bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-        let text = printable ? " \"\(String(decoding: v.bytes, as: UTF8.self))\"" : ""
+    static func valueText(_ v: GATTDatabase.Value, uuid: BluetoothUUID? = nil) -> String {
+        // Text without its NUL padding (GATTStringValue); a lone byte is a number, not a letter.
+        var text = v.bytes.count >= 2 ? GATTStringValue.text(v.bytes).map { " \"\($0)\"" } ?? "" : ""
+        // A standard characteristic's value, decoded (GATT Specification Supplement).
+        if let uuid, let decoded = CharacteristicValueDecoder.decode(v.bytes, uuid: uuid) { text = " = \(decoded.summary)" }
         let hexText = v.bytes.prefix(32).map(hex2).joined(separator: " ").lowercased() + (v.bytes.count > 32 ? " …" : "")
         return "\(hexText)\(text) (\(v.source), packet \(v.packetID))"
     }
@@ -68,7 +71,7 @@ public enum GATTRenderer {
                         line += state & 1 != 0 ? " notifying" : state & 2 != 0 ? " indicating" : " notifications off"
                     }
                     out.append(line)
-                    if let v = g.values[c.valueHandle] { out.append("      value: \(valueText(v))") }
+                    if let v = g.values[c.valueHandle] { out.append("      value: \(valueText(v, uuid: c.uuid))") }
                     for desc in g.descriptors where g.characteristic(owning: desc.handle)?.declarationHandle == c.declarationHandle {
                         out.append("      Descriptor \(uuidText(desc.uuid)) \(hex(desc.handle, width: 4))" +
                                    (g.values[desc.handle].map { " = \(valueText($0))" } ?? ""))

@@ -48,13 +48,22 @@ public struct CaptureImportResult: Sendable {
     public var warnings: [String]
     /// The error that stopped reading (file, byte offset, reason), for `.partial` and `.failed`.
     public var error: String?
+    /// Set when the timeline, not the capture, failed (disk full, read-only, locked).
+    public var storageError: SQLiteError? = nil
 }
 
 /// Streams captures through the decoder into a timeline file, atomically.
 ///
-/// A new timeline is written to a temporary file beside the target and renamed into place
-/// only when at least one capture was read, so a failed run never leaves a half-written file.
-/// An existing timeline gets one transaction per capture: a failure rolls back, never damages.
+/// A new timeline is written to a temporary file beside the target (`TemporaryFile`: named
+/// after its owner and locked, so a killed import's leftover is removed by the next one) and
+/// moved into place only when at least one capture was read, so a failed run never leaves a
+/// half-written file. An existing timeline gets one transaction per capture: a failure rolls
+/// back, never damages.
+///
+/// Writers of one target take turns: the whole import holds `TARGET.lock` (`FileLock`), and
+/// whether the target exists is decided after the lock is taken. Two imports into a timeline
+/// that does not exist yet therefore both end up in it: the second waits, finds the first's
+/// file, and imports into it; the move into place never replaces a file it did not write.
 public enum Importer {
     public struct Failure: Error, CustomStringConvertible {
         public var message: String
@@ -67,50 +76,116 @@ public enum Importer {
     public static func importCaptures(_ captures: [String], into databasePath: String,
                                       options: ImportOptions = .init(),
                                       postProcess: (TimelineStore) throws -> Void = { _ in }) throws(Failure) -> [CaptureImportResult] {
-        let exists = access(databasePath, F_OK) == 0
-        if !exists {
-            let temporary = "\(databasePath).tmp-\(getpid())"
-            unlink(temporary)
-            var results: [CaptureImportResult] = []
-            do {
-                var stages = StageClock(report: options.stageTimer)
-                let store = try TimelineStore(path: temporary)
-                try store.database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000;")
-                for path in captures {
-                    results.append(importOne(path, into: store, options: options))
+        let lock: FileLock?
+        do {
+            lock = try FileLock.acquire(for: databasePath) {
+                if options.progress && isatty(2) == 1 {
+                    StandardStreams.write("waiting: another blereplay is writing \(databasePath)\n", to: 2)
                 }
-                stages.lap("read, decode, write")
-                try store.createIndexes()
-                stages.lap("indexes")
-                if results.contains(where: { $0.status == .imported || $0.status == .partial }) {
-                    try postProcess(store)
-                    stages.lap("post-process")
-                }
-            } catch {
-                unlink(temporary)
-                throw Failure(message: "\(databasePath): \(error)")
             }
-            if results.contains(where: { $0.status == .imported || $0.status == .partial }) {
-                if rename(temporary, databasePath) != 0 {
-                    unlink(temporary)
-                    throw Failure(message: "\(databasePath): cannot move the new timeline into place: \(String(cString: strerror(errno)))")
-                }
-            } else {
-                unlink(temporary)
+        } catch {
+            // Where no lock file can be made no timeline can be created either; an existing
+            // timeline there is still guarded by SQLite's own locking.
+            guard access(databasePath, F_OK) == 0 else {
+                throw Failure(message: "\(databasePath): cannot create the timeline: \(error.message)")
             }
+            lock = nil
+        }
+        defer { lock?.release() }
+        if access(databasePath, F_OK) != 0 {
+            return try importIntoNew(captures, target: databasePath, options: options, postProcess: postProcess)
+        }
+        return try importIntoExisting(captures, path: databasePath, options: options, postProcess: postProcess)
+    }
+
+    /// Imports `captures` into `scratch`, an empty file this process owns (`TemporaryFile`), with
+    /// the bulk settings of a new timeline and no lock: a command's private timeline for a capture.
+    public static func importCaptures(_ captures: [String], intoScratch scratch: String,
+                                      options: ImportOptions = .init(),
+                                      postProcess: (TimelineStore) throws -> Void = { _ in }) throws(Failure) -> [CaptureImportResult] {
+        try importIntoFresh(captures, path: scratch, name: scratch, options: options, postProcess: postProcess)
+    }
+
+    /// The target does not exist (checked under the lock): write aside, then move into place.
+    static func importIntoNew(_ captures: [String], target: String, options: ImportOptions,
+                              postProcess: (TimelineStore) throws -> Void) throws(Failure) -> [CaptureImportResult] {
+        let temporary: TemporaryFile
+        do {
+            temporary = try TemporaryFile.beside(target)
+        } catch {
+            throw Failure(message: "\(target): cannot create the timeline: \(error.message)")
+        }
+        let results = try importIntoFresh(captures, path: temporary.path, name: target, options: options,
+                                          postProcess: postProcess)
+        guard results.contains(where: { $0.status == .imported || $0.status == .partial }) else {
+            temporary.discard()
             return results
         }
+        do {
+            try temporary.moveIntoPlace(target, replacing: false)
+        } catch {
+            temporary.discard()
+            throw Failure(message: "\(target): the new timeline was not moved into place: \(error.message)")
+        }
+        return results
+    }
+
+    /// Imports into a file nobody else reads yet (no journal: it is thrown away on failure).
+    /// - Parameter name: the path messages name (the target, not its temporary file).
+    static func importIntoFresh(_ captures: [String], path: String, name: String, options: ImportOptions,
+                                postProcess: (TimelineStore) throws -> Void) throws(Failure) -> [CaptureImportResult] {
+        var results: [CaptureImportResult] = []
+        do {
+            var stages = StageClock(report: options.stageTimer)
+            let store = try TimelineStore(path: path)
+            try store.database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000;")
+            for capture in captures {
+                let result = importOne(capture, into: store, options: options)
+                results.append(result)
+                // Without a journal a failed write may leave the file inconsistent: stop and
+                // say why, rather than report what the damage does next.
+                if let storage = result.storageError {
+                    throw Failure(message: "\(name): cannot write the timeline: \(storage)")
+                }
+            }
+            stages.lap("read, decode, write")
+            try store.createIndexes()
+            stages.lap("indexes")
+            if results.contains(where: { $0.status == .imported || $0.status == .partial }) {
+                try postProcess(store)
+                stages.lap("post-process")
+            }
+        } catch let failure as Failure {
+            throw failure
+        } catch let open as TimelineStore.OpenError {
+            throw Failure(message: "\(name): \(open.message)")
+        } catch let storage as SQLiteError {
+            throw Failure(message: "\(name): cannot write the timeline: \(storage)")
+        } catch {
+            throw Failure(message: "\(name): \(error)")
+        }
+        return results
+    }
+
+    /// The target exists (checked under the lock): one transaction per capture.
+    static func importIntoExisting(_ captures: [String], path databasePath: String, options: ImportOptions,
+                                   postProcess: (TimelineStore) throws -> Void) throws(Failure) -> [CaptureImportResult] {
         let store: TimelineStore
         do {
             store = try TimelineStore(path: databasePath)
             try store.database.execute("PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16000;")
+        } catch let open as TimelineStore.OpenError {
+            throw Failure(message: open.description)
         } catch {
-            throw Failure(message: "\(error)")
+            throw Failure(message: "\(databasePath): \(error)")
         }
         var results: [CaptureImportResult] = []
         var stages = StageClock(report: options.stageTimer)
         for path in captures {
-            results.append(importOne(path, into: store, options: options))
+            let result = importOne(path, into: store, options: options)
+            results.append(result)
+            // The timeline itself failed (disk full, read-only): the next captures would too.
+            if result.storageError != nil { break }
         }
         stages.lap("read, decode, write")
         do {
@@ -118,6 +193,8 @@ public enum Importer {
             stages.lap("indexes")
             try postProcess(store)
             stages.lap("post-process")
+        } catch let storage as SQLiteError {
+            throw Failure(message: "\(databasePath): cannot write the timeline: \(storage)")
         } catch {
             throw Failure(message: "\(databasePath): \(error)")
         }
@@ -220,7 +297,12 @@ public enum Importer {
             try? db.execute("ROLLBACK")
             result.status = .failed
             result.captureID = nil
-            result.error = "\(path): \(error)"
+            if let storage = error as? SQLiteError {
+                result.storageError = storage
+                result.error = "\(path): not imported: cannot write the timeline \(db.path): \(storage)"
+            } else {
+                result.error = "\(path): \(error)"
+            }
         }
         return result
     }

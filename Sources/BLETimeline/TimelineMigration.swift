@@ -84,4 +84,11 @@ enum TimelineMigration {
                 """)
         }
     }
+
+    /// Timelines written before `TimelineSchema.applicationID` existed carry 0 there: mark them
+    /// as ours. Needs no schema version: the id lives in the file header. Best effort (a
+    /// read-only file stays unmarked and is recognised by its tables, as before).
+    static func stampApplicationID(_ db: SQLiteDatabase) {
+        try? db.execute("PRAGMA application_id = \(TimelineSchema.applicationID)")
+    }
 }

@@ -25,7 +25,7 @@ public final class TimelineRecorder {
     ///   - identity: unique per recording (e.g. the output file and start time), stored where imports keep the SHA-256.
     public init(databasePath: String, source: String, identity: String, format: CaptureFormat, linkType: UInt32,
                 formatDescription: String, options: ImportOptions = .init(), commitEvery: Int = 1000) throws {
-        store = try TimelineStore(path: databasePath)
+        store = try TimelineStore.openCreating(databasePath)
         let db = store.database
         try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
         try store.createIndexes()

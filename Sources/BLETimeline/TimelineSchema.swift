@@ -4,6 +4,11 @@ public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
     public static let version: Int64 = 3
 
+    /// `PRAGMA application_id` of a blereplay timeline ("BLRT"): tells our files from other
+    /// SQLite files before their `user_version` is judged (sqlite.org/fileformat.html 1.3.12).
+    /// Set on new timelines; an older timeline without it gets it when opened for writing.
+    public static let applicationID: Int32 = 0x424C_5254
+
     /// Tables. Indexes that only queries need are created after a bulk import (`indexes`).
     static let tables = """
     CREATE TABLE IF NOT EXISTS capture (

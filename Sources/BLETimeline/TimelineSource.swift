@@ -8,12 +8,13 @@ import BLECore
 /// A command's CAPTURE|DB argument, resolved to an open timeline.
 ///
 /// A timeline file is opened in place; a capture is imported on the fly into a temporary
-/// timeline that is removed when this value is closed.
+/// timeline under `$TMPDIR` that is removed when this value is closed. It is a `TemporaryFile`,
+/// so the leftover of a command that was killed or crashed is removed by the next one.
 public final class TimelineSource {
     public let store: TimelineStore
     /// Import results when the input was a capture (empty for a timeline file).
     public let importResults: [CaptureImportResult]
-    private let temporaryPath: String?
+    private let scratch: TemporaryFile?
 
     public struct Failure: Error, CustomStringConvertible {
         public var message: String
@@ -40,48 +41,33 @@ public final class TimelineSource {
                 throw Failure(message: error.description)
             }
             importResults = []
-            temporaryPath = nil
+            scratch = nil
             return
         }
-        let temp = try Self.temporaryTimelinePath()
+        let temporary: TemporaryFile
+        do {
+            temporary = try TemporaryFile.inTemporaryDirectory()
+        } catch {
+            throw Failure(message: "cannot create a temporary timeline: \(error)")
+        }
         let results: [CaptureImportResult]
         do {
-            results = try Importer.importCaptures([path], into: temp, options: options)
+            results = try Importer.importCaptures([path], intoScratch: temporary.path, options: options)
         } catch {
             throw Failure(message: error.description)
         }
         if let failed = results.first(where: { $0.status == .failed }) {
-            unlink(temp)
             throw Failure(message: failed.error ?? "\(path): cannot be read")
         }
         do {
-            store = try TimelineStore(path: temp)
+            store = try TimelineStore(path: temporary.path)
         } catch {
-            unlink(temp)
             throw Failure(message: error.description)
         }
         importResults = results
-        temporaryPath = temp
-    }
-
-    /// A fresh path under $TMPDIR (mkstemp), free for the importer to create.
-    static func temporaryTimelinePath() throws(Failure) -> String {
-        let dir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(dir)/blereplay-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw Failure(message: "\(dir): cannot create a temporary timeline: \(String(cString: strerror(errno)))")
-        }
-        close(fd)
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        unlink(path)
-        return path + ".db"
+        scratch = temporary
     }
 
     /// True when a capture given on the command line was damaged (exit 65 after output).
     public var inputWasDamaged: Bool { importResults.contains { $0.status == .partial } }
-
-    deinit {
-        if let temporaryPath { unlink(temporaryPath) }
-    }
 }

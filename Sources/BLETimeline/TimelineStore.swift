@@ -1,4 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BLECore
+import CSQLite
 
 /// An open timeline file: schema checks, migrations, and the queries other stages share.
 public final class TimelineStore {
@@ -14,39 +20,79 @@ public final class TimelineStore {
 
     /// Opens an existing timeline (or creates the schema in a new, empty file).
     public init(path: String, readOnly: Bool = false) throws(OpenError) {
+        var st = stat()
+        let isNew = stat(path, &st) != 0 || st.st_size == 0
         do {
             database = try SQLiteDatabase(path: path, readOnly: readOnly)
             try Self.checkSchema(database, path: path, create: !readOnly)
         } catch let e as OpenError {
             throw e
+        } catch let e as SQLiteError {
+            if e.primaryCode == SQLITE_NOTADB {
+                throw OpenError(path: path, message: "not a blereplay timeline: \(e)")
+            }
+            throw OpenError(path: path, message: "cannot \(isNew ? "create" : "open") the timeline: \(e)")
         } catch {
-            throw OpenError(path: path, message: "not a blereplay timeline (\(error))")
+            throw OpenError(path: path, message: "cannot open the timeline: \(error)")
         }
     }
 
-    static func checkSchema(_ db: SQLiteDatabase, path: String, create: Bool) throws {
+    /// Checks that `db` is a blereplay timeline this build reads, migrating an older one, or
+    /// creates the schema in an empty file. Returns true when it created the schema.
+    ///
+    /// The application id comes first: a foreign SQLite file is "not a blereplay timeline"
+    /// whatever its `user_version`; only then does the version say older or newer.
+    @discardableResult
+    static func checkSchema(_ db: SQLiteDatabase, path: String, create: Bool) throws -> Bool {
+        let applicationID = Int32(truncatingIfNeeded: try db.scalarInt("PRAGMA application_id") ?? 0)
         let version = try db.scalarInt("PRAGMA user_version") ?? 0
+        let objects = try db.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
+        if applicationID != TimelineSchema.applicationID {
+            if applicationID == 0 && version == 0 && objects == 0 {
+                guard create else { throw OpenError(path: path, message: "empty file, not a timeline") }
+                try db.execute("""
+                    PRAGMA page_size = 16384; BEGIN; \(TimelineSchema.tables) \(TimelineSchema.views)
+                    PRAGMA user_version = \(TimelineSchema.version); PRAGMA application_id = \(TimelineSchema.applicationID); COMMIT;
+                    """)
+                return true
+            }
+            // Timelines written before the application id have 0 there and our tables.
+            guard applicationID == 0, version > 0, try hasTimelineTables(db) else {
+                throw OpenError(path: path, message: "a SQLite file that is not a blereplay timeline (application_id "
+                                + "\(hex(applicationID)), user_version \(version), \(objects) schema objects)")
+            }
+            if create { TimelineMigration.stampApplicationID(db) }
+        }
         if version == TimelineSchema.version {
-            return
+            return false
         }
         if version > TimelineSchema.version {
             throw OpenError(path: path, message: "timeline schema version \(version) was written by a newer blereplay (this one reads \(TimelineSchema.version))")
         }
-        if version > 0 {
-            do {
-                try TimelineMigration.migrate(db, from: version)
-            } catch {
-                throw OpenError(path: path, message: "cannot migrate timeline schema version \(version) to \(TimelineSchema.version): \(error)")
-            }
-            return
+        guard version > 0 else {
+            throw OpenError(path: path, message: "a blereplay timeline without a schema version (user_version 0): damaged or not finished")
         }
-        // version 0: a new file, or a SQLite file that is not ours.
-        let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
-        if tables > 0 {
-            throw OpenError(path: path, message: "a SQLite file that is not a blereplay timeline (user_version 0 with \(tables) objects)")
+        do {
+            try TimelineMigration.migrate(db, from: version)
+        } catch {
+            throw OpenError(path: path, message: "cannot migrate timeline schema version \(version) to \(TimelineSchema.version): \(error)")
         }
-        guard create else { throw OpenError(path: path, message: "empty file, not a timeline") }
-        try db.execute("PRAGMA page_size = 16384; BEGIN; \(TimelineSchema.tables) \(TimelineSchema.views) PRAGMA user_version = \(TimelineSchema.version); COMMIT;")
+        return false
+    }
+
+    /// True when the tables every timeline version has are there (`capture` with its digests,
+    /// `packet`, `connection`).
+    static func hasTimelineTables(_ db: SQLiteDatabase) throws(SQLiteError) -> Bool {
+        let tables = try db.scalarInt("""
+            SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('capture', 'packet', 'connection')
+            """) ?? 0
+        guard tables == 3 else { return false }
+        let columns = try db.rows("PRAGMA table_info(capture)").compactMap { $0[1].string }
+        return columns.contains("sha256") && columns.contains("format")
+    }
+
+    static func hex(_ value: Int32) -> String {
+        "0x" + String(UInt32(bitPattern: value), radix: 16, uppercase: true)
     }
 
     /// Builds the query indexes (idempotent; run after bulk imports).

@@ -31,6 +31,9 @@ final class TimelineWriter {
     private var pendingCommands: [UInt16: Int64] = [:]
     /// True after LE Create Connection Cancel, until the next connection completes.
     private var createConnectionCancelled = false
+    /// The peer the latest LE (Extended) Create Connection named (nil: the accept list), until an
+    /// LE connection completes.
+    private var pendingCreateTarget: (address: BluetoothAddress, type: AddressType)?
 
     private(set) var records = 0
     private(set) var malformedPackets = 0
@@ -139,7 +142,14 @@ final class TimelineWriter {
         s.bindInt(Int(record.controllerIndex), at: 10)
         s.bindInt(Int(record.rawType), at: 11)
         s.bindInt(packet.problems.isEmpty ? 0 : 1, at: 12)
-        try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
+        if keepRaw && !keepKeys && !packet.secretRanges.isEmpty {
+            var payload = record.payload
+            Redaction.zero(&payload, frame: frame, packet.secretRanges)
+            try s.run(borrowing: packet.summary, at: 7, payload, at: 13)
+            try redactEarlierRecords(packet.secretRanges, frame: frame)
+        } else {
+            try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
+        }
 
         if !packet.problems.isEmpty {
             malformedPackets += 1
@@ -184,9 +194,12 @@ final class TimelineWriter {
 
         case .connectionComplete(let c):
             let connected = c.status.rawValue == 0
+            // A failed or cancelled attempt reports an all-zero peer (7.7.65.1): the peer is the
+            // one the LE Create Connection named, when it named one (not the accept list).
+            let target = !connected && c.peerAddress.array.allSatisfy { $0 == 0 } ? pendingCreateTarget : nil
             let rowID = try insertConnectionRow(
-                ref: c.connection, transport: c.transport, peer: c.peerAddress.description,
-                peerType: c.transport == .le ? c.peerAddressType.name : nil,
+                ref: c.connection, transport: c.transport, peer: (target?.address ?? c.peerAddress).description,
+                peerType: c.transport == .le ? (target?.type ?? c.peerAddressType).name : nil,
                 role: c.role == 0 ? "central" : "peripheral", status: Int(c.status.rawValue),
                 interval: c.transport == .le ? c.interval : nil, latency: c.transport == .le ? c.peripheralLatency : nil,
                 timeout: c.transport == .le ? c.supervisionTimeout : nil,
@@ -200,11 +213,21 @@ final class TimelineWriter {
                           code: Int(c.status.rawValue), name: c.status.name, cbError: cb)
             }
             createConnectionCancelled = false
+            if c.transport == .le { pendingCreateTarget = nil }
 
         case .connectionFoundInProgress(let ref, let transport):
             _ = try insertConnectionRow(ref: ref, transport: transport, peer: nil, peerType: nil, role: nil,
                                         status: 0, interval: nil, latency: nil, timeout: nil, connectedAt: nil,
                                         beganBefore: true, frame: frame)
+
+        case .transportLearned(let ref, let transport, let clue):
+            // The clue is kept as a link event ("Transport", "br/edr: Mode Change"): the diagnosis
+            // says how it knows a link found in progress is LE or BR/EDR, or that it does not.
+            guard let rowID = id(ref) else { return }
+            try db.run("UPDATE connection SET transport = ?1 WHERE id = ?2", [.text(transport.rawValue), .integer(rowID)])
+            connectionState[rowID]?.isLE = transport == .le
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: "Transport", status: nil,
+                          detail: transport.rawValue + ": " + clue)
 
         case .disconnectionComplete(let d):
             let rowID = id(d.connection)
@@ -263,6 +286,9 @@ final class TimelineWriter {
                 try db.run("UPDATE connection SET local_disconnect_requested = 1 WHERE id = ?1", [.integer(rowID)])
             }
             if c.opcode == 0x200E { createConnectionCancelled = true }   // LE Create Connection Cancel
+            if c.opcode == 0x200D || c.opcode == 0x2043 || c.opcode == 0x2085 {   // LE (Extended) Create Connection
+                pendingCreateTarget = c.usesFilterAcceptList ? nil : c.peerAddress.map { ($0, c.peerAddressType ?? .public) }
+            }
 
         case .commandResult(let r):
             if let pending = pendingCommands.removeValue(forKey: r.opcode) {

@@ -42,9 +42,23 @@ struct Arguments {
                 guard inlineValue == nil else { throw UsageError(message: "option --\(name) takes no value") }
                 flags.insert(name)
             } else {
-                throw UsageError(message: "unknown option \(a)")
+                throw UsageError(message: "unknown option \(a) (options: \(Self.spell(valued.union(flagNames))); --help lists them)")
             }
         }
+    }
+
+    /// `-o, --db, --json`: option names as a user types them, sorted.
+    static func spell(_ names: Set<String>) -> String {
+        names.sorted().map { ($0.count == 1 ? "-" : "--") + $0 }.joined(separator: ", ")
+    }
+
+    /// Whether `argv` asks for help (`-h` or `--help` before any `--`).
+    static func asksForHelp(_ argv: [String]) -> Bool {
+        for a in argv {
+            if a == "--" { return false }
+            if a == "-h" || a == "--help" { return true }
+        }
+        return false
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }

@@ -1,21 +1,7 @@
 /// Routes `blereplay SUBCOMMAND …` to its command.
 enum Dispatcher {
-    static let usage = """
-    usage: blereplay <command> [options]
-
-    commands:
-      import CAPTURE... [--db FILE] [--no-raw] [--keep-keys]   decode captures into a SQLite timeline
-      timeline CAPTURE|DB [filters] [-v] [--json]              the decoded timeline, one line per packet
-      diagnose CAPTURE|DB [--json] [--fail-on warning|error]   per-connection post-mortem with findings
-      gatt CAPTURE|DB [--json]                                 reconstructed GATT database per peripheral
-      replay CAPTURE|DB [--central SCRIPT] [--inject FAULT]... replay against the recorded peripherals (Docs/replay.md)
-      record SOURCE [-o FILE.btsnoop] [--db FILE]              live capture: --monitor, --follow FILE, --stdin, --tcp HOST:PORT (Docs/record.md)
-      report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]   error-code statistics across captures (Docs/report.md)
-      export DB --format btsnoop|pcap|trace -o FILE [--capture ID]    the timeline back out as a capture, or a Perfetto trace
-      help                                                     this text
-
-    Exit codes: 0 success, 1 check failed, 2 usage error, 65 unreadable or malformed input.
-    """
+    /// `blereplay help`: the command list, from the help table.
+    static var usage: String { CommandHelpTable.overview }
 
     static func run(_ argv: [String]) -> ExitCode {
         guard let command = argv.first else {
@@ -23,6 +9,17 @@ enum Dispatcher {
             return .usage
         }
         let rest = Array(argv.dropFirst())
+        if command == "--version" {
+            Out.line(ToolVersion.text)
+            return .success
+        }
+        if command == "help" || command == "-h" || command == "--help" {
+            return help(rest)
+        }
+        if let help = CommandHelpTable.command(command), Arguments.asksForHelp(rest) {
+            Out.line(help.text)
+            return .success
+        }
         do {
             switch command {
             case "import": return try ImportCommand.run(rest)
@@ -33,9 +30,6 @@ enum Dispatcher {
             case "record": return try RecordCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
             case "export": return try ExportCommand.run(rest)
-            case "help", "-h", "--help":
-                Out.line(usage)
-                return .success
             default:
                 Err.line("blereplay: unknown command '\(command)'\n\n\(usage)")
                 return .usage
@@ -47,5 +41,23 @@ enum Dispatcher {
             Err.line("blereplay \(command): \(error)")
             return .dataError
         }
+    }
+
+    /// `blereplay help [COMMAND]`, and `help --markdown` (Docs/cli.md).
+    static func help(_ rest: [String]) -> ExitCode {
+        guard let topic = rest.first else {
+            Out.line(usage)
+            return .success
+        }
+        if topic == "--markdown" {
+            Out.write(CommandHelpTable.markdown)
+            return .success
+        }
+        guard let help = CommandHelpTable.command(topic) else {
+            Err.line("blereplay help: unknown command '\(topic)'\n\n\(usage)")
+            return .usage
+        }
+        Out.line(help.text)
+        return .success
     }
 }

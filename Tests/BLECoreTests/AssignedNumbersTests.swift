@@ -46,6 +46,24 @@ import Testing
         #expect(AssignedNumbers.uuidName(BluetoothUUID(uint16: value)) == name)
     }
 
+    /// Names bumble 0.0.236 lacks, which Wireshark has: the generator fills them from tshark's
+    /// UUID table. Spelled as the SIG Assigned Numbers document 3.8 (Characteristics) spells them.
+    @Test(arguments: [
+        (UInt16(0x2ACC), "Fitness Machine Feature"), (0x2ACD, "Treadmill Data"), (0x2ACE, "Cross Trainer Data"),
+        (0x2ACF, "Step Climber Data"), (0x2AD0, "Stair Climber Data"), (0x2AD1, "Rower Data"),
+        (0x2AD2, "Indoor Bike Data"), (0x2AD3, "Training Status"), (0x2AD4, "Supported Speed Range"),
+        (0x2AD5, "Supported Inclination Range"), (0x2AD6, "Supported Resistance Level Range"),
+        (0x2AD7, "Supported Heart Rate Range"), (0x2AD8, "Supported Power Range"),
+        (0x2AD9, "Fitness Machine Control Point"), (0x2ADA, "Fitness Machine Status"),
+        (0x2A0F, "Local Time Information"), (0x2A44, "Alert Notification Control Point"),
+        (0x2A46, "New Alert"), (0x2A6E, "Temperature"),
+        // Where bumble's name is not the Assigned Numbers one (3.4, 3.8).
+        (0x1859, "Mesh Proxy Solicitation"), (0x2BF5, "LE GATT Security Levels"),
+    ])
+    func namesBumbleLacks(value: UInt16, name: String) {
+        #expect(AssignedNumbers.uuidName16(value) == name)
+    }
+
     @Test func uuidNameOnlyForSIG16BitUUIDs() {
         #expect(AssignedNumbers.uuidName(BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB")!) == "Heart Rate")
         // A 32-bit SIG UUID and a vendor 128-bit UUID whose 3rd-4th bytes are 0x180D have no name.

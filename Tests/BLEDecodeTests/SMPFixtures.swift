@@ -58,8 +58,8 @@ enum SMPFixtures {
         // 07 | EDIV 29 8A | Rand 24 A7 11 21 CC 88 30 CC — nrf-sniffer-psoc6-crash.pcapng.
         PDUFixture(name: "Central Identification",
                    segments: [f("code", 0x07), f("ediv", 0x29, 0x8A), f("rand", 0x24, 0xA7, 0x11, 0x21, 0xCC, 0x88, 0x30, 0xCC)],
-                   summary: "Central Identification: EDIV: <redacted 2 bytes>, Rand: <redacted 8 bytes>",
-                   fields: ["Code: 0x07 Central Identification", "EDIV: <redacted 2 bytes>", "Rand: <redacted 8 bytes>"]),
+                   summary: "Central Identification: EDIV: 0x8A29, Rand: 0xCC3088CC2111A724",
+                   fields: ["Code: 0x07 Central Identification", "EDIV: 0x8A29", "Rand: 0xCC3088CC2111A724"]),
         // 08 | IRK (16)
         PDUFixture(name: "Identity Information",
                    segments: [f("code", 0x08), f("irk", pattern(16, from: 0x40))],
@@ -88,8 +88,8 @@ enum SMPFixtures {
         // 0D | DHKey Check (16)
         PDUFixture(name: "Pairing DHKey Check",
                    segments: [f("code", 0x0D), f("dhkey check", pattern(16, from: 0xC0))],
-                   summary: "Pairing DHKey Check: DHKey Check: <redacted 16 bytes>",
-                   fields: ["Code: 0x0D Pairing DHKey Check", "DHKey Check: <redacted 16 bytes>"]),
+                   summary: "Pairing DHKey Check: DHKey Check: c0c1c2c3c4c5c6c7c8c9cacbcccdcecf",
+                   fields: ["Code: 0x0D Pairing DHKey Check", "DHKey Check: c0c1c2c3c4c5c6c7c8c9cacbcccdcecf"]),
         // 0E | 01
         PDUFixture(name: "Pairing Keypress Notification",
                    segments: [f("code", 0x0E), f("type", 0x01)],

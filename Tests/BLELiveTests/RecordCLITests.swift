@@ -25,9 +25,9 @@ import BLETimeline
     final class Running {
         let process = Process()
         let dir: String
-        init(_ arguments: [String], dir: String, stdin: [UInt8]? = nil) throws {
+        init(_ arguments: [String], dir: String, stdin: [UInt8]? = nil, executable: URL = RecordCLITests.executable) throws {
             self.dir = dir
-            process.executableURL = RecordCLITests.executable
+            process.executableURL = executable
             process.arguments = arguments
             _ = FileManager.default.createFile(atPath: dir + "/stdout", contents: nil)
             _ = FileManager.default.createFile(atPath: dir + "/stderr", contents: nil)
@@ -82,13 +82,30 @@ import BLETimeline
     @Test func stdinRawH4() throws {
         let dir = Live.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = try Self.run(["record", "--stdin", "--db", dir + "/h4.db", "--quiet"], stdin: try Live.rawH4(Live.capture("android-lock-pairing.btsnoop")))
+        let r = try Self.run(["record", "--stdin", "--db", dir + "/h4.db"], stdin: try Live.rawH4(Live.capture("android-lock-pairing.btsnoop")))
         #expect(r.status == 0)
         #expect(r.stdout.hasPrefix("recorded 1235 records from <stdin> (raw H4) in "))
         let kinds = try Live.rows(dir + "/h4.db", "SELECT kind, direction, count(*) FROM packet GROUP BY 1, 2 ORDER BY 1, 2")
         // Raw H4 has no direction: commands are sent, events received, ACL stored as btsnoop says "sent" (flag 0).
         #expect(kinds.map { $0[0].string ?? "" } == ["acl", "cmd", "evt"])
         #expect(kinds.map { $0[1].string ?? "" } == ["tx", "tx", "rx"])
+    }
+
+    /// `--quiet`: nothing on stdout or stderr when all goes well; the files are written all the same.
+    @Test func quietPrintsNothing() throws {
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try Self.run(["record", "--stdin", "-o", dir + "/q.btsnoop", "--db", dir + "/q.db", "--quiet"],
+                             stdin: try Self.bytes("android-pongbot.btsnoop"))
+        #expect(r.status == 0)
+        #expect(r.stdout == "")
+        #expect(r.stderr == "")
+        #expect(try Live.rows(dir + "/q.db", "SELECT count(*) FROM packet").first?[0].int == 1741)
+        #expect(FileManager.default.fileExists(atPath: dir + "/q.btsnoop"))
+        // Errors still go to stderr.
+        let bad = try Self.run(["record", "--stdin", "--db", dir + "/x.db", "--quiet"], stdin: Array("hello, world\n".utf8))
+        #expect(bad.status == 65)
+        #expect(bad.stderr.hasPrefix("blereplay record: <stdin>: byte 0: neither a btsnoop stream"))
     }
 
     @Test func monitorWithoutBluetoothSupport() throws {

@@ -9,7 +9,9 @@ import Testing
         try FileManager.default.copyItem(atPath: Support.sample("heart-rate-supervision-timeout.btsnoop"), toPath: dir + "/hrm.btsnoop")
         try Data([0x00, 0x01, 0x02, 0x03]).write(to: URL(fileURLWithPath: dir + "/junk.log"))
         let r = try Tool.run(["report", dir, "-o", out])
-        #expect(r.status == 0, "\(r.stderr)")
+        // An unreadable input: exit 65 and named, the report written for the rest.
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("1 input(s) unreadable or corrupt (the report covers the rest): \(dir)/junk.log"))
         #expect(r.stdout.contains("1 capture(s) from 1 file(s), 1 file(s) could not be read"))
         #expect(r.stdout.contains("0x08 Connection Timeout ×1 (CBError.connectionTimeout)"))
         #expect(r.stdout.contains("not read: 1 file(s)"))
@@ -56,7 +58,11 @@ import Testing
         #expect(try Tool.run(["import", Support.sample("pairing-failed.btsnoop"), "--db", dir + "/a.db"]).status == 0)
         let ok = try Tool.run(["export", dir + "/a.db", "--format", "btsnoop", "-o", dir + "/a.btsnoop"])
         #expect(ok.status == 0)
-        #expect(Support.read(dir + "/a.btsnoop") == Support.read(Support.sample("pairing-failed.btsnoop")))
+        // The pairing's Confirm and Random values are zeroed (key material); nothing else changes.
+        let exported = Array(Support.read(dir + "/a.btsnoop")), source = Array(Support.read(Support.sample("pairing-failed.btsnoop")))
+        #expect(exported.count == source.count)
+        #expect(zip(exported, source).filter { $0 != $1 }.allSatisfy { $0.0 == 0 })
+        #expect(exported != source)
         let trace = try Tool.run(["export", dir + "/a.db", "--format", "trace", "-o", dir + "/a.json"])
         #expect(trace.status == 0)
         #expect(String(decoding: Support.read(dir + "/a.json"), as: UTF8.self).hasPrefix("{\"traceEvents\":["))
@@ -66,5 +72,51 @@ import Testing
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("--no-raw"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/b.pcap"))
+    }
+}
+
+/// `report` exits 65 when an input is unreadable or corrupt, names each, and still writes the
+/// report for the rest; a cut-short last record (a log still being written) is only a warning.
+@Suite struct ReportDamagedInputTests {
+    /// heart-rate-healthy.btsnoop with record 101's included length set to 0x7FFFFFFF (btsnoop
+    /// record header: original length u32, included length u32, flags, drops, timestamp; all
+    /// big-endian), or with its last 3 bytes cut off.
+    static func damaged(_ dir: String) throws -> (middle: String, cut: String) {
+        var bytes = Array(Support.read(Support.sample("heart-rate-healthy.btsnoop")))
+        let cut = dir + "/cut.btsnoop", middle = dir + "/middle.btsnoop"
+        try Data(bytes.dropLast(3)).write(to: URL(fileURLWithPath: cut))
+        var offset = 16
+        for _ in 0..<100 {
+            let included = bytes[(offset + 4)..<(offset + 8)].reduce(0) { $0 << 8 | Int($1) }
+            offset += 24 + included
+        }
+        bytes.replaceSubrange((offset + 4)..<(offset + 8), with: [0x7F, 0xFF, 0xFF, 0xFF])
+        try Data(bytes).write(to: URL(fileURLWithPath: middle))
+        return (middle, cut)
+    }
+
+    @Test func corruptInputExits65AndIsNamed() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let (middle, cut) = try Self.damaged(dir)
+        let r = try Tool.run(["report", middle, cut, Support.sample("auth-errors.btsnoop"), "-o", dir + "/out", "--format", "json"])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("corrupt, read up to the damage: \(middle): byte 3999: record 101"))
+        #expect(r.stderr.contains("1 input(s) unreadable or corrupt (the report covers the rest): \(middle)\n"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/out/report.json"))
+        // A timeline holding the corrupt capture is corrupt too.
+        #expect(try Tool.run(["import", middle, "--db", dir + "/m.db"]).status == 65)
+        let db = try Tool.run(["report", dir + "/m.db", "-o", dir + "/out2", "--format", "json"])
+        #expect(db.status == 65, "\(db.stderr)")
+        #expect(db.stderr.contains("unreadable or corrupt (the report covers the rest): \(dir)/m.db"))
+    }
+
+    @Test func cutShortLastRecordIsAWarning() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let (_, cut) = try Self.damaged(dir)
+        let r = try Tool.run(["report", cut, "-o", dir + "/out", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: \(cut): byte 7810: truncated record"))
     }
 }

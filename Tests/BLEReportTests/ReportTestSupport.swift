@@ -33,8 +33,8 @@ enum Support {
     static func remove(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 
     /// Imports captures into a new timeline (analysed, as the CLI does) and opens it.
-    static func timeline(_ captures: [String], at path: String, keepRaw: Bool = true) throws -> TimelineStore {
-        let results = try Importer.importCaptures(captures, into: path, options: ImportOptions(keepRaw: keepRaw)) { store in
+    static func timeline(_ captures: [String], at path: String, keepRaw: Bool = true, keepKeys: Bool = false) throws -> TimelineStore {
+        let results = try Importer.importCaptures(captures, into: path, options: ImportOptions(keepRaw: keepRaw, keepKeys: keepKeys)) { store in
             try Analyzer.analyze(store)
         }
         #expect(results.allSatisfy { $0.status == .imported }, "\(results.map { $0.error ?? "" })")

@@ -22,6 +22,13 @@ public struct SpecCapture {
         let pb: UInt16 = received ? 0x2 : 0x0
         add(ms, [0x02] + le16(handle | pb << 12) + le16(UInt16(frame.count)) + frame, received: received)
     }
+    public mutating func smp(_ ms: Int64, handle: UInt16, _ pdu: [UInt8], received: Bool) {
+        l2cap(ms, handle: handle, cid: 0x0006, pdu, received: received)
+    }
+    /// One ACL packet with packet boundary flag `pb` (0b10 start, 0b01 continuation; Vol 4 Part E 5.4.2).
+    public mutating func acl(_ ms: Int64, handle: UInt16, pb: UInt16, _ data: [UInt8], received: Bool) {
+        add(ms, [0x02] + le16(handle | pb << 12) + le16(UInt16(data.count)) + data, received: received)
+    }
     public mutating func att(_ ms: Int64, handle: UInt16, _ pdu: [UInt8], received: Bool) {
         l2cap(ms, handle: handle, cid: 0x0004, pdu, received: received)
     }
@@ -53,6 +60,24 @@ public struct SpecCapture {
     }
 
     public func write(to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+    /// The same records as an Apple PacketLogger file (captures/MANIFEST.md "PacketLogger record
+    /// layout"): per record u32 length (timestamp, type and payload), u32 seconds, u32
+    /// microseconds, u8 type (0x00 command, 0x01 event, 0x02 ACL sent, 0x03 ACL received),
+    /// then the HCI packet without its H4 byte; big-endian, as Mac PacketLogger writes it.
+    public var packetLoggerBytes: [UInt8] {
+        var out: [UInt8] = []
+        let start: Int64 = 1_777_881_600_000_000
+        for r in records {
+            let type: UInt8 = r.h4[0] == 0x01 ? 0x00 : r.h4[0] == 0x04 ? 0x01 : (r.received ? 0x03 : 0x02)
+            let payload = Array(r.h4.dropFirst())
+            let us = start + r.ms * 1000
+            out += be(UInt32(9 + payload.count)) + be(UInt32(us / 1_000_000)) + be(UInt32(us % 1_000_000)) + [type] + payload
+        }
+        return out
+    }
+
+    public func writePacketLogger(to path: String) throws { try Data(packetLoggerBytes).write(to: URL(fileURLWithPath: path)) }
 
     private func be<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
 }

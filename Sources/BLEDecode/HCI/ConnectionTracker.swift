@@ -30,6 +30,9 @@ struct ConnectionTracker: Sendable {
         var origin: Origin
         /// Absolute offset of the record that opened it (for end-of-capture notes).
         var openedAt: Int
+        /// Whether `transport` is known: from a Connection Complete, or for a link found in
+        /// progress from a clue (`TransportClues`); until then it is a guess.
+        var transportKnown = true
     }
 
     /// The state of one handle that is not closed.
@@ -81,22 +84,26 @@ struct ConnectionTracker: Sendable {
         if let c = handles[key(handle)]?.connection { return (c, false) }
         count += 1
         let c = Connection(ref: ConnectionRef(index: count, handle: handle), transport: transportHint,
-                           origin: .inferredFromACL, openedAt: offset)
+                           origin: .inferredFromACL, openedAt: offset, transportKnown: false)
         handles[key(handle)] = .open(c)
         return (c, true)
     }
 
-    /// Traffic proved an inferred connection to be BR/EDR (CID 0x0001 or a CID above 0x007F).
-    mutating func markBREDR(handle: UInt16) {
-        guard let state = handles[key(handle)] else { return }
+    /// A clue to the transport of the link on `handle` (`TransportClues`). Only a link found in
+    /// progress learns: one whose transport is still a guess takes the clue; one already known
+    /// as LE from a clue becomes BR/EDR on a BR/EDR-only clue. Returns the ref when it learned.
+    mutating func learnTransport(_ transport: Transport, handle: UInt16) -> ConnectionRef? {
+        guard let state = handles[key(handle)] else { return nil }
+        var c = state.connection
+        guard c.origin == .inferredFromACL,
+              !c.transportKnown || (c.transport == .le && transport == .bredr) else { return nil }
+        c.transport = transport
+        c.transportKnown = true
         switch state {
-        case .open(var c):
-            c.transport = .bredr
-            handles[key(handle)] = .open(c)
-        case .disconnecting(var c, let reason):
-            c.transport = .bredr
-            handles[key(handle)] = .disconnecting(c, reason: reason)
+        case .open: handles[key(handle)] = .open(c)
+        case .disconnecting(_, let reason): handles[key(handle)] = .disconnecting(c, reason: reason)
         }
+        return c.ref
     }
 
     /// The host sent Disconnect for `handle`.

@@ -37,6 +37,11 @@ extension PacketDecoder {
         if let c = info.connection {
             d.connection = c
             pendingCommands[commandKey(opcode.rawValue)] = c
+            if TransportClues.bredrOnlyCommands.contains(opcode.rawValue) {
+                learnTransport(.bredr, handle: c.handle, clue: name, into: &d)
+            } else if opcode.ogf == 0x08 {
+                learnTransport(.le, handle: c.handle, clue: name, into: &d)
+            }
         }
         d.summary = "Sent " + name + detail
         d.events.append(.command(info))
@@ -78,8 +83,12 @@ extension PacketDecoder {
             let latency = try r.readUInt16(.little, "Max_Latency")
             let timeout = try r.readUInt16(.little, "Supervision_Timeout")
             let params = " interval " + Fmt.intervalRange(iMin, iMax) + " latency \(latency) timeout " + Fmt.timeout10ms(timeout)
-            if filter != 0 { return " (filter accept list)" + params }
+            if filter != 0 {
+                info.usesFilterAcceptList = true
+                return " (filter accept list)" + params
+            }
             info.peerAddress = peer
+            info.peerAddressType = type
             return " peer " + Fmt.address(peer) + " (" + type.name + ")" + params
 
         case HCIOpcode.leExtendedCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnectionV2.rawValue:
@@ -90,8 +99,12 @@ extension PacketDecoder {
             try r.skip(1, "Own_Address_Type")
             let type = AddressType(rawValue: try r.readUInt8("Peer_Address_Type"))
             let peer = try r.readAddress("Peer_Address")
-            if filter != 0 { return " (filter accept list)" }
+            if filter != 0 {
+                info.usesFilterAcceptList = true
+                return " (filter accept list)"
+            }
             info.peerAddress = peer
+            info.peerAddressType = type
             return " peer " + Fmt.address(peer) + " (" + type.name + ")"
 
         case 0x2064:
@@ -108,6 +121,16 @@ extension PacketDecoder {
                 if i < 4 { pairs.append(Fmt.h4(cis) + " on " + Fmt.h4(acl)) }
             }
             return " CIS " + pairs.joined(separator: ", ") + (n > 4 ? ", …" : "")
+
+        case 0x2011, 0x2012:
+            // LE Add Device To / Remove Device From Filter Accept List: Address_Type u8,
+            // Address (7.8.16, 7.8.17). Type 0xFF is anonymous advertisements (no address).
+            let type = try r.readUInt8("Address_Type")
+            let address = try r.readAddress("Address")
+            if type == 0xFF { return " anonymous advertisers" }
+            info.peerAddress = address
+            info.peerAddressType = AddressType(rawValue: type)
+            return " " + Fmt.address(address) + " (" + AddressType(rawValue: type).name + ")"
 
         case HCIOpcode.leCreateConnectionCancel.rawValue:
             // No parameters (7.8.13). The pending attempt ends with status 0x02.

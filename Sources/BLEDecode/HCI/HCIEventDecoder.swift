@@ -29,6 +29,13 @@ extension PacketDecoder {
             d.problems.append(error)
             d.summary += " (malformed: " + error.reason + ")"
         }
+        if let c = d.connection {
+            if TransportClues.bredrOnlyEvents.contains(code) {
+                learnTransport(.bredr, handle: c.handle, clue: name, into: &d)
+            } else if code == 0x3E {
+                learnTransport(.le, handle: c.handle, clue: "LE Meta event", into: &d)
+            }
+        }
     }
 
     /// Decodes the parameters of one event; appends detail to `d.summary`.

@@ -32,6 +32,16 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leSetExtendedScanEnable = HCIOpcode(0x2042)
     public static let leExtendedCreateConnection = HCIOpcode(0x2043)
     public static let leExtendedCreateConnectionV2 = HCIOpcode(0x2085)
+    // Commands that carry key material (`HCIKeyMaterial`).
+    public static let linkKeyRequestReply = HCIOpcode(0x040B)
+    public static let pinCodeRequestReply = HCIOpcode(0x040D)
+    public static let remoteOOBDataRequestReply = HCIOpcode(0x0430)
+    public static let remoteOOBExtendedDataRequestReply = HCIOpcode(0x0445)
+    public static let writeStoredLinkKey = HCIOpcode(0x0C11)
+    public static let readLocalOOBData = HCIOpcode(0x0C57)
+    public static let readLocalOOBExtendedData = HCIOpcode(0x0C7D)
+    public static let leEncrypt = HCIOpcode(0x2017)
+    public static let leAddDeviceToResolvingList = HCIOpcode(0x2027)
 
     /// The command's name (Wireshark's wording where it has one, else Core v5.4's);
     /// `Vendor 0xFCxx` for OGF 0x3F; `Unknown command 0xNNNN` otherwise.

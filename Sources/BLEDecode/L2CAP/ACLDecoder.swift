@@ -53,7 +53,7 @@ extension PacketDecoder {
         if isNew { d.events.append(.connectionFoundInProgress(conn.ref, transport: conn.transport)) }
 
         let key = ACLReassembler.Key(handle: handle, direction: d.direction, controller: controller)
-        let outcome = reassembler.add(data, dataOffset: d.base &+ 4, key: key, isStart: isStart,
+        let outcome = reassembler.add(data, dataOffset: d.base &+ 4, source: d.source, key: key, isStart: isStart,
                                       isTruncated: isTruncated, problems: &d.problems)
         switch outcome {
         case .complete(let frame):

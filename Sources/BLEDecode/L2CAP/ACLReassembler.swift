@@ -1,27 +1,56 @@
 import BLECore
 
-/// Maps positions in a reassembled L2CAP PDU back to absolute offsets in the capture file.
+/// Maps positions in a reassembled L2CAP PDU back to absolute offsets in the capture file and
+/// to the records that carried them.
 ///
 /// A PDU from one ACL packet is one run of bytes; a reassembled one is one run per fragment.
 struct OffsetMap: Sendable {
-    /// Absolute offset of PDU byte 0.
-    var first: Int
-    /// Later runs: (position in the PDU where the run starts, its absolute offset).
-    var runs: [(position: Int, absolute: Int)] = []
+    /// One fragment's bytes: where they start in the PDU, in the file and in their record.
+    struct Run: Sendable {
+        var position: Int
+        var absolute: Int
+        var source: FragmentSource
+    }
 
-    init(first: Int) { self.first = first }
+    /// Absolute offset of PDU byte 0.
+    var first: Int { runs[0].absolute }
+    /// One run per fragment, in PDU order; never empty.
+    private(set) var runs: [Run]
+
+    init(first: Int, source: FragmentSource) { runs = [Run(position: 0, absolute: first, source: source)] }
 
     /// Absolute offset of the PDU byte at `position`.
     func absolute(_ position: Int) -> Int {
-        var best = first, start = 0
-        for r in runs where r.position <= position {
-            best = r.absolute
-            start = r.position
-        }
-        return best &+ (position &- start)
+        var best = runs[0]
+        for r in runs.dropFirst() where r.position <= position { best = r }
+        return best.absolute &+ (position &- best.position)
     }
 
-    mutating func append(position: Int, absolute: Int) { runs.append((position, absolute)) }
+    mutating func append(position: Int, absolute: Int, source: FragmentSource) {
+        runs.append(Run(position: position, absolute: absolute, source: source))
+    }
+
+    /// The PDU bytes `range` (positions in the PDU, header included) as ranges of the records
+    /// that carried them: a range that spans fragments comes back split, one piece per record.
+    func recordRanges(_ range: Range<Int>, count: Int, what: String) -> [SecretRange] {
+        var out: [SecretRange] = []
+        for (i, run) in runs.enumerated() {
+            let end = i + 1 < runs.count ? runs[i + 1].position : count
+            let lower = max(range.lowerBound, run.position), upper = min(range.upperBound, end)
+            guard lower < upper else { continue }
+            let start = run.absolute &- run.source.recordBase &+ (lower &- run.position)
+            guard start >= 0 else { continue }
+            out.append(SecretRange(frame: run.source.frame, range: start..<(start + upper - lower), what: what))
+        }
+        return out
+    }
+}
+
+/// The record a fragment came in: its frame number and the absolute offset of its payload's
+/// byte 0 (so a PDU position maps to a position in that record's payload).
+struct FragmentSource: Sendable {
+    var frame: Int
+    var recordBase: Int
 }
 
 /// A complete L2CAP PDU (basic header included) ready for dispatch on its CID.
@@ -101,8 +130,9 @@ struct ACLReassembler: Sendable {
     ///   - isStart: PB flag says first fragment (0b00, 0b10) or complete PDU (0b11).
     ///   - isTruncated: the capture cut this ACL packet short: no more bytes will come for the
     ///     PDU, so it is handed on as it is.
-    mutating func add(_ data: ArraySlice<UInt8>, dataOffset: Int, key: Key, isStart: Bool, isTruncated: Bool,
-                      problems: inout [DecodeError]) -> Outcome {
+    ///   - source: the record `data` belongs to (for `OffsetMap.recordRanges`).
+    mutating func add(_ data: ArraySlice<UInt8>, dataOffset: Int, source: FragmentSource, key: Key, isStart: Bool,
+                      isTruncated: Bool, problems: inout [DecodeError]) -> Outcome {
         if isStart {
             if let old = states.removeValue(forKey: key) {
                 problems.append(Self.discardProblem(old, key: key, why: "a new start fragment arrived"))
@@ -115,15 +145,15 @@ struct ACLReassembler: Sendable {
                         problems.append(Self.truncatedProblem(received: data.count, expected: expected,
                                                               at: dataOffset &+ data.count))
                     }
-                    return .complete(L2CAPFrame(bytes: data, offsets: OffsetMap(first: dataOffset), fragments: 1))
+                    return .complete(L2CAPFrame(bytes: data, offsets: OffsetMap(first: dataOffset, source: source), fragments: 1))
                 }
                 if data.count > expected {
                     problems.append(Self.excessProblem(data.count - expected, at: dataOffset &+ expected))
                     let whole = data.prefix(expected)
-                    return .complete(L2CAPFrame(bytes: whole, offsets: OffsetMap(first: dataOffset), fragments: 1))
+                    return .complete(L2CAPFrame(bytes: whole, offsets: OffsetMap(first: dataOffset, source: source), fragments: 1))
                 }
             }
-            var pending = Pending(bytes: [], offsets: OffsetMap(first: dataOffset), fragments: 1, startOffset: dataOffset)
+            var pending = Pending(bytes: [], offsets: OffsetMap(first: dataOffset, source: source), fragments: 1, startOffset: dataOffset)
             pending.bytes.reserveCapacity(data.count >= 4 ? Self.expectedLength(data) : 64)
             pending.bytes.append(contentsOf: data)
             return settle(pending, key: key, isStart: true, isTruncated: isTruncated, problems: &problems)
@@ -147,7 +177,7 @@ struct ACLReassembler: Sendable {
             pending = p
             limit = expected
         }
-        pending.offsets.append(position: pending.bytes.count, absolute: dataOffset)
+        pending.offsets.append(position: pending.bytes.count, absolute: dataOffset, source: source)
         pending.fragments += 1
         // Copy no more than the PDU announced: pending state stays bounded.
         let take = min(data.count, max(0, limit - pending.bytes.count))

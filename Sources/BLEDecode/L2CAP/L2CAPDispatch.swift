@@ -11,10 +11,10 @@ extension PacketDecoder {
         d.layer = .l2cap
         let cid = frame.cid
         var transport = conn.transport
-        if transport == .le, conn.origin == .inferredFromACL, Self.cidImpliesBREDR(cid) {
-            // A connection begun before the capture that turns out to be BR/EDR.
-            tracker.markBREDR(handle: conn.ref.handle)
-            transport = .bredr
+        if conn.origin == .inferredFromACL, let clue = TransportClues.transport(ofChannel: cid) {
+            // A connection begun before the capture: its fixed channels tell the transport.
+            learnTransport(clue, handle: conn.ref.handle, clue: "L2CAP CID " + Fmt.h4(cid), into: &d)
+            transport = tracker.connection(conn.ref.handle)?.transport ?? transport
         }
         if transport == .bredr {
             classifyBREDR(frame, connection: conn.ref, into: &d)
@@ -100,9 +100,11 @@ extension PacketDecoder {
             return
         }
         d.layer = .smp
+        noteSMPKeyMaterial(frame, connection: connection, into: &d)
         do {
             let pdu = try SMPPDU(decoding: bytes, baseOffset: absolute(frame, 4))
             d.summary = d.prefix + pdu.summary(keepKeys: options.keepKeys)
+            if SMPKeyMaterial.isDebugPublicKey(bytes) { d.summary += " (the debug key of Core Vol 3 Part H 2.3.5.6.1)" }
             d.events.append(.smp(SMPEvent(connection: connection, direction: d.direction, code: pdu.code,
                                           pdu: pdu, problem: nil)))
         } catch {
@@ -112,6 +114,21 @@ extension PacketDecoder {
             d.summary = d.prefix + code.name + " (malformed: " + e.reason + ")"
             d.events.append(.smp(SMPEvent(connection: connection, direction: d.direction, code: code,
                                           pdu: nil, problem: e)))
+        }
+    }
+
+    /// Records the key material of the SMP PDU in `frame` (`SMPKeyMaterial`) as ranges of the
+    /// records that carried it; a debug public key also zeroes the other side's public key.
+    mutating func noteSMPKeyMaterial(_ frame: L2CAPFrame, connection: ConnectionRef, into d: inout PacketDraft) {
+        let pdu = frame.payload
+        let count = frame.bytes.count
+        for (what, r) in SMPKeyMaterial.secrets(in: pdu) {
+            d.secrets += frame.offsets.recordRanges((4 + r.lowerBound)..<(4 + r.upperBound), count: count, what: what)
+        }
+        if pdu.first == 0x0C, pdu.count > 1 {
+            let isDebug = SMPKeyMaterial.isDebugPublicKey(pdu)
+            let ranges = frame.offsets.recordRanges(5..<count, count: count, what: "Public Key (debug key pairing)")
+            d.secrets += pairingKeys.publicKey(connection: connection.index, ranges: ranges, isDebug: isDebug)
         }
     }
 }

@@ -95,7 +95,7 @@ extension PacketDecoder {
                 ])))
             }
         }
-        var d = PacketDraft(direction: sender.direction, base: base)
+        var d = PacketDraft(direction: sender.direction, base: base, frame: record.frameNumber)
         d.layer = .linkLayer
         d.connection = conn.ref
         d.events = events
@@ -175,7 +175,7 @@ extension PacketDecoder {
             d.summary = d.prefix + "L2CAP Fragment, \(payload.count) bytes (no start fragment seen)"
             return
         }
-        let outcome = reassembler.add(payload, dataOffset: packet.payloadOffset, key: key, isStart: isStart,
+        let outcome = reassembler.add(payload, dataOffset: packet.payloadOffset, source: d.source, key: key, isStart: isStart,
                                       isTruncated: packet.isTruncated, problems: &d.problems)
         switch outcome {
         case .complete(let frame):

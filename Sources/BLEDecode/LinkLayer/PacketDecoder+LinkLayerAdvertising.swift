@@ -9,7 +9,8 @@ import BLECore
 /// access address, seen as the central sees it: role central, peer = AdvA.
 extension PacketDecoder {
     mutating func decodeAdvertisingPDU(_ packet: LinkLayerPacket, header: SnifferHeader, record: CaptureRecord) -> DecodedPacket {
-        var d = PacketDraft(direction: .unknown, base: record.fileOffset &+ options.payloadOffsetInRecord)
+        var d = PacketDraft(direction: .unknown, base: record.fileOffset &+ options.payloadOffsetInRecord,
+                            frame: record.frameNumber)
         d.layer = .linkLayer
         d.problems = packet.problems
         let h = AdvertisingPDUHeader(octets: packet.header[0], packet.header[1])

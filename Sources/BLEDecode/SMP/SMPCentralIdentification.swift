@@ -3,7 +3,8 @@ import BLECore
 /// Central Identification (formerly Master Identification): EDIV and Rand that identify the
 /// distributed LTK (Core v5.4 Vol 3 Part H 3.6.3).
 ///
-/// Wire layout: `07 | EDIV (2, LE) | Rand (8, LE)`. Key material: redacted unless asked for.
+/// Wire layout: `07 | EDIV (2, LE) | Rand (8, LE)`. Not key material (`SMPKeyMaterial`): EDIV and
+/// Rand name an LTK and travel in clear in every LL_ENC_REQ, so they are shown.
 public struct SMPCentralIdentification: SMPPDUBody {
     public static let code = SMPCode.centralIdentification
     public var encryptedDiversifier: UInt16
@@ -25,14 +26,10 @@ public struct SMPCentralIdentification: SMPPDUBody {
     }
 
     public func fields(keepKeys: Bool) -> [(String, String)] {
-        if keepKeys { return [("EDIV", hex(encryptedDiversifier, width: 4)), ("Rand", hex(randomNumber, width: 16))] }
-        var ediv: [UInt8] = [], rand: [UInt8] = []
-        ediv.append(le16: encryptedDiversifier)
-        rand.append(le64: randomNumber)
-        return [("EDIV", keyText(ediv, keepKeys: false)), ("Rand", keyText(rand, keepKeys: false))]
+        [("EDIV", hex(encryptedDiversifier, width: 4)), ("Rand", hex(randomNumber, width: 16))]
     }
 
-    /// `Central Identification: EDIV: <redacted 2 bytes>, Rand: <redacted 8 bytes>`.
+    /// `Central Identification: EDIV: 0x8A29, Rand: 0xCC3088CC2111A724`.
     public func summary(keepKeys: Bool) -> String {
         "\(Self.code.name): " + fields(keepKeys: keepKeys).map { "\($0.0): \($0.1)" }.joined(separator: ", ")
     }

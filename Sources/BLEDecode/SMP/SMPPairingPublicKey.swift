@@ -2,8 +2,9 @@ import BLECore
 
 /// Pairing Public Key: a P-256 public key for LE Secure Connections (Core v5.4 Vol 3 Part H 3.5.6).
 ///
-/// Wire layout: `0C | Public Key X (32, LE) | Public Key Y (32, LE)`. Redacted unless asked for
-/// (a debug key or a reused key is itself a finding worth keeping out of shared reports).
+/// Wire layout: `0C | Public Key X (32, LE) | Public Key Y (32, LE)`. Public, and kept in the raw
+/// bytes, unless the pairing uses the debug key (`SMPKeyMaterial`); summaries never print it:
+/// the first key of a pairing is summarised before a debug key can show up in the second.
 public struct SMPPairingPublicKey: SMPPDUBody {
     public static let code = SMPCode.pairingPublicKey
     /// 32 bytes each, in wire order.

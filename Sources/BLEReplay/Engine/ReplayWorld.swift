@@ -23,6 +23,11 @@ public final class ReplayWorld {
     public private(set) var unmatchedRequests: [UnmatchedRequest] = []
     /// Faults that fired, with the virtual time and the link.
     public private(set) var firedFaults: [(time: VirtualTime, fault: String, handle: UInt16?)] = []
+    /// Indices in `configuration.faults` of the faults that fired at least once.
+    public private(set) var firedFaultIndices: Set<Int> = []
+    /// Requests the peripherals received, by kind: the most of each on one link (what a
+    /// seeded fault can be aimed at).
+    public private(set) var requestsReceived: [ATTMatchKey: Int] = [:]
 
     public init(peripherals models: [PeripheralModel], configuration: ReplayConfiguration) {
         self.configuration = configuration
@@ -31,19 +36,20 @@ public final class ReplayWorld {
         host = CentralHost(world: self)
         peripherals = models.enumerated().map { SimulatedPeripheral(model: $0.element, index: $0.offset, world: self) }
         host.powerOn()
-        for f in configuration.faults {
+        for (index, f) in configuration.faults.enumerated() {
             switch f.kind {
             case .disconnect(let reason, .at(let t)):
                 scheduler.schedule(at: t) { [self] in
                     for p in peripherals where f.applies(to: p.model.key) && !p.sessions.isEmpty {
-                        noteFaultFired(f, link: nil)
+                        noteFaultFired(f, index: index, link: nil)
                         p.disconnectNow(reason: reason)
                     }
                 }
             case .stopAdvertising(let t):
                 scheduler.schedule(at: t) { [self] in
-                    for p in peripherals where f.applies(to: p.model.key) { p.setAdvertising(false) }
-                    noteFaultFired(f, link: nil)
+                    let targets = peripherals.filter { f.applies(to: $0.model.key) }
+                    for p in targets { p.setAdvertising(false) }
+                    if !targets.isEmpty { noteFaultFired(f, index: index, link: nil) }
                 }
             default:
                 break
@@ -71,7 +77,22 @@ public final class ReplayWorld {
         unmatchedRequests.append(UnmatchedRequest(time: now, linkHandle: link.handle, peripheral: link.peripheral.model.key, pdu: pdu))
     }
 
-    func noteFaultFired(_ f: FaultSpec, link: SimulatedLink?) {
+    func noteFaultFired(_ f: FaultSpec, index: Int, link: SimulatedLink?) {
         firedFaults.append((now, f.description, link?.handle))
+        firedFaultIndices.insert(index)
+    }
+
+    /// A peripheral received the `count`-th request of kind `key` on one link.
+    func noteRequestReceived(_ key: ATTMatchKey, count: Int) {
+        requestsReceived[key] = max(requestsReceived[key] ?? 0, count)
+    }
+
+    /// Faults that could have fired and never did: the run did not test what it was asked to
+    /// (STYLE.md 18). `latency-scale` applies to every answer and is not counted.
+    public var unfiredFaults: [FaultSpec] {
+        configuration.faults.enumerated().compactMap { i, f in
+            if case .latencyScale = f.kind { return nil }
+            return firedFaultIndices.contains(i) ? nil : f
+        }
     }
 }

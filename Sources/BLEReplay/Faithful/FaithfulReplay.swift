@@ -8,6 +8,9 @@ public struct FaithfulReplayResult: Sendable {
     /// Connections that are not LE (BR/EDR): not replayed.
     public var classicConnections: Int
     public var firedFaults: [String]
+    /// Faults asked for that never fired (`ReplayWorld.unfiredFaults`), in the `--inject` grammar:
+    /// the run fails, since it did not test what it was asked to.
+    public var unfiredFaults: [String] = []
     public var eventsRun: Int
     /// Simulated span (µs).
     public var simulatedSpan: Int64
@@ -16,6 +19,8 @@ public struct FaithfulReplayResult: Sendable {
     public var allReproduced: Bool { verdicts.allSatisfy(\.reproduced) }
     /// Every connection reproduced or is a capture gap.
     public var allSettled: Bool { verdicts.allSatisfy(\.settled) }
+    /// Every connection reproduced (or is a capture gap the capture cannot settle) and every fault fired.
+    public var passed: Bool { allSettled && unfiredFaults.isEmpty }
 }
 
 /// Faithful replay (Docs/replay.md "Faithful replay"): the recorded central against the recorded
@@ -66,10 +71,11 @@ public enum FaithfulReplay {
         } else if session.classicConnections > 0 {
             notes.append("\(session.classicConnections) BR/EDR connection(s) not replayed (LE only)")
         }
-        let result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: verdicts,
+        var result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: verdicts,
                                           classicConnections: session.classicConnections,
-                                          firedFaults: world.firedFaults.map { "\(VirtualDuration.format($0.time)) \($0.fault)" },
+                                          firedFaults: world.firedFaults.map { "\(TimeLabel.capture($0.time)) \($0.fault)" },
                                           eventsRun: world.scheduler.eventsRun, simulatedSpan: world.now, notes: notes)
+        result.unfiredFaults = world.unfiredFaults.map(\.description)
         return (result, world)
     }
 }

@@ -13,7 +13,7 @@ public struct Divergence: Sendable {
     public var expectedPacketID: Int?
     /// Frame number in the simulated capture (`--write-capture`).
     public var gotFrame: Int?
-    /// Microseconds since the connection's start.
+    /// Microseconds since the connection's start (`TimeLabel.intoConnection`).
     public var time: Int64
 }
 
@@ -41,6 +41,8 @@ public struct ConnectionVerdict: Sendable {
 
     /// Reproduced, or not settled by the capture (a capture gap): what a check may accept.
     public var settled: Bool { reproduced || captureGap != nil }
+    /// How long the simulated connection lasted, virtual µs (0 for an attempt): JUnit's testcase `time`.
+    public var duration: Int64 = 0
 }
 
 /// Compares a simulated link with the recorded connection it replays: the same ATT PDUs in the
@@ -55,7 +57,7 @@ public enum ReplayComparison {
             : (c.beganBeforeCapture ? "mid-capture connection" : "connection")
         var v = ConnectionVerdict(connectionID: c.id, handle: c.handle, peer: c.peerLabel, kind: kind, reproduced: true,
                                   recordedPDUs: c.pdus.count, simulatedPDUs: link?.log.count ?? 0,
-                                  recordedEnd: endText(reason: c.disconnect?.reason, time: c.disconnect?.time, statusOnly: c.isEstablished ? nil : c.status),
+                                  recordedEnd: endText(reason: c.disconnect?.reason, time: c.disconnect?.time, connection: c.id, statusOnly: c.isEstablished ? nil : c.status),
                                   simulatedEnd: "", endingRule: endingRule, divergence: nil, maxTimingError: 0, notes: [])
         guard c.isEstablished else {
             v.simulatedEnd = v.recordedEnd
@@ -65,11 +67,12 @@ public enum ReplayComparison {
         guard let link else {
             v.reproduced = false
             v.simulatedEnd = "never connected"
-            v.divergence = Divergence(kind: "missing-connection", expected: "connection at \(VirtualDuration.format(c.offset))",
+            v.divergence = Divergence(kind: "missing-connection", expected: "connection at \(TimeLabel.capture(c.offset))",
                                       got: "no link", expectedPacketID: c.completePacketID, gotFrame: nil, time: 0)
             return v
         }
-        v.simulatedEnd = endText(reason: link.endReason, time: link.endedAt.map(link.relative), statusOnly: nil)
+        v.simulatedEnd = endText(reason: link.endReason, time: link.endedAt.map(link.relative), connection: c.id, statusOnly: nil)
+        v.duration = max(0, link.endedAt.map(link.relative) ?? c.end)
         if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
         if c.beganBeforeCapture { v.notes.append("the capture starts mid-connection: replayed from its first packet, parameters and MTU before it unknown") }
         if c.role == "peripheral" {
@@ -92,8 +95,8 @@ public enum ReplayComparison {
                 let error = abs(s.time - r.time)
                 v.maxTimingError = max(v.maxTimingError, error)
                 if error > tolerance {
-                    v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral)) at \(VirtualDuration.format(r.time))",
-                                              got: "at \(VirtualDuration.format(s.time))", expectedPacketID: r.packetID,
+                    v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral)) at \(TimeLabel.intoConnection(r.time, c.id))",
+                                              got: "at \(TimeLabel.intoConnection(s.time, c.id))", expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
                     break
                 }
@@ -149,10 +152,10 @@ public enum ReplayComparison {
         return v
     }
 
-    static func endText(reason: HCIStatusCode?, time: Int64?, statusOnly: UInt8?) -> String {
+    static func endText(reason: HCIStatusCode?, time: Int64?, connection: Int64, statusOnly: UInt8?) -> String {
         if let statusOnly { return "LE Connection Complete status \(hex(statusOnly)) \(HCIStatusCode(statusOnly).name)" }
         guard let reason else { return "still connected" }
-        return "disconnected \(hex(reason.rawValue)) \(reason.name) at \(VirtualDuration.format(time ?? 0))"
+        return "disconnected \(hex(reason.rawValue)) \(reason.name) at \(TimeLabel.intoConnection(time ?? 0, connection))"
     }
 
     /// `central -> Write Request, Handle: 0x0021 [0100]`.

@@ -2,21 +2,40 @@ import BLECore
 import BLEDecode
 
 /// `--seed N --runs K` (Docs/replay.md "Seeded fault runs"): K runs, each with one fault drawn
-/// from the seeded generator and placed on something the recording shows the peripheral
-/// receiving, then a summary of which runs broke the expectations. Each run prints its fault
-/// in the `--inject` grammar so it can be re-run alone.
+/// from the seeded generator and placed on something the central sends (the recorded central's
+/// requests, or a script's, counted in a run without the fault) and can happen on its links
+/// (a MIC failure only where a link was encrypted), then a summary of which runs broke the
+/// expectations and which faults never fired. Each run prints its fault in the `--inject`
+/// grammar so it can be re-run alone.
 public enum FaultFuzzer {
     public struct Run: Sendable {
         public var index: Int
         public var seed: UInt64
         public var fault: FaultSpec
         public var passed: Bool
+        /// The fault fired; a run whose fault never fired tested nothing and fails.
+        public var fired: Bool = true
         /// The first failed check or divergence.
         public var detail: String
     }
 
-    /// The request kinds the peripherals were seen to receive, with how often (per connection).
-    static func targets(_ session: RecordedSession) -> [(key: ATTMatchKey, count: Int)] {
+    /// Where seeded faults can be aimed: request kinds with how many of each one link carried,
+    /// and the peripherals whose links were encrypted (only those can end with a MIC failure).
+    struct Targets {
+        var requests: [(key: ATTMatchKey, count: Int)]
+        var encryptedPeers: [String]
+        var span: Int64
+
+        init(requests: [ATTMatchKey: Int], encryptedPeers: [String], span: Int64) {
+            self.requests = requests.map { ($0.key, $0.value) }
+                .sorted { ($0.key.opcode.rawValue, $0.key.handle ?? 0) < ($1.key.opcode.rawValue, $1.key.handle ?? 0) }
+            self.encryptedPeers = encryptedPeers.sorted()
+            self.span = span
+        }
+    }
+
+    /// What the recorded central sent: the targets of a faithful replay, whose central is the recorded one.
+    static func targets(_ session: RecordedSession) -> Targets {
         var counts: [ATTMatchKey: Int] = [:]
         for c in session.connections where c.isEstablished {
             var perConnection: [ATTMatchKey: Int] = [:]
@@ -25,16 +44,32 @@ public enum FaultFuzzer {
             }
             for (k, n) in perConnection { counts[k] = max(counts[k] ?? 0, n) }
         }
-        return counts.map { ($0.key, $0.value) }.sorted { ($0.key.opcode.rawValue, $0.key.handle ?? 0) < ($1.key.opcode.rawValue, $1.key.handle ?? 0) }
+        // A peer named by address only: `peer=` takes an address.
+        let encrypted = session.connections.filter { $0.isEstablished && $0.encrypted }.compactMap { $0.peer?.address.description }
+        return Targets(requests: counts, encryptedPeers: Array(Set(encrypted)), span: max(1_000_000, session.end))
+    }
+
+    /// What a central script sends: a run of the script with no fault of its own drawn, whose
+    /// peripherals count the requests they receive. The script's links are never encrypted
+    /// (pairing is not simulated), so no MIC failure is drawn for them.
+    static func targets(_ session: RecordedSession, script: CentralScript, configuration: ReplayConfiguration) -> Targets {
+        var c = configuration
+        c.keepTrace = false
+        let (_, world) = ScriptReplay.run(session, script: script, configuration: c)
+        return Targets(requests: world.requestsReceived, encryptedPeers: [], span: max(1_000_000, world.now))
     }
 
     /// One random fault.
     public static func randomFault(_ session: RecordedSession, rng: inout SplitMix64) -> FaultSpec {
-        let targets = targets(session)
-        let span = max(1_000_000, session.end)
+        randomFault(targets(session), rng: &rng)
+    }
+
+    static func randomFault(_ targets: Targets, rng: inout SplitMix64) -> FaultSpec {
+        let requests = targets.requests
+        let span = targets.span
         func match() -> FaultMatch? {
-            guard !targets.isEmpty else { return nil }
-            let t = rng.pick(targets)
+            guard !requests.isEmpty else { return nil }
+            let t = rng.pick(requests)
             return FaultMatch(opcode: t.key.opcode, handle: t.key.handle, occurrence: 1 + rng.below(t.count))
         }
         switch rng.below(6) {
@@ -52,8 +87,13 @@ public enum FaultFuzzer {
         default:
             break
         }
-        let reasons: [UInt8] = [0x08, 0x13, 0x22, 0x3D]
-        return FaultSpec(kind: .disconnect(HCIStatusCode(rng.pick(reasons)), .at(rng.inRange(0...span / 1000) * 1000)))
+        // 0x3D Connection Terminated due to MIC Failure needs an encrypted link: drawn only where
+        // one was, and aimed at that peer.
+        let reasons: [UInt8] = targets.encryptedPeers.isEmpty ? [0x08, 0x13, 0x22] : [0x08, 0x13, 0x22, 0x3D]
+        let reason = rng.pick(reasons)
+        let at = rng.inRange(0...span / 1000) * 1000
+        let peer = reason == 0x3D ? rng.pick(targets.encryptedPeers) : nil
+        return FaultSpec(kind: .disconnect(HCIStatusCode(reason), .at(at)), peer: peer)
     }
 
     /// Seeds of the K runs: the sequence of a generator seeded with N.
@@ -64,58 +104,77 @@ public enum FaultFuzzer {
 
     public static func scriptRuns(_ session: RecordedSession, script: CentralScript, configuration: ReplayConfiguration,
                                   runs: Int, seed: UInt64) -> [Run] {
-        runSeeds(seed, runs).enumerated().map { i, runSeed in
+        let targets = targets(session, script: script, configuration: configuration)
+        return runSeeds(seed, runs).enumerated().map { i, runSeed in
             var rng = SplitMix64(seed: runSeed)
-            let fault = randomFault(session, rng: &rng)
+            let fault = randomFault(targets, rng: &rng)
             var c = configuration
             c.seed = runSeed
             c.faults.append(fault)
             c.keepTrace = false
-            let (r, _) = ScriptReplay.run(session, script: script, configuration: c)
+            let (r, world) = ScriptReplay.run(session, script: script, configuration: c)
+            let fired = world.firedFaultIndices.contains(c.faults.count - 1) || isLatencyScale(fault)
             let firstFailure = r.checks.first { !$0.passed }.map { "\($0.label): \($0.message)" }
-            return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed,
+            return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed, fired: fired,
                        detail: firstFailure ?? (r.finished ? "all \(r.checks.count) checks passed" : "did not finish: \(r.events.last ?? "")"))
         }
     }
 
     public static func faithfulRuns(_ session: RecordedSession, configuration: ReplayConfiguration, runs: Int, seed: UInt64) -> [Run] {
-        runSeeds(seed, runs).enumerated().map { i, runSeed in
+        let targets = targets(session)
+        return runSeeds(seed, runs).enumerated().map { i, runSeed in
             var rng = SplitMix64(seed: runSeed)
-            let fault = randomFault(session, rng: &rng)
+            let fault = randomFault(targets, rng: &rng)
             var c = configuration
             c.seed = runSeed
             c.faults.append(fault)
             c.keepTrace = false
-            let (r, _) = FaithfulReplay.run(session, configuration: c)
+            let (r, world) = FaithfulReplay.run(session, configuration: c)
+            let fired = world.firedFaultIndices.contains(c.faults.count - 1) || isLatencyScale(fault)
             let first = r.verdicts.first { !$0.reproduced }
             let detail = first.flatMap { v in v.divergence.map { "connection \(v.connectionID): \($0.kind): expected \($0.expected), got \($0.got)" } }
-            return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.allReproduced, detail: detail ?? "reproduced anyway")
+            return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed, fired: fired, detail: detail ?? "reproduced anyway")
         }
+    }
+
+    static func isLatencyScale(_ f: FaultSpec) -> Bool {
+        if case .latencyScale = f.kind { return true }
+        return false
     }
 
     static func render(_ runs: [Run], title: String, json: Bool) -> ReplayOutcome {
         var out = ReplayOutcome()
-        let broken = runs.filter { !$0.passed }
+        let unfired = runs.filter { !$0.fired }
+        let broken = runs.filter { !$0.passed && $0.fired }
         if json {
             out.stdout = JSON.object([
                 ("mode", .string(title)),
                 ("runs", .array(runs.map { r in
                     .object([("run", .int(Int64(r.index))), ("seed", .string(String(r.seed))), ("fault", .string(r.fault.description)),
-                             ("passed", .bool(r.passed)), ("detail", .string(r.detail))])
+                             ("passed", .bool(r.passed)), ("fired", .bool(r.fired)), ("detail", .string(r.detail))])
                 })),
                 ("broken", .int(Int64(broken.count))),
+                ("never_fired", .int(Int64(unfired.count))),
             ]).serialized(pretty: true) + "\n"
         } else {
             var lines = ["\(title): \(runs.count) runs with one random fault each"]
             for r in runs {
-                lines.append("  run \(r.index)  \(r.passed ? "held " : "BROKE")  --inject '\(r.fault)'  (seed \(r.seed))")
-                if !r.passed { lines.append("        \(r.detail)") }
+                let status = !r.fired ? "NOT FIRED" : (r.passed ? "held " : "BROKE")
+                lines.append("  run \(r.index)  \(status)  --inject '\(r.fault)'  (seed \(r.seed))")
+                if !r.fired {
+                    lines.append("        the fault never fired: this run tested nothing")
+                } else if !r.passed {
+                    lines.append("        \(r.detail)")
+                }
             }
             lines.append("  \(broken.count) of \(runs.count) runs broke" +
                          (broken.isEmpty ? "" : ": " + broken.map { String($0.index) }.joined(separator: ", ")))
+            if !unfired.isEmpty {
+                lines.append("  \(unfired.count) run(s) whose fault never fired: " + unfired.map { String($0.index) }.joined(separator: ", "))
+            }
             out.stdout = lines.joined(separator: "\n") + "\n"
         }
-        out.status = broken.isEmpty ? .passed : .failed
+        out.status = broken.isEmpty && unfired.isEmpty ? .passed : .failed
         return out
     }
 

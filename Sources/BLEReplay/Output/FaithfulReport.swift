@@ -2,6 +2,9 @@ import BLECore
 
 /// Renders faithful-replay results as text, JSON and JUnit (Docs/replay.md "Output").
 public enum FaithfulReport {
+    /// Why a fault that never fired fails the run.
+    static let neverFiredReason = "(nothing it matches happened in the replay: the run tested nothing it was asked to, so it fails)"
+
     public static func text(_ r: FaithfulReplayResult) -> String {
         var lines = ["replay \(r.session) (faithful: the recorded central against the recorded peripherals)"]
         for v in r.verdicts {
@@ -17,7 +20,7 @@ public enum FaithfulReport {
             lines.append(head)
             if let rule = v.endingRule { lines.append("      peripheral: \(rule)") }
             if let d = v.divergence {
-                lines.append("      first divergence (\(d.kind)) at \(VirtualDuration.format(d.time)) into the connection:")
+                lines.append("      first divergence (\(d.kind)) at \(TimeLabel.intoConnection(d.time, v.connectionID)):")
                 lines.append("        expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")")
                 lines.append("        got:      \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
             }
@@ -25,11 +28,13 @@ public enum FaithfulReport {
             for n in v.notes { lines.append("      note: \(n)") }
         }
         for f in r.firedFaults { lines.append("  fault fired: \(f)") }
+        for f in r.unfiredFaults { lines.append("  FAULT NEVER FIRED: \(f)  \(Self.neverFiredReason)") }
         for n in r.notes { lines.append("  note: \(n)") }
         let ok = r.verdicts.filter(\.reproduced).count
         let gaps = r.verdicts.filter { !$0.reproduced && $0.captureGap != nil }.count
         let gapText = gaps > 0 ? "\(gaps) capture gap(s), " : ""
-        lines.append("  \(r.verdicts.count) connection(s): \(ok) reproduced, \(gapText)\(r.verdicts.count - ok - gaps) diverged; "
+        let unfired = r.unfiredFaults.isEmpty ? "" : "\(r.unfiredFaults.count) fault(s) never fired; "
+        lines.append("  \(r.verdicts.count) connection(s): \(ok) reproduced, \(gapText)\(r.verdicts.count - ok - gaps) diverged; " + unfired
                      + "\(r.eventsRun) events, \(VirtualDuration.short(r.simulatedSpan)) simulated")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -41,7 +46,9 @@ public enum FaithfulReport {
             ("mode", .string("faithful")),
             ("reproduced", .bool(r.allReproduced)),
             ("connections", .array(r.verdicts.map(json))),
+            ("passed", .bool(r.passed)),
             ("faults_fired", .array(r.firedFaults.map { .string($0) })),
+            ("faults_never_fired", .array(r.unfiredFaults.map { .string($0) })),
             ("events", .int(Int64(r.eventsRun))),
             ("simulated_us", .int(r.simulatedSpan)),
             ("notes", .array(r.notes.map { .string($0) })),
@@ -60,13 +67,14 @@ public enum FaithfulReport {
             ("recorded_end", .string(v.recordedEnd)),
             ("simulated_end", .string(v.simulatedEnd)),
             ("max_timing_error_us", .int(v.maxTimingError)),
+            ("duration_us", .int(v.duration)),
             ("peripheral_ending", v.endingRule.map { .string($0) } ?? .null),
             ("capture_gap", v.captureGap.map { .string($0) } ?? .null),
         ]
         if let d = v.divergence {
             fields.append(("divergence", .object([
                 ("kind", .string(d.kind)),
-                ("time_us", .int(d.time)),
+                ("time_into_connection_us", .int(d.time)),
                 ("expected", .string(d.expected)),
                 ("expected_packet_id", JSON(d.expectedPacketID)),
                 ("got", .string(d.got)),
@@ -79,7 +87,7 @@ public enum FaithfulReport {
         return .object(fields)
     }
 
-    /// One testcase per connection.
+    /// One testcase per connection; its `time` is the simulated connection's duration in virtual seconds.
     public static func junit(_ results: [FaithfulReplayResult]) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
@@ -87,13 +95,17 @@ public enum FaithfulReport {
                 var failure: (String, String)?
                 if let d = v.divergence {
                     failure = ("\(d.kind): expected \(d.expected), got \(d.got)",
-                               "first divergence at \(VirtualDuration.format(d.time)) into the connection\n"
+                               "first divergence at \(TimeLabel.intoConnection(d.time, v.connectionID))\n"
                                + "expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")\n"
                                + "got: \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
                 }
                 cases.append(.init(className: "replay.\(r.session)",
                                    name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind))",
-                                   time: 0, failure: failure))
+                                   time: Double(v.duration) / 1e6, failure: failure))
+            }
+            for f in r.unfiredFaults {
+                cases.append(.init(className: "replay.\(r.session)", name: "fault \(f) fires", time: 0,
+                                   failure: ("the fault never fired", "--inject '\(f)' \(Self.neverFiredReason)")))
             }
         }
         let notes = results.flatMap { r in

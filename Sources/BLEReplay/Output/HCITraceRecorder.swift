@@ -38,10 +38,22 @@ public final class HCITraceRecorder {
         append(payload(), kind: .event, direction: .received, at: time)
     }
 
-    /// Writes the records as btsnoop (datalink 1002, H4), which tshark and btmon decode.
+    /// Writes the records as btsnoop (datalink 1002, H4), which tshark and btmon decode,
+    /// through a `TemporaryFile` beside `path` renamed into place when complete.
     public func writeBtsnoop(to path: String) throws(CaptureError) {
-        let writer = try BtsnoopWriter(path: path, datalink: 1002)
+        let temporary: TemporaryFile
+        do {
+            temporary = try TemporaryFile.beside(path)
+        } catch {
+            throw CaptureError(path: path, kind: .unwritable, message: error.message)
+        }
+        let writer = try BtsnoopWriter(path: temporary.path, datalink: 1002)
         for r in records { try writer.write(r) }
         try writer.close()
+        do {
+            try temporary.moveIntoPlace(path)
+        } catch {
+            throw CaptureError(path: path, kind: .unwritable, message: error.message)
+        }
     }
 }

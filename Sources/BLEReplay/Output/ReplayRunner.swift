@@ -67,7 +67,7 @@ public enum ReplayRunner {
                 }
             }
         }
-        if outcome.status == .passed, !results.allSatisfy(\.allSettled) { outcome.status = .failed }
+        if outcome.status == .passed, !results.allSatisfy(\.passed) { outcome.status = .failed }
         return outcome
     }
 }

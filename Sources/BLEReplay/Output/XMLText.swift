@@ -24,7 +24,8 @@ public struct JUnitReport: Sendable {
     public struct TestCase: Sendable {
         public var className: String
         public var name: String
-        /// Seconds (virtual time is fine: CI only displays it).
+        /// The testcase's duration in seconds (virtual seconds: the simulation's clock), as the
+        /// JUnit XML schema's `testcase/@time` is a duration, never a timestamp.
         public var time: Double
         public var failure: (message: String, detail: String)?
 
@@ -52,7 +53,8 @@ public struct JUnitReport: Sendable {
         let failures = cases.filter { $0.failure != nil }.count
         var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         s += "<testsuites tests=\"\(cases.count)\" failures=\"\(failures)\">\n"
-        s += "  <testsuite name=\"\(XMLText.escape(suiteName))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\">\n"
+        let total = String(format3: cases.reduce(0) { $0 + $1.time })
+        s += "  <testsuite name=\"\(XMLText.escape(suiteName))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(total)\">\n"
         for c in cases {
             let time = String(format3: c.time)
             s += "    <testcase classname=\"\(XMLText.escape(c.className))\" name=\"\(XMLText.escape(c.name))\" time=\"\(time)\""

@@ -116,6 +116,7 @@ final class PeerSession {
             return
         }
         let op = ATTOpcode(pdu[0])
+        if op.kind == .request { world.noteRequestReceived(key, count: n) }
 
         var drop = false
         var extraDelay: Int64 = 0
@@ -130,7 +131,7 @@ final class PeerSession {
             guard match.matches(key) else { continue }
             faultCounts[i, default: 0] += 1
             if let k = match.occurrence, k != faultCounts[i] { continue }
-            world.noteFaultFired(f, link: link)
+            world.noteFaultFired(f, index: i, link: link)
             switch f.kind {
             case .disconnect(let reason, _): disconnectReason = reason
             case .dropResponse: drop = true

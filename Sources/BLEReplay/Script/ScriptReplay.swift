@@ -28,8 +28,12 @@ public enum ScriptReplay {
             result.notes.append(note)
         }
         if let target = runner.target?.model, let note = CachedDatabaseNote.note(target) { result.notes.append(note) }
-        if !result.finished { result.events.append("\(VirtualDuration.format(world.now))  limit reached at \(runner.currentLabel)") }
-        for f in world.firedFaults { result.events.append("\(VirtualDuration.format(f.time))  fault fired: \(f.fault)") }
+        if !result.finished { result.events.append("\(TimeLabel.replay(world.now))  limit reached at \(runner.currentLabel)") }
+        for f in world.firedFaults { result.events.append("\(TimeLabel.replay(f.time))  fault fired: \(f.fault)") }
+        for f in world.unfiredFaults {
+            result.checks.append(ScriptCheck(label: "fault \(f) fires", passed: false,
+                                             message: "--inject '\(f)' never fired: \(FaithfulReport.neverFiredReason)", time: world.now))
+        }
         for u in world.unmatchedRequests {
             result.checks.append(ScriptCheck(label: "request the recording never saw", passed: false,
                                              message: ReplayComparison.describe(u.pdu, fromCentral: true) + " (--unmatched strict)", time: u.time))

@@ -36,7 +36,7 @@ public enum ScriptReport {
         for n in r.notes { lines.append("  note: \(n)") }
         for e in r.events { lines.append("  \(e)") }
         for c in r.checks {
-            lines.append("  \(c.passed ? "ok  " : "FAIL") \(VirtualDuration.format(c.time))  \(c.label): \(c.message)")
+            lines.append("  \(c.passed ? "ok  " : "FAIL") \(TimeLabel.replay(c.time))  \(c.label): \(c.message)")
         }
         let failed = r.checks.filter { !$0.passed }.count
         lines.append("  \(r.passed ? "PASSED" : "FAILED"): \(r.checks.count) checks, \(failed) failed\(r.finished ? "" : ", script did not finish"); "
@@ -53,7 +53,7 @@ public enum ScriptReport {
             ("finished", .bool(r.finished)),
             ("checks", .array(r.checks.map { c in
                 .object([("label", .string(c.label)), ("passed", .bool(c.passed)), ("message", .string(c.message)),
-                         ("time_us", .int(c.time))])
+                         ("replay_time_us", .int(c.time))])
             })),
             ("events", .array(r.events.map { .string($0) })),
             ("reconnect_delays_us", .array(r.reconnectDelays.map { .int($0) })),
@@ -63,16 +63,19 @@ public enum ScriptReport {
         ])
     }
 
-    /// One testcase per expectation.
+    /// One testcase per expectation; its `time` is how long it took in virtual seconds: from the
+    /// previous expectation's decision (or the start) to its own (JUnit's testcase duration).
     public static func junit(_ results: [ScriptResult]) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
+            var previous: VirtualTime = 0
             for c in r.checks {
-                cases.append(.init(className: "replay.\(r.script)", name: c.label, time: Double(c.time) / 1e6,
-                                   failure: c.passed ? nil : (c.message, "\(c.label) at \(VirtualDuration.format(c.time)): \(c.message)")))
+                cases.append(.init(className: "replay.\(r.script)", name: c.label, time: Double(max(0, c.time - previous)) / 1e6,
+                                   failure: c.passed ? nil : (c.message, "\(c.label) at \(TimeLabel.replay(c.time)): \(c.message)")))
+                previous = max(previous, c.time)
             }
             if !r.finished {
-                cases.append(.init(className: "replay.\(r.script)", name: "script finishes", time: Double(r.simulatedSpan) / 1e6,
+                cases.append(.init(className: "replay.\(r.script)", name: "script finishes", time: Double(max(0, r.simulatedSpan - previous)) / 1e6,
                                    failure: ("the script did not finish", r.events.last ?? "")))
             }
         }

@@ -102,7 +102,7 @@ public final class ScriptRunner: CentralHostObserver {
     }
 
     func note(_ text: String) {
-        events.append("\(VirtualDuration.format(world.now))  \(text)")
+        events.append("\(TimeLabel.replay(world.now))  \(text)")
     }
 
     func stop(_ why: String) {

@@ -11,8 +11,9 @@ import BLETimeline
 /// btsnoop v1 datalink 1002 (H4) or pcap LINKTYPE 201 (H4 with a direction header).
 ///
 /// Records keep their timestamp, direction, kind and original length; notes and `other`
-/// records are left out (H4 has no type byte for them). Importing the export gives the same
-/// packets, ATT PDUs and errors; exporting that again gives the same bytes.
+/// records are left out (H4 has no type byte for them), and `ExportSummary.leftOut` counts
+/// them per kind so the command can say so. Importing the export gives the same packets, ATT
+/// PDUs and errors; exporting that again gives the same bytes.
 ///
 /// A capture whose packets come from more than one controller (a `btmon -w` file of a machine
 /// with two adapters) cannot be H4: H4 has no controller index, and the controllers' handles
@@ -59,9 +60,27 @@ public enum CaptureExporter {
         list.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
     }
 
-    /// Exports one capture; returns the number of records written.
+    /// What an export wrote and what it could not.
+    public struct ExportSummary: Sendable, Equatable {
+        /// Records written.
+        public var written: Int
+        /// True when written in the Linux monitor form (several controllers), not H4.
+        public var monitor: Bool
+        /// Records of the capture the output cannot carry, per kind, in `PacketKind` order.
+        public var leftOut: [LeftOut]
+
+        public struct LeftOut: Sendable, Equatable {
+            public var kind: PacketKind
+            public var count: Int
+        }
+
+        /// All records left out.
+        public var leftOutTotal: Int { leftOut.reduce(0) { $0 + $1.count } }
+    }
+
+    /// Exports one capture; says how many records were written and which were left out.
     @discardableResult
-    public static func export(_ store: TimelineStore, captureID: Int64, format: Format, to path: String) throws -> Int {
+    public static func export(_ store: TimelineStore, captureID: Int64, format: Format, to path: String) throws -> ExportSummary {
         let db = store.database
         guard try db.scalarInt("SELECT raw_kept FROM capture WHERE id = ?1", [.integer(captureID)]) == 1 else {
             throw Failure(isUsage: false, message:
@@ -79,34 +98,56 @@ public enum CaptureExporter {
         let monitor = try db.scalarInt(
             "SELECT count(DISTINCT controller_index) FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind NOT IN ('note', 'other')",
             [.integer(captureID)]) ?? 0 > 1
-        let temporary = "\(path).tmp-\(getpid())"
-        unlink(temporary)
+        // Written beside the target and renamed into place (a killed export leaves a leftover
+        // the next export to the same path removes).
+        let temporary: TemporaryFile
         do {
+            temporary = try TemporaryFile.beside(path)
+        } catch {
+            throw Failure(isUsage: false, message: error.description)
+        }
+        do {
+            var leftOut: [PacketKind: Int] = [:]
             let count: Int
             switch format {
             case .btsnoop:
-                let writer = try BtsnoopWriter(path: temporary, datalink: monitor ? 2001 : 1002)
-                try forEachRecord(db, captureID: captureID, keepNotes: monitor) { r throws(CaptureError) in try writer.write(r) }
+                let writer = try BtsnoopWriter(path: temporary.path, datalink: monitor ? 2001 : 1002)
+                try forEachRecord(db, captureID: captureID, keepNotes: monitor, leftOut: &leftOut) { r throws(CaptureError) in
+                    let before = writer.recordsWritten
+                    try writer.write(r)
+                    return writer.recordsWritten > before
+                }
                 try writer.close()
                 count = writer.recordsWritten
             case .pcap:
-                let writer = try PcapWriter(path: temporary, linkType: monitor ? 254 : 201)
-                try forEachRecord(db, captureID: captureID, keepNotes: monitor) { r throws(CaptureError) in try writer.write(r) }
+                let writer = try PcapWriter(path: temporary.path, linkType: monitor ? 254 : 201)
+                try forEachRecord(db, captureID: captureID, keepNotes: monitor, leftOut: &leftOut) { r throws(CaptureError) in
+                    let before = writer.recordsWritten
+                    try writer.write(r)
+                    return writer.recordsWritten > before
+                }
                 try writer.close()
                 count = writer.recordsWritten
             }
-            guard rename(temporary, path) == 0 else {
-                throw Failure(isUsage: false, message: "\(path): cannot move the export into place: \(String(cString: strerror(errno)))")
+            do {
+                try temporary.moveIntoPlace(path)
+            } catch {
+                throw Failure(isUsage: false, message: error.description)
             }
-            return count
+            return ExportSummary(written: count, monitor: monitor,
+                                 leftOut: PacketKind.allCases.compactMap { kind in
+                                     leftOut[kind].map { ExportSummary.LeftOut(kind: kind, count: $0) }
+                                 })
         } catch {
-            unlink(temporary)
+            temporary.discard()
             throw error
         }
     }
 
-    /// The stored packets of a capture as capture records, in frame order.
-    static func forEachRecord(_ db: SQLiteDatabase, captureID: Int64, keepNotes: Bool = false, _ body: (CaptureRecord) throws(CaptureError) -> Void) throws {
+    /// The stored packets of a capture as capture records, in frame order. `body` says whether
+    /// it wrote the record; `leftOut` counts, per kind, the records skipped here or by `body`.
+    static func forEachRecord(_ db: SQLiteDatabase, captureID: Int64, keepNotes: Bool = false, leftOut: inout [PacketKind: Int],
+                              _ body: (CaptureRecord) throws(CaptureError) -> Bool) throws {
         let s = try db.prepare("""
             SELECT frame, ts_us, direction, kind, raw, length, controller_index, raw_type
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
@@ -114,14 +155,19 @@ public enum CaptureExporter {
         try s.bind([.integer(captureID)])
         while try s.step() {
             let frame = s.int(0)
-            guard let kind = PacketKind(rawValue: s.text(3) ?? ""), keepNotes || (kind != .note && kind != .other) else { continue }
+            let kind = PacketKind(rawValue: s.text(3) ?? "") ?? .other
+            guard keepNotes || (kind != .note && kind != .other) else {
+                leftOut[kind, default: 0] += 1
+                continue
+            }
             guard let payload = s.blob(4) else {
                 throw Failure(isUsage: false, message: "\(db.path): packet \(frame) has no stored bytes; it cannot be exported")
             }
             let direction = Direction(rawValue: s.text(2) ?? "") ?? .unknown
-            try body(CaptureRecord(frameNumber: frame, timestamp: s.int64(1), direction: direction, kind: kind,
-                                   payload: payload, fileOffset: 0, originalLength: s.int(5),
-                                   controllerIndex: UInt16(truncatingIfNeeded: s.int(6)), rawType: UInt16(truncatingIfNeeded: s.int(7))))
+            let written = try body(CaptureRecord(frameNumber: frame, timestamp: s.int64(1), direction: direction, kind: kind,
+                                                 payload: payload, fileOffset: 0, originalLength: s.int(5),
+                                                 controllerIndex: UInt16(truncatingIfNeeded: s.int(6)), rawType: UInt16(truncatingIfNeeded: s.int(7))))
+            if !written { leftOut[kind, default: 0] += 1 }
         }
     }
 }

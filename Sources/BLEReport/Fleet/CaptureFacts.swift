@@ -90,8 +90,10 @@ public struct ConnectionFact: Sendable {
     /// Device Information read on this very connection.
     public var identity: DeviceIdentity
 
-    /// True for an attempt that LE Connection Complete reported as established.
-    public var established: Bool { status == 0 }
+    /// True for an attempt that came up: LE Connection Complete reported success and the link did
+    /// not end with 0x3E Connection Failed to be Established (Core v5.4 Vol 6 Part B 4.5.2: the
+    /// peripheral never answered in the first connection events, so no connection existed).
+    public var established: Bool { status == 0 && disconnectReason != 0x3E }
 
     /// Connected time observed in the capture, in microseconds (0 when not established).
     public var observedDuration: Int64 {

@@ -1,5 +1,6 @@
 import BLECore
 import BLEAnalysis
+import BLEDecode
 import BLETimeline
 
 /// Reads `CaptureFacts` out of an analysed timeline, one per capture it holds.
@@ -70,14 +71,15 @@ public enum CaptureFactsLoader {
         var identities: [Int64: DeviceIdentity] = [:]
         let names = identityUUIDs.map { "'\($0)'" }.joined(separator: ",")
         for row in try db.rows("""
-            SELECT v.connection_id, ch.uuid, CAST(v.value AS TEXT) FROM gatt_value v
+            SELECT v.connection_id, ch.uuid, v.value FROM gatt_value v
             JOIN gatt_characteristics ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
             JOIN connections c ON c.id = v.connection_id
             WHERE c.capture_id = ?1 AND ch.uuid IN (\(names)) AND length(v.value) > 0
             AND v.server = 'remote' -- the peer's own GATT server, never this device's that it read (GATTServerSide)
             ORDER BY v.packet_id
             """, capture) {
-            guard let id = row[0].int64, let uuid = row[1].string, let value = clean(row[2].string) else { continue }
+            // The one rule for GATT strings: NUL padding stripped, text only when it is text.
+            guard let id = row[0].int64, let uuid = row[1].string, let value = row[2].blob.flatMap(GATTStringValue.text) else { continue }
             var identity = identities[id] ?? DeviceIdentity()
             switch uuid {
             case "2A29": identity.manufacturer = value
@@ -98,7 +100,7 @@ public enum CaptureFactsLoader {
             let status = row[3].int ?? 0
             let began = row[7].int == 1
             let disconnected = row[5].int64
-            let established = status == 0
+            let established = status == 0 && row[6].int != 0x3E
             facts.connections.append(ConnectionFact(
                 id: id, handle: row[1].int ?? 0, peerAddress: row[2].string, status: status, completedAt: row[8].int64,
                 // A connection that began before the capture counts from its first packet, one still

@@ -38,8 +38,9 @@ public enum FleetReader {
     public static func read(_ arguments: [String], options: Options = .init()) throws(Failure) -> Result {
         let expansion = ReportInputs.expand(arguments)
         let files = expansion.files
-        let directory = try temporaryDirectory()
-        defer { rmdir(directory) }
+        let scratch = try temporaryDirectory()
+        let directory = scratch.path
+        defer { scratch.remove() }
         let progress = ProgressLine(enabled: options.progress && StandardStreams.isTerminal(2), total: files.count)
         let results = WorkerPool.map(count: files.count, jobs: options.jobs) { index in
             let path = files[index]
@@ -173,15 +174,14 @@ public enum FleetReader {
         return Int(clamping: limit.rlim_cur)
     }
 
-    /// A private directory for the scratch timelines (`mkdtemp` under `$TMPDIR` or /tmp).
-    static func temporaryDirectory() throws(Failure) -> String {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(base)/blereplay-report-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard made != nil else {
-            throw Failure(message: "cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))")
+    /// A private directory for the scratch timelines under `$TMPDIR` or /tmp (`TemporaryDirectory`:
+    /// the directory of a report that was killed is removed by the next one).
+    static func temporaryDirectory() throws(Failure) -> TemporaryDirectory {
+        do {
+            return try TemporaryDirectory(prefix: "blereplay-report")
+        } catch {
+            throw Failure(message: "cannot create a temporary directory: \(error)")
         }
-        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -34,17 +34,18 @@ extension ReportTables {
             }
             return g.key.map { Cell.text($0) } + denominators(g) + [
                 .int(sum(.disconnect)), .int(sum(.disconnect, 0x08)), .int(sum(.disconnect, 0x3E)),
-                .int(sum(.connectionFailed) + sum(.connectionCancelled)), .int(sum(.hciCommand)), .int(sum(.att)),
+                .int(sum(.connectionFailed)), .int(sum(.connectionCancelled)), .int(sum(.hciCommand)), .int(sum(.att)),
                 .int(sum(.attTimeout)), .int(sum(.smp)),
             ]
         }
         let period = d == .time ? " (one row per \(s.period))" : ""
         return ReportTable(
             id: "by_\(file(d))", title: "By \(d.title)\(period)",
-            note: "Attempts: LE Connection Complete events; connections: the established ones; connection hours: connected time seen in the captures. Errors without a connection (HCI command failures) are under (no connection).",
+            note: "Attempts: LE Connection Complete events; connections: the established ones (not those that ended with 0x3E before they came up); connection hours: connected time seen in the captures. Failed attempts: an error status; cancelled ones (the host's LE Create Connection Cancel) are apart, as in the summary, and count under the peer the Create Connection named. Errors without a connection (HCI command failures) are under (no connection).",
             columns: keyColumns(d) + denominatorColumns + [
                 C("Disconnects", "disconnects", .number), C("0x08 timeouts", "disconnect_0x08", .number),
-                C("0x3E failed to establish", "disconnect_0x3e", .number), C("Failed or cancelled attempts", "attempt_failures", .number),
+                C("0x3E failed to establish", "disconnect_0x3e", .number), C("Failed attempts", "attempt_failures", .number),
+                C("Cancelled attempts", "attempt_cancels", .number),
                 C("HCI command errors", "hci_command_errors", .number), C("ATT errors", "att_errors", .number),
                 C("ATT timeouts", "att_timeouts", .number), C("SMP failures", "smp_failures", .number),
             ],

@@ -1,11 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CSQLite
-
-/// An error from SQLite, with the statement or file it concerns.
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
-    public var code: Int32
-    public var message: String
-    public var description: String { "SQLite error \(code): \(message)" }
-}
 
 /// SQLITE_TRANSIENT tells SQLite to copy bound text and blobs before the call returns.
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -23,19 +21,23 @@ public final class SQLiteDatabase {
     }()
 
     /// Opens (and creates, unless `readOnly`) the database at `path`.
+    /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    public static let busyTimeoutMilliseconds: Int32 = 30_000
+
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         _ = Self.configured
         var db: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let failure = db.map { SQLiteDatabase.failure($0, rc) } ?? SQLiteError(code: rc, message: "cannot open")
             if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: rc, message: "\(path): \(message)")
+            throw SQLiteError(code: failure.code, message: "\(path): \(failure.message)", systemErrno: failure.systemErrno)
         }
         handle = db
         self.path = path
-        sqlite3_busy_timeout(db, 5000)
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
     }
 
     deinit {
@@ -48,9 +50,10 @@ public final class SQLiteDatabase {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
-            let message = errorMessage.map { String(cString: $0) } ?? "error"
+            var failure = error(rc)
+            if let errorMessage { failure.message = String(cString: errorMessage) }
             sqlite3_free(errorMessage)
-            throw SQLiteError(code: rc, message: message)
+            throw failure
         }
     }
 
@@ -92,8 +95,25 @@ public final class SQLiteDatabase {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// The error of the call that just returned `rc`: call it before any other call on the handle.
     func error(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+        Self.failure(handle, rc)
+    }
+
+    static func failure(_ handle: OpaquePointer, _ rc: Int32) -> SQLiteError {
+        // errno as the failing call left it, before anything below can change it: SQLite's own
+        // record of it (`sqlite3_system_errno`) is reset by the clean-up after a failed write.
+        let lastErrno = errno
+        // The extended code of the failing call when the handle still holds it (same primary code).
+        let extended = sqlite3_extended_errcode(handle)
+        let code = extended & 0xFF == rc & 0xFF ? extended : rc
+        let message = extended & 0xFF == rc & 0xFF ? String(cString: sqlite3_errmsg(handle)) : String(cString: sqlite3_errstr(rc))
+        var systemErrno = sqlite3_system_errno(handle)
+        if systemErrno == 0, [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(rc & 0xFF),
+           [ENOSPC, EFBIG, EDQUOT, EIO, EACCES, EPERM, EROFS].contains(lastErrno) {
+            systemErrno = lastErrno
+        }
+        return SQLiteError(code: code, message: message, systemErrno: systemErrno)
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -142,7 +162,9 @@ public final class SQLiteStatement {
         var s: OpaquePointer?
         let rc = sqlite3_prepare_v2(database.handle, sql, -1, &s, nil)
         guard rc == SQLITE_OK, let s else {
-            throw SQLiteError(code: rc, message: "\(String(cString: sqlite3_errmsg(database.handle))) in: \(sql)")
+            var failure = database.error(rc)
+            failure.message += " in: \(sql)"
+            throw failure
         }
         statement = s
         self.database = database
@@ -205,6 +227,7 @@ public final class SQLiteStatement {
     public func run(borrowing text: String?, at textIndex: Int32, _ blob: [UInt8]?, at blobIndex: Int32) throws(SQLiteError) {
         var text = text
         var rc: Int32 = SQLITE_DONE
+        var failure: SQLiteError?
         func step(_ t: UnsafeBufferPointer<UInt8>?, _ b: UnsafeRawBufferPointer?) {
             if let t, let base = t.baseAddress, !t.isEmpty {
                 sqlite3_bind_text(statement, textIndex, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
@@ -221,6 +244,7 @@ public final class SQLiteStatement {
                 sqlite3_bind_null(statement, blobIndex)
             }
             rc = sqlite3_step(statement)
+            if rc != SQLITE_DONE && rc != SQLITE_ROW { failure = database.error(rc) }
             sqlite3_reset(statement)
             // The buffers are only borrowed for this call: SQLite must not see them again.
             sqlite3_bind_null(statement, textIndex)
@@ -230,14 +254,18 @@ public final class SQLiteStatement {
             if let blob { blob.withUnsafeBytes { step(t, $0) } } else { step(t, nil) }
         }
         if text != nil { text!.withUTF8 { withBlob($0) } } else { withBlob(nil) }
-        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw database.error(rc) }
+        if let failure { throw failure }
     }
 
     /// Runs an insert/update to completion, then resets the statement for the next row.
     public func run() throws(SQLiteError) {
         let rc = sqlite3_step(statement)
+        if rc != SQLITE_DONE && rc != SQLITE_ROW {
+            let failure = database.error(rc)
+            sqlite3_reset(statement)
+            throw failure
+        }
         sqlite3_reset(statement)
-        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw database.error(rc) }
     }
 
     /// Steps a query; true while a row is available.

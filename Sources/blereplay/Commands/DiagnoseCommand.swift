@@ -2,12 +2,12 @@ import BLEAnalysis
 import BLEReport
 import BLETimeline
 
-/// `blereplay diagnose CAPTURE|DB [--json] [--fail-on warning|error]`
+/// `blereplay diagnose CAPTURE|DB [--json] [--fail-on warning|error] [--severity S] [packet filters]`
 enum DiagnoseCommand {
     static func run(_ argv: [String]) throws -> ExitCode {
-        let args = try Arguments(argv, valued: ["fail-on"], flagNames: ["json"])
+        let args = try Arguments(argv, valued: PacketFilterOptions.valued.union(["fail-on"]), flagNames: ["json"])
         guard args.positionals.count == 1, let input = args.positionals.first else {
-            throw Arguments.UsageError(message: "give one capture or timeline (usage: blereplay diagnose CAPTURE|DB [--json] [--fail-on warning|error])")
+            throw Arguments.UsageError(message: "give one capture or timeline (usage: blereplay diagnose CAPTURE|DB [--json] [--fail-on warning|error] [filters])")
         }
         var threshold: Finding.Severity?
         if let f = args.value("fail-on") {
@@ -16,6 +16,10 @@ enum DiagnoseCommand {
             }
             threshold = s
         }
+        var packets = try PacketFilterOptions.filter(args)
+        let severity = packets.minimumSeverity.flatMap(Finding.Severity.init(rawValue:))
+        packets.minimumSeverity = nil
+        let filter = DiagnosisFilter(minimumSeverity: severity, packets: packets.selects ? packets : nil)
         let source: TimelineSource
         do {
             source = try TimelineSource(path: input)
@@ -23,7 +27,18 @@ enum DiagnoseCommand {
             Err.line("blereplay diagnose: \(error)")
             return .dataError
         }
-        let diagnosis = try DiagnosisLoader.load(source.store)
+        var diagnosis = try DiagnosisLoader.load(source.store)
+        var selectedNothing = false
+        if !filter.isEmpty {
+            let outcome = try filter.apply(diagnosis, store: source.store)
+            diagnosis = outcome.diagnosis
+            if outcome.packetsSelected == 0 {
+                Err.line("blereplay diagnose: no packet matches \(PacketFilterOptions.describe(args))")
+                selectedNothing = true
+            } else if outcome.findingsKept == 0 {
+                Err.line("blereplay diagnose: no finding matches \(PacketFilterOptions.describe(args))")
+            }
+        }
         if args.flag("json") {
             Out.line(DiagnosisRenderer.json(diagnosis).serialized(pretty: true))
         } else {
@@ -38,6 +53,7 @@ enum DiagnoseCommand {
             let all = diagnosis.flatMap { $0.findings + $0.connections.flatMap(\.findings) }
             if all.contains(where: { $0.finding.severity >= threshold }) { return .checkFailed }
         }
-        return .success
+        // Packet filters that selected nothing checked nothing: that fails, as it does for `timeline`.
+        return selectedNothing ? .checkFailed : .success
     }
 }

@@ -5,8 +5,9 @@ import BLETimeline
 /// `blereplay export DB --format btsnoop|pcap|trace -o FILE [--capture ID]`
 ///
 /// btsnoop (datalink 1002) and pcap (LINKTYPE 201) write a capture's packets back out from the
-/// bytes kept at import; trace writes Chrome trace-event JSON for Perfetto. Exit 65 when the
-/// timeline cannot be read or was imported with --no-raw, 2 on a usage error.
+/// bytes kept at import; trace writes Chrome trace-event JSON for Perfetto. What the format
+/// cannot carry (notes, index records) is left out and counted per kind on stderr. Exit 65
+/// when the timeline cannot be read or was imported with --no-raw, 2 on a usage error.
 enum ExportCommand {
     static let usage = "usage: blereplay export DB --format btsnoop|pcap|trace -o FILE [--capture ID]"
 
@@ -41,8 +42,16 @@ enum ExportCommand {
             } else {
                 let id = try CaptureExporter.choose(source.store, requested: requested)
                 let kind = CaptureExporter.Format(rawValue: format) ?? .btsnoop
-                let n = try CaptureExporter.export(source.store, captureID: id, format: kind, to: output)
-                Out.line("wrote \(output): \(n) records, " + (kind == .btsnoop ? "btsnoop v1 datalink 1002 (H4)" : "pcap LINKTYPE 201 (H4 with direction)"))
+                let summary = try CaptureExporter.export(source.store, captureID: id, format: kind, to: output)
+                let form = summary.monitor
+                    ? (kind == .btsnoop ? "btsnoop v1 datalink 2001 (Linux monitor)" : "pcap LINKTYPE 254 (Linux monitor)")
+                    : (kind == .btsnoop ? "btsnoop v1 datalink 1002 (H4)" : "pcap LINKTYPE 201 (H4 with direction)")
+                Out.line("wrote \(output): \(summary.written) records, \(form)")
+                if summary.leftOutTotal > 0 {
+                    let kinds = summary.leftOut.map { "\($0.count) \($0.kind.rawValue)" }.joined(separator: ", ")
+                    Err.line("blereplay export: left out \(summary.leftOutTotal) of \(summary.written + summary.leftOutTotal) records "
+                             + "that \(form) cannot carry: \(kinds)")
+                }
             }
         } catch let e as CaptureExporter.Failure {
             Err.line("blereplay export: \(e.message)")

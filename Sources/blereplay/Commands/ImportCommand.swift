@@ -26,15 +26,18 @@ enum ImportCommand {
             return .dataError
         }
         var worst = ExitCode.success
+        let quiet = args.flag("quiet")
         for r in results {
             switch r.status {
+            case .imported where quiet, .alreadyPresent where quiet:
+                break
             case .imported:
                 Out.line("imported \(r.path): \(r.records) records, \(r.formatDescription ?? "")" +
                          (r.malformedPackets > 0 ? ", \(r.malformedPackets) malformed" : ""))
             case .alreadyPresent:
                 Out.line("skipped \(r.path): already in \(dbPath)")
             case .partial:
-                Out.line("imported \(r.path) up to the damage: \(r.records) records")
+                if !quiet { Out.line("imported \(r.path) up to the damage: \(r.records) records") }
                 worst = .dataError
             case .failed:
                 worst = .dataError
@@ -42,7 +45,7 @@ enum ImportCommand {
             for w in r.warnings { Err.line("warning: \(w)") }
             if let e = r.error { Err.line("error: \(e)") }
         }
-        if results.contains(where: { $0.status == .imported || $0.status == .partial || $0.status == .alreadyPresent }) {
+        if !quiet, results.contains(where: { $0.status == .imported || $0.status == .partial || $0.status == .alreadyPresent }) {
             Out.line("timeline: \(dbPath)")
         }
         return worst

@@ -110,10 +110,11 @@ enum RecordCommand {
         return report(summary, quiet: plan.quiet)
     }
 
-    /// Prints what was recorded (stdout) and what went wrong (stderr); the exit code.
+    /// Prints what was recorded (stdout; not with `--quiet`) and what went wrong (stderr:
+    /// warnings and errors, always); the exit code.
     static func report(_ s: RecordingSummary, quiet: Bool) -> ExitCode {
         for w in s.warnings { Err.line("warning: \(w)") }
-        if let format = s.format {
+        if let format = s.format, !quiet {
             let seconds = Double(s.durationMilliseconds) / 1000
             let rounded = (seconds * 10).rounded() / 10
             Out.line("recorded \(s.records) records from \(s.source) (\(format)) in \(rounded) s")

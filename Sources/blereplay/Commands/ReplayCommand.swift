@@ -37,7 +37,9 @@ enum ReplayCommand {
         let outcome = ReplayRunner.run(sessions, request)
         if !outcome.stdout.isEmpty { Out.write(outcome.stdout) }
         for line in outcome.stderr { Err.line(line) }
-        if loaded.damaged && outcome.status == .passed { return .dataError }
+        // Damaged input decides the exit code: a recording cut in the middle diverges because
+        // it is cut, so "diverged" (1) would blame the central for the file's damage.
+        if loaded.damaged { return .dataError }
         switch outcome.status {
         case .passed: return .success
         case .failed: return .checkFailed

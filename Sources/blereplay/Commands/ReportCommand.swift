@@ -5,8 +5,10 @@ import BLEReport
 ///
 /// Reads captures and timelines (directories recursively, captures imported in parallel),
 /// counts error codes across them, writes the report files and prints a short summary.
-/// Exit 0 when the report was written (inputs that failed are listed), 65 when no input could
-/// be read, 2 on a usage error.
+/// Exit 0 when every input was read; 65 when an input was unreadable or corrupt (each is named on
+/// stderr; the report is still written for the rest, unless nothing could be read); 2 on a usage
+/// error. A capture whose last record is cut short (a log still being written) is a warning, as
+/// for `import`, not damage.
 enum ReportCommand {
     static let usage = "usage: blereplay report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]"
 
@@ -30,9 +32,14 @@ enum ReportCommand {
 
         FleetReader.raiseOpenFileLimit()
         let result = try FleetReader.read(args.positionals, options: .init(jobs: jobs, progress: true))
+        var damaged: [String] = []
         for outcome in result.outcomes {
             if outcome.status == .failed {
                 Err.line("blereplay report: not read: \(outcome.reason ?? outcome.path)")
+                damaged.append(outcome.path)
+            } else if Self.isCorrupt(outcome) {
+                Err.line("blereplay report: corrupt, read up to the damage: \(outcome.reason ?? outcome.path)")
+                damaged.append(outcome.path)
             }
             for w in outcome.warnings { Err.line("warning: \(w)") }
         }
@@ -45,6 +52,18 @@ enum ReportCommand {
         if !args.flag("quiet") {
             Out.write(ReportSummary.text(statistics, written: written))
         }
+        guard damaged.isEmpty else {
+            Err.line("blereplay report: \(damaged.count) input(s) unreadable or corrupt (the report covers the rest): "
+                     + damaged.joined(separator: ", "))
+            return .dataError
+        }
         return .success
+    }
+
+    /// Read only up to damage in the middle: a capture import that stopped on an error, or a
+    /// timeline holding a capture imported so.
+    static func isCorrupt(_ outcome: InputOutcome) -> Bool {
+        guard outcome.status == .partial else { return false }
+        return outcome.reason != nil || outcome.warnings.contains { $0.hasSuffix(": corrupt") }
     }
 }

@@ -1,24 +1,19 @@
+import BLEAnalysis
 import BLECore
 import BLETimeline
 
-/// `blereplay timeline CAPTURE|DB [--connection N] [--address A] [--layer L] [--errors] [--capture ID] [-v] [--json]`
+/// `blereplay timeline CAPTURE|DB [--connection N] [--address A] [--layer L] [--errors] [--capture ID]
+/// [--handle H] [--conn-handle H] [--opcode OP] [--since T] [--until T] [--severity S] [--limit N] [-v] [--json]`
 enum TimelineCommand {
     static func run(_ argv: [String]) throws -> ExitCode {
-        let args = try Arguments(argv, valued: ["connection", "address", "layer", "capture", "limit"],
+        let args = try Arguments(argv, valued: PacketFilterOptions.valued.union(["layer", "capture", "limit"]),
                                  flagNames: ["errors", "json", "v", "verbose", "keep-keys"])
         guard args.positionals.count == 1, let input = args.positionals.first else {
             throw Arguments.UsageError(message: "give one capture or timeline (usage: blereplay timeline CAPTURE|DB [filters])")
         }
-        var filter = PacketFilter()
-        filter.connectionID = try args.int("connection").map(Int64.init)
+        var filter = try PacketFilterOptions.filter(args)
         filter.captureID = try args.int("capture").map(Int64.init)
         filter.limit = try args.int("limit")
-        if let a = args.value("address") {
-            guard let address = BluetoothAddress(a) else {
-                throw Arguments.UsageError(message: "--address takes AA:BB:CC:DD:EE:FF, not '\(a)'")
-            }
-            filter.address = address.description
-        }
         if let l = args.value("layer") {
             let known = ["hci", "acl", "l2cap", "att", "smp", "signaling", "bredr", "note", "other"]
             guard known.contains(l) else {
@@ -28,7 +23,8 @@ enum TimelineCommand {
         }
         filter.errorsOnly = args.flag("errors")
         let verbose = args.flag("v") || args.flag("verbose")
-        filter.withFields = verbose
+        let json = args.flag("json")
+        filter.withFields = verbose || json
 
         let source: TimelineSource
         do {
@@ -37,9 +33,15 @@ enum TimelineCommand {
             Err.line("blereplay timeline: \(error)")
             return .dataError
         }
-        let json = args.flag("json")
+        // Decoded values need the GATT tables, --handle the transactions, --severity the findings:
+        // the analysis a capture imported on the fly (or an older timeline) has not had yet.
+        if filter.withFields || filter.attributeHandle != nil || filter.minimumSeverity != nil {
+            try Analyzer.analyze(source.store)
+        }
         var out = OutputBuffer()
+        var shown = 0
         try TimelineQuery(store: source.store).forEachPacket(filter) { p in
+            shown += 1
             if json {
                 out.line(p.jsonLine())
             } else {
@@ -52,6 +54,12 @@ enum TimelineCommand {
             for w in r.warnings { Err.line("warning: \(w)") }
             if let e = r.error { Err.line("error: \(e)") }
         }
-        return source.inputWasDamaged ? .dataError : .success
+        if source.inputWasDamaged { return .dataError }
+        // A filter that matched nothing says so, and the exit code says it too (as grep's does).
+        if shown == 0, filter.selects {
+            Err.line("blereplay timeline: no packet matches \(PacketFilterOptions.describe(args))")
+            return .checkFailed
+        }
+        return .success
     }
 }

@@ -1,5 +1,4 @@
 import BLECore
-import BLEDecode
 
 /// Whose GATT server an ATT PDU concerns: the remote device's or the local device's.
 ///
