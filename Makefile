@@ -5,7 +5,7 @@ CONFIG ?= release
 BIN := .build/$(CONFIG)/blereplay
 # Debian packages the build and the tests need.
 DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev tshark
-.PHONY: deps build run test bench fuzz clean samples
+.PHONY: deps build run test bench fuzz clean samples replay-soak
 
 # Regenerate the sample captures (deterministic; validated with tshark).
 samples:
@@ -34,6 +34,13 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Replay soak (issue 11, Docs/replay.md "Generated sessions"): N sessions from
+# Scripts/blegen/sessions.py, replayed faithfully; each divergence printed with its seed.
+SEED ?= 1
+N ?= 2000
+replay-soak: build
+	python3 Scripts/replay_soak.py --seed $(SEED) --count $(N) --bin $(BIN)
 
 bench: deps
 	$(SWIFT) build -c release --product blereplay

@@ -17,8 +17,10 @@ public struct FaithfulReplayResult: Sendable {
     public var notes: [String]
 
     public var allReproduced: Bool { verdicts.allSatisfy(\.reproduced) }
-    /// Every connection reproduced and every fault fired.
-    public var passed: Bool { allReproduced && unfiredFaults.isEmpty }
+    /// Every connection reproduced or is a capture gap.
+    public var allSettled: Bool { verdicts.allSatisfy(\.settled) }
+    /// Every connection reproduced (or is a capture gap the capture cannot settle) and every fault fired.
+    public var passed: Bool { allSettled && unfiredFaults.isEmpty }
 }
 
 /// Faithful replay (Docs/replay.md "Faithful replay"): the recorded central against the recorded
@@ -36,6 +38,15 @@ public enum FaithfulReplay {
         return c
     }
 
+    /// The capture's gaps inside a connection's life (from its first record to its end or the
+    /// capture's), as the verdict names them: `packet 212: the capture's writer dropped 3 ...`.
+    static func gap(in c: RecordedConnection, _ gaps: [CaptureGap]) -> String? {
+        let from = c.offset, to = c.offset &+ c.end
+        let inside = gaps.filter { $0.time >= from && $0.time <= to }
+        guard !inside.isEmpty else { return nil }
+        return inside.map { g in (g.packetID.map { "packet \($0): " } ?? "") + g.reason }.joined(separator: "; ")
+    }
+
     /// Builds the world, runs it to the capture's end, and compares.
     public static func run(_ session: RecordedSession, configuration base: ReplayConfiguration) -> (FaithfulReplayResult, ReplayWorld) {
         let models = ModelBuilder.build(session)
@@ -48,7 +59,9 @@ public enum FaithfulReplay {
         for c in session.connections {
             var rule: String?
             if let b = models.behaviourOf[c.id] { rule = models.peripherals[b.model].behaviours[b.behaviour].ending.description }
-            verdicts.append(ReplayComparison.compare(c, link: driver.links[c.id], unmatched: world.unmatchedRequests, endingRule: rule))
+            var v = ReplayComparison.compare(c, link: driver.links[c.id], unmatched: world.unmatchedRequests, endingRule: rule)
+            if !v.reproduced { v.captureGap = gap(in: c, session.gaps) }
+            verdicts.append(v)
         }
         var notes: [String] = []
         if session.connections.isEmpty {

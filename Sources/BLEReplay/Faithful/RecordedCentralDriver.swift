@@ -39,6 +39,7 @@ final class RecordedCentralDriver: CentralHostObserver {
                 let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour,
                                           localCentral: c.role != "peripheral")
                 links[c.id] = link
+                link.recordedCompletions = c.completions
                 host.setServerAnswers(central.answers, for: link)
                 let run = ScriptRun(driver: self, link: link, central: central)
                 runs[ObjectIdentifier(link)] = run
@@ -93,7 +94,7 @@ final class RecordedCentralDriver: CentralHostObserver {
                     }
                 })
             case .disconnect(let reason):
-                world.host.disconnect(link, reason: reason)
+                world.host.disconnect(link, reason: reason, recorded: true)
                 fire(.sent(i))
             }
         }

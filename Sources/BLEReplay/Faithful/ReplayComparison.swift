@@ -35,6 +35,12 @@ public struct ConnectionVerdict: Sendable {
     /// Largest gap between a recorded PDU's time and its replay (µs, from the connection's start).
     public var maxTimingError: Int64
     public var notes: [String]
+    /// Set when the connection did not reproduce and the capture itself lacks records inside it
+    /// (`CaptureGap`): which packet and why. Never counted as reproduced.
+    public var captureGap: String? = nil
+
+    /// Reproduced, or not settled by the capture (a capture gap): what a check may accept.
+    public var settled: Bool { reproduced || captureGap != nil }
     /// How long the simulated connection lasted, virtual µs (0 for an attempt): JUnit's testcase `time`.
     public var duration: Int64 = 0
 }

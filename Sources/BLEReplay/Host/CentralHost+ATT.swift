@@ -85,7 +85,12 @@ extension CentralHost {
             let frame = trace.append(f.bytes, kind: .acl, direction: .sent, at: now)
             let link = f.link
             link.packetsInFlight += 1
-            if link.completionEvent == nil {
+            link.packetsSent += 1
+            if link.packetsSent <= link.recordedCompletions.count {
+                // The recorded controller's buffer return for this packet (faithful replay).
+                let at = link.establishedAt &+ link.recordedCompletions[link.packetsSent - 1]
+                scheduler.schedule(at: max(now, at)) { [self] in packetCompleted(link) }
+            } else if link.completionEvent == nil {
                 link.completionEvent = scheduler.schedule(at: link.nextConnectionEvent(after: now)) { [self] in
                     packetsCompleted(link)
                 }
@@ -102,6 +107,15 @@ extension CentralHost {
         }
     }
 
+    /// One packet's buffer back when the recorded controller returned it.
+    private func packetCompleted(_ link: SimulatedLink) {
+        guard link.isUp, link.packetsInFlight > 0 else { return }
+        trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: 1), at: now)
+        freeBuffers += 1
+        link.packetsInFlight -= 1
+        buffersReturned()
+    }
+
     /// Number Of Completed Packets at the connection event after the packets went out.
     private func packetsCompleted(_ link: SimulatedLink) {
         link.completionEvent = nil
@@ -109,6 +123,10 @@ extension CentralHost {
         trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: link.packetsInFlight), at: now)
         freeBuffers += link.packetsInFlight
         link.packetsInFlight = 0
+        buffersReturned()
+    }
+
+    private func buffersReturned() {
         pumpTx()
         for l in links where l.wantsWriteReady && freeBuffers > 0 && !txQueue[txHead...].contains(where: { $0.link === l }) {
             l.wantsWriteReady = false

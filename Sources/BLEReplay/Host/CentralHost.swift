@@ -184,14 +184,16 @@ public final class CentralHost {
     }
 
     /// HCI Disconnect; the controller reports the end after the peripheral's termination delay.
-    /// `requestedByApp` false marks the host's own decision (after an ATT timeout).
-    public func disconnect(_ link: SimulatedLink, reason: UInt8 = 0x13, requestedByApp: Bool = true) {
+    /// `requestedByApp` false marks the host's own decision (after an ATT timeout). `recorded`
+    /// marks the recorded central's own Disconnect (faithful replay): when the capture ended
+    /// before its Disconnection Complete, none comes, and the link stays up as recorded.
+    public func disconnect(_ link: SimulatedLink, reason: UInt8 = 0x13, requestedByApp: Bool = true, recorded: Bool = false) {
         guard link.isUp, !link.disconnectPending else { return }
         link.disconnectPending = true
         link.centralRequestedDisconnect = requestedByApp
         trace.command(HCIPacketBuilder.disconnect(handle: link.handle, reason: reason), at: now)
         trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.disconnect), at: now)
-        let (delay, endReason) = link.peripheral.terminationResponse(for: link)
+        guard let (delay, endReason) = link.peripheral.terminationResponse(for: link, recorded: recorded) else { return }
         scheduler.cancel(link.disconnectEvent)
         link.disconnectEvent = scheduler.schedule(after: delay) { [self] in linkDown(link, reason: endReason) }
     }

@@ -79,6 +79,10 @@ public final class SimulatedLink {
     var packetsInFlight = 0
     var completionEvent: Scheduler.EventID?
     var disconnectEvent: Scheduler.EventID?
+    /// Faithful replay: when the recorded controller returned each buffer (µs from the link's
+    /// start, one per packet, `RecordedCompletions`); packets beyond them use the event grid.
+    var recordedCompletions: [Int64] = []
+    var packetsSent = 0
     var disconnectPending = false
     var wantsWriteReady = false
 

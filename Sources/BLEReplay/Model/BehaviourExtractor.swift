@@ -225,7 +225,8 @@ public struct BehaviourExtractor: Sendable {
             connectionID: c.id, answers: peerAnswers, actions: peerActions, ending: ending, endingOffset: endingOffset,
             terminationDelay: terminationDelay, terminationReason: terminationReason, parameters: params,
             parameterUpdates: c.parameterUpdates.map { ($0.offset, $0.parameters) }, serverRxMTU: c.serverRxMTU,
-            typicalLatency: latencies.isEmpty ? params.interval.saturatingMultiplied(by: 2) : latencies[latencies.count / 2])
+            typicalLatency: latencies.isEmpty ? params.interval.saturatingMultiplied(by: 2) : latencies[latencies.count / 2],
+            disconnectUnfinished: c.disconnect == nil && c.localDisconnect != nil)
         var peerWithLongReads = peer
         peerWithLongReads.longReads = longRead.values
         peerWithLongReads.valueHistory = valueHistory

@@ -40,6 +40,11 @@ public struct PeerBehaviour: Sendable {
     /// When the central disconnects: how long until Disconnection Complete, and its reason.
     public var terminationDelay: Int64
     public var terminationReason: HCIStatusCode
+    /// True when the recorded central sent HCI Disconnect and the capture ended before the
+    /// controller reported Disconnection Complete (Core v5.4 Vol 4 Part E 7.1.6, 7.7.5): the
+    /// recording shows the link still up, so a faithful replay of that Disconnect must not end it
+    /// (`terminationDelay` then only serves centrals that were not recorded).
+    public var disconnectUnfinished: Bool
     /// Parameters at the start and their recorded changes (offset from the link start).
     public var parameters: ConnectionParameters
     public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)]
@@ -64,7 +69,7 @@ public struct PeerBehaviour: Sendable {
     public init(connectionID: Int64, answers: AnswerTable, actions: [AnchoredPDU], ending: Ending, endingOffset: Int64?,
                 terminationDelay: Int64, terminationReason: HCIStatusCode, parameters: ConnectionParameters,
                 parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)], serverRxMTU: Int?,
-                typicalLatency: Int64) {
+                typicalLatency: Int64, disconnectUnfinished: Bool = false) {
         self.connectionID = connectionID
         self.answers = answers
         self.actions = actions
@@ -72,6 +77,7 @@ public struct PeerBehaviour: Sendable {
         self.endingOffset = endingOffset
         self.terminationDelay = terminationDelay
         self.terminationReason = terminationReason
+        self.disconnectUnfinished = disconnectUnfinished
         self.parameters = parameters
         self.parameterUpdates = parameterUpdates
         self.serverRxMTU = serverRxMTU

@@ -46,6 +46,9 @@ public struct RecordedConnection: Sendable {
     public var smpPackets: Int
     /// Pairing and encryption as the recording shows them, in order (RecordedSecurityEvent).
     public var security: [RecordedSecurityEvent] = []
+    /// When the recorded controller returned each LE ACL buffer the host filled on this link
+    /// (Number Of Completed Packets), from the origin, one entry per packet (`RecordedCompletions`).
+    public var completions: [Int64] = []
 
     public var isEstablished: Bool { status == 0 }
 }
@@ -70,6 +73,9 @@ public struct RecordedSession: Sendable {
     /// BR/EDR connections and LE connections of other transports, for the report.
     public var classicConnections: Int
     public var formatDescription: String
+    /// Where the file lacks records (writer drops, a cut or damaged file): a connection that
+    /// diverges across one is a capture gap, not a divergence (`CaptureGap`).
+    public var gaps: [CaptureGap] = []
 
     /// Key of a connection's peer in `gatt` and the peripheral models.
     public static func peerKey(_ c: RecordedConnection) -> String {

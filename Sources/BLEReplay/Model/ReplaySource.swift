@@ -27,8 +27,12 @@ public enum ReplaySource {
         }
         do {
             try refuseAirCaptures(source.store, path: path)
-            return Loaded(sessions: try RecordingLoader.load(source.store), messages: messages,
-                          damaged: source.inputWasDamaged)
+            var sessions = try RecordingLoader.load(source.store)
+            for i in sessions.indices {
+                sessions[i].gaps = try CaptureGap.load(sessions[i], store: source.store)
+                try RecordedCompletions.load(&sessions[i], store: source.store)
+            }
+            return Loaded(sessions: sessions, messages: messages, damaged: source.inputWasDamaged)
         } catch let failure as RecordingLoader.Failure {
             throw failure
         } catch {

@@ -8,7 +8,7 @@ public enum FaithfulReport {
     public static func text(_ r: FaithfulReplayResult) -> String {
         var lines = ["replay \(r.session) (faithful: the recorded central against the recorded peripherals)"]
         for v in r.verdicts {
-            let status = v.reproduced ? "reproduced" : "DIVERGED"
+            let status = v.reproduced ? "reproduced" : v.captureGap != nil ? "CAPTURE GAP" : "DIVERGED"
             var head = "  connection \(v.connectionID)  handle \(hex(v.handle, width: 4))  \(v.peer)  \(v.kind): \(status)"
             if v.kind.hasSuffix("attempt") {
                 head += " (\(v.recordedEnd))"
@@ -24,14 +24,17 @@ public enum FaithfulReport {
                 lines.append("        expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")")
                 lines.append("        got:      \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
             }
+            if let gap = v.captureGap { lines.append("      capture gap (the capture cannot settle this connection): \(gap)") }
             for n in v.notes { lines.append("      note: \(n)") }
         }
         for f in r.firedFaults { lines.append("  fault fired: \(f)") }
         for f in r.unfiredFaults { lines.append("  FAULT NEVER FIRED: \(f)  \(Self.neverFiredReason)") }
         for n in r.notes { lines.append("  note: \(n)") }
         let ok = r.verdicts.filter(\.reproduced).count
+        let gaps = r.verdicts.filter { !$0.reproduced && $0.captureGap != nil }.count
+        let gapText = gaps > 0 ? "\(gaps) capture gap(s), " : ""
         let unfired = r.unfiredFaults.isEmpty ? "" : "\(r.unfiredFaults.count) fault(s) never fired; "
-        lines.append("  \(r.verdicts.count) connection(s): \(ok) reproduced, \(r.verdicts.count - ok) diverged; " + unfired
+        lines.append("  \(r.verdicts.count) connection(s): \(ok) reproduced, \(gapText)\(r.verdicts.count - ok - gaps) diverged; " + unfired
                      + "\(r.eventsRun) events, \(VirtualDuration.short(r.simulatedSpan)) simulated")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -66,6 +69,7 @@ public enum FaithfulReport {
             ("max_timing_error_us", .int(v.maxTimingError)),
             ("duration_us", .int(v.duration)),
             ("peripheral_ending", v.endingRule.map { .string($0) } ?? .null),
+            ("capture_gap", v.captureGap.map { .string($0) } ?? .null),
         ]
         if let d = v.divergence {
             fields.append(("divergence", .object([

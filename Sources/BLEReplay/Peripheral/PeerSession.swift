@@ -108,10 +108,17 @@ final class PeerSession {
 
     /// A PDU from the central.
     func receive(_ pdu: [UInt8]) {
-        guard !silent, !neverEstablished else { return }
+        guard !silent else { return }
         let key = ATTMatchKey(pdu: pdu)
         keyCounts[key, default: 0] += 1
         let n = keyCounts[key]!
+        // 0x3E: the peripheral never hears it, but what the central sent still counts for the
+        // anchors: the controller's 0x3E is anchored to it ("after the 1st Exchange MTU Request"),
+        // and must end the link, failing the request still outstanding (Docs/replay.md).
+        if neverEstablished {
+            fire(.received(key, n))
+            return
+        }
         let op = ATTOpcode(pdu[0])
         if op.kind == .request { world.noteRequestReceived(key, count: n) }
 

@@ -72,9 +72,14 @@ public final class SimulatedPeripheral {
     }
 
     /// How long the peripheral takes to acknowledge the central's disconnection, and the reason
-    /// the controller then reports (recorded, else two connection intervals and 0x16).
-    func terminationResponse(for link: SimulatedLink) -> (Int64, HCIStatusCode) {
-        if let b = sessions[link.handle]?.behaviour { return (b.terminationDelay, b.terminationReason) }
+    /// the controller then reports (recorded, else two connection intervals and 0x16). With
+    /// `recorded` (the recorded central's own Disconnect, faithful replay), nil when the recording
+    /// ended before the controller reported it: the replay must not add an ending it lacks.
+    func terminationResponse(for link: SimulatedLink, recorded: Bool = false) -> (Int64, HCIStatusCode)? {
+        if let b = sessions[link.handle]?.behaviour {
+            if recorded && b.disconnectUnfinished { return nil }
+            return (b.terminationDelay, b.terminationReason)
+        }
         return (2 * link.parameters.interval, HCIStatusCode(0x16))
     }
 

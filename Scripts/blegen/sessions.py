@@ -1,0 +1,772 @@
+"""Randomized but valid HCI sessions from a seed, each with its outcome known by construction
+(issue 11: "every connection reproduces" checked on sessions nobody chose).
+
+    python3 -m blegen.sessions OUTDIR --seed S [--count N]        (run from Scripts/)
+
+writes OUTDIR/session-<seed>.btsnoop for seeds S .. S+N-1 (with --shape NAME, NAME-<seed>.btsnoop:
+one of the fixed shapes in SHAPES) and OUTDIR/sessions.json, the manifest:
+per session its seed, file name and the shapes it holds, and per link (in the order of its first
+record in the file, which is the order the timeline numbers connections) what the file shows by
+construction: the handle, the local role, the kind (connection, mid-capture connection, cancelled
+attempt, failed attempt), the ATT PDUs on the fixed channel, and how it ended (a Disconnection
+Complete reason, or still connected when the capture ended).
+
+The same seed gives the same bytes (`random.Random(seed)`, no wall clock). Every packet is laid
+out as Core v5.4 says (HCI: Vol 4 Part E 5.4 and 7; L2CAP: Vol 3 Part A 3.1 and 4; ATT: Vol 3
+Part F 3.4; SMP: Vol 3 Part H 3.5). Shapes covered:
+
+  - attempts that never make a link: LE Create Connection Cancel then LE Connection Complete 0x02
+    (Vol 4 Part E 7.8.13), or LE Connection Complete with an error status;
+  - 0x3E after LE Connection Complete (success) with the central's first request(s) outstanding
+    (Vol 6 Part B 4.5.2: the peer never answered the first connection events);
+  - failures during MTU exchange or discovery, mid-notification stream, while encrypting (LE Start
+    Encryption -> Encryption Change 0x06, or the link ends before any Encryption Change) or
+    pairing (SMP Pairing Failed, or the link ends after the Pairing Response);
+  - Write Commands over the controller's 8 LE ACL buffers, values over several LL packets,
+    notifications while a request is outstanding;
+  - the 30 s ATT timeout on the fixed channel (Vol 3 Part F 3.3.3), both directions;
+  - indications never confirmed, from the peer's server and from the local server;
+  - endings: peer 0x13, link loss 0x08 one supervision timeout after the last event the peer
+    answered, local Disconnect (Disconnection Complete 0x16), 0x3E, still connected;
+  - connection parameter updates (L2CAP request accepted -> LE Connection Update Complete;
+    rejected, result 1; central-initiated update refused with status 0x3B) and PHY updates
+    (LE Set PHY -> LE PHY Update Complete, accepted or 0x1A);
+  - several simultaneous links, handles reused once free;
+  - a capture that begins mid-connection (traffic on a handle it never saw connect), or ends
+    mid-transaction (a request unanswered) or while the local Disconnect is under way (HCI
+    Disconnect, Command Status, no Disconnection Complete);
+  - the local device as central, as peripheral, and both on different links of one capture.
+
+EATT bearers are not generated: the replay's host models the fixed ATT channel only.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+import sys
+from pathlib import Path
+
+from . import att, hci, l2cap, smp
+from .btsnoop import EPOCH_OFFSET_US, unix_us
+
+START = unix_us("2026-06-01T09:00:00Z")
+MS = 1000
+ATT_TIMEOUT = 30_000 * MS
+
+LE_SET_PHY = 0x2032
+LE_PHY_UPDATE_COMPLETE = 0x0C
+LE_LONG_TERM_KEY_REQUEST = 0x05
+LE_LTK_REQUEST_REPLY = 0x201A
+
+# The peer's GATT database, as its discovery shows it (one consistent database for every peer):
+# 0x0001-0x0005 1800: 0x0003 Device Name; 0x0006-0x000B 180F Battery: 0x0008 2A19 (read|notify)
+# CCCD 0x0009, 0x000B 2A1A... ; 0x000C-0x0011 custom: 0x000E (write|indicate) CCCD 0x000F,
+# 0x0011 (read|write|write without response).
+SERVICES = [(0x0001, 0x0005, 0x1800), (0x0006, 0x000B, 0x180F), (0x000C, 0x0011, 0xFFF0)]
+CHARS = [(0x0002, 0x02, 0x0003, 0x2A00), (0x0007, 0x12, 0x0008, 0x2A19), (0x000A, 0x02, 0x000B, 0x2A1B),
+         (0x000D, 0x28, 0x000E, 0xFFF1), (0x0010, 0x0E, 0x0011, 0xFFF2)]
+NOTIFY_VALUE, NOTIFY_CCCD = 0x0008, 0x0009
+INDICATE_VALUE, INDICATE_CCCD = 0x000E, 0x000F
+READABLE = [0x0003, 0x0008, 0x000B, 0x0011]
+WRITABLE = [0x000E, 0x0011]
+# The local device's own server (as a peer reads it): Device Name 0x0003, Service Changed 0x0007.
+LOCAL_NAME, SERVICE_CHANGED = 0x0003, 0x0007
+
+
+def _rbgt_rsp(entries):
+    return bytes([att.READ_BY_GROUP_TYPE_RSP, 6]) + b"".join(struct.pack("<HHH", *e) for e in entries)
+
+
+def _rbt_rsp(entries):
+    return bytes([att.READ_BY_TYPE_RSP, 7]) + b"".join(struct.pack("<HBHH", *e) for e in entries)
+
+
+def _addr(rng: random.Random) -> str:
+    b = [rng.randrange(256) for _ in range(6)]
+    b[0] |= 0xC0  # random static (Vol 6 Part B 1.3.2.1)
+    return ":".join(f"{x:02X}" for x in b)
+
+
+class Link:
+    """One link's records, at explicit times (µs), with the handle filled in once the session
+    knows which handles are free. `local_central`: the local device is the central."""
+
+    def __init__(self, rng: random.Random, t0: int, local_central: bool, peer: str, index: int):
+        self.rng, self.t, self.local_central, self.peer = rng, t0, local_central, peer
+        self.index = index
+        self.records: list[tuple[int, object, bool, str]] = []  # (time, h4 or fn(handle) -> h4, received, tag)
+        self.last_nocp = t0
+        self.interval_units = rng.choice((6, 12, 24, 36, 40))
+        self.timeout_units = rng.choice((100, 200, 400, 500))
+        self.interval = self.interval_units * 1250
+        self.anchor = t0
+        self.att_pdus = 0
+        self.kind = "connection"
+        self.end_reason: int | None = None
+        self.shapes: list[str] = []
+        self.open = True
+        self.last_peer = t0       # the last connection event the peer answered
+        self.bearer_closed = False  # an ATT timeout closed the fixed channel (no more requests)
+        self.signal_id = 0
+        self.local_indication_pending = False
+        self.peer_indication_pending = False
+        self.unconfirmed = 0
+        self.mtu = 23             # the ATT MTU once exchanged (Vol 3 Part F 3.4.2.2)
+        self.notifying = False    # the client enabled notifications: they may come mid-transaction
+        self.in_flight: list[int] = []  # Number Of Completed Packets times of the host's ACL packets
+
+    # --- records -----------------------------------------------------------------------------
+    def add(self, t: int, h4, received: bool, tag: str = "") -> None:
+        self.records.append((int(t), h4, received, tag))
+
+    def cmd(self, t: int, fn) -> None:
+        self.add(t, fn, False)
+
+    def evt(self, t: int, fn) -> None:
+        self.add(t, fn, True)
+
+    def event_after(self, t: int) -> int:
+        k = max(0, -(-(t - self.anchor) // self.interval))
+        return self.anchor + k * self.interval
+
+    def jitter(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def l2(self, cid: int, payload: bytes, from_local: bool) -> int:
+        """One L2CAP frame at the current time, in ACL packets of at most 27 bytes from the peer
+        (its LL data length) and 251 from the host (the LE buffer size). Returns the time of the
+        last fragment; the local controller's Number Of Completed Packets follows at the next
+        connection event."""
+        frame = l2cap.frame(cid, payload)
+        size = 251 if from_local else 27
+        t = self.t
+        frags = [frame[i:i + size] for i in range(0, len(frame), size)]
+        if from_local:
+            # The controller's 8 LE ACL buffers (LE Read Buffer Size): with all in flight the host
+            # waits for Number Of Completed Packets (Vol 4 Part E 4.1.1).
+            self.in_flight = [x for x in self.in_flight if x > t]
+            while len(self.in_flight) + len(frags) > 8:
+                t = min(self.in_flight) + self.jitter(20, 200)
+                self.in_flight = [x for x in self.in_flight if x > t]
+        for i, f in enumerate(frags):
+            pb = (hci.PB_FIRST_NON_FLUSHABLE if from_local else hci.PB_FIRST_FLUSHABLE) if i == 0 else hci.PB_CONTINUING
+            tag = "att" if cid == l2cap.CID_ATT and i + 1 == len(frags) else ""
+            self.add(t, (lambda f=f, pb=pb: lambda h: hci.acl(h, pb, f))(), not from_local, tag)
+            if i + 1 < len(frags):
+                t += self.jitter(650, 750)
+        if from_local:
+            n = len(frags)
+            done = self.event_after(t + 200) + self.jitter(300, 900)
+            self.evt(done, lambda h, n=n: hci.number_of_completed_packets([(h, n)]))
+            self.last_nocp = max(self.last_nocp, done)
+            self.in_flight += [done] * n
+        else:
+            self.last_peer = max(self.last_peer, self.event_after(t - 600))
+        self.t = t
+        return t
+
+    def att(self, pdu: bytes, from_local: bool) -> int:
+        self.att_pdus += 1
+        return self.l2(l2cap.CID_ATT, pdu, from_local)
+
+    def wait(self, lo: int, hi: int) -> None:
+        self.t += self.jitter(lo, hi)
+
+    def to_event(self, events: int) -> None:
+        """On to `events` connection events later (a peer's answer), plus the controller's delay."""
+        self.t = self.event_after(self.t + 300) + (events - 1) * self.interval + self.jitter(250, 450)
+
+    # --- the client's requests -----------------------------------------------------------------
+    @property
+    def local_is_client(self) -> bool:
+        """Who asks on this link's main exchange: the central is the GATT client."""
+        return self.local_central
+
+    def request(self, pdu: bytes, answer: bytes | None) -> bool:
+        """The client's request and the server's answer 1-3 events later (None: never answered).
+        Returns False when the request could not be sent (the bearer is closed)."""
+        if self.bearer_closed:
+            return False
+        self.att(pdu, self.local_is_client)
+        if answer is None:
+            # One request at a time per bearer (Vol 3 Part F 3.3.2): none may follow this one.
+            self.bearer_closed = True
+            return True
+        if self.notifying and self.rng.random() < 0.25:
+            # A notification from the server while the client's request is outstanding
+            # (notifications are not transactions, Vol 3 Part F 3.3.2).
+            self.to_event(1)
+            self.att(att.notification(NOTIFY_VALUE, bytes([self.rng.randrange(101)])), not self.local_is_client)
+            self.shapes.append("notification mid-transaction")
+        self.to_event(self.rng.choice((1, 1, 2, 3)))
+        self.att(answer, not self.local_is_client)
+        self.wait(150, 2500)
+        return True
+
+    def exchange_mtu(self) -> None:
+        client, server = self.rng.choice((247, 517, 185)), self.rng.choice((23, 65, 247))
+        self.request(att.exchange_mtu_req(client), att.exchange_mtu_rsp(server))
+        self.mtu = max(23, min(client, server))
+
+    def value(self, longest: int) -> bytes:
+        """A value that fits one PDU at this MTU (at most `longest`, from 1 byte); longer than one
+        27-byte LL packet once the MTU allows."""
+        n = self.rng.randint(1, max(1, min(longest, self.mtu - 3)))
+        return bytes(self.rng.randrange(256) for _ in range(n))
+
+    def write_command_burst(self) -> None:
+        """Write Commands back to back, more than the controller's 8 buffers hold: the host waits
+        for Number Of Completed Packets."""
+        for _ in range(self.rng.randint(5, 16)):
+            self.att(att.write_cmd(0x0011, self.value(200)), self.local_is_client)
+            self.wait(30, 400)
+        self.shapes.append("write command burst")
+        self.wait(self.interval, 3 * self.interval)
+
+    def discovery(self, fail_at: int | None = None) -> bool:
+        """Services, characteristics, one descriptor. With `fail_at`, the fail_at-th request is
+        left outstanding and False returned."""
+        steps = [
+            (att.read_by_group_type_req(0x0001, 0xFFFF), _rbgt_rsp(SERVICES)),
+            (att.read_by_group_type_req(0x0012, 0xFFFF), att.error_rsp(att.READ_BY_GROUP_TYPE_REQ, 0x0012, att.ATTRIBUTE_NOT_FOUND)),
+            (att.read_by_type_req(0x0001, 0xFFFF, att.CHARACTERISTIC), _rbt_rsp(CHARS)),
+            (att.read_by_type_req(0x0011, 0xFFFF, att.CHARACTERISTIC), att.error_rsp(att.READ_BY_TYPE_REQ, 0x0011, att.ATTRIBUTE_NOT_FOUND)),
+            (att.find_information_req(0x0009, 0x0009), bytes([att.FIND_INFORMATION_RSP, 1]) + struct.pack("<HH", 0x0009, 0x2902)),
+            (att.find_information_req(0x000F, 0x000F), bytes([att.FIND_INFORMATION_RSP, 1]) + struct.pack("<HH", 0x000F, 0x2902)),
+        ]
+        for i, (req, rsp) in enumerate(steps):
+            if fail_at is not None and i == fail_at:
+                self.request(req, None)
+                return False
+            self.request(req, rsp)
+        return True
+
+    def reads_and_writes(self) -> None:
+        for _ in range(self.rng.randint(1, 6)):
+            if self.rng.random() < 0.5:
+                h = self.rng.choice(READABLE)
+                if self.rng.random() < 0.15:
+                    code = self.rng.choice((att.READ_NOT_PERMITTED, att.INSUFFICIENT_AUTHENTICATION, att.INSUFFICIENT_ENCRYPTION))
+                    self.request(att.read_req(h), att.error_rsp(att.READ_REQ, h, code))
+                else:
+                    self.request(att.read_req(h), att.read_rsp(self.value(120)))
+            elif self.rng.random() < 0.6:
+                h = self.rng.choice(WRITABLE)
+                value = bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 12)))
+                ok = self.rng.random() < 0.85
+                self.request(att.write_req(h, value), att.write_rsp() if ok else att.error_rsp(att.WRITE_REQ, h, att.WRITE_NOT_PERMITTED))
+            else:
+                for _ in range(self.rng.randint(1, 3)):
+                    self.att(att.write_cmd(0x0011, bytes([self.rng.randrange(256)])), self.local_is_client)
+                    self.wait(100, 900)
+                self.wait(self.interval, 3 * self.interval)
+
+    def subscribe(self, cccd: int, value: bytes) -> None:
+        self.request(att.write_req(cccd, value), att.write_rsp())
+
+    def notifications(self, count: int) -> None:
+        """The server's notification stream, one per 1-2 connection events."""
+        self.subscribe(NOTIFY_CCCD, b"\x01\x00")
+        self.notifying = True
+        for _ in range(count):
+            self.to_event(self.rng.choice((1, 2)))
+            self.att(att.notification(NOTIFY_VALUE, bytes([self.rng.randrange(101)])), not self.local_is_client)
+        self.wait(200, 3000)
+
+    def indications(self, count: int, confirm_last: bool) -> None:
+        """The server's indications, each confirmed by the client (the last one maybe never:
+        a server sends no further indication until then, Vol 3 Part F 3.4.7.2)."""
+        self.subscribe(INDICATE_CCCD, b"\x02\x00")
+        for i in range(count):
+            self.to_event(self.rng.choice((1, 2, 4)))
+            self.att(att.indication(INDICATE_VALUE, bytes([i & 0xFF, self.rng.randrange(256)])), not self.local_is_client)
+            if i == count - 1 and not confirm_last:
+                self.unconfirmed += 1
+                self.shapes.append("unconfirmed indication (" + ("local client" if self.local_is_client else "remote client") + ")")
+                break
+            self.wait(200, 1500)
+            self.att(att.confirmation(), self.local_is_client)
+        self.wait(200, 3000)
+
+    def other_side_reads_local_server(self) -> None:
+        """On a link where the local device is central, the peer as client reads the local
+        server; the local server may indicate Service Changed, which the peer may never confirm."""
+        self.to_event(1)
+        self.att(att.read_req(LOCAL_NAME), not self.local_central)
+        self.wait(300, 1500)
+        self.att(att.read_rsp(b"Phone"), self.local_central)
+        self.wait(500, 4000)
+        if self.rng.random() < 0.5:
+            self.att(att.indication(SERVICE_CHANGED, struct.pack("<HH", 0x0001, 0xFFFF)), self.local_central)
+            if self.rng.random() < 0.5:
+                self.to_event(self.rng.choice((1, 2)))
+                self.att(att.confirmation(), not self.local_central)
+            else:
+                self.shapes.append("server's own indication never confirmed")
+            self.wait(500, 3000)
+
+    # --- link-layer procedures seen through HCI --------------------------------------------------
+    def parameter_update(self) -> None:
+        accepted = self.rng.random() < 0.6
+        interval = self.rng.choice((6, 12, 24, 40))
+        timeout = self.rng.choice((200, 400, 600))
+        self.signal_id = self.signal_id % 255 + 1
+        sid = self.signal_id
+        if self.rng.random() < 0.7:
+            # The peripheral asks over L2CAP (Vol 3 Part A 4.20); the central answers.
+            req = l2cap.connection_parameter_update_request(sid, interval, interval, 0, timeout)
+            self.to_event(1)
+            self.l2(l2cap.CID_LE_SIGNALING, req, not self.local_central)
+            self.wait(300, 1500)
+            self.l2(l2cap.CID_LE_SIGNALING, l2cap.connection_parameter_update_response(sid, 0 if accepted else 1), self.local_central)
+            self.shapes.append("parameter update " + ("accepted" if accepted else "rejected"))
+            if not accepted:
+                self.wait(500, 3000)
+                return
+            self.wait(100, 400)
+            if self.local_central:
+                self.cmd(self.t, lambda h, i=interval, to=timeout: hci.le_connection_update(h, i, i, 0, to))
+                self.t += self.jitter(200, 900)
+                self.evt(self.t, hci.command_status(hci.LE_CONNECTION_UPDATE))
+        else:
+            # The central's host updates by itself; the controller may refuse (0x3B).
+            if not self.local_central:
+                return
+            self.cmd(self.t, lambda h, i=interval, to=timeout: hci.le_connection_update(h, i, i, 0, to))
+            self.t += self.jitter(200, 900)
+            self.evt(self.t, hci.command_status(hci.LE_CONNECTION_UPDATE))
+            self.shapes.append("connection update " + ("accepted" if accepted else "refused 0x3B"))
+        instant = self.event_after(self.t + 300) + 6 * self.interval
+        if accepted:
+            self.evt(instant + self.jitter(300, 900), lambda h, i=interval, to=timeout: hci.le_connection_update_complete(h, i, 0, to))
+            self.interval_units, self.timeout_units = interval, timeout
+            self.anchor, self.interval = instant, interval * 1250
+        else:
+            self.evt(instant + self.jitter(300, 900),
+                     lambda h, i=interval, to=timeout: hci.le_connection_update_complete(h, i, 0, to, status=0x3B))
+        self.t = instant + 1000
+        self.last_peer = max(self.last_peer, instant)
+        self.wait(500, 3000)
+
+    def phy_update(self) -> None:
+        """LE Set PHY (Vol 4 Part E 7.8.49) -> Command Status -> LE PHY Update Complete (7.7.65.12)."""
+        accepted = self.rng.random() < 0.7
+        self.cmd(self.t, lambda h: hci.command(LE_SET_PHY, struct.pack("<HBBBH", h, 0, 0x02, 0x02, 0)))
+        self.t += self.jitter(200, 900)
+        self.evt(self.t, hci.command_status(LE_SET_PHY))
+        done = self.event_after(self.t + 300) + self.rng.choice((2, 3, 6)) * self.interval + self.jitter(300, 900)
+        status, phy = (0, 2) if accepted else (0x1A, 1)
+        self.evt(done, lambda h, s=status, p=phy: hci.le_meta(LE_PHY_UPDATE_COMPLETE, struct.pack("<BHBB", s, h, p, p)))
+        self.t = done
+        self.last_peer = max(self.last_peer, done - 600)
+        self.shapes.append("PHY update " + ("accepted" if accepted else "rejected 0x1A"))
+        self.wait(300, 2000)
+
+    def encrypt(self, fail: bool, interrupted: bool = False) -> None:
+        """Encryption: as central LE Start Encryption -> Encryption Change; as peripheral LE Long
+        Term Key Request -> Reply -> Encryption Change. A failure is status 0x06 PIN or Key Missing;
+        `interrupted`: the link ends while encrypting (no Encryption Change comes)."""
+        if self.local_central:
+            self.cmd(self.t, lambda h: hci.le_start_encryption(h, bytes(8), 0, bytes(range(16))))
+            self.t += self.jitter(200, 900)
+            self.evt(self.t, hci.command_status(hci.LE_START_ENCRYPTION))
+        else:
+            self.to_event(1)
+            self.evt(self.t, lambda h: hci.le_meta(LE_LONG_TERM_KEY_REQUEST, struct.pack("<H", h) + bytes(10)))
+            self.t += self.jitter(300, 900)
+            self.cmd(self.t, lambda h: hci.command(LE_LTK_REQUEST_REPLY, struct.pack("<H", h) + bytes(range(16))))
+            self.t += self.jitter(200, 600)
+            self.evt(self.t, lambda h: hci.command_complete(LE_LTK_REQUEST_REPLY, struct.pack("<BH", 0, h)))
+        if interrupted:
+            self.shapes.append("ends while encrypting")
+            self.wait(300, 2000)
+            return
+        done = self.event_after(self.t + 300) + 3 * self.interval + self.jitter(300, 900)
+        self.evt(done, lambda h, s=0x06 if fail else 0: hci.encryption_change(h, 0 if s else 1, s))
+        self.t = done
+        self.last_peer = max(self.last_peer, done - 600)
+        self.shapes.append("encryption failed 0x06" if fail else "encrypted")
+        self.wait(300, 2000)
+
+    def pair(self, fail: bool, interrupted: bool = False) -> None:
+        """SMP Pairing Request/Response, Confirm and Random each way (legacy Just Works); a
+        failure is the responder's Pairing Failed (Confirm Value Failed) after the initiator's Random."""
+        initiator = self.local_central
+        def smp_pdu(payload: bytes, from_initiator: bool) -> None:
+            self.l2(l2cap.CID_SMP, payload, from_initiator == initiator)
+        smp_pdu(smp.pairing_request(smp.NO_INPUT_NO_OUTPUT, 0, smp.BONDING, 16, 1, 1), True)
+        self.to_event(1)
+        smp_pdu(smp.pairing_response(smp.NO_INPUT_NO_OUTPUT, 0, smp.BONDING, 16, 1, 1), False)
+        self.wait(500, 3000)
+        if interrupted:
+            self.shapes.append("ends while pairing")
+            return
+        smp_pdu(smp.pairing_confirm(bytes(self.rng.randrange(256) for _ in range(16))), True)
+        self.to_event(1)
+        smp_pdu(smp.pairing_confirm(bytes(self.rng.randrange(256) for _ in range(16))), False)
+        self.wait(300, 1500)
+        smp_pdu(smp.pairing_random(bytes(self.rng.randrange(256) for _ in range(16))), True)
+        self.to_event(1)
+        if fail:
+            smp_pdu(smp.pairing_failed(smp.CONFIRM_VALUE_FAILED), False)
+            self.shapes.append("pairing failed")
+        else:
+            smp_pdu(smp.pairing_random(bytes(self.rng.randrange(256) for _ in range(16))), False)
+            self.shapes.append("paired")
+        self.wait(500, 3000)
+
+    def att_timeout(self) -> None:
+        """A request the server never answers: 30 s later the client's transaction times out and
+        no further request goes on this bearer (Vol 3 Part F 3.3.3)."""
+        h = self.rng.choice(READABLE)
+        self.request(att.read_req(h), None)
+        self.bearer_closed = True
+        self.shapes.append("ATT timeout (" + ("local client" if self.local_is_client else "remote client") + ")")
+        self.t += ATT_TIMEOUT + self.jitter(100 * MS, 2000 * MS)
+        self.last_peer = self.event_after(self.t) - self.interval
+
+    # --- endings -------------------------------------------------------------------------------
+    def end_record(self, t: int, reason: int) -> int:
+        """Disconnection Complete (Vol 4 Part E 7.7.5), after the link's last completed packets."""
+        t = max(t, self.last_nocp + self.jitter(100, 400))
+        self.add(t, lambda h, r=reason: hci.disconnection_complete(h, r), True, "end")
+        self.t, self.end_reason, self.open = t, reason, False
+        return t
+
+    def local_disconnect(self, finished: bool = True, reason: int = 0x13) -> None:
+        self.wait(200, 3000)
+        self.cmd(self.t, lambda h, r=reason: hci.disconnect(h, r))
+        self.t += self.jitter(200, 900)
+        self.evt(self.t, hci.command_status(hci.DISCONNECT))
+        if not finished:
+            # The peer never acknowledges LL_TERMINATE_IND: the controller waits up to a
+            # supervision timeout before it reports (Vol 6 Part B 5.1.3.1). The capture ends in
+            # that wait; other devices' advertising goes on being logged until then.
+            self.shapes.append("capture ends while the local Disconnect is under way")
+            other = _addr(self.rng)
+            wait = int(self.timeout_units * 10 * MS * self.rng.uniform(0.2, 0.9))
+            t = self.t
+            while t + 100 * MS < self.t + wait:
+                t += 100 * MS + self.jitter(0, 10 * MS)
+                self.evt(t, hci.le_advertising_report(hci.ADV_IND, 1, other, hci.ad_flags(), -70))
+            self.t = t
+            self.open = False
+            return
+        done = self.event_after(self.t + 300) + self.interval * self.rng.choice((1, 1, 2)) + self.jitter(300, 900)
+        self.end_record(done, 0x16)
+
+    def peer_disconnect(self, reason: int = 0x13) -> None:
+        e = self.event_after(self.t + 2000)
+        self.end_record(e + self.jitter(600, 1200), reason)
+
+    def link_loss(self) -> None:
+        """The peer goes silent: Disconnection Complete 0x08 one supervision timeout after the
+        last connection event it answered (Vol 6 Part B 4.5.2)."""
+        last = max(self.last_peer, self.event_after(self.t) - self.interval)
+        self.end_record(self.event_after(last + self.timeout_units * 10 * MS) + self.jitter(300, 900), 0x08)
+
+    def failed_to_establish(self) -> None:
+        """0x3E after 6 connection events the peer never answered (Vol 6 Part B 4.5.2)."""
+        done = self.anchor + 6 * self.interval + self.jitter(300, 900)
+        self.end_record(max(done, self.t + 300), 0x3E)
+        self.shapes.append("0x3E after LE Connection Complete")
+
+
+def _connect(link: Link, status: int) -> None:
+    """LE Create Connection (central) and LE Connection Complete; as peripheral only the latter."""
+    rng = link.rng
+    role = 0 if link.local_central else 1
+    if link.local_central:
+        link.cmd(link.t, hci.le_create_connection(1, link.peer, 1, link.interval_units, link.interval_units, 0, link.timeout_units))
+        link.t += link.jitter(200, 900)
+        link.evt(link.t, hci.command_status(hci.LE_CREATE_CONNECTION))
+        link.t += link.jitter(3 * MS, 60 * MS)
+        if status == 0x02:
+            link.cmd(link.t, hci.le_create_connection_cancel())
+            link.t += link.jitter(200, 900)
+            link.evt(link.t, hci.command_complete(hci.LE_CREATE_CONNECTION_CANCEL, b"\x00"))
+            link.t += link.jitter(100, 600)
+    h4 = (lambda h, s=status, r=role: hci.le_connection_complete(s, h if s == 0 else 0, r, 1, link.peer if s == 0 else "00:00:00:00:00:00" if s == 0x02 else link.peer,
+                                                              link.interval_units, 0, link.timeout_units))
+    link.evt(link.t, h4)
+    link.anchor = link.t + 1250 + rng.randint(0, link.interval)
+    link.last_peer = link.anchor
+    link.t = link.anchor + link.jitter(2 * MS, 6 * MS)
+
+
+def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_capture: bool, tail: str | None,
+              force: dict | None = None) -> Link:
+    """One link from LE Create Connection (or its first packet) to its end. `tail`: the capture
+    ends with this link: 'mid-transaction' or 'disconnecting'. `force` fixes what is otherwise
+    drawn: 'attempt' (a number in [0, 1) as the draw that picks cancel / error / 0x3E / a link),
+    'phases', 'ending', 'fail_in'."""
+    force = force or {}
+    link = Link(rng, t0, local_central, _addr(rng), index)
+    if not local_central:
+        link.shapes.append("local peripheral")
+    if mid_capture:
+        link.kind = "mid-capture connection"
+        link.shapes.append("begins before the capture")
+        link.anchor = t0 - rng.randint(0, link.interval)
+        link.t = t0
+    else:
+        r = rng.random()
+        r = force.get("attempt", r)
+        if local_central and r < 0.08:
+            _connect(link, 0x02)
+            link.kind, link.open = "cancelled attempt", False
+            link.shapes.append("cancelled attempt")
+            return link
+        if local_central and r < 0.13:
+            status = rng.choice((0x3E, 0x3C, 0x0C))
+            _connect(link, status)
+            link.kind, link.open = "failed attempt", False
+            link.shapes.append(f"failed attempt 0x{status:02X}")
+            return link
+        _connect(link, 0)
+        if r < 0.22:
+            # 0x3E with the client's first request(s) outstanding, nothing answered (issue 11 class 1).
+            if link.local_is_client:
+                link.att(att.exchange_mtu_req(rng.choice((247, 517))), True)
+            link.failed_to_establish()
+            return link
+
+    # The phases, in a plausible order; one of them may be where the link fails.
+    phases = []
+    if not mid_capture:
+        phases.append("mtu")
+        if rng.random() < 0.8:
+            phases.append("discovery")
+    optional = ["rw", "notify", "indicate", "params", "phy", "encrypt", "pair", "server", "rw", "burst", "rw"]
+    rng.shuffle(optional)
+    phases += optional[:rng.randint(1, 5)]
+    if mid_capture:
+        # The capture's first sight of the link is ATT traffic on its handle (a handle seen only
+        # in HCI events before its Disconnection Complete is not a connection the timeline makes).
+        phases.insert(0, "rw")
+    if rng.random() < 0.15:
+        phases.append("timeout")
+    endings = ["peer", "loss", "local", "still"]
+    ending = rng.choices(endings, weights=(3, 3, 3, 1))[0]
+    fail_in = rng.randrange(len(phases)) if rng.random() < 0.35 else None
+    phases = force.get("phases", phases)
+    ending = force.get("ending", ending)
+    fail_in = force.get("fail_in", fail_in)
+
+    for i, phase in enumerate(phases):
+        failing = i == fail_in
+        if phase == "mtu":
+            if failing:
+                link.request(att.exchange_mtu_req(247), None)
+                link.shapes.append("fails during MTU exchange")
+                break
+            link.exchange_mtu()
+        elif phase == "discovery":
+            if not link.discovery(rng.randrange(6) if failing else None):
+                link.shapes.append("fails during discovery")
+                break
+        elif phase == "rw":
+            link.reads_and_writes()
+        elif phase == "burst":
+            link.write_command_burst()
+        elif phase == "notify":
+            link.notifications(rng.randint(1, 12))
+            if failing:
+                link.shapes.append("fails mid-notification stream")
+                break
+        elif phase == "indicate":
+            link.indications(rng.randint(1, 4), confirm_last=rng.random() < 0.6)
+            if link.unconfirmed:
+                break  # nothing more from that server; the link ends next
+        elif phase == "params":
+            link.parameter_update()
+        elif phase == "phy":
+            link.phy_update()
+        elif phase == "encrypt":
+            fail = failing or rng.random() < 0.15
+            interrupted = fail and rng.random() < 0.4
+            link.encrypt(fail, interrupted)
+            if interrupted:
+                break
+            if fail:
+                # After 0x06 the central gives up: Disconnect 0x05 (Authentication Failure).
+                if link.local_central:
+                    ending = "auth"
+                break
+        elif phase == "pair":
+            fail = failing or rng.random() < 0.2
+            link.pair(fail, interrupted=fail and rng.random() < 0.4)
+            if fail:
+                break
+        elif phase == "server":
+            link.other_side_reads_local_server()
+        elif phase == "timeout":
+            link.att_timeout()
+            break
+        if failing:
+            link.shapes.append(f"fails after {phase}")
+            break
+
+    if tail == "mid-transaction" and not link.bearer_closed:
+        link.request(att.read_req(0x0003), None)
+        link.shapes.append("capture ends mid-transaction")
+        link.open = False
+        return link
+    if tail == "disconnecting":
+        link.local_disconnect(finished=False)
+        return link
+    if ending == "peer":
+        link.peer_disconnect(rng.choice((0x13, 0x13, 0x15)))
+    elif ending == "loss":
+        link.link_loss()
+    elif ending == "local":
+        link.local_disconnect()
+    elif ending == "auth":
+        link.local_disconnect(reason=0x05)
+    else:
+        link.shapes.append("still connected when the capture ends")
+        link.open = False
+    return link
+
+
+# Sessions of one named shape (the tests' fixed cases; the seed still draws the details).
+SHAPES = {
+    # Issue 11 class 1: LE Connection Complete (success), the central's Exchange MTU Request, then
+    # 0x3E with nothing answered.
+    "failed-to-establish": dict(count=1, roles="central", tail=None, force={"attempt": 0.2}),
+    # Issue 11 class 3: a long session, then HCI Disconnect and its Command Status; the capture
+    # ends before the Disconnection Complete.
+    "disconnect-under-way": dict(count=1, roles="central", tail="disconnecting",
+                                 force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw", "notify", "rw"], "fail_in": None}),
+    # A capture gap: the btsnoop writer dropped the peer's answer to the 3rd request (the
+    # record's cumulative-drops field counts it); the replay cannot settle that link.
+    "writer-dropped": dict(count=1, roles="central", tail=None,
+                           force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw"], "fail_in": None, "ending": "peer"}),
+    # Write Commands over the controller's 8 LE ACL buffers: the host waits for Number Of Completed
+    # Packets, which come a little after connection events HCI never shows.
+    "write-burst": dict(count=1, roles="central", tail=None,
+                        force={"attempt": 0.9, "phases": ["mtu", "burst", "rw", "burst", "burst"], "fail_in": None, "ending": "local"}),
+    # ... or simply with the link still up.
+    "ends-connected": dict(count=1, roles="central", tail=None,
+                           force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw", "indicate"], "fail_in": None,
+                                  "ending": "still"}),
+}
+
+
+def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
+    """One capture: power-on, then 1-6 links (some at once), handles reused once free."""
+    rng = random.Random(seed)
+    fixed = SHAPES[shape] if shape else None
+    records: list[tuple[int, int, bytes, bool, str, int]] = []  # (time, seq, h4, received, tag, link)
+    t = START + rng.randint(0, 3600) * 1_000_000
+    boot = [(hci.reset(), hci.command_complete(hci.RESET, b"\x00")),
+            (hci.le_read_buffer_size(), hci.command_complete(hci.LE_READ_BUFFER_SIZE, struct.pack("<BHB", 0, 251, 8)))]
+    mid_capture = rng.random() < 0.12 and fixed is None
+    seq = 0
+    if not mid_capture:
+        for c, e in boot:
+            records.append((t, seq, c, False, "", -1)); seq += 1
+            t += 500
+            records.append((t, seq, e, True, "", -1)); seq += 1
+            t += 1000
+    count = rng.randint(1, 6)
+    tail = rng.choice(("mid-transaction", "disconnecting")) if rng.random() < 0.15 else None
+    roles = rng.choice(("central", "central", "peripheral", "both"))
+    if fixed:
+        count, tail, roles = fixed["count"], fixed["tail"], fixed["roles"]
+    links: list[Link] = []
+    start = t + 5 * MS
+    for i in range(count):
+        local_central = roles == "central" or (roles == "both" and i % 2 == 0)
+        links.append(make_link(rng, start, local_central, i, mid_capture and i == 0, tail if i == count - 1 else None,
+                               fixed["force"] if fixed else None))
+        # The next link starts while this one is up (simultaneous links) or after it ended; link
+        # setups never overlap (one LE Create Connection at a time).
+        lo = start + 300 * MS
+        start = rng.randint(lo, max(lo, links[-1].t + 200 * MS)) if rng.random() < 0.5 else links[-1].t + rng.randint(50 * MS, 2000 * MS)
+        start = max(start, max(l.records[0][0] for l in links) + 300 * MS)
+
+    if tail is not None:
+        # The tail link must be the last thing in the capture: drop what other links would add after it.
+        last = links[-1]
+        end = max(r[0] for r in last.records)
+        for l in links[:-1]:
+            if any(r[0] > end for r in l.records):
+                l.records = [r for r in l.records if r[0] <= end]
+                l.shapes.append("cut by the capture's end")
+                if not any(r[3] == "end" for r in l.records):
+                    l.end_reason = None
+
+    # Handles: the lowest free one when the link comes up; free again after its last record.
+    busy: list[tuple[int, int]] = []  # (free_from, handle)
+    manifest_links = []
+    for l in sorted(links, key=lambda l: l.records[0][0]):
+        first = l.records[0][0]
+        lastt = max(r[0] for r in l.records)
+        if l.kind in ("cancelled attempt", "failed attempt"):
+            handle = 0
+        else:
+            in_use = {h for free_from, h in busy if free_from >= first}
+            handle = next(h for h in range(0x0040, 0x0050) if h not in in_use)
+            busy.append((lastt + (0 if l.end_reason is not None else 10**15), handle))
+            l.shapes = [x for x in l.shapes]
+            if any(h == handle for _, h in busy[:-1]):
+                l.shapes.append("handle reused")
+        for ts, h4, received, tag in l.records:
+            records.append((ts, seq, h4(handle) if callable(h4) else h4, received, tag, l.index)); seq += 1
+        manifest_links.append({
+            "handle": handle, "role": "central" if l.local_central else "peripheral", "kind": l.kind,
+            "att_pdus": sum(1 for r in l.records if r[3] == "att"),
+            "end": None if l.kind.endswith("attempt") else l.end_reason,
+            "first_us": first, "shapes": l.shapes,
+        })
+    records.sort(key=lambda r: (r[0], r[1]))
+    drops_from = None
+    if shape == "writer-dropped":
+        # The writer drops the 3rd ATT PDU the peer sent (a whole record): from the next record on,
+        # the btsnoop cumulative-drops field says 1 (Android's btsnoop writer, BlueZ btmon).
+        answers = [i for i, r in enumerate(records) if r[4] == "att" and r[3]]
+        drops_from = answers[2]
+        del records[drops_from]
+        manifest_links[0]["att_pdus"] -= 1
+        manifest_links[0]["gap"] = True
+        manifest_links[0]["shapes"].append("capture gap: the writer dropped a record")
+    out = bytearray(struct.pack(">8sII", b"btsnoop\0", 1, 1002))
+    for i, (ts, _, h4, received, _, _) in enumerate(records):
+        flags = (1 if received else 0) | (0b10 if h4[0] in (0x01, 0x04) else 0)
+        drops = 1 if drops_from is not None and i >= drops_from else 0
+        out += struct.pack(">IIIIq", len(h4), len(h4), flags, drops, ts + EPOCH_OFFSET_US) + h4
+    # Links are numbered by the timeline in the order of their first record.
+    manifest_links.sort(key=lambda m: m["first_us"])
+    name = f"{shape}-{seed}" if shape else f"session-{seed}"
+    return bytes(out), {"seed": seed, "shape": shape, "file": f"{name}.btsnoop", "links": manifest_links}
+
+
+def write(outdir: Path, seed: int, count: int, shape: str | None = None) -> list[dict]:
+    outdir.mkdir(parents=True, exist_ok=True)
+    manifest = []
+    for s in range(seed, seed + count):
+        data, m = session(s, shape)
+        (outdir / m["file"]).write_bytes(data)
+        manifest.append(m)
+    (outdir / "sessions.json").write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("outdir", type=Path)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--count", type=int, default=1)
+    p.add_argument("--shape", choices=sorted(SHAPES), help="sessions of one named shape")
+    a = p.parse_args(argv)
+    m = write(a.outdir, a.seed, a.count, a.shape)
+    print(f"{len(m)} session(s), {sum(len(x['links']) for x in m)} link(s) in {a.outdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
