@@ -13,7 +13,10 @@ extension TimelineStore {
     /// the lock is taken, written aside (`TemporaryFile`) and moved into place without
     /// replacing anything. Readers never see a half-made file, and an import or another
     /// recorder creating the same timeline at the same moment ends up writing into one file.
-    public static func openCreating(_ path: String, journal: String = "WAL") throws -> TimelineStore {
+    /// `setUp` runs on the opened store while the lock is still held, so a writer that changes
+    /// the journal mode or registers itself is not starved by imports taking turns on the file.
+    public static func openCreating(_ path: String, journal: String = "WAL",
+                                    setUp: (TimelineStore) throws -> Void = { _ in }) throws -> TimelineStore {
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(for: path)
@@ -50,6 +53,8 @@ extension TimelineStore {
                 }
             }
         }
-        return try TimelineStore(path: path)
+        let store = try TimelineStore(path: path)
+        try setUp(store)
+        return store
     }
 }

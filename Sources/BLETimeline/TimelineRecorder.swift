@@ -28,23 +28,31 @@ public final class TimelineRecorder {
     ///   - identity: unique per recording (e.g. the output file and start time), stored where imports keep the SHA-256.
     public init(databasePath: String, source: String, identity: String, format: CaptureFormat, linkType: UInt32,
                 formatDescription: String, options: ImportOptions = .init(), commitEvery: Int = 1000) throws {
-        store = try TimelineStore.openCreating(databasePath)
+        // Set up and registered under the timeline's lock (TimelineStore.openCreating): imports
+        // take turns on it, and the switch to WAL needs the file to itself.
+        var registered: Int64 = 0
+        store = try TimelineStore.openCreating(databasePath) { store in
+            let db = store.database
+            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+            try store.createIndexes()
+            try db.execute("BEGIN IMMEDIATE")
+            try db.run("""
+                INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept, status,
+                                     recorder)
+                VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, 'recording', ?8)
+                """, [.text(source), .text(source), .text("live:\(identity)"), .text(format.rawValue),
+                      .integer(Int64(linkType)), .text(formatDescription), .integer(options.keepRaw ? 1 : 0),
+                      .text(RecorderLiveness.currentToken())])
+            registered = db.lastInsertRowID
+            try db.execute("COMMIT")
+        }
         self.source = source
         let db = store.database
-        try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-        try store.createIndexes()
-        try db.execute("BEGIN IMMEDIATE")
-        try db.run("""
-            INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept, status,
-                                 recorder)
-            VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, 'recording', ?8)
-            """, [.text(source), .text(source), .text("live:\(identity)"), .text(format.rawValue),
-                  .integer(Int64(linkType)), .text(formatDescription), .integer(options.keepRaw ? 1 : 0),
-                  .text(RecorderLiveness.currentToken())])
-        captureID = db.lastInsertRowID
+        captureID = registered
         writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw, keepKeys: options.keepKeys)
         decoder = PacketDecoder(options: .forCapture(CaptureInfo(format: format, linkType: linkType, formatDescription: formatDescription), keepKeys: options.keepKeys))
         self.commitEvery = commitEvery
+        try db.execute("BEGIN IMMEDIATE")
         try updateCaptureRow(status: "recording", warnings: [])
         try db.execute("COMMIT")
     }
