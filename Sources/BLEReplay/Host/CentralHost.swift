@@ -97,7 +97,7 @@ public final class CentralHost {
                 p.isConnecting = false
                 _ = establish(p, handle: nil, behaviour: nil)
             }
-            world.advertisingDemandChanged()
+            p.advertisingDemandChanged()
             return
         }
         guard isScanning else { return }
@@ -129,7 +129,7 @@ public final class CentralHost {
               !links.contains(where: { $0.peripheral === p }) else { return }
         traceCreateConnection(p)
         pendingConnections.append(p)
-        world.advertisingDemandChanged()
+        p.advertisingDemandChanged()
     }
 
     func traceCreateConnection(_ p: SimulatedPeripheral) {
@@ -144,7 +144,7 @@ public final class CentralHost {
         guard let i = pendingConnections.firstIndex(where: { $0 === p }) else { return }
         pendingConnections.remove(at: i)
         traceCancel(p)
-        world.advertisingDemandChanged()
+        p.advertisingDemandChanged()
         observer?.centralHost(self, didFailToConnect: p, reason: HCIStatusCode(0x02))
     }
 
@@ -172,7 +172,7 @@ public final class CentralHost {
         links.append(link)
         allLinks.append(link)
         p.linkEstablished(link, behaviour: b)
-        world.advertisingDemandChanged()
+        p.advertisingDemandChanged()
         observer?.centralHost(self, didConnect: link)
         return link
     }
@@ -252,7 +252,7 @@ public final class CentralHost {
         link.requestQueue = []
         link.indicationCompletions = []
         link.peripheral.linkEnded(link)
-        world.advertisingDemandChanged()
+        link.peripheral.advertisingDemandChanged()
         // The central hears of the disconnection first, then its pending requests fail.
         observer?.centralHost(self, didDisconnect: link, reason: reason)
         for r in failed { r.completion?(.disconnected) }
