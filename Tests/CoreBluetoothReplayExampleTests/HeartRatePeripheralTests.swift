@@ -1,3 +1,4 @@
+import BLEReplay
 import CoreBluetoothReplay
 import Foundation
 import Testing
@@ -110,6 +111,26 @@ import Testing
         // then the live ones.
         let resumed = burst.compactMap { e -> UInt8? in if case .sent(_, let b) = e { b } else { nil } }
         #expect(resumed.count >= 26 + 10)
+    }
+
+    /// `--inject` against the app's server: the collector goes silent after the app's 5th
+    /// notification (1.48 s: the history, then one a second: the 5th at 5.000 s), so its
+    /// control-point write (6.44 s) never comes and the app hears the loss one supervision
+    /// timeout (4 s) later; the recorded reconnect still follows, and the fault (counted per
+    /// link) fires there too: the 5th notification is in the history burst at 26.98 s.
+    @Test func injectedFaultsApplyToTheRecordedCentral() throws {
+        var c = ReplayConfiguration()
+        c.faults = [try FaultSpec(parsing: "disconnect:0x08@after=handle-value-notification:0x000C#5")]
+        let replay = try CBReplay(capture: Samples.capture("heart-rate-peripheral.btsnoop"), configuration: c)
+        let clock = replay.clock!
+        let app = replay.activate { HeartRatePeripheral(now: { clock.now }) }
+        replay.run(for: 40)
+        #expect(replay.world.firedFaults.count == 2 && replay.world.unfiredFaults.isEmpty)
+        let unsubscribed = app.events.compactMap { e -> TimeInterval? in if case .unsubscribed(let t, _) = e { t } else { nil } }
+        #expect(unsubscribed.count == 2)
+        #expect(unsubscribed.count == 2 && Self.near(unsubscribed[0], 9.0) && Self.near(unsubscribed[1], 30.98), "\(unsubscribed)")
+        #expect(!app.events.contains { if case .wrote = $0 { true } else { false } })
+        #expect(app.events.contains { if case .subscribed(let t, _) = $0 { Self.near(t, 26.98) } else { false } })
     }
 
     @Test func aDifferentAnswerIsADivergenceNamingThePackets() throws {
