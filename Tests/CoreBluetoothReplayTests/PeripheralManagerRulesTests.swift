@@ -182,3 +182,59 @@ final class RulesServer: NSObject, CBPeripheralManagerDelegate {
         peripheral.respond(to: requests[0], withResult: refused ? CBATTError.Code(rawValue: 0x80)! : .success)
     }
 }
+
+/// The snippet, from a widely read guide, as written for iOS, in an app that also holds
+/// a central manager (a "BLE manager" that picks its role at launch).
+final class GuideSnippetApp: NSObject, CBPeripheralManagerDelegate, CBCentralManagerDelegate {
+    var peripheralManager: CBPeripheralManager!
+    var centralManager: CBCentralManager!
+    var added: [CBUUID] = []
+    var readsAnswered = 0
+
+    override init() {
+        super.init()
+        centralManager = CBCentralManager(delegate: self, queue: nil)
+        peripheralManager = CBPeripheralManager(delegate: self, queue: nil)
+    }
+
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {}
+
+    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
+        guard peripheral.state == .poweredOn else { return }
+        let characteristic = CBMutableCharacteristic(type: CBUUID(string: "5678"),
+            properties: [.read, .write, .notify], value: nil, permissions: [.readable, .writeable])
+        let service = CBMutableService(type: CBUUID(string: "1234"), primary: true)
+        service.characteristics = [characteristic]
+        peripheralManager.add(service)
+        peripheralManager.startAdvertising([CBAdvertisementDataLocalNameKey: "My BLE Device",
+                                            CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "1234")]])
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: Error?) {
+        if error == nil { added.append(service.uuid) }
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
+        request.value = Data("hello".utf8)
+        peripheral.respond(to: request, withResult: .success)
+        readsAnswered += 1
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {
+        peripheral.respond(to: requests.first!, withResult: .success)
+    }
+}
+
+@Suite struct GuideSnippetTests {
+    @Test func theGuidesPeripheralCodeRunsBesideACentralManager() throws {
+        let replay = try CBReplay(capture: PeripheralManagerRulesTests.capture())
+        let app = replay.activate { GuideSnippetApp() }
+        replay.run(for: 2)
+        #expect(app.centralManager.state == .poweredOn && app.peripheralManager.state == .poweredOn)
+        #expect(app.added == [CBUUID(string: "1234")])
+        #expect(app.peripheralManager.isAdvertising)
+        // The recorded central's link went to the peripheral manager, not the central manager.
+        #expect(replay.localServerDriver.servers.count == 1)
+        #expect(replay.world.host.allLinks.first?.localCentral == false)
+    }
+}
