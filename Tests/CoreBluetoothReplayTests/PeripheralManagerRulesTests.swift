@@ -15,7 +15,7 @@ import TestSupport
     static let long = Array(UInt8(0x40)..<UInt8(0x68))     // 40 bytes
     static let partA = Array(UInt8(0x01)...UInt8(0x12)), partB = Array(UInt8(0x13)...UInt8(0x16))
 
-    static func capture() throws -> String {
+    static func capture(answeredLastRead: Bool = false) throws -> String {
         var c = SpecCapture()
         c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x4F, 0x9A, 0x11, 0x22, 0x33, 0x44])
         func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]?) {
@@ -31,7 +31,7 @@ import TestSupport
         served(450, [0x18, 0x01], [0x19])                                              // Execute Write
         served(500, [0x12, 0x10, 0x00, 0x01], [0x01, 0x12, 0x10, 0x00, 0x80])           // application error
         c.att(550, handle: 0x41, [0x52, 0x0E, 0x00, 0xAA], received: true)             // Write Command
-        served(600, [0x0A, 0x12, 0x00], nil)                                           // never answered
+        served(600, [0x0A, 0x12, 0x00], answeredLastRead ? [0x0B, 0x07] : nil)          // never answered (by default)
         c.disconnectionComplete(31_000, handle: 0x41, reason: 0x13)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("peripheral-rules-\(UUID().uuidString).btsnoop").path
         try c.write(to: path)
@@ -65,6 +65,25 @@ import TestSupport
         let end = try #require(replay.world.host.allLinks.first?.endedAt)
         #expect(end > 30_500_000 && end <= 30_530_000)
         #expect(replay.world.host.allLinks.first?.endReason?.rawValue == 0x13)
+    }
+
+    /// The recorded server answered the FFF4 read; the app never does: the central's 30 s ATT
+    /// timeout is the divergence, naming the request's and the recorded answer's packets (the
+    /// 21st and 22nd records: LE Connection Complete, then two per exchange, the command one).
+    @Test func anAppThatNeverAnswersIsTheCentralsATTTimeout() throws {
+        let path = try Self.capture(answeredLastRead: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CBReplay(capture: path)
+        let app = replay.activate { RulesServer(now: { 0 }) }
+        replay.run(for: 40)
+        #expect(app.reads.last == .init(uuid: "FFF4", offset: 0))
+        let d = replay.localServerDriver.divergences
+        #expect(d.count == 1)
+        #expect(d.first?.description == "packet 19 Read Request to 0x0012: recorded Read Response 07 (packet 20), the app answered nothing within 30 s (the central's ATT timeout)")
+        // The recorded connection (time zero) came before the app advertised (also at zero): the
+        // central connects at the app's first advertising event, 2.5 ms later, and everything
+        // after follows; the read reached the app at 0.5025 s, the timeout 30 s after it.
+        #expect(d.first.map { $0.time == 30_502_500 } == true, "\(d.first?.time ?? 0)")
     }
 
     @Test func advertisingKeepsToThirtyOneBytes() {
