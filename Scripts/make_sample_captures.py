@@ -17,6 +17,9 @@ The scenarios (one function each below):
   failed-to-establish              two attempts fail (0x3E), a third is cancelled (0x02), the fourth works
   pairing-failed                   Insufficient Authentication -> LE SC passkey pairing -> Confirm Value Failed
   auth-errors                      ATT errors 0x05, 0x0F, 0x03, 0x80; legacy Just Works pairing; read works
+  heart-rate-peripheral            the phone is the heart-rate sensor (GATT server, role 0x01): a remote
+                                   central connects, discovers, reads 2A38, subscribes to 2A37, writes
+                                   2A39; the link is lost (0x08); the central reconnects and resubscribes
 """
 
 from __future__ import annotations
@@ -352,6 +355,101 @@ def auth_errors(path: Path, index: int) -> None:
     f.close()
 
 
+# --- the phone as peripheral --------------------------------------------------------------------
+#
+# An iPhone running Examples/HeartRatePeripheral: iOS's own GAP (0x0001-0x0005) and GATT
+# (0x0006-0x0009, Service Changed with its CCCD) services, then the app's Heart Rate service
+# (CoreBluetoothReplay/CBLocalDatabase.swift lays handles out the same way):
+#   0x000A 180D; 0x000B decl, 0x000C 2A37 Heart Rate Measurement (notify), 0x000D its CCCD;
+#   0x000E decl, 0x000F 2A38 Body Sensor Location (read); 0x0010 decl, 0x0011 2A39 Heart Rate
+#   Control Point (write).
+
+PHONE_CENTRAL = "5E:11:9A:3C:77:D2"     # the collector (another phone) as central, an RPA
+HRP_SERVICES = [(0x0001, 0x0005, 0x1800), (0x0006, 0x0009, 0x1801), (0x000A, 0x0011, 0x180D)]
+HRP_CHARS = [(0x000B, 0x10, 0x000C, 0x2A37), (0x000E, 0x02, 0x000F, 0x2A38), (0x0010, 0x08, 0x0011, 0x2A39)]
+HRP_MEASUREMENT, HRP_CCCD, HRP_LOCATION, HRP_CONTROL = 0x000C, 0x000D, 0x000F, 0x0011
+
+
+def heart_rate_peripheral(path: Path, index: int) -> None:
+    """The local device is the peripheral (LE Connection Complete role 0x01, Core v5.4 Vol 4 Part
+    E 7.7.65.1): requests arrive (rx) and the phone's GATT server answers (tx); its notifications
+    are acknowledged by Number Of Completed Packets one connection event later while the link
+    holds, never once the collector goes out of range. The collector discovers, reads the Body
+    Sensor Location, subscribes, writes the control point; 20 s in it goes silent and the phone's
+    controller reports 0x08 one supervision timeout (4 s) later; 1.5 s after that it reconnects,
+    rediscovers, resubscribes, and ends the link itself (0x13) 10 s later."""
+    from blegen import scenarios as sc
+    log = sc.Log(START + index * 3600 * S)
+    rng_state = [72]
+
+    def bpm() -> bytes:
+        rng_state[0] = max(60, min(140, rng_state[0] + (1, -1, 0, 2, -2, 0, 1)[len(log.items) % 7]))
+        return bytes([0x06, rng_state[0]])
+
+    t = sc.power_on(log)
+    adv = hci.ad_flags(0x06) + hci.ad_uuid16_list([0x180D]) + hci.ad_name("Pulse HR")
+    # iOS's advertising for startAdvertising([LocalName: "Pulse HR", ServiceUUIDs: [180D]]).
+    log.cmd(t, hci.command(sc.LE_SET_ADVERTISING_PARAMETERS, struct.pack("<HHBBB6sBB", 0x00A0, 0x00A0, 0, 0, 0, bytes(6), 7, 0)))
+    log.evt(t + 1, hci.command_complete(sc.LE_SET_ADVERTISING_PARAMETERS, b"\x00"))
+    log.cmd(t + 2, hci.command(sc.LE_SET_ADVERTISING_DATA, bytes([len(adv)]) + adv + bytes(31 - len(adv))))
+    log.evt(t + 3, hci.command_complete(sc.LE_SET_ADVERTISING_DATA, b"\x00"))
+    log.cmd(t + 4, hci.command(0x2009, bytes(32)))                     # LE Set Scan Response Data: empty
+    log.evt(t + 5, hci.command_complete(0x2009, b"\x00"))
+    log.cmd(t + 6, hci.command(sc.LE_SET_ADVERTISE_ENABLE, b"\x01"))
+    log.evt(t + 7, hci.command_complete(sc.LE_SET_ADVERTISE_ENABLE, b"\x00"))
+
+    interval_ms = 30.0   # 24 x 1.25 ms
+
+    def link(h: int, at: float, first: bool, seconds: int, lose: bool) -> None:
+        t = at
+        sc.connect(log, t, h, PHONE_CENTRAL, role=1, interval=24, timeout=400)
+        # The controller stopped advertising on connection (Vol 6 Part B 4.4.2); iOS resumes it.
+        log.cmd(t + 3, hci.command(sc.LE_SET_ADVERTISE_ENABLE, b"\x01"))
+        log.evt(t + 4, hci.command_complete(sc.LE_SET_ADVERTISE_ENABLE, b"\x00"))
+        t += 60
+
+        def served(req: bytes, rsp: bytes, gap: float = 2 * interval_ms) -> None:
+            nonlocal t
+            log.att_rx(t, h, req)
+            log.att_tx(t + interval_ms / 2, h, rsp)
+            log.evt(t + interval_ms, hci.number_of_completed_packets([(h, 1)]))
+            t += gap
+
+        served(att.exchange_mtu_req(517), att.exchange_mtu_rsp(185))
+        served(att.read_by_group_type_req(0x0001, 0xFFFF),
+               bytes([att.READ_BY_GROUP_TYPE_RSP, 6]) + b"".join(struct.pack("<HHH", *e) for e in HRP_SERVICES))
+        served(att.read_by_group_type_req(0x0012, 0xFFFF), att.error_rsp(att.READ_BY_GROUP_TYPE_REQ, 0x0012, att.ATTRIBUTE_NOT_FOUND))
+        served(att.read_by_type_req(0x000A, 0x0011, att.CHARACTERISTIC),
+               bytes([att.READ_BY_TYPE_RSP, 7]) + b"".join(struct.pack("<HBHH", *e) for e in HRP_CHARS))
+        served(att.read_by_type_req(0x0011, 0x0011, att.CHARACTERISTIC), att.error_rsp(att.READ_BY_TYPE_REQ, 0x0011, att.ATTRIBUTE_NOT_FOUND))
+        served(att.find_information_req(0x000D, 0x000D), bytes([att.FIND_INFORMATION_RSP, 1]) + struct.pack("<HH", 0x000D, 0x2902))
+        if first:
+            served(att.read_req(HRP_LOCATION), att.read_rsp(b"\x01"))                    # Chest
+        served(att.write_req(HRP_CCCD, b"\x01\x00"), att.write_rsp())
+        # 1 Hz notifications; each acknowledged one connection event later while the link holds.
+        n = t + 400
+        silent_from = at + 60 + seconds * 1000 if lose else None
+        wrote = False
+        while n < at + 60 + (seconds + (4 if lose else 0)) * 1000:
+            if first and not wrote and n > at + 5000:
+                served_at = n - 500
+                log.att_rx(served_at, h, att.write_req(HRP_CONTROL, b"\x01"))           # reset Energy Expended
+                log.att_tx(served_at + interval_ms / 2, h, att.write_rsp())
+                log.evt(served_at + interval_ms, hci.number_of_completed_packets([(h, 1)]))
+                wrote = True
+            log.att_tx(n, h, att.notification(HRP_MEASUREMENT, bpm()))
+            if silent_from is None or n + interval_ms < silent_from:
+                log.evt(n + interval_ms, hci.number_of_completed_packets([(h, 1)]))
+            n += 1000
+        end = at + 60 + (seconds + 4) * 1000 if lose else n
+        log.evt(end, hci.disconnection_complete(h, 0x08 if lose else 0x13))
+        return end
+
+    end = link(0x0041, 1000.0, True, 20, lose=True)
+    link(0x0042, end + 1500, False, 10, lose=False)
+    path.write_bytes(log.btsnoop())
+
+
 SCENARIOS = [
     ("heart-rate-healthy.btsnoop", heart_rate_healthy,
      "Heart-rate sensor: scan, connect, MTU, full discovery, DIS reads, CCCD subscribe, "
@@ -371,6 +469,10 @@ SCENARIOS = [
     ("auth-errors.btsnoop", auth_errors,
      "ATT errors 0x05, 0x0F, 0x03 and application error 0x80; LE legacy Just Works pairing, "
      "LE Start Encryption, Encryption Change, key distribution; the same reads then succeed"),
+    ("heart-rate-peripheral.btsnoop", heart_rate_peripheral,
+     "The phone is the heart-rate sensor (GATT server, LE role 0x01): a collector connects, exchanges the MTU, "
+     "discovers, reads 2A38, subscribes to 2A37, writes 2A39; the link is lost (0x08); it reconnects, "
+     "resubscribes and disconnects (0x13)"),
 ]
 
 

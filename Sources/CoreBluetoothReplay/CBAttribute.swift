@@ -27,6 +27,13 @@ open class CBService: CBAttribute {
         super.init(uuid: CBUUID(bluetoothUUID: s.uuid))
     }
 
+    /// A local service (CBMutableService, CBMutableAttributes.swift): no peripheral, no handles.
+    init(localType uuid: CBUUID, isPrimary: Bool) {
+        range = GATTClient.Service(localUUID: uuid.bluetoothUUID)
+        self.isPrimary = isPrimary
+        super.init(uuid: uuid)
+    }
+
     override open var description: String {
         "<CBService: \(uuid.uuidString), handles \(hex(range.startHandle, width: 4))-\(hex(range.endHandle, width: 4))>"
     }
@@ -35,7 +42,7 @@ open class CBService: CBAttribute {
 /// `CBCharacteristic`.
 open class CBCharacteristic: CBAttribute {
     public internal(set) weak var service: CBService?
-    public let properties: CBCharacteristicProperties
+    public internal(set) var properties: CBCharacteristicProperties
     public internal(set) var value: Data?
     public internal(set) var descriptors: [CBDescriptor]?
     public internal(set) var isNotifying = false
@@ -47,6 +54,14 @@ open class CBCharacteristic: CBAttribute {
         self.service = service
         properties = CBCharacteristicProperties(rawValue: UInt(c.properties))
         super.init(uuid: CBUUID(bluetoothUUID: c.uuid))
+    }
+
+    /// A local characteristic (CBMutableCharacteristic, CBMutableAttributes.swift).
+    init(localType uuid: CBUUID, properties: CBCharacteristicProperties, value: Data?) {
+        gatt = GATTClient.Characteristic(localUUID: uuid.bluetoothUUID, properties: UInt8(truncatingIfNeeded: properties.rawValue))
+        self.properties = properties
+        self.value = value
+        super.init(uuid: uuid)
     }
 
     override open var description: String {
@@ -65,6 +80,13 @@ open class CBDescriptor: CBAttribute {
         handle = d.handle
         self.characteristic = characteristic
         super.init(uuid: CBUUID(bluetoothUUID: d.uuid))
+    }
+
+    /// A local descriptor (CBMutableDescriptor, CBMutableAttributes.swift).
+    init(localType uuid: CBUUID, value: Any?) {
+        handle = 0
+        self.value = value
+        super.init(uuid: uuid)
     }
 
     func setValue(_ bytes: [UInt8]) {

@@ -19,6 +19,7 @@ extension CBReplay {
     }
 
     public func centralHost(_ host: CentralHost, didConnect link: SimulatedLink) {
+        guard link.localCentral else { return }   // a remote central: CBReplay+PeripheralRole.swift
         let p = object(for: link.peripheral)
         p.link = link
         let gatt = GATTClient(host: host, link: link)
@@ -34,6 +35,7 @@ extension CBReplay {
     }
 
     public func centralHost(_ host: CentralHost, didDisconnect link: SimulatedLink, reason: HCIStatusCode) {
+        guard link.localCentral else { return peripheralRole(didDisconnect: link) }
         let p = object(for: link.peripheral)
         guard p.link === link else { return }
         let wasConnected = p.state == .connected || p.state == .disconnecting
@@ -54,11 +56,12 @@ extension CBReplay {
     }
 
     public func centralHost(_ host: CentralHost, link: SimulatedLink, didReceiveValue pdu: [UInt8]) {
-        guard activeManager != nil else { return }
+        guard link.localCentral, activeManager != nil else { return }
         object(for: link.peripheral).received(pdu, on: link)
     }
 
     public func centralHost(_ host: CentralHost, linkIsReadyToSendWriteWithoutResponse link: SimulatedLink) {
+        guard link.localCentral else { return peripheralRole(linkIsReady: link) }
         guard activeManager != nil else { return }
         let p = object(for: link.peripheral)
         p.deliver(on: link) { d in d.peripheralIsReady(toSendWriteWithoutResponse: p) }

@@ -40,6 +40,8 @@ public final class CBReplay: CentralHostObserver {
     var printedNotes: Set<String> = []
     /// Print a note on standard error when the app connects to such a device (default true).
     public var printsNotes = true
+    /// The app's CBPeripheralManager side, made when it creates one (CBReplay+PeripheralRole.swift).
+    var peripheralRole: CBPeripheralRole?
 
     struct Restoration {
         var peripherals: [SimulatedPeripheral]
@@ -165,6 +167,7 @@ public final class CBReplay: CentralHostObserver {
                 manager?.isScanning = false
             }
             state = newState
+            peripheralRoleStateChanged(to: newState)   // CBReplay+PeripheralRole.swift
             if let m = manager, !m.detached {
                 m.state = newState
                 callApp(m) { m.delegate?.centralManagerDidUpdateState(m) }
@@ -185,6 +188,7 @@ public final class CBReplay: CentralHostObserver {
         manager?.detached = true
         manager = nil
         objects = [:]
+        relaunchPeripheralRole()   // CBReplay+PeripheralRole.swift
     }
 
     // MARK: Internals

@@ -17,7 +17,8 @@ enum TestCaptures {
     static func shared(_ name: String) -> String { "\(packageRoot)/../shared/captures/\(name)" }
 
     static let samples = ["heart-rate-healthy.btsnoop", "heart-rate-supervision-timeout.btsnoop", "att-timeout.btsnoop",
-                          "failed-to-establish.btsnoop", "pairing-failed.btsnoop", "auth-errors.btsnoop"]
+                          "failed-to-establish.btsnoop", "pairing-failed.btsnoop", "auth-errors.btsnoop",
+                          "heart-rate-peripheral.btsnoop"]
 
     /// Every shared capture with HCI traffic.
     static let sharedHCI = ["android-classic-spp.btsnoop", "android-lock-long-session.btsnoop", "android-lock-pairing.btsnoop",

@@ -80,15 +80,15 @@ import Testing
         #expect(connections["cancelled"] as? Int == 6 && connections["failed_to_establish"] as? Int == 1)
     }
 
-    /// The six samples, against the counts table of Captures/README.md (measured with tshark).
+    /// The seven samples, against the counts table of Captures/README.md (measured with tshark).
     @Test func sampleCaptures() throws {
         let s = try Support.statistics([Support.packageRoot.appendingPathComponent("Captures").path])
-        #expect(s.captures.count == 6)
+        #expect(s.captures.count == 7)
         #expect(Dictionary(uniqueKeysWithValues: (s.counts[.disconnect] ?? []).map { ($0.key.code, $0.count) })
-                == [0x16: 5, 0x3E: 2, 0x08: 1, 0x13: 1])
+                == [0x16: 5, 0x3E: 2, 0x08: 2, 0x13: 2])
         #expect(s.count(.disconnect, 0x08)?.cbError == "CBError.connectionTimeout")
         #expect(Dictionary(uniqueKeysWithValues: (s.counts[.att] ?? []).map { ($0.key.code, $0.count) })
-                == [0x0A: 69, 0x05: 2, 0x03: 1, 0x0F: 1, 0x80: 1])
+                == [0x0A: 73, 0x05: 2, 0x03: 1, 0x0F: 1, 0x80: 1])
         #expect(s.count(.att, 0x80)?.cbError == nil)   // no CBATTError above 0x11
         #expect(s.count(.smp, 0x04)?.count == 1)
         #expect(s.count(.smp, 0x04)?.parts["sender"]?.map(\.id) == ["peer"])
@@ -97,9 +97,9 @@ import Testing
         #expect(timeout.parts["characteristic"]?.first?.id == "7A3E0002-52C1-4B8E-9E4A-2F6C3B1D0E55")
         #expect(timeout.parts["device"]?.first?.id == "D2:19:77:4B:0C:A0")
         #expect(s.total(.connectionCancelled) == 1)
-        // 9 with status 0; two of them are failed-to-establish.btsnoop's 0x3E (Captures/README.md:
-        // 0x3E×2), which never came up: 7 established.
-        #expect(s.attempts == 10 && s.established == 7)
+        // 11 with status 0; two of them are failed-to-establish.btsnoop's 0x3E (Captures/README.md:
+        // 0x3E×2), which never came up: 9 established (2 of them heart-rate-peripheral.btsnoop's).
+        #expect(s.attempts == 12 && s.established == 9)
         // One table: disconnect 0x08 per connection hour, by firmware revision.
         let rows = s.groups[.firmware] ?? []
         let hrm = try #require(rows.first { $0.key == ["Acme Sensors", "HRM-200", "2.1.0"] })
@@ -114,7 +114,7 @@ import Testing
         let perHour = Double(try #require(line[line.count - 2].display)) ?? 0
         #expect(abs(perHour - 1 / hrm.connectionHours) < 0.01)
         #expect(s.period == "hour")
-        #expect((s.groups[.time] ?? []).map(\.key[0]) == (10...15).map { "2026-03-01 \($0):00" })
+        #expect((s.groups[.time] ?? []).map(\.key[0]) == (10...16).map { "2026-03-01 \($0):00" })
     }
 
     @Test func directoryWithAGarbageFileStillGivesAReport() throws {

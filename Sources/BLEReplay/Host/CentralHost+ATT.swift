@@ -169,11 +169,11 @@ extension CentralHost {
             answerAsServer(pdu, on: link)
             observer?.centralHost(self, link: link, didReceiveValue: pdu)
         case .request:
-            answerAsServer(pdu, on: link)
+            if let server = link.localServer { server.received(pdu) } else { answerAsServer(pdu, on: link) }
         case .confirmation:
             if !link.indicationCompletions.isEmpty { link.indicationCompletions.removeFirst()(.response(pdu)) }
         case .command, .unknown:
-            break
+            link.localServer?.received(pdu)
         }
     }
 
@@ -184,7 +184,7 @@ extension CentralHost {
         return ATTOpcode(request[0]).responseOpcode == op
     }
 
-    private func updateMTU(_ link: SimulatedLink, client: Int, server: Int) {
+    func updateMTU(_ link: SimulatedLink, client: Int, server: Int) {
         let mtu = max(23, min(client, server))
         link.mtuExchanged = true
         guard mtu != link.mtu else { return }

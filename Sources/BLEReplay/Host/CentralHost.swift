@@ -161,11 +161,15 @@ public final class CentralHost {
     /// reports for the local controller (Core v5.4 Vol 4 Part E 7.7.65.1): a faithful replay of a
     /// link where the recording's local device was the peripheral keeps that role in the trace.
     @discardableResult
-    public func establish(_ p: SimulatedPeripheral, handle: UInt16?, behaviour: Int?, localCentral: Bool = true) -> SimulatedLink {
+    public func establish(_ p: SimulatedPeripheral, handle: UInt16?, behaviour: Int?, localCentral: Bool = true,
+                          localServer: LocalServerLink? = nil) -> SimulatedLink {
         let h = handle ?? allocateHandle()
         let b = p.behaviour(for: behaviour)
         let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: b?.parameters ?? .typical,
                                  behaviourConnectionID: b?.connectionID)
+        link.localCentral = localCentral
+        link.localServer = localServer
+        localServer?.attach(link)
         let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
         trace.event(HCIPacketBuilder.leConnectionComplete(status: 0, handle: h, centralRole: localCentral, peer: address,
                                                           parameters: link.parameters), at: now)

@@ -60,6 +60,12 @@ public final class SimulatedLink {
     public internal(set) var log: [LoggedPDU] = []
     /// Driver-owned tag (the recorded central's or the CoreBluetooth peripheral's).
     public var tag: Int = 0
+    /// The local controller's role, as LE Connection Complete reports it (Core v5.4 Vol 4 Part E
+    /// 7.7.65.1): false when the peer is a remote central and the local device its peripheral.
+    public internal(set) var localCentral = true
+    /// The local GATT server when an app plays it (CBPeripheralManager): the peer's requests and
+    /// commands go to it instead of the recorded answers (Server/LocalServerLink.swift).
+    public internal(set) var localServer: LocalServerLink?
 
     // Link-layer timing: connection events at `eventAnchor + k * interval`.
     var eventAnchor: VirtualTime

@@ -48,6 +48,6 @@ public enum LocalPeripheralRole {
             + keys.joined(separator: ", ") + " (\(n) connection(s)): that device was a remote central reading and writing the local GATT server, "
             + "so a central cannot be replayed against it (it is simulated as an advertising peripheral with no GATT database: discovery finds 0 services). "
             + "What can be replayed: the faithful replay (blereplay replay \(session.fileName) without --central) replays the remote central's requests "
-            + "against the local server's recorded answers"
+            + "against the local server's recorded answers, and a CBPeripheralManager in CoreBluetoothReplay faces the recorded central with your own GATT server (Docs/peripheral.md)"
     }
 }

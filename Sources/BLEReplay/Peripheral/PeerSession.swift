@@ -44,14 +44,19 @@ final class PeerSession {
         guard let b = behaviour else { return }
         // 0x3E: the peripheral never answered the connection on air, so it hears nothing.
         if case .terminated(let reason, _, _) = b.ending, reason.rawValue == 0x3E { neverEstablished = true }
-        let byTime = world.configuration.anchoring == .time
+        let everyByTime = world.configuration.anchoring == .time
+        // An app playing the local server (CBPeripheralManager) notifies on its own schedule: what
+        // the recorded central did after one of the local server's spontaneous PDUs keeps its time.
+        func byTime(_ a: Anchor) -> Bool { everyByTime || (link.localServer != nil && a.followsLocalInitiative) }
         for (i, a) in b.actions.enumerated() {
-            waiting[byTime ? .linkStart : a.anchor, default: []].append((.action(i), byTime ? a.offset : a.delay))
+            let t = byTime(a.anchor)
+            waiting[t ? .linkStart : a.anchor, default: []].append((.action(i), t ? a.offset : a.delay))
         }
         switch b.ending {
         case .linkLoss(let anchor, let delay, _), .terminated(_, let anchor, let delay):
             let offset = b.endingOffset ?? delay
-            waiting[byTime ? .linkStart : anchor, default: []].append((.ending, byTime ? offset : delay))
+            let t = byTime(anchor)
+            waiting[t ? .linkStart : anchor, default: []].append((.ending, t ? offset : delay))
         case .stillConnected, .centralTerminated:
             break
         }

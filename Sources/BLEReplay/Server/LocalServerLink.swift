@@ -1,0 +1,157 @@
+import BLECore
+import BLEDecode
+
+/// The local GATT server's side of one link when an app plays it (CBPeripheralManager in
+/// CoreBluetoothReplay): the peer's requests and commands reach `onPDU` instead of the recorded
+/// answers, the app's answers go back through the host's ACL path (flow control included), and
+/// each answer is compared with the one the recorded local server gave (Docs/peripheral.md).
+///
+/// ATT is one request at a time per bearer (Core v5.4 Vol 3 Part F 3.3.2): answers are taken in
+/// the order the requests came. A request left unanswered for 30 s times the central's
+/// transaction out (Vol 3 Part F 3.3.3); the central's host then drops the link, as iOS, Android
+/// and BlueZ centrals do (0x13 at its next connection event).
+public final class LocalServerLink {
+    unowned let world: ReplayWorld
+    /// The recorded central this link replays, when it is one.
+    public let recorded: RemoteCentralModel?
+    public private(set) weak var link: SimulatedLink?
+    /// Every request and command of the peer, in order (the app's server).
+    public var onPDU: (([UInt8]) -> Void)?
+    /// Answers that differ from the recorded server's, in order (the first is the divergence).
+    public private(set) var divergences: [ServerDivergence] = []
+    /// Requests answered and compared with a recorded answer; requests the recording lacks.
+    public private(set) var compared = 0
+    public private(set) var unrecorded = 0
+    /// Requests that timed out unanswered.
+    public private(set) var timeouts = 0
+    var occurrences: [[UInt8]: Int] = [:]
+
+    struct Outstanding {
+        var request: [UInt8]
+        var at: VirtualTime
+        var expected: RemoteCentralModel.Exchange?
+        var timeout: Scheduler.EventID?
+    }
+    var outstanding: [Outstanding] = []
+
+    public init(world: ReplayWorld, recorded: RemoteCentralModel?) {
+        self.world = world
+        self.recorded = recorded
+    }
+
+    func attach(_ link: SimulatedLink) { self.link = link }
+
+    var host: CentralHost { world.host }
+
+    /// The ATT MTU in force on the link (23 until exchanged).
+    public var mtu: Int { link?.mtu ?? 23 }
+
+    /// A PDU from the peer.
+    func received(_ pdu: [UInt8]) {
+        guard let link, link.isUp, !pdu.isEmpty else { return }
+        if ATTOpcode(pdu[0]).kind == .request {
+            occurrences[pdu, default: 0] += 1
+            let expected = recorded?.exchange(for: pdu, occurrence: occurrences[pdu]!)
+            var o = Outstanding(request: pdu, at: world.now, expected: expected, timeout: nil)
+            if outstanding.isEmpty { o.timeout = armTimeout() }
+            outstanding.append(o)
+        }
+        onPDU?(pdu)
+    }
+
+    private func armTimeout() -> Scheduler.EventID {
+        world.scheduler.schedule(after: CentralHost.attTimeout) { [self] in timedOut() }
+    }
+
+    /// The answer (Response or Error Response) to the oldest unanswered request. It goes out at
+    /// the recorded answer's latency after the request (or now, when later or unrecorded).
+    public func respond(_ response: [UInt8]) {
+        guard let link, link.isUp, !outstanding.isEmpty, !response.isEmpty else { return }
+        let o = outstanding.removeFirst()
+        world.scheduler.cancel(o.timeout)
+        if !outstanding.isEmpty { outstanding[0].timeout = armTimeout() }
+        compare(o, response)
+        let at = max(world.now, o.at.saturatingAdding(o.expected?.latency ?? 0))
+        world.scheduler.schedule(at: at, order: o.expected?.responsePacketID ?? Scheduler.unordered) { [self] in
+            guard link.isUp else { return }
+            if o.request[0] == ATTOpcode.exchangeMTURequest.rawValue, o.request.count >= 3, response.count >= 3,
+               response[0] == ATTOpcode.exchangeMTUResponse.rawValue {
+                host.updateMTU(link, client: Int(o.request[1]) | Int(o.request[2]) << 8,
+                               server: Int(response[1]) | Int(response[2]) << 8)
+            }
+            host.enqueue(response, on: link, onSent: nil)
+        }
+    }
+
+    /// Whether a notification would go out now: a free controller buffer and nothing of this
+    /// link queued (the host asks for `linkIsReadyToSendWriteWithoutResponse` when not).
+    public func canSendValue() -> Bool {
+        guard let link else { return false }
+        return host.canSendWriteWithoutResponse(link)
+    }
+
+    /// Sends a Handle Value Notification or Indication; `confirmed` runs at the confirmation.
+    public func sendValue(_ pdu: [UInt8], confirmed: ((ATTResult) -> Void)? = nil) {
+        guard let link, link.isUp else { return }
+        host.send(pdu, on: link, completion: confirmed)
+    }
+
+    func compare(_ o: Outstanding, _ response: [UInt8]) {
+        guard let e = o.expected else {
+            unrecorded += 1
+            return
+        }
+        compared += 1
+        if e.response != response {
+            divergences.append(ServerDivergence(time: world.now, request: o.request, requestPacketID: e.requestPacketID,
+                                                recorded: e.response, recordedPacketID: e.responsePacketID, answered: response))
+        }
+    }
+
+    private func timedOut() {
+        guard let link, link.isUp, let o = outstanding.first else { return }
+        timeouts += 1
+        outstanding.removeAll()
+        if let e = o.expected {
+            compared += 1
+            // The recorded server did not answer either: the same silence, not a divergence.
+            if e.response != nil { divergences.append(ServerDivergence(time: world.now, request: o.request, requestPacketID: e.requestPacketID,
+                                                recorded: e.response, recordedPacketID: e.responsePacketID, answered: nil)) }
+        }
+        world.scheduler.schedule(at: link.nextConnectionEvent(after: world.now)) { [self] in
+            host.peerTerminated(link, reason: HCIStatusCode(0x13))
+        }
+    }
+}
+
+/// An answer of the app's server that differs from the recorded server's.
+public struct ServerDivergence: Sendable, CustomStringConvertible {
+    public var time: VirtualTime
+    public var request: [UInt8]
+    public var requestPacketID: Int
+    /// The recorded answer and its packet; nil when the recording has none.
+    public var recorded: [UInt8]?
+    public var recordedPacketID: Int?
+    /// What the app's server answered; nil when it never did (the central's ATT timeout).
+    public var answered: [UInt8]?
+
+    public var description: String {
+        let was = recorded.map { "\(Self.summary($0))" + (recordedPacketID.map { " (packet \($0))" } ?? "") } ?? "nothing"
+        let now = answered.map(Self.summary) ?? "nothing within 30 s (the central's ATT timeout)"
+        return "packet \(requestPacketID) \(ATTMatchKey(pdu: request)): recorded \(was), the app answered \(now)"
+    }
+
+    /// `Read Response 06 48`, `Error Response 0x03 Write Not Permitted`.
+    public static func summary(_ pdu: [UInt8]) -> String {
+        guard let first = pdu.first else { return "an empty PDU" }
+        let op = ATTOpcode(first)
+        if op == .errorResponse, pdu.count >= 5 {
+            let code = ATTErrorCode(pdu[4])
+            return "Error Response \(hex(code.rawValue)) \(code.name)"
+        }
+        let value = pdu.dropFirst()
+        if value.isEmpty { return op.name }
+        let shown = value.prefix(16).map(hex2).joined(separator: " ")
+        return "\(op.name) \(shown)\(value.count > 16 ? " …" : "")"
+    }
+}

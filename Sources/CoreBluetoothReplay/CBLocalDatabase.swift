@@ -1,0 +1,93 @@
+import BLEAnalysis
+import BLECore
+import BLEReplay
+import Foundation
+
+/// The app's GATT server database as iOS lays it out (Docs/peripheral.md "System attributes"
+/// and "Handles"): the system's Generic Access (1800) and Generic Attribute (1801, with Service
+/// Changed 2A05 and its CCCD) services first, then the app's services in the order added, each
+/// as its declaration, then per characteristic its declaration, value, the system's CCCD when it
+/// notifies or indicates, and the app's descriptors (Core v5.4 Vol 3 Part G 3.1-3.3).
+struct CBLocalDatabase {
+    enum Attribute {
+        /// A system attribute with a fixed value.
+        case system(BluetoothUUID, [UInt8])
+        case service(CBMutableService)
+        case declaration(CBMutableCharacteristic)
+        case value(CBMutableCharacteristic)
+        /// The system-owned Client Characteristic Configuration of a characteristic (nil: Service Changed's).
+        case cccd(CBMutableCharacteristic?)
+        case descriptor(CBMutableDescriptor)
+    }
+
+    /// By handle (index + 1).
+    private(set) var attributes: [Attribute] = []
+    /// The discovery view of it (answered by the system with GATTServerEmulator).
+    private(set) var gatt = GATTDatabase()
+    /// Service Changed's value handle.
+    static let serviceChangedHandle: UInt16 = 0x0008
+    static let serviceChangedCCCD: UInt16 = 0x0009
+    /// The device name the system's GAP service reports.
+    var deviceName = "iPhone"
+
+    func attribute(at handle: UInt16) -> Attribute? {
+        handle >= 1 && Int(handle) <= attributes.count ? attributes[Int(handle) - 1] : nil
+    }
+
+    /// Rebuilds the handles for these services (in order).
+    mutating func layOut(_ services: [CBMutableService]) {
+        attributes = []
+        var g = GATTDatabase()
+        func add(_ a: Attribute) -> UInt16 {
+            attributes.append(a)
+            return UInt16(truncatingIfNeeded: attributes.count)
+        }
+        func value(_ h: UInt16, _ bytes: [UInt8]) { g.values[h] = GATTDatabase.Value(bytes: bytes, source: "system", packetID: 0) }
+        // Generic Access: Device Name (2A00), Appearance (2A01) 0x0040 Generic Phone.
+        let gap = add(.system(BluetoothUUID(uint16: 0x2800), [0x00, 0x18]))
+        let nameDecl = add(.system(BluetoothUUID(uint16: 0x2803), []))
+        let name = add(.system(BluetoothUUID(uint16: 0x2A00), Array(deviceName.utf8)))
+        value(name, Array(deviceName.utf8))
+        let appearanceDecl = add(.system(BluetoothUUID(uint16: 0x2803), []))
+        let appearance = add(.system(BluetoothUUID(uint16: 0x2A01), [0x40, 0x00]))
+        value(appearance, [0x40, 0x00])
+        g.services.append(.init(uuid: BluetoothUUID(uint16: 0x1800), startHandle: gap, endHandle: appearance, isPrimary: true))
+        g.characteristics.append(.init(uuid: BluetoothUUID(uint16: 0x2A00), declarationHandle: nameDecl, valueHandle: name, properties: 0x02))
+        g.characteristics.append(.init(uuid: BluetoothUUID(uint16: 0x2A01), declarationHandle: appearanceDecl, valueHandle: appearance, properties: 0x02))
+        // Generic Attribute: Service Changed (2A05, indicate) and its CCCD.
+        let gattService = add(.system(BluetoothUUID(uint16: 0x2800), [0x01, 0x18]))
+        let scDecl = add(.system(BluetoothUUID(uint16: 0x2803), []))
+        let sc = add(.system(BluetoothUUID(uint16: 0x2A05), [0x01, 0x00, 0xFF, 0xFF]))
+        let scCCCD = add(.cccd(nil))
+        g.services.append(.init(uuid: BluetoothUUID(uint16: 0x1801), startHandle: gattService, endHandle: scCCCD, isPrimary: true))
+        g.characteristics.append(.init(uuid: BluetoothUUID(uint16: 0x2A05), declarationHandle: scDecl, valueHandle: sc, properties: 0x20))
+        g.descriptors.append(.init(uuid: BluetoothUUID(uint16: 0x2902), handle: scCCCD))
+
+        for s in services {
+            let start = add(.service(s))
+            for case let c as CBMutableCharacteristic in s.characteristics ?? [] {
+                let decl = add(.declaration(c))
+                let v = add(.value(c))
+                c.valueHandle = v
+                c.cccdHandle = nil
+                if let cached = c.value { value(v, Array(cached)) }
+                g.characteristics.append(.init(uuid: c.uuid.bluetoothUUID, declarationHandle: decl, valueHandle: v,
+                                               properties: UInt8(truncatingIfNeeded: c.properties.rawValue)))
+                if !c.properties.isDisjoint(with: [.notify, .indicate, .notifyEncryptionRequired, .indicateEncryptionRequired]) {
+                    let h = add(.cccd(c))
+                    c.cccdHandle = h
+                    g.descriptors.append(.init(uuid: BluetoothUUID(uint16: 0x2902), handle: h))
+                }
+                for case let d as CBMutableDescriptor in c.descriptors ?? [] where d.uuid.bluetoothUUID != BluetoothUUID(uint16: 0x2902) {
+                    let h = add(.descriptor(d))
+                    d.localHandle = h
+                    value(h, d.bytes)
+                    g.descriptors.append(.init(uuid: d.uuid.bluetoothUUID, handle: h))
+                }
+            }
+            let end = UInt16(truncatingIfNeeded: attributes.count)
+            g.services.append(.init(uuid: s.uuid.bluetoothUUID, startHandle: start, endHandle: end, isPrimary: s.isPrimary))
+        }
+        gatt = g
+    }
+}

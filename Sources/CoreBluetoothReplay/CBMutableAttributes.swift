@@ -1,0 +1,85 @@
+import BLECore
+import BLEReplay
+import Foundation
+
+/// `CBMutableService`: a service of the app's own GATT server (`CBPeripheralManager.add(_:)`).
+/// Its handles are assigned when it is added (Docs/peripheral.md "Handles").
+open class CBMutableService: CBService {
+    public init(type UUID: CBUUID, primary isPrimary: Bool) {
+        super.init(localType: UUID, isPrimary: isPrimary)
+    }
+
+    override open var includedServices: [CBService]? {
+        get { super.includedServices }
+        set { super.includedServices = newValue }
+    }
+
+    override open var characteristics: [CBCharacteristic]? {
+        get { super.characteristics }
+        set {
+            super.characteristics = newValue
+            for c in newValue ?? [] { c.service = self }
+        }
+    }
+}
+
+/// `CBMutableCharacteristic`. A non-nil `value` is cached: the system answers reads of it and
+/// the characteristic must be read-only; nil sends every read and write to the delegate
+/// (Docs/peripheral.md "Cached values").
+open class CBMutableCharacteristic: CBCharacteristic {
+    open var permissions: CBAttributePermissions
+    /// The centrals subscribed now (empty, never nil, once the service is published).
+    open internal(set) var subscribedCentrals: [CBCentral]? = []
+
+    public init(type UUID: CBUUID, properties: CBCharacteristicProperties, value: Data?, permissions: CBAttributePermissions) {
+        self.permissions = permissions
+        super.init(localType: UUID, properties: properties, value: value)
+    }
+
+    override open var properties: CBCharacteristicProperties {
+        get { super.properties }
+        set { super.properties = newValue }
+    }
+
+    override open var value: Data? {
+        get { super.value }
+        set { super.value = newValue }
+    }
+
+    override open var descriptors: [CBDescriptor]? {
+        get { super.descriptors }
+        set {
+            super.descriptors = newValue
+            for d in newValue ?? [] { d.characteristic = self }
+        }
+    }
+
+    /// Value handle, CCCD handle and last handle in the published database (0 until added).
+    var valueHandle: UInt16 = 0
+    var cccdHandle: UInt16?
+
+    override open var description: String {
+        "<CBMutableCharacteristic: \(uuid.uuidString), value handle \(hex(valueHandle, width: 4)), properties 0x\(String(properties.rawValue, radix: 16)), permissions 0x\(String(permissions.rawValue, radix: 16))>"
+    }
+}
+
+/// `CBMutableDescriptor`: iOS publishes Characteristic User Description (2901, a String) and
+/// Characteristic Presentation Format (2904, Data) descriptors; the system owns the CCCD (2902).
+open class CBMutableDescriptor: CBDescriptor {
+    public init(type UUID: CBUUID, value: Any?) {
+        super.init(localType: UUID, value: value)
+    }
+
+    /// Handle in the published database (0 until added).
+    var localHandle: UInt16 = 0
+
+    /// The bytes a read of it returns.
+    var bytes: [UInt8] {
+        switch value {
+        case let s as String: Array(s.utf8)
+        case let d as Data: Array(d)
+        case let n as NSNumber: [UInt8(truncatingIfNeeded: n.intValue), UInt8(truncatingIfNeeded: n.intValue >> 8)]
+        default: []
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import BLECore
+import BLEDecode
+import BLEReplay
+import Foundation
+
+/// The app's GATT server on one link, as iOS runs it (Docs/peripheral.md, each rule with its
+/// source): the system answers the MTU exchange, discovery, cached values, CCCDs and the prepare
+/// queue; the app hears reads and writes of dynamic values and answers with
+/// `respond(to:withResult:)`; a CBATTError result becomes an ATT Error Response (Core v5.4 Vol 3
+/// Part F 3.4.1.1).
+final class CBPeripheralLinkState {
+    let server: LocalServerLink
+    let central: CBCentral
+    unowned var manager: CBPeripheralManager
+    /// Value handle -> Client Characteristic Configuration (bit 0 notify, bit 1 indicate).
+    var subscriptions: [UInt16: UInt16] = [:]
+    var serviceChangedConfiguration: UInt16 = 0
+    var pendingRead: (request: CBATTRequest, opcode: ATTOpcode, handle: UInt16)?
+    var pendingWrite: (requests: [CBATTRequest], opcode: ATTOpcode, handle: UInt16)?
+    /// The prepare queue (Core v5.4 Vol 3 Part F 3.4.6.1), held by the system until Execute Write.
+    var prepared: [(handle: UInt16, offset: Int, part: [UInt8])] = []
+    var unconfirmedIndications = 0
+    var emulator: GATTServerEmulator
+
+    init(server: LocalServerLink, central: CBCentral, manager: CBPeripheralManager) {
+        self.server = server
+        self.central = central
+        self.manager = manager
+        emulator = GATTServerEmulator(database: manager.database.gatt, serverRxMTU: Self.serverRxMTU(server.recorded))
+    }
+
+    /// The Server Rx MTU the system offers: the recorded phone's answer when the recording
+    /// shows one (the app has no say in it), else 185, what recent iPhones offer.
+    static func serverRxMTU(_ recorded: RemoteCentralModel?) -> UInt16 {
+        guard let r = recorded?.exchanges.first(where: { $0.request.first == ATTOpcode.exchangeMTURequest.rawValue })?.response,
+              r.count >= 3, r[0] == ATTOpcode.exchangeMTUResponse.rawValue else { return 185 }
+        return UInt16(r[1]) | UInt16(r[2]) << 8
+    }
+
+    var database: CBLocalDatabase { manager.database }
+
+    func deliver(_ body: @escaping (any CBPeripheralManagerDelegate) -> Void) {
+        guard let replay = manager.replay, !manager.detached, let d = manager.delegate else { return }
+        replay.onQueue(manager.queue) { body(d) }
+    }
+
+    static func error(_ op: ATTOpcode, _ handle: UInt16, _ code: UInt8) -> [UInt8] {
+        [ATTOpcode.errorResponse.rawValue, op.rawValue, UInt8(handle & 0xFF), UInt8(handle >> 8), code]
+    }
+
+    // MARK: Requests
+
+    /// A request or command from the central.
+    func received(_ pdu: [UInt8]) {
+        let op = ATTOpcode(pdu[0])
+        guard let decoded = try? ATTPDU(decoding: pdu[...]) else {
+            if op.kind == .request { server.respond(Self.error(op, 0, 0x04)) }   // Invalid PDU
+            return
+        }
+        emulator.database = database.gatt
+        switch decoded {
+        case .exchangeMTURequest, .readByGroupTypeRequest, .findByTypeValueRequest, .findInformationRequest, .readByTypeRequest:
+            server.respond(emulator.answer(pdu))
+        case .readRequest(let r):
+            read(r.attributeHandle, offset: 0, op: op, pdu: pdu)
+        case .readBlobRequest(let r):
+            read(r.attributeHandle, offset: Int(r.valueOffset), op: op, pdu: pdu)
+        case .writeRequest(let r):
+            write(r.attributeHandle, r.attributeValue, op: op)
+        case .writeCommand(let r):
+            write(r.attributeHandle, r.attributeValue, op: op)
+        case .prepareWriteRequest(let r):
+            prepare(r, pdu: pdu)
+        case .executeWriteRequest(let r):
+            execute(flags: r.flags)
+        default:
+            if op.kind == .request { server.respond(Self.error(op, decoded.attributeHandle ?? 0, 0x06)) }   // Request Not Supported
+        }
+    }
+
+    /// A Read (offset 0) or Read Blob Response of `value` from `offset`, cut at the MTU.
+    func readResponse(_ value: [UInt8], offset: Int, op: ATTOpcode, handle: UInt16) -> [UInt8] {
+        guard offset <= value.count else { return Self.error(op, handle, 0x07) }   // Invalid Offset
+        let code = op == .readRequest ? ATTOpcode.readResponse : ATTOpcode.readBlobResponse
+        return [code.rawValue] + value[offset...].prefix(server.mtu - 1)
+    }
+
+    func read(_ handle: UInt16, offset: Int, op: ATTOpcode, pdu: [UInt8]) {
+        switch database.attribute(at: handle) {
+        case nil:
+            server.respond(Self.error(op, handle, 0x01))   // Invalid Handle
+        case .cccd(let c)?:
+            let cfg = c.map { subscriptions[$0.valueHandle] ?? 0 } ?? serviceChangedConfiguration
+            server.respond(readResponse([UInt8(cfg & 0xFF), UInt8(cfg >> 8)], offset: offset, op: op, handle: handle))
+        case .descriptor(let d)?:
+            server.respond(readResponse(d.bytes, offset: offset, op: op, handle: handle))
+        case .value(let c)?:
+            if let cached = c.value {
+                // A cached value: the system answers, the app never hears of it.
+                server.respond(readResponse(Array(cached), offset: offset, op: op, handle: handle))
+            } else if !c.properties.contains(.read) || c.permissions.isDisjoint(with: [.readable, .readEncryptionRequired]) {
+                server.respond(Self.error(op, handle, 0x02))   // Read Not Permitted
+            } else {
+                let request = CBATTRequest(central: central, characteristic: c, offset: offset, value: nil)
+                pendingRead = (request, op, handle)
+                deliver { [manager] d in d.peripheralManager(manager, didReceiveRead: request) }
+            }
+        case .system?, .service?, .declaration?:
+            server.respond(emulator.answer(pdu))
+        }
+    }
+
+    func writable(_ c: CBMutableCharacteristic, command: Bool) -> Bool {
+        c.value == nil && c.properties.contains(command ? .writeWithoutResponse : .write)
+            && !c.permissions.isDisjoint(with: [.writeable, .writeEncryptionRequired])
+    }
+
+    func write(_ handle: UInt16, _ value: [UInt8], op: ATTOpcode) {
+        let withResponse = op == .writeRequest
+        switch database.attribute(at: handle) {
+        case .cccd(let c)?:
+            guard value.count == 2 else {
+                if withResponse { server.respond(Self.error(op, handle, 0x0D)) }   // Invalid Attribute Value Length
+                return
+            }
+            let cfg = UInt16(value[0]) | UInt16(value[1]) << 8
+            if let c { configure(c, cfg) } else { serviceChangedConfiguration = cfg }
+            if withResponse { server.respond([ATTOpcode.writeResponse.rawValue]) }
+        case .value(let c)? where writable(c, command: !withResponse):
+            let request = CBATTRequest(central: central, characteristic: c, offset: 0, value: Data(value))
+            if withResponse { pendingWrite = ([request], op, handle) }
+            deliver { [manager] d in d.peripheralManager(manager, didReceiveWrite: [request]) }
+        case nil:
+            if withResponse { server.respond(Self.error(op, handle, 0x01)) }
+        default:
+            if withResponse { server.respond(Self.error(op, handle, 0x03)) }   // Write Not Permitted
+        }
+    }
+
+    /// The system's CCCD: a change of subscription is the app's didSubscribeTo / didUnsubscribeFrom.
+    func configure(_ c: CBMutableCharacteristic, _ cfg: UInt16) {
+        let was = subscriptions[c.valueHandle]
+        if cfg & 0x0003 != 0 {
+            subscriptions[c.valueHandle] = cfg
+            guard was == nil else { return }
+            c.subscribedCentrals = (c.subscribedCentrals ?? []) + [central]
+            deliver { [manager, central] d in d.peripheralManager(manager, central: central, didSubscribeTo: c) }
+        } else if was != nil {
+            unsubscribe(c)
+        }
+    }
+
+    func unsubscribe(_ c: CBMutableCharacteristic) {
+        subscriptions[c.valueHandle] = nil
+        c.subscribedCentrals = (c.subscribedCentrals ?? []).filter { $0 !== central }
+        deliver { [manager, central] d in d.peripheralManager(manager, central: central, didUnsubscribeFrom: c) }
+    }
+
+    func prepare(_ r: ATTPrepareWriteRequest, pdu: [UInt8]) {
+        guard case .value(let c)? = database.attribute(at: r.attributeHandle), writable(c, command: false) else {
+            let code: UInt8 = database.attribute(at: r.attributeHandle) == nil ? 0x01 : 0x03
+            server.respond(Self.error(.prepareWriteRequest, r.attributeHandle, code))
+            return
+        }
+        prepared.append((r.attributeHandle, Int(r.valueOffset), r.partAttributeValue))
+        server.respond([ATTOpcode.prepareWriteResponse.rawValue] + pdu.dropFirst())
+    }
+
+    /// Execute Write: every prepared part at once, as one `didReceiveWrite` (flags 0 cancels).
+    func execute(flags: UInt8) {
+        let queue = prepared
+        prepared = []
+        guard flags & 0x01 != 0, let first = queue.first else {
+            server.respond([ATTOpcode.executeWriteResponse.rawValue])
+            return
+        }
+        let requests = queue.compactMap { p -> CBATTRequest? in
+            guard case .value(let c)? = database.attribute(at: p.handle) else { return nil }
+            return CBATTRequest(central: central, characteristic: c, offset: p.offset, value: Data(p.part))
+        }
+        pendingWrite = (requests, .executeWriteRequest, first.handle)
+        deliver { [manager] d in d.peripheralManager(manager, didReceiveWrite: requests) }
+    }
+
+    // MARK: The app's answers
+
+    /// `respond(to:withResult:)`: true when `request` was this link's pending read or the first
+    /// of its pending writes.
+    func answer(_ request: CBATTRequest, result: CBATTError.Code) -> Bool {
+        if let p = pendingRead, p.request === request {
+            pendingRead = nil
+            if result == .success {
+                let value = Array(request.value ?? Data())
+                let code = p.opcode == .readRequest ? ATTOpcode.readResponse : ATTOpcode.readBlobResponse
+                server.respond([code.rawValue] + value.prefix(server.mtu - 1))
+            } else {
+                server.respond(Self.error(p.opcode, p.handle, UInt8(truncatingIfNeeded: result.rawValue)))
+            }
+            return true
+        }
+        if let w = pendingWrite, w.requests.first === request {
+            pendingWrite = nil
+            if result == .success {
+                server.respond([w.opcode == .writeRequest ? ATTOpcode.writeResponse.rawValue : ATTOpcode.executeWriteResponse.rawValue])
+            } else {
+                server.respond(Self.error(w.opcode, w.handle, UInt8(truncatingIfNeeded: result.rawValue)))
+            }
+            return true
+        }
+        return false
+    }
+
+    // MARK: Notifying
+
+    func canSendValue() -> Bool {
+        unconfirmedIndications == 0 && server.canSendValue()
+    }
+
+    func sendValue(_ value: [UInt8], for c: CBMutableCharacteristic) {
+        let cfg = subscriptions[c.valueHandle] ?? 0
+        let h = c.valueHandle
+        let body = [UInt8(h & 0xFF), UInt8(h >> 8)] + value.prefix(central.maximumUpdateValueLength)
+        if cfg & 0x0001 != 0 {
+            server.sendValue([ATTOpcode.handleValueNotification.rawValue] + body)
+        } else if cfg & 0x0002 != 0 {
+            unconfirmedIndications += 1
+            server.sendValue([ATTOpcode.handleValueIndication.rawValue] + body) { [weak self] _ in
+                guard let self else { return }
+                unconfirmedIndications -= 1
+                manager.transmitQueueHasRoom()
+            }
+        }
+    }
+
+    /// The link is gone: every subscription ends (iOS calls didUnsubscribeFrom), pending
+    /// requests are dropped.
+    func linkEnded() {
+        pendingRead = nil
+        pendingWrite = nil
+        prepared = []
+        for s in manager.services {
+            for case let c as CBMutableCharacteristic in s.characteristics ?? [] where subscriptions[c.valueHandle] != nil {
+                unsubscribe(c)
+            }
+        }
+        subscriptions = [:]
+    }
+}
+
+extension CBPeripheralManager {
+    /// Room in the transmit queue again: the app hears it once after a false `updateValue`.
+    func transmitQueueHasRoom() {
+        guard owesReady, let replay, !detached else { return }
+        owesReady = false
+        replay.onQueue(queue) { delegate?.peripheralManagerIsReady(toUpdateSubscribers: self) }
+    }
+}

@@ -1,0 +1,170 @@
+import BLECore
+import BLEReplay
+import Dispatch
+import Foundation
+
+/// `CBPeripheralManager`: the app's own GATT server and advertising, bound to the `CBReplay`
+/// current on the calling thread when it is created (`CBReplay.activate`), like CBCentralManager.
+/// The replay's recorded remote centrals (the capture's connections on which the local device
+/// was the peripheral) connect to it at their recorded instants while it advertises, and their
+/// requests arrive as delegate calls on the virtual clock (Docs/peripheral.md).
+///
+/// One app may hold a central manager and a peripheral manager at once.
+open class CBPeripheralManager: CBManager {
+    public weak var delegate: (any CBPeripheralManagerDelegate)?
+    public internal(set) var isAdvertising = false
+    public let queue: DispatchQueue?
+    public let restoreIdentifier: String?
+    /// The replay this manager lives in (nil when created outside one: it stays `.unsupported`).
+    public let replay: CBReplay?
+    var detached = false
+    /// Published services, in the order added (their handles follow it).
+    var services: [CBMutableService] = []
+    var database = CBLocalDatabase()
+    var advertisementData: [String: Any]?
+    /// Per link to a remote central: its server and state (CBPeripheralManager+Server.swift).
+    var links: [ObjectIdentifier: CBPeripheralLinkState] = [:]
+    /// One CBCentral per remote device (its identifier stays across connections).
+    var centralObjects: [String: CBCentral] = [:]
+    /// An updateValue found the transmit queue full: peripheralManagerIsReady follows.
+    var owesReady = false
+
+    public convenience override init() {
+        self.init(delegate: nil, queue: nil, options: nil)
+    }
+
+    public convenience init(delegate: (any CBPeripheralManagerDelegate)?, queue: DispatchQueue?) {
+        self.init(delegate: delegate, queue: queue, options: nil)
+    }
+
+    public init(delegate: (any CBPeripheralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil) {
+        self.delegate = delegate
+        self.queue = queue
+        restoreIdentifier = options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String
+        replay = CBReplay.current
+        super.init()
+        if let replay {
+            replay.attach(self)
+        } else {
+            state = .unsupported
+        }
+    }
+
+    @available(*, deprecated, message: "use CBManager.authorization (iOS 13)")
+    open class func authorizationStatus() -> CBPeripheralManagerAuthorizationStatus {
+        switch CBManager.authorization {
+        case .notDetermined: .notDetermined
+        case .restricted: .restricted
+        case .denied: .denied
+        case .allowedAlways: .authorized
+        }
+    }
+
+    // MARK: Advertising
+
+    /// Advertises the local name and service UUIDs (the only two keys iOS takes; any other key
+    /// is an error in `peripheralManagerDidStartAdvertising`). What does not fit the 31-byte
+    /// legacy advertising PDU goes as CBAdvertisingLayout says (Docs/peripheral.md "Advertising").
+    open func startAdvertising(_ advertisementData: [String: Any]?) {
+        guard let replay, !detached else { return }
+        let data = advertisementData ?? [:]
+        let unsupported = data.keys.filter { $0 != CBAdvertisementDataLocalNameKey && $0 != CBAdvertisementDataServiceUUIDsKey }
+        replay.world.scheduler.schedule(after: 0) { [self] in
+            guard !detached else { return }
+            var error: (any Error)?
+            if state != .poweredOn {
+                error = CBError(.invalidParameters)
+            } else if isAdvertising {
+                error = CBError(.alreadyAdvertising)
+            } else if !unsupported.isEmpty {
+                error = CBError(.invalidParameters)
+            }
+            if error == nil {
+                let layout = CBAdvertisingLayout(data)
+                replay.traceAdvertising(layout)
+                self.advertisementData = data
+                isAdvertising = true
+                replay.peripheralRoleAdvertisingStarted()
+            }
+            replay.onQueue(queue) { delegate?.peripheralManagerDidStartAdvertising(self, error: error) }
+        }
+    }
+
+    open func stopAdvertising() {
+        guard let replay, isAdvertising else { return }
+        isAdvertising = false
+        advertisementData = nil
+        replay.traceAdvertisingDisabled()
+    }
+
+    /// Accepted (the replay keeps the recorded connection parameters).
+    open func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral) {}
+
+    // MARK: Services
+
+    /// Publishes a service; `peripheralManager(_:didAdd:error:)` follows. A characteristic with a
+    /// cached value must be read-only (no write properties or permissions): iOS refuses it, here
+    /// with `CBError.invalidParameters` in `didAdd`.
+    open func add(_ service: CBMutableService) {
+        guard let replay, !detached else { return }
+        let chars = (service.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }
+        let writable: CBCharacteristicProperties = [.write, .writeWithoutResponse, .authenticatedSignedWrites]
+        let cachedWritable = chars.contains { $0.value != nil && (!$0.properties.isDisjoint(with: writable)
+            || !$0.permissions.isDisjoint(with: [.writeable, .writeEncryptionRequired])) }
+        let duplicate = services.contains { $0 === service }
+        let error: (any Error)? = state != .poweredOn || cachedWritable || duplicate ? CBError(.invalidParameters) : nil
+        if error == nil {
+            services.append(service)
+            database.layOut(services)
+        }
+        replay.world.scheduler.schedule(after: 0) { [self] in
+            guard !detached else { return }
+            replay.onQueue(queue) { delegate?.peripheralManager(self, didAdd: service, error: error) }
+        }
+    }
+
+    open func remove(_ service: CBMutableService) {
+        services.removeAll { $0 === service }
+        database.layOut(services)
+    }
+
+    open func removeAllServices() {
+        services = []
+        database.layOut(services)
+    }
+
+    // MARK: Answers and updates
+
+    /// Answers a read, or the first of the writes `didReceiveWrite` delivered together.
+    open func respond(to request: CBATTRequest, withResult result: CBATTError.Code) {
+        guard replay != nil, !detached else { return }
+        for state in links.values where state.answer(request, result: result) { return }
+    }
+
+    /// Sends a notification (or an indication, when the central subscribed for those) to the
+    /// subscribed centrals (`nil`: all of them). False when the transmit queue is full: nothing
+    /// is sent, and `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
+    /// A value longer than a central's `maximumUpdateValueLength` is cut to it.
+    open func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
+        guard replay != nil, !detached else { return false }
+        let targets = links.values.filter { s in
+            s.subscriptions[characteristic.valueHandle] != nil && (centrals?.contains { $0 === s.central } ?? true)
+        }.sorted { $0.server.link?.handle ?? 0 < $1.server.link?.handle ?? 0 }
+        guard !targets.isEmpty else { return true }
+        guard targets.allSatisfy({ $0.canSendValue() }) else {
+            owesReady = true
+            return false
+        }
+        for s in targets { s.sendValue(Array(value), for: characteristic) }
+        return true
+    }
+
+    open func publishL2CAPChannel(withEncryption encryptionRequired: Bool) {
+        guard let replay else { return }
+        replay.world.scheduler.schedule(after: 0) { [self] in
+            replay.onQueue(queue) { delegate?.peripheralManager(self, didPublishL2CAPChannel: 0, error: CBError(.operationNotSupported)) }
+        }
+    }
+
+    open func unpublishL2CAPChannel(_ PSM: CBL2CAPPSM) {}
+}
