@@ -102,6 +102,12 @@ final class DeviceScreen: NSObject, CBCentralManagerDelegate, CBPeripheralDelega
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: Error?) {
         events.append("services \((peripheral.services ?? []).map(\.uuid.uuidString).joined(separator: ","))")
     }
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
+        for c in service.characteristics ?? [] {
+            let props = [(CBCharacteristicProperties.read, "read"), (.write, "write"), (.notify, "notify"), (.indicate, "indicate")]
+            events.append("characteristic \(c.uuid.uuidString) \(props.filter { c.properties.contains($0.0) }.map(\.1).joined(separator: ","))")
+        }
+    }
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?) {
         if let error { readErrors[characteristic.uuid.uuidString] = (error as NSError).code } else { values[characteristic.uuid.uuidString] = characteristic.value }
     }
