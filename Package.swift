@@ -51,6 +51,10 @@ let package = Package(
         // Central programs written as iOS apps write them (Examples/*, symlinked), in Swift 5 mode as most apps are.
         .testTarget(name: "CoreBluetoothReplayExampleTests", dependencies: ["CoreBluetoothReplay"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
+        // Four iOS-style apps run against the samples and the real captures, Swift 5 mode, with the
+        // switch a macOS test target sets to select the replay over CoreBluetooth (Docs/replay.md).
+        .testTarget(name: "CoreBluetoothReplayAppTests", dependencies: ["CoreBluetoothReplay"],
+                    swiftSettings: [.swiftLanguageMode(.v5), .define("COREBLUETOOTH_REPLAY")]),
         .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis"]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,8 +21,10 @@ open class CBCentralManager: CBManager {
     public internal(set) var isScanning = false
     public let queue: DispatchQueue?
     public let restoreIdentifier: String?
-    /// The replay this manager lives in (nil when created outside one: it stays `.unsupported`).
-    public let replay: CBReplay?
+    /// The replay this manager lives in: the one current when it was created, or, for one created
+    /// outside any (a lazy singleton), the next one activated on that thread or `CBReplay.adopt`.
+    /// Until then it is `.unknown` and calls nothing (CBReplay+RuntimeChecks.swift).
+    public internal(set) var replay: CBReplay?
     var scanServices: [CBUUID]?
     var scanOptions: [String: Any]?
     var detached = false
@@ -44,7 +46,7 @@ open class CBCentralManager: CBManager {
         if let replay {
             replay.attach(self)
         } else {
-            state = .unsupported
+            CBReplay.park(self)
         }
     }
 
@@ -53,7 +55,7 @@ open class CBCentralManager: CBManager {
     /// Scans; with `serviceUUIDs` only peripherals advertising one of them are reported, and
     /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true.
     open func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
-        guard let replay, state == .poweredOn, !detached else { return }
+        guard let replay, state == .poweredOn, !detached, replay.admits("scanForPeripherals(withServices:options:)") else { return }
         scanServices = serviceUUIDs
         scanOptions = options
         isScanning = true
@@ -63,7 +65,7 @@ open class CBCentralManager: CBManager {
     }
 
     open func stopScan() {
-        guard let replay, isScanning else { return }
+        guard let replay, isScanning, replay.admits("stopScan()") else { return }
         isScanning = false
         replay.world.host.stopScan()
     }
@@ -73,7 +75,7 @@ open class CBCentralManager: CBManager {
     /// or kept across `CBReplay.relaunch`) gives `didConnect` at once, as iOS does for a link
     /// another app or an earlier launch opened.
     open func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
-        guard let replay, state == .poweredOn, !detached else { return }
+        guard let replay, state == .poweredOn, !detached, replay.admits("connect(_:options:)") else { return }
         if peripheral.state == .connected, let link = peripheral.link, link.isUp {
             replay.world.scheduler.schedule(after: 0) { [self] in
                 guard peripheral.link === link, !detached else { return }
@@ -90,7 +92,7 @@ open class CBCentralManager: CBManager {
     /// Cancels a pending connection or disconnects; the delegate hears
     /// `didDisconnectPeripheral` with no error.
     open func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
-        guard let replay, !detached else { return }
+        guard let replay, !detached, replay.admits("cancelPeripheralConnection(_:)") else { return }
         switch peripheral.state {
         case .connecting where peripheral.link == nil:
             peripheral.state = .disconnected

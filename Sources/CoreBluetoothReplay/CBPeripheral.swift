@@ -36,8 +36,8 @@ open class CBPeripheral: CBPeer {
 
     /// Runs `body` with the link when connected; calls nothing otherwise (CoreBluetooth logs
     /// "API MISUSE" and drops the call). While it runs, callbacks wait for the next event.
-    func connected(_ body: (SimulatedLink, GATTClient) -> Void) {
-        guard state == .connected, let link, link.isUp, let gatt else { return }
+    func connected(_ api: String = #function, _ body: (SimulatedLink, GATTClient) -> Void) {
+        guard state == .connected, let link, link.isUp, let gatt, replay.admits("CBPeripheral \(api)") else { return }
         appCallDepth += 1
         defer { appCallDepth -= 1 }
         body(link, gatt)

@@ -22,7 +22,7 @@ public final class CBReplay: CentralHostObserver {
     /// The simulated Bluetooth radio as the app sees it.
     public private(set) var state: CBManagerState = .poweredOn
     /// The active manager (the latest one created and not detached by `relaunch`).
-    public private(set) weak var manager: CBCentralManager?
+    public internal(set) weak var manager: CBCentralManager?
     var objects: [ObjectIdentifier: CBPeripheral] = [:]
     var restorable: [String: Restoration] = [:]
     var poweringOff = false
@@ -42,6 +42,15 @@ public final class CBReplay: CentralHostObserver {
     public var printsNotes = true
     /// The app's CBPeripheralManager side, made when it creates one (CBReplay+PeripheralRole.swift).
     var peripheralRole: CBPeripheralRole?
+
+    // MARK: Runtime checks (CBReplay+RuntimeChecks.swift, StallWatch.swift)
+    /// Wall-clock seconds an event's app code may block the replay's thread before the process is
+    /// stopped with the reason (0: never); see StallWatch.
+    public var stallTimeout: TimeInterval = 30
+    let diagnosticLog = DiagnosticLog()
+    let stallWatch = StallWatch()
+    /// Delegate types and methods already looked at by `noteDefaultCalled`.
+    var checkedDefaults: Set<String> = []
 
     struct Restoration {
         var peripherals: [SimulatedPeripheral]
@@ -67,7 +76,10 @@ public final class CBReplay: CentralHostObserver {
         notes = remoteCentrals.sorted().compactMap { LocalPeripheralRole.note(session, key: $0) }
         clock = CBReplayClock(replay: self)
         world.host.observer = self
-        world.scheduler.willRunEvent = { [unowned self] in markDispatchReference() }
+        world.scheduler.willRunEvent = { [unowned self] in
+            markDispatchReference()
+            stallWatch.tick(at: world.now)
+        }
     }
 
     // MARK: Binding
@@ -82,6 +94,7 @@ public final class CBReplay: CentralHostObserver {
         let previous = Thread.current.threadDictionary[Self.threadKey]
         Thread.current.threadDictionary[Self.threadKey] = self
         defer { Thread.current.threadDictionary[Self.threadKey] = previous }
+        adoptParked()
         markDispatchReference()
         return try body()
     }
@@ -98,6 +111,11 @@ public final class CBReplay: CentralHostObserver {
     /// `DispatchQueue.asyncAfter(deadline:execute:)` and `async(execute:)` calls made from its
     /// callbacks go onto the virtual clock (DispatchQueue+VirtualClock.swift).
     public func run(until seconds: TimeInterval) {
+        stallWatch.begin(timeout: stallTimeout)
+        defer {
+            stallWatch.end()
+            noteRunLoopTimers()
+        }
         activate { world.run(until: Int64((seconds * 1_000_000).rounded())) }
     }
 

@@ -52,10 +52,13 @@ import Testing
         #expect(CBConnectPeripheralOptionNotifyOnDisconnectionKey == "kCBConnectOptionNotifyOnDisconnection")
     }
 
-    /// Outside a replay a manager stays `.unsupported` and calls nothing.
-    @Test func managerOutsideAReplayIsUnsupported() {
+    /// Outside a replay a manager is `.unknown` (iOS's state before the first update), bound to
+    /// no replay, and calls nothing until a replay activates on its thread.
+    @Test func managerOutsideAReplayWaitsUnbound() {
         let m = CBCentralManager(delegate: nil, queue: nil)
-        #expect(m.state == .unsupported)
+        #expect(m.state == .unknown)
         #expect(m.replay == nil)
+        m.scanForPeripherals(withServices: nil)
+        #expect(!m.isScanning)
     }
 }

@@ -21,6 +21,8 @@ public struct AdvertisingModel: Sendable {
     /// (flags, services from the GATT database, name).
     public var synthesized: Bool
     public var reportCount: Int
+    /// Unix microseconds of its last report in the capture (nil for a synthesized model).
+    public var lastReportTime: Int64?
 
     public init(advertisingData: [UInt8], scanResponse: [UInt8]?, interval: Int64, rssi: Int8, connectable: Bool,
                 scannable: Bool = true, addressType: String? = nil, synthesized: Bool, reportCount: Int) {

@@ -14,6 +14,9 @@ public struct PeripheralModel: Sendable {
     /// Finds subscriptions (CCCD writes) the way the behaviours were extracted.
     public var extractor: BehaviourExtractor
     public var behaviours: [PeerBehaviour]
+    /// The recording shows it gone after its last connection: lost, and not heard again while
+    /// others were (ModelBuilder.isGone).
+    public var goneAfterLastConnection = false
 
     public init(key: String, address: PeerAddress?, name: String?, advertising: AdvertisingModel, gatt: GATTDatabase,
                 extractor: BehaviourExtractor, behaviours: [PeerBehaviour]) {
@@ -64,6 +67,7 @@ public enum ModelBuilder {
                                               extractor: extractor, behaviours: []))
             }
             let m = index[key]!
+            models[m].goneAfterLastConnection = isGone(after: c, key: key, in: session)
             let (peer, central) = extractor.extract(c)
             behaviourOf[c.id] = (m, models[m].behaviours.count)
             models[m].behaviours.append(peer)
@@ -81,6 +85,16 @@ public enum ModelBuilder {
                                           extractor: BehaviourExtractor(gatt: nil), behaviours: []))
         }
         return Result(peripherals: models, centrals: centrals, behaviourOf: behaviourOf)
+    }
+
+    /// Whether the recording shows the peer gone after connection `c` (Docs/replay.md "The
+    /// simulated central host"): the link was lost (0x08), and the capture heard advertising after
+    /// the loss (the central scanned; some device's report came later) but none from this peer.
+    static func isGone(after c: RecordedConnection, key: String, in session: RecordedSession) -> Bool {
+        guard let d = c.disconnect, d.reason.rawValue == 0x08 else { return false }
+        let lost = c.origin.saturatingAdding(d.time)
+        let heardLater = session.advertising.values.contains { ($0.lastReportTime ?? .min) > lost }
+        return heardLater && (session.advertising[key]?.lastReportTime ?? .min) <= lost
     }
 
     /// The GAP Device Name (0x2A00) value, when it was read.

@@ -216,11 +216,13 @@ public enum RecordingLoader {
             guard let data = kept.last(where: { !$0.data.isEmpty })?.data ?? kept.last?.data else { continue }
             let rssis = list.compactMap(\.rssi).filter { $0 != 127 }.sorted()
             let rssi = rssis.isEmpty ? -60 : rssis[rssis.count / 2]
-            out[address] = AdvertisingModel(advertisingData: data, scanResponse: rsp.last?.data,
+            var model = AdvertisingModel(advertisingData: data, scanResponse: rsp.last?.data,
                                             interval: AdvertisingModel.estimateInterval(reportTimes: adv.map(\.t)),
                                             rssi: Int8(clamping: rssi), connectable: connectable,
                                             scannable: !rsp.isEmpty || kept.contains { $0.scannable },
                                             addressType: adv.last?.addressType, synthesized: false, reportCount: list.count)
+            model.lastReportTime = list.map(\.t).max()
+            out[address] = model
         }
         return out
     }

@@ -28,6 +28,10 @@ final class PeerSession {
         case ending
     }
     var waiting: [Anchor: [(item: Item, delay: Int64)]] = [:]
+    /// Recorded actions whose anchor came and that have not been performed yet, and the one a link
+    /// loss waits for (Docs/replay.md "Anchoring rules" 3: a silent peer's own traffic).
+    var underWay: Set<Int> = []
+    var lossWaitsFor: Int?
 
     init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour: PeerBehaviour?) {
         self.peripheral = peripheral
@@ -70,7 +74,10 @@ final class PeerSession {
         guard let items = waiting.removeValue(forKey: anchor) else { return }
         for (item, delay) in items {
             var order = Scheduler.unordered
-            if case .action(let i) = item, let b = behaviour { order = b.actions[i].packetID }
+            if case .action(let i) = item, let b = behaviour {
+                order = b.actions[i].packetID
+                underWay.insert(i)
+            }
             world.scheduler.schedule(after: delay, order: order) { [self] in perform(item) }
         }
     }
@@ -80,15 +87,40 @@ final class PeerSession {
         switch item {
         case .action(let i):
             let a = b.actions[i]
+            underWay.remove(i)
+            if lossWaitsFor == i { lossFollows(a, in: b) }
             if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
             host.deliver(a.pdu, on: link)
         case .ending:
             switch b.ending {
-            case .linkLoss(_, _, let detection): goSilent(detection: detection)
+            case .linkLoss(_, _, let detection):
+                if let i = lastTrafficUnderWay(before: b) {
+                    lossWaitsFor = i
+                    return
+                }
+                goSilent(detection: detection)
             case .terminated(let reason, _, _): host.peerTerminated(link, reason: reason)
             case .stillConnected, .centralTerminated: break
             }
         }
+    }
+
+    /// A link loss is a radio event, and the peer's own traffic before it is part of its anchor:
+    /// the loss comes no earlier than the last PDU the recording shows the peripheral sending
+    /// before the silence, once that PDU is under way (its anchor came: a notification stream the
+    /// app subscribed to). So an app whose own requests come at other moments than the recorded
+    /// central's still gets every notification the recording shows before the loss. Traffic whose
+    /// anchor never came (the app never subscribed) does not hold the loss back.
+    func lastTrafficUnderWay(before b: PeerBehaviour) -> Int? {
+        guard let silence = b.endingOffset else { return nil }
+        return underWay.filter { b.actions[$0].offset <= silence }.max { b.actions[$0].offset < b.actions[$1].offset }
+    }
+
+    /// The action the loss waited for was sent: the loss follows at the recorded gap.
+    func lossFollows(_ a: AnchoredPDU, in b: PeerBehaviour) {
+        lossWaitsFor = nil
+        let gap = (b.endingOffset ?? a.offset).saturatingSubtracting(a.offset)
+        world.scheduler.schedule(after: max(0, gap)) { [self] in perform(.ending) }
     }
 
     func goSilent(detection: Int64?) {

@@ -63,8 +63,14 @@ public final class SimulatedPeripheral {
         session.start()
     }
 
+    /// A link ended. When it was the last recorded connection's and was lost as the recording
+    /// shows the peer gone after it (`PeripheralModel.goneAfterLastConnection`), the peripheral
+    /// stops advertising for good: a connect to it stays pending, as iOS's does, with no callback.
     func linkEnded(_ link: SimulatedLink) {
         sessions[link.handle] = nil
+        if model.goneAfterLastConnection, connectionCount >= model.behaviours.count, link.endReason?.rawValue == 0x08 {
+            advertisingEnabled = false
+        }
     }
 
     func receive(_ pdu: [UInt8], on link: SimulatedLink) {

@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// Something the app did that the replay could not run as iOS would, in virtual time
+/// (Docs/replay.md "The runtime model"): `CBReplay.diagnostics` lists them, each once, so a test
+/// can assert there are none (`#expect(replay.diagnostics.isEmpty)`).
+public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// A `DispatchWorkItem` was created in the app's code: Dispatch runs work items on the
+        /// wall clock (`asyncAfter(deadline:execute: DispatchWorkItem)` cannot be overloaded).
+        case dispatchWorkItem
+        /// A Foundation `Timer` was left scheduled on the replay thread's run loop: it runs on the
+        /// wall clock, and the run loop does not run during `run(for:)`.
+        case foundationTimer
+        /// The app called CoreBluetooth from a thread the replay was not running on, while it ran
+        /// (a `Task` after `Task.sleep`, a `Timer`, a real Dispatch queue): the call was dropped.
+        case callFromAnotherThread
+        /// A delegate method the conforming class does not implement was called on an instance of
+        /// a subclass: a method only the subclass implements is not found on Linux.
+        case subclassedDelegate
+    }
+
+    public let kind: Kind
+    /// The virtual time (seconds) at which it was noticed.
+    public let time: TimeInterval
+    public let message: String
+
+    public var description: String { "t+\(String(format: "%.6f", time)) s (replay) \(kind.rawValue): \(message)" }
+}
+
+/// The replay's diagnostics, appended from any thread (a wall-clock timer may call in).
+final class DiagnosticLog: Sendable {
+    private let state = Mutex<(list: [CBReplayDiagnostic], keys: Set<String>)>(([], []))
+
+    /// Appends `diagnostic` unless one with the same `key` was already noted.
+    func note(_ diagnostic: CBReplayDiagnostic, key: String) {
+        state.withLock { s in
+            if s.keys.insert(key).inserted { s.list.append(diagnostic) }
+        }
+    }
+
+    var list: [CBReplayDiagnostic] { state.withLock { $0.list } }
+}
