@@ -89,6 +89,9 @@ struct GATTOverBREDRTests {
                                           [.integer(Int64(id))])
         #expect(characteristics.map { $0[0].string ?? "" } == ["2A19"] && characteristics.first?[1].int == 8)
         #expect(try db.scalarInt("SELECT count(*) FROM errors WHERE layer = 'att' AND code = 10") == 1)
+        // `gatt` shows the BR/EDR peer's database.
+        let device = try #require(try DeviceGATT.load(store).first { $0.address == "5C:F3:70:11:22:33" })
+        #expect(device.database.services.map(\.uuid.description) == ["1800", "180F"])
         #expect(try db.scalarInt("SELECT malformed_packets FROM captures") == 0)
     }
 

@@ -118,6 +118,12 @@ struct ConnectionTracker: Sendable {
         return (c, true)
     }
 
+    /// `handle` was named for something other than an ACL link (a CIS: LE Create CIS, LE CIS
+    /// Request): an event on it later is not a link begun before the capture.
+    mutating func handleNamed(_ handle: UInt16) {
+        everOpened.insert(key(handle))
+    }
+
     /// A clue to the transport of the link on `handle` (`TransportClues`). Only a link found in
     /// progress learns: one whose transport is still a guess takes the clue; one already known
     /// as LE from a clue becomes BR/EDR on a BR/EDR-only clue. Returns the ref when it learned.

@@ -197,6 +197,7 @@ extension PacketDecoder {
             d.summary += " handle " + Fmt.h4(handle)
             if let cis = r.peekUInt8().flatMap({ lo in r.peekUInt8(at: 1).map { UInt16(lo) | UInt16($0) << 8 } }) {
                 isochronous.proposed(controller: controller, handle: cis & 0x0FFF, acl: d.connection)
+                tracker.handleNamed(cis & 0x0FFF)
                 d.summary += " CIS handle " + Fmt.h4(cis & 0x0FFF)
             }
 
@@ -206,6 +207,7 @@ extension PacketDecoder {
             d.summary += statusText(status)
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
             let cis = isochronous.established(controller: controller, handle: handle, success: status == .success)
+            tracker.handleNamed(handle)
             d.connection = cis?.acl
             d.summary += " CIS handle " + Fmt.h4(handle)
 
