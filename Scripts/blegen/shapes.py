@@ -7,6 +7,7 @@ says; the counts each file should give are checked against tshark, not against b
 
   eatt.btsnoop               ATT over an enhanced credit-based channel (SPSM 0x0027), K-frames
                              with SDU length, one SDU segmented over two K-frames
+  eatt-overlap.btsnoop       two EATT bearers with a request outstanding on each at once
   lecoc-ots.btsnoop          LE credit-based channel for OTS (PSM 0x0025): payload not ATT
   smp-bredr.btsnoop          SMP over BR/EDR (CID 0x0007, cross-transport key derivation)
   smp-failures.btsnoop       LE SC pairing with every PDU, then Pairing Failed 0x0B-0x0F
@@ -122,6 +123,27 @@ def eatt() -> bytes:
     # Disconnection Request/Response for bearer 2 (4.6/4.7: DCID, SCID)
     l2(log, False, 5, sig(0x06, 3, "<HH", 0x0046, 0x0041))
     l2(log, True, 5, sig(0x07, 3, "<HH", 0x0046, 0x0041))
+    log.rx(hci.disconnection_complete(H, 0x13))
+    return log.btsnoop()
+
+
+def eatt_overlap() -> bytes:
+    """Two Enhanced ATT bearers with a request outstanding on each at once (ATT is sequential per
+    bearer, Vol 3 Part F 3.3.2 and Part G 5.4): Read Request on bearer 0x0040, Read Request on
+    bearer 0x0041 before the first is answered, then both responses in the opposite order.
+    Transactions pair per bearer: 0x0003 with "one", 0x0005 with "two"."""
+    log = Log()
+    connect(log)
+    l2(log, False, 5, sig(0x17, 1, "<HHHHHH", 0x0027, 64, 64, 10, 0x0040, 0x0041))
+    l2(log, True, 5, sig(0x18, 1, "<HHHHHH", 64, 64, 10, 0, 0x0045, 0x0046))
+    r1 = struct.pack("<BH", att.READ_REQ, 0x0003)
+    r2 = struct.pack("<BH", att.READ_REQ, 0x0005)
+    log.tx(hci.acl(H, 0, k_frame(0x0045, r1, len(r1))))
+    log.tx(hci.acl(H, 0, k_frame(0x0046, r2, len(r2))))
+    two = bytes([att.READ_RSP]) + b"two"
+    one = bytes([att.READ_RSP]) + b"one"
+    log.rx(hci.acl(H, 2, k_frame(0x0041, two, len(two))))
+    log.rx(hci.acl(H, 2, k_frame(0x0040, one, len(one))))
     log.rx(hci.disconnection_complete(H, 0x13))
     return log.btsnoop()
 
@@ -465,6 +487,7 @@ def packetlogger_types() -> bytes:
 
 SHAPES = {
     "eatt.btsnoop": eatt,
+    "eatt-overlap.btsnoop": eatt_overlap,
     "lecoc-ots.btsnoop": lecoc_ots,
     "smp-bredr.btsnoop": smp_bredr,
     "smp-failures.btsnoop": smp_failures,

@@ -61,7 +61,8 @@ public enum Analyzer {
                                          outcome, error_code, request_ts_us, direction)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
-        for c in connections where c.transport == "le" {
+        // Every link: ATT runs on BR/EDR links too (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
+        for c in connections {
             var matcher = TransactionMatcher()
             var gatt = GATTReconstructor()
             func store(_ list: [ATTTransaction]) throws {

@@ -48,6 +48,7 @@ public struct DeviceGATT: Sendable {
     /// Loads every server's database, analysing first when needed: each peer's own (under its
     /// address) and then the local device's, when a peer used it. A peer the local device was
     /// central to is listed even when nothing was discovered. Later connections win where they disagree.
+    /// BR/EDR links count when they carried ATT (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
     public static func load(_ store: TimelineStore) throws -> [DeviceGATT] {
         try Analyzer.analyze(store)
         let db = store.database
@@ -56,7 +57,9 @@ public struct DeviceGATT: Sendable {
         let sides = try serversWithData(db)
         for row in try db.rows("""
             SELECT c.id, c.peer_address, c.peer_address_type, c.role, c.capture_id, k.file_name, k.link_type
-            FROM connection c LEFT JOIN capture k ON k.id = c.capture_id WHERE c.transport = 'le' AND c.status = 0 ORDER BY c.id
+            FROM connection c LEFT JOIN capture k ON k.id = c.capture_id
+            WHERE c.status = 0 AND (c.transport = 'le' OR EXISTS (SELECT 1 FROM att_pdu a WHERE a.connection_id = c.id))
+            ORDER BY c.id
             """) {
             guard let id = row[0].int64 else { continue }
             // Each capture's local device is its own (a timeline can hold several phones' captures).

@@ -14,6 +14,8 @@ public struct StoredATTPDU: Sendable {
     public var bytes: [UInt8]
     /// The Enhanced ATT bearer (its L2CAP channel ID); nil on the fixed ATT channel.
     public var bearer: UInt16?
+    /// The capture writer cut the PDU (`att_pdu.cut`): `pdu` is nil, only the opcode is known.
+    public var isCut = false
 
     public init(packetID: Int, timestamp: Int64, direction: Direction, opcode: ATTOpcode, pdu: ATTPDU?, bytes: [UInt8] = [],
                 bearer: UInt16? = nil) {
@@ -36,16 +38,20 @@ public struct StoredATTPDU: Sendable {
     /// Streams the ATT PDUs of one connection in packet order (memory stays flat).
     public static func forEach(connection: Int64, in db: SQLiteDatabase, _ body: (StoredATTPDU) throws -> Void) throws {
         let s = try db.prepare("""
-            SELECT packet_id, ts_us, direction, opcode, pdu, bearer FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid
+            SELECT packet_id, ts_us, direction, opcode, pdu, bearer, cut FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid
             """)
         try s.bind([.integer(connection)])
         while try s.step() {
             let bytes = s.blob(4) ?? []
-            let pdu = try? ATTPDU(decoding: bytes[...])
-            try body(StoredATTPDU(packetID: s.int(0), timestamp: s.int64(1),
-                                  direction: Direction(rawValue: s.text(2) ?? "?") ?? .unknown,
-                                  opcode: ATTOpcode(UInt8(truncatingIfNeeded: s.int(3))), pdu: pdu, bytes: bytes,
-                                  bearer: s.optionalInt(5).map { UInt16(truncatingIfNeeded: $0) }))
+            // A cut PDU is never decoded from what was left of it (that would make up fields).
+            let isCut = s.int(6) != 0
+            let pdu = isCut ? nil : try? ATTPDU(decoding: bytes[...])
+            var stored = StoredATTPDU(packetID: s.int(0), timestamp: s.int64(1),
+                                      direction: Direction(rawValue: s.text(2) ?? "?") ?? .unknown,
+                                      opcode: ATTOpcode(UInt8(truncatingIfNeeded: s.int(3))), pdu: pdu, bytes: bytes,
+                                      bearer: s.optionalInt(5).map { UInt16(truncatingIfNeeded: $0) })
+            stored.isCut = isCut
+            try body(stored)
         }
     }
 }

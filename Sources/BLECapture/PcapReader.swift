@@ -96,7 +96,8 @@ public struct PcapReader: CaptureReader {
         snapshotLength = Int(pcap_snapshot(handle.pcap))
         nextOffset = Self.position(handle) ?? 0
         bytesRead = nextOffset
-        guard PcapLinkType.supported.contains(linkType) || PcapLinkType.leLinkLayer.contains(linkType) else {
+        guard PcapLinkType.supported.contains(linkType) || PcapLinkType.leLinkLayer.contains(linkType)
+                || linkType == .ppi else {
             throw CaptureError(path: path, kind: .unsupported, message: unsupportedMessage())
         }
     }
@@ -115,7 +116,7 @@ public struct PcapReader: CaptureReader {
 
     /// Why this link type is refused: air captures say so, naming the link type.
     private func unsupportedMessage() -> String {
-        let hint = "blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger) and LE air captures (pcap 251/256/272)"
+        let hint = "blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger) and LE air captures (pcap 251/256/272, or PPI 192 around 251/256)"
         var described = linkType.description
         var inner = linkType
         if linkType == .ppi, let wrapped = firstPPIWrappedLinkType() {
@@ -129,6 +130,17 @@ public struct PcapReader: CaptureReader {
             return "a Bluetooth LE link-layer (air) capture from a sniffer, \(described); \(hint)"
         }
         return "\(info.format.rawValue) with \(described) is not a Bluetooth HCI capture; \(hint)"
+    }
+
+    /// Why a PPI frame is refused: no valid header, or a link type other than LE link layer inside.
+    private func ppiRefusal(_ header: PPIHeader?) -> String {
+        guard let header else {
+            return "\(linkType) frame without a valid PPI header (version 0, length 8 or more within the frame)"
+        }
+        let kind = header.linkType == .bluetoothBREDRBB ? "a Bluetooth BR/EDR baseband (air) capture"
+            : "\(info.format.rawValue) with \(linkType) wrapping \(header.linkType)"
+        return "\(kind); blereplay reads PPI around LE link-layer packets (251/256), HCI captures "
+            + "(btsnoop, pcap 187/201/254, PacketLogger) and LE air captures (pcap 251/256/272, or PPI 192 around 251/256)"
     }
 
     /// The link type inside the first packet's PPI header (u8 version, u8 flags, u16 length,
@@ -197,6 +209,23 @@ public struct PcapReader: CaptureReader {
             record.rawType = UInt16(truncatingIfNeeded: linkType.rawValue)
             record.direction = AirFrameDirection.direction(linkType: linkType, frame: packet)
             record.originalLength = max(wireLength, packet.count)
+        case .ppi:
+            // The PPI header is unwrapped here: the record is the LE packet it carries, under the
+            // wrapped link type (251/256), as if the file had that link type.
+            guard let ppi = PPIHeader(packet), PPIHeader.wrappable.contains(ppi.linkType) else {
+                let error = CaptureError(path: path, offset: offset, kind: .unsupported,
+                                         message: "record \(frameNumber): " + ppiRefusal(PPIHeader(packet)))
+                state = .failed(error)
+                throw error
+            }
+            let inner = UnsafeRawBufferPointer(rebasing: packet[ppi.length...])
+            record.payload = Array(inner)
+            record.rawType = UInt16(truncatingIfNeeded: ppi.linkType.rawValue)
+            record.direction = AirFrameDirection.direction(linkType: ppi.linkType, frame: inner)
+            record.originalLength = max(wireLength - ppi.length, inner.count)
+            // Decoders count a payload's offsets from the record start plus the pcap record
+            // header: the wrapped packet starts pph_len bytes further on.
+            record.fileOffset = offset &+ ppi.length
         default:
             if packet.count >= 4 {
                 let index = UInt16(packet[0]) << 8 | UInt16(packet[1])

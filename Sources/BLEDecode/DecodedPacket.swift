@@ -267,6 +267,10 @@ public struct ATTEvent: Sendable {
     /// Source CID of the side that requested the channel, so both directions name it alike;
     /// nil for the fixed ATT channel 0x0004. ATT transactions are sequential per bearer.
     public var bearer: UInt16?
+    /// The capture writer cut this PDU (Android's filtered snoop log, `PacketDecoder+SnoopCut`):
+    /// `bytes` holds what was kept, `pdu` and `problem` are nil. Its opcode is known, its
+    /// fields are not; it is neither malformed nor whole.
+    public var isCut = false
     public init(connection: ConnectionRef, direction: Direction, opcode: ATTOpcode, pdu: ATTPDU?,
                 problem: DecodeError?, bytes: [UInt8], bearer: UInt16? = nil) {
         self.connection = connection

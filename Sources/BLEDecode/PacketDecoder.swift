@@ -35,6 +35,9 @@ public struct PacketDecoder: Sendable {
     var advertisingFragments = ExtendedAdvertisingFragments()
     /// Pairing Public Keys per connection, for the debug-key rule of `SMPKeyMaterial`.
     var pairingKeys = PairingKeyWatch()
+    /// Bytes still to come in continuation fragments of an L2CAP PDU whose start fragment the
+    /// capture writer cut (`PacketDecoder+SnoopCut`), per handle and direction.
+    var cutContinuations: [ACLReassembler.Key: Int] = [:]
 
     public init(options: DecoderOptions = .init()) {
         self.options = options
@@ -67,7 +70,11 @@ public struct PacketDecoder: Sendable {
             decodeEvent(record.payload, into: &d)
             d.secrets += HCIKeyMaterial.eventSecrets(record.payload, frame: record.frameNumber)
         case .acl:
-            decodeACL(record.payload, into: &d)
+            if let cut = Self.writerCut(record) {
+                decodeCutACL(record.payload, kept: cut.kept, original: cut.original, into: &d)
+            } else {
+                decodeACL(record.payload, into: &d)
+            }
         case .sco:
             decodeSCO(record.payload, into: &d)
         case .iso:
@@ -98,6 +105,7 @@ public struct PacketDecoder: Sendable {
         leCreateCancelPending = false
         channels.removeAll()
         leChannels.removeAll()
+        cutContinuations.removeAll()
         isochronous.removeAll()
         linkLayer = LinkLayerDecoder()
         return out

@@ -13,6 +13,7 @@ enum TimelineMigration {
             }
             if version < 2 { try toVersion2(db) }
             if version < 3 { try gattServerColumn(db) }
+            if version < 4 { try cutATTColumn(db) }
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -82,6 +83,17 @@ enum TimelineMigration {
                     SELECT connection_id, handle, value, source, packet_id, 'remote' FROM gatt_value_v2;
                 DROP TABLE gatt_value_v2;
                 """)
+        }
+    }
+
+    /// Version 3 -> 4: `att_pdu` gains `cut` (a PDU the capture writer cut, as Android's filtered
+    /// snoop log does; version 3 stored no such PDU, so 0), and the `connections` view shows every
+    /// link, BR/EDR ones too (`transport` tells them apart; GATT over BR/EDR is decoded from
+    /// version 4 on: re-import a capture to get it). Views are rebuilt by `migrate`.
+    private static func cutATTColumn(_ db: SQLiteDatabase) throws(SQLiteError) {
+        let columns = try db.rows("PRAGMA table_info(att_pdu)").compactMap { $0[1].string }
+        if !columns.isEmpty, !columns.contains("cut") {
+            try db.execute("ALTER TABLE att_pdu ADD COLUMN cut INTEGER NOT NULL DEFAULT 0")
         }
     }
 

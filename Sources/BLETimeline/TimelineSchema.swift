@@ -2,7 +2,7 @@
 /// (the user's query contract in DESIGN.md; keep them stable).
 public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
-    public static let version: Int64 = 3
+    public static let version: Int64 = 4
 
     /// `PRAGMA application_id` of a blereplay timeline ("BLRT"): tells our files from other
     /// SQLite files before their `user_version` is judged (sqlite.org/fileformat.html 1.3.12).
@@ -116,8 +116,10 @@ public enum TimelineSchema {
         -- The attribute value is stored once, inside `pdu`: the view cuts it out (NULL: none).
         value_offset INTEGER,
         value_length INTEGER,
-        -- Enhanced ATT: the credit-based channel the PDU travelled on (NULL: the fixed channel 0x0004).
-        bearer INTEGER
+        -- Enhanced ATT, or ATT over BR/EDR: the L2CAP channel the PDU travelled on (NULL: the LE fixed channel 0x0004).
+        bearer INTEGER,
+        -- 1: the capture writer cut the PDU (Android's filtered snoop log); its fields are unknown.
+        cut INTEGER NOT NULL DEFAULT 0
     );
     CREATE TABLE IF NOT EXISTS smp_event (
         capture_id INTEGER NOT NULL,
@@ -288,11 +290,15 @@ public enum TimelineSchema {
                scan_response FROM adv_report;
     CREATE VIEW IF NOT EXISTS connections AS
         SELECT id, handle, peer_address, peer_address_type, role, status, interval_us, latency,
-               supervision_timeout_ms, mtu, connected_ts_us, disconnected_ts_us, disconnect_reason,
-               capture_id, transport, began_before_capture FROM connection WHERE transport = 'le';
+               supervision_timeout_ms,
+               -- BR/EDR has no Exchange MTU (Core v5.4 Vol 3 Part G 4.3.1): its ATT_MTU is the L2CAP
+               -- channel's, not shown here, so unknown rather than 23.
+               CASE WHEN transport = 'le' THEN mtu END AS mtu,
+               connected_ts_us, disconnected_ts_us, disconnect_reason,
+               capture_id, transport, began_before_capture FROM connection;
     CREATE VIEW IF NOT EXISTS att_pdus AS
         SELECT packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle, error_code,
-               substr(pdu, value_offset + 1, value_length) AS value, capture_id, bearer
+               substr(pdu, value_offset + 1, value_length) AS value, capture_id, bearer, cut
         FROM att_pdu;
     CREATE VIEW IF NOT EXISTS att_transactions AS
         SELECT connection_id, request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code

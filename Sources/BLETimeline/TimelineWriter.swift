@@ -77,8 +77,8 @@ final class TimelineWriter {
             """)
         insertATT = try db.prepare("""
             INSERT INTO att_pdu (capture_id, packet_id, ts_us, connection_id, direction, opcode, opcode_name,
-                                 handle, error_code, request_opcode, value_offset, value_length, malformed, pdu, bearer)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                                 handle, error_code, request_opcode, value_offset, value_length, malformed, pdu, bearer, cut)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
             """)
         insertSMP = try db.prepare("""
             INSERT INTO smp_event (capture_id, packet_id, ts_us, connection_id, direction, code, name, detail)
@@ -389,7 +389,11 @@ final class TimelineWriter {
         s.bindInt(pdu?.errorCode.map { Int($0.rawValue) }, at: 9)
         s.bindInt(requestOpcode, at: 10)
         // The value is a slice of the PDU (a malformed PDU keeps all its bytes as the value).
-        if pdu == nil {
+        if a.isCut {
+            // A cut PDU's value is unknown: none, not the bytes that were left.
+            s.bindInt(nil as Int?, at: 11)
+            s.bindInt(nil as Int?, at: 12)
+        } else if pdu == nil {
             s.bindInt(0, at: 11)
             s.bindInt(a.bytes.count, at: 12)
         } else if let value = pdu?.value {
@@ -401,8 +405,9 @@ final class TimelineWriter {
             s.bindInt(nil as Int?, at: 11)
             s.bindInt(nil as Int?, at: 12)
         }
-        s.bindInt(pdu == nil ? 1 : 0, at: 13)
+        s.bindInt(pdu == nil && !a.isCut ? 1 : 0, at: 13)
         s.bindInt(a.bearer.map { Int($0) }, at: 15)
+        s.bindInt(a.isCut ? 1 : 0, at: 16)
         try s.run(borrowing: a.opcode.name, at: 7, a.bytes, at: 14)
 
         if let code = pdu?.errorCode {

@@ -79,7 +79,7 @@ struct DetectionTests {
 
     @Test("non-Bluetooth and BR/EDR air link types are refused, saying what the file is; LE air is read")
     func unsupportedLinkTypes() throws {
-        let hint = "; blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger) and LE air captures (pcap 251/256/272)"
+        let hint = "; blereplay reads HCI captures (btsnoop, pcap 187/201/254, PacketLogger) and LE air captures (pcap 251/256/272, or PPI 192 around 251/256)"
         let ethernet = readAll(bytes: pcap(linkType: 1, packet: [UInt8](repeating: 0, count: 14))).error
         #expect(ethernet?.kind == .unsupported)
         #expect(ethernet?.message == "pcap with LINKTYPE_ETHERNET (1) is not a Bluetooth HCI capture" + hint)
@@ -90,11 +90,23 @@ struct DetectionTests {
         #expect(leLL.records.map(\.payload) == [[0xD6, 0xBE, 0x89, 0x8E, 0x00, 0x00]])
         #expect(leLL.records.first?.kind == .other && leLL.records.first?.rawType == 251)
 
-        // PPI header: version 0, flags 0, length 8 (LE), DLT 251 (LE), then an LE LL packet
-        let ppi = readAll(bytes: pcap(linkType: 192, packet: [0x00, 0x00, 0x08, 0x00] + .le32(251) + [0xD6, 0xBE])).error
-        #expect(ppi?.kind == .unsupported)
-        #expect(ppi?.message == "a Bluetooth LE link-layer (air) capture from a sniffer, "
-            + "LINKTYPE_PPI (192) wrapping LINKTYPE_BLUETOOTH_LE_LL (251)" + hint)
+        // PPI header (PPI spec 1.0.10 section 3): version 0, flags 0, length 8 (LE), DLT 251 (LE),
+        // then an LE LL packet: read as that packet under LINKTYPE 251, its offset after the header
+        // (pcap file header 24 + record header 16 + PPI 8).
+        let ppi = readAll(bytes: pcap(linkType: 192, packet: [0x00, 0x00, 0x08, 0x00] + .le32(251) + [0xD6, 0xBE]))
+        #expect(ppi.error == nil)
+        #expect(ppi.records.map(\.payload) == [[0xD6, 0xBE]])
+        #expect(ppi.records.first?.kind == .other && ppi.records.first?.rawType == 251)
+        #expect(ppi.records.first?.fileOffset == 24 + 8)
+        // PPI around 802.11 (DLT 105): refused at its first record, saying what it wraps.
+        let wifi = readAll(bytes: pcap(linkType: 192, packet: [0x00, 0x00, 0x08, 0x00] + .le32(105) + [0x80, 0x00])).error
+        #expect(wifi?.kind == .unsupported)
+        #expect(wifi?.message == "record 1: pcap with LINKTYPE_PPI (192) wrapping LINKTYPE_IEEE802_11 (105); blereplay reads "
+            + "PPI around LE link-layer packets (251/256), HCI captures (btsnoop, pcap 187/201/254, PacketLogger) and LE air "
+            + "captures (pcap 251/256/272, or PPI 192 around 251/256)")
+        // A PPI length beyond the frame is no PPI header.
+        let bad = readAll(bytes: pcap(linkType: 192, packet: [0x00, 0x00, 0x20, 0x00] + .le32(251) + [0xD6, 0xBE])).error
+        #expect(bad?.message.hasPrefix("record 1: LINKTYPE_PPI (192) frame without a valid PPI header") == true)
 
         let bredr = readAll(bytes: pcap(linkType: 255, packet: [0, 0, 0, 0])).error
         #expect(bredr?.message.hasPrefix("a Bluetooth BR/EDR baseband (air) capture") == true)

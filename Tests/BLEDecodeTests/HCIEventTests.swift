@@ -22,13 +22,18 @@ struct HCIEventTests {
         #expect(d?.reason == .connectionTimeout)
     }
 
+    /// A handle the capture never saw: a link begun before the capture, which ends here
+    /// (`EventOnlyConnectionTests`). A failed Disconnection Complete (status 0x0C) names none.
     @Test func disconnectionCompleteOfAnUnknownHandle() {
         var decoder = PacketDecoder()
         let p = decoder.decode(Rec.evt(hx("05 04 00 47 00 3E")))
-        #expect(p.summary == "Rcvd Disconnect Complete handle 0x0047 (unknown) reason 0x3E Connection Failed to be Established")
-        #expect(p.connection == nil)
-        #expect(p.disconnections.first?.connection == nil)
+        #expect(p.summary == "Rcvd Disconnect Complete reason 0x3E Connection Failed to be Established")
+        #expect(p.connection == ConnectionRef(index: 1, handle: 0x0047))
+        #expect(p.disconnections.first?.connection == ConnectionRef(index: 1, handle: 0x0047))
         #expect(p.disconnections.first?.reason == .connectionFailedToBeEstablished)
+        let failed = decoder.decode(Rec.evt(hx("05 04 0C 48 00 16")))
+        #expect(failed.summary == "Rcvd Disconnect Complete status 0x0C Command Disallowed handle 0x0048 (unknown) reason 0x16 Connection Terminated By Local Host")
+        #expect(failed.disconnections.first?.connection == nil)
     }
 
     @Test func encryptionEvents() throws {

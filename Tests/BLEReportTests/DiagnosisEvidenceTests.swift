@@ -309,7 +309,9 @@ struct DiagnosisEvidenceTests {
         #expect(text.contains("BR/EDR (from Exit Sniff Mode)"))
         #expect(text.contains("→ no CBError: a BR/EDR link"))
         #expect(!text.contains("its own cancel") && !text.contains("CBPeripheralManager"))
-        #expect(try store.database.scalarInt("SELECT count(*) FROM connections") == 0)
+        // The connections view lists the BR/EDR link, as BR/EDR (schema 4).
+        #expect(try store.database.scalarInt("SELECT count(*) FROM connections WHERE transport = 'le'") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM connections WHERE transport = 'br/edr'") == 1)
     }
 
     // MARK: - Strings

@@ -63,7 +63,7 @@ struct OurCounts {
         let store = try TimelineStore(path: database, readOnly: true)
         let db = store.database
         packets = Int(try db.scalarInt("SELECT count(*) FROM packets") ?? 0)
-        connectionCompletes = Int(try db.scalarInt("SELECT count(*) FROM connections WHERE began_before_capture = 0") ?? 0)
+        connectionCompletes = Int(try db.scalarInt("SELECT count(*) FROM connections WHERE began_before_capture = 0 AND transport = 'le'") ?? 0)
         for r in try db.rows("SELECT code, count(*) FROM errors WHERE context = 'disconnect' GROUP BY code") {
             disconnectReasons[r[0].int ?? -1] = r[1].int ?? 0
         }

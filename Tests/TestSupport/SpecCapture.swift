@@ -5,9 +5,15 @@ import Foundation
 public struct SpecCapture {
     public init() {}
 
-    private var records: [(ms: Int64, h4: [UInt8], received: Bool)] = []
+    /// `original`: the record header's original length (more than `h4.count` for a cut record).
+    private var records: [(ms: Int64, h4: [UInt8], received: Bool, original: Int)] = []
 
-    public mutating func add(_ ms: Int64, _ h4: [UInt8], received: Bool) { records.append((ms, h4, received)) }
+    public mutating func add(_ ms: Int64, _ h4: [UInt8], received: Bool) { records.append((ms, h4, received, h4.count)) }
+    /// A record the writer cut to its first `keep` H4 bytes, the original length kept in the
+    /// record header, as Android's filtered snoop log and btsnooz v2 write them.
+    public mutating func cut(_ ms: Int64, _ h4: [UInt8], keep: Int, received: Bool) {
+        records.append((ms, Array(h4.prefix(keep)), received, h4.count))
+    }
     /// An HCI command (H4 0x01), host to controller.
     public mutating func cmd(_ ms: Int64, _ opcode: UInt16, _ params: [UInt8]) {
         add(ms, [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params, received: false)
@@ -53,7 +59,7 @@ public struct SpecCapture {
         let epoch: Int64 = 0x00DC_DDB3_0F2F_8000 + 1_777_881_600_000_000   // 2026-05-04T08:00:00Z
         for r in records {
             let flags: UInt32 = (r.received ? 1 : 0) | (r.h4[0] == 0x01 || r.h4[0] == 0x04 ? 2 : 0)
-            out += be(UInt32(r.h4.count)) + be(UInt32(r.h4.count)) + be(flags) + be(UInt32(0))
+            out += be(UInt32(r.original)) + be(UInt32(r.h4.count)) + be(flags) + be(UInt32(0))
             out += be(UInt64(bitPattern: epoch + r.ms * 1000)) + r.h4
         }
         return out

@@ -3,7 +3,8 @@ import BLECore
 /// Tracks connection handles through a capture: an explicit state machine per handle.
 ///
 /// States of one handle: absent (closed or never seen) -> `open` (LE/BR-EDR Connection
-/// Complete with status 0x00, or ACL on an unknown handle: begun before the capture) ->
+/// Complete with status 0x00, or ACL or an HCI event on a handle the capture never showed open:
+/// begun before the capture) ->
 /// `disconnecting` (the host sent Disconnect) -> absent (Disconnection Complete, status 0x00).
 /// A failed Disconnection Complete, or a Command Status refusing the Disconnect, returns
 /// `disconnecting` to `open`. Every Connection Complete
@@ -21,6 +22,12 @@ struct ConnectionTracker: Sendable {
         case event
         /// ACL traffic on a handle the capture never saw connect.
         case inferredFromACL
+        /// An HCI event naming a handle the capture never saw connect (no ACL on it yet):
+        /// Disconnection Complete, Encryption Change, Number Of Completed Packets, …
+        case inferredFromEvent
+
+        /// Begun before the capture: found from its traffic, not from a Connection Complete.
+        var isInferred: Bool { self != .event }
     }
 
     /// One open connection.
@@ -52,6 +59,11 @@ struct ConnectionTracker: Sendable {
     typealias Key = UInt32
 
     private(set) var handles: [Key: HandleState] = [:]
+    /// Every handle the capture has named in a Connection Complete (any status) or shown open from
+    /// its traffic: an event on a handle in here that is closed now is late (or belongs to that
+    /// failed attempt), not a link begun before the capture. Bounded by the handle space (0x0F00
+    /// per controller).
+    private var everOpened: Set<Key> = []
     /// Controller index of the record being decoded (0 for single-controller formats).
     var controller: UInt16 = 0
 
@@ -72,9 +84,11 @@ struct ConnectionTracker: Sendable {
                                      at offset: Int) -> (ref: ConnectionRef, replaced: Connection?) {
         count += 1
         let ref = ConnectionRef(index: count, handle: handle)
+        everOpened.insert(key(handle))
         guard status == .success else { return (ref, nil) }
         let old = handles[key(handle)]?.connection
         handles[key(handle)] = .open(Connection(ref: ref, transport: transport, origin: .event, openedAt: offset))
+        everOpened.insert(key(handle))
         return (ref, old)
     }
 
@@ -86,7 +100,28 @@ struct ConnectionTracker: Sendable {
         let c = Connection(ref: ConnectionRef(index: count, handle: handle), transport: transportHint,
                            origin: .inferredFromACL, openedAt: offset, transportKnown: false)
         handles[key(handle)] = .open(c)
+        everOpened.insert(key(handle))
         return (c, true)
+    }
+
+    /// An HCI event naming `handle`: the open connection, or a new one begun before the capture
+    /// (`isNew`) when the capture has never shown this handle open. Nil for a handle that was
+    /// open earlier in the capture and is closed now (a late event, not a new link).
+    mutating func connectionForEvent(handle: UInt16, at offset: Int) -> (connection: Connection, isNew: Bool)? {
+        if let c = handles[key(handle)]?.connection { return (c, false) }
+        guard !everOpened.contains(key(handle)) else { return nil }
+        count += 1
+        let c = Connection(ref: ConnectionRef(index: count, handle: handle), transport: .le,
+                           origin: .inferredFromEvent, openedAt: offset, transportKnown: false)
+        handles[key(handle)] = .open(c)
+        everOpened.insert(key(handle))
+        return (c, true)
+    }
+
+    /// `handle` was named for something other than an ACL link (a CIS: LE Create CIS, LE CIS
+    /// Request): an event on it later is not a link begun before the capture.
+    mutating func handleNamed(_ handle: UInt16) {
+        everOpened.insert(key(handle))
     }
 
     /// A clue to the transport of the link on `handle` (`TransportClues`). Only a link found in
@@ -95,7 +130,7 @@ struct ConnectionTracker: Sendable {
     mutating func learnTransport(_ transport: Transport, handle: UInt16) -> ConnectionRef? {
         guard let state = handles[key(handle)] else { return nil }
         var c = state.connection
-        guard c.origin == .inferredFromACL,
+        guard c.origin.isInferred,
               !c.transportKnown || (c.transport == .le && transport == .bredr) else { return nil }
         c.transport = transport
         c.transportKnown = true
@@ -135,6 +170,7 @@ struct ConnectionTracker: Sendable {
     mutating func closeAll() -> [Connection] {
         let all = handles.values.map(\.connection).sorted { $0.ref.index < $1.ref.index }
         handles.removeAll()
+        everOpened.removeAll()
         return all
     }
 }

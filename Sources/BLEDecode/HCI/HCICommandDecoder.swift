@@ -117,6 +117,7 @@ extension PacketDecoder {
                 let acl = try r.readUInt16(.little, "ACL_Connection_Handle[\(i)]") & 0x0FFF
                 let ref = tracker.ref(acl)
                 isochronous.proposed(controller: controller, handle: cis, acl: ref)
+                tracker.handleNamed(cis)
                 if n == 1 { info.connection = ref }
                 if i < 4 { pairs.append(Fmt.h4(cis) + " on " + Fmt.h4(acl)) }
             }

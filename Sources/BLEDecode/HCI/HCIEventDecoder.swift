@@ -86,6 +86,8 @@ extension PacketDecoder {
                 d.summary += " CIS handle " + Fmt.h4(handle) + " reason " + Fmt.status(reason)
                 return
             }
+            // A link begun before the capture that ends with no ACL seen still gets its row.
+            if status == .success { _ = eventConnection(handle, into: &d) }
             let closed = tracker.disconnectionComplete(handle: handle, status: status)
             if let closed, status == .success {
                 d.problems += reassembler.discard(handle: handle, controller: controller, why: "disconnection")
@@ -127,7 +129,7 @@ extension PacketDecoder {
             let status = HCIStatusCode(try r.readUInt8("Status"))
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
             let enabled = try r.readUInt8("Encryption_Enabled")
-            d.connection = tracker.ref(handle)
+            d.connection = eventConnection(handle, status: status, into: &d)
             if status != .success { d.summary += " status " + Fmt.status(status) }
             d.summary += " handle " + Fmt.h4(handle) + (enabled != 0 ? " on" : " off")
             if code == 0x59, let size = r.peekUInt8() { d.summary += " key size \(size)" }
@@ -138,7 +140,7 @@ extension PacketDecoder {
             // Status u8, Connection_Handle u16 (7.7.39)
             let status = HCIStatusCode(try r.readUInt8("Status"))
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
-            d.connection = tracker.ref(handle)
+            d.connection = eventConnection(handle, status: status, into: &d)
             if status != .success { d.summary += " status " + Fmt.status(status) }
             d.summary += " handle " + Fmt.h4(handle)
             d.events.append(.encryptionChange(EncryptionChange(connection: d.connection, status: status,
@@ -161,7 +163,8 @@ extension PacketDecoder {
             for i in 0..<n {
                 let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
                 let count = try r.readUInt16(.little, "Num_Completed_Packets")
-                if i == 0 { single = tracker.ref(handle) }
+                let ref = eventConnection(handle, into: &d)
+                if i == 0 { single = ref }
                 if i < 4 { d.summary += (i == 0 ? " " : ", ") + Fmt.h4(handle) + ": \(count)" }
             }
             if n > 4 { d.summary += ", …" }
@@ -177,7 +180,7 @@ extension PacketDecoder {
             // Subversion u16 (7.7.12)
             let status = HCIStatusCode(try r.readUInt8("Status"))
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
-            d.connection = tracker.ref(handle)
+            d.connection = eventConnection(handle, status: status, into: &d)
             if status != .success { d.summary += " status " + Fmt.status(status) }
             d.summary += " handle " + Fmt.h4(handle)
             var fields: [(String, String)] = []
@@ -192,7 +195,7 @@ extension PacketDecoder {
         case 0x57:
             // Connection_Handle u16 (7.7.75)
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
-            d.connection = tracker.ref(handle)
+            d.connection = eventConnection(handle, into: &d)
             d.summary += " handle " + Fmt.h4(handle)
             d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: nil, fields: [])))
 
@@ -204,12 +207,12 @@ extension PacketDecoder {
             if HCINames.eventsWithStatusThenHandle.contains(code) {
                 let status = HCIStatusCode(try r.readUInt8("Status"))
                 let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
-                d.connection = tracker.ref(handle)
+                d.connection = eventConnection(handle, status: status, into: &d)
                 if status != .success { d.summary += " status " + Fmt.status(status) }
                 d.summary += " handle " + Fmt.h4(handle)
             } else if HCINames.eventsWithHandleFirst.contains(code) {
                 let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
-                d.connection = tracker.ref(handle)
+                d.connection = eventConnection(handle, into: &d)
                 d.summary += " handle " + Fmt.h4(handle)
             }
         }

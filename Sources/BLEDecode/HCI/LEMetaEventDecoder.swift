@@ -98,7 +98,7 @@ extension PacketDecoder {
             let interval = try r.readUInt16(.little, "Connection_Interval")
             let latency = try r.readUInt16(.little, "Peripheral_Latency")
             let timeout = try r.readUInt16(.little, "Supervision_Timeout")
-            d.connection = tracker.ref(handle)
+            d.connection = eventConnection(handle, status: status, into: &d)
             d.summary += statusText(status) + " handle " + Fmt.h4(handle)
             if status == .success {
                 d.summary += " interval " + Fmt.interval(interval) + " latency \(latency) timeout " + Fmt.timeout10ms(timeout)
@@ -197,6 +197,7 @@ extension PacketDecoder {
             d.summary += " handle " + Fmt.h4(handle)
             if let cis = r.peekUInt8().flatMap({ lo in r.peekUInt8(at: 1).map { UInt16(lo) | UInt16($0) << 8 } }) {
                 isochronous.proposed(controller: controller, handle: cis & 0x0FFF, acl: d.connection)
+                tracker.handleNamed(cis & 0x0FFF)
                 d.summary += " CIS handle " + Fmt.h4(cis & 0x0FFF)
             }
 
@@ -206,6 +207,7 @@ extension PacketDecoder {
             d.summary += statusText(status)
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
             let cis = isochronous.established(controller: controller, handle: handle, success: status == .success)
+            tracker.handleNamed(handle)
             d.connection = cis?.acl
             d.summary += " CIS handle " + Fmt.h4(handle)
 
@@ -269,9 +271,9 @@ extension PacketDecoder {
     }
 
     /// A link-level event on `handle` with its fields.
-    private func link(_ name: String, handle: UInt16, status: HCIStatusCode?, _ fields: [(String, String)],
-                      _ d: inout PacketDraft) {
-        d.connection = tracker.ref(handle)
+    private mutating func link(_ name: String, handle: UInt16, status: HCIStatusCode?, _ fields: [(String, String)],
+                               _ d: inout PacketDraft) {
+        d.connection = eventConnection(handle, status: status, into: &d)
         if let status { d.summary += statusText(status) }
         d.summary += " handle " + Fmt.h4(handle)
         d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: status, fields: fields)))

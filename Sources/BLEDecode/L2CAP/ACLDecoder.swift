@@ -53,6 +53,8 @@ extension PacketDecoder {
         if isNew { d.events.append(.connectionFoundInProgress(conn.ref, transport: conn.transport)) }
 
         let key = ACLReassembler.Key(handle: handle, direction: d.direction, controller: controller)
+        if !isStart, !cutContinuations.isEmpty, absorbCutContinuation(data, key: key, into: &d) { return }
+        if isStart { cutContinuations[key] = nil }
         let outcome = reassembler.add(data, dataOffset: d.base &+ 4, source: d.source, key: key, isStart: isStart,
                                       isTruncated: isTruncated, problems: &d.problems)
         switch outcome {

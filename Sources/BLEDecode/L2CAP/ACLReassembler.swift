@@ -283,6 +283,11 @@ struct ACLReassembler: Sendable {
         return out
     }
 
+    /// Drops what is pending under `key` (the capture writer cut its next fragment, so the PDU
+    /// cannot complete). True when something was pending.
+    @discardableResult
+    mutating func discard(key: Key) -> Bool { take(key) != nil }
+
     /// Drops everything pending (end of capture), ordered by where each PDU started.
     mutating func discardAll(why: String) -> [DecodeError] {
         let out = states.map { Self.discardProblem($0.value, key: $0.key, why: why) }

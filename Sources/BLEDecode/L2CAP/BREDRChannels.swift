@@ -1,7 +1,8 @@
 import BLECore
 
 /// Which protocol (PSM) runs on each BR/EDR dynamic channel, learnt from the signalling
-/// channel's Connection Request/Response (Core v5.4 Vol 3 Part A 4.2, 4.3).
+/// channel's Connection Request/Response (Core v5.4 Vol 3 Part A 4.2, 4.3), and whether a
+/// channel was configured out of Basic mode (Configuration option 0x04, 5.4).
 ///
 /// A packet's CID is the receiver's endpoint: a channel opened by a Connection Request that
 /// direction D sent with Source CID S carries CID S in packets going the other way, and the
@@ -14,14 +15,50 @@ struct BREDRChannelMap: Sendable {
         var cid: UInt16
     }
 
+    /// One open channel: its PSM and one name for both directions (the requester's Source CID).
+    struct Channel: Sendable, Equatable {
+        var psm: UInt16
+        var bearer: UInt16
+    }
+
+    /// A channel under its connection, named by its bearer.
+    struct BearerKey: Hashable, Sendable {
+        var connection: Int
+        var bearer: UInt16
+    }
+
     static let capacity = 4096
-    private var psms: [ChannelKey: UInt16] = [:]
+    private var psms: [ChannelKey: Channel] = [:]
+    /// Channels a Configuration Request put in a mode other than Basic (ERTM, streaming, …):
+    /// their frames carry a control field (3.3), so they are not read as B-frames.
+    private var notBasic: Set<BearerKey> = []
     /// Connection Requests awaiting a response: keyed by requester direction and Source CID.
     private var requests: [ChannelKey: UInt16] = [:]
 
     /// The PSM of the channel a packet travelling `direction` with `cid` belongs to.
     func psm(connection: Int, direction: Direction, cid: UInt16) -> UInt16? {
+        channel(connection: connection, direction: direction, cid: cid)?.psm
+    }
+
+    /// The channel a packet travelling `direction` with `cid` belongs to.
+    func channel(connection: Int, direction: Direction, cid: UInt16) -> Channel? {
         psms.isEmpty ? nil : psms[ChannelKey(connection: connection, direction: direction, cid: cid)]
+    }
+
+    /// Whether the channel was configured in Basic mode (no Configuration said otherwise).
+    func isBasicMode(connection: Int, bearer: UInt16) -> Bool {
+        notBasic.isEmpty || !notBasic.contains(BearerKey(connection: connection, bearer: bearer))
+    }
+
+    /// A Configuration Request sent in `direction` for the receiver's `destinationCID`, whose
+    /// Retransmission and Flow Control option (5.4) asks for `mode` (0x00 Basic).
+    mutating func configured(connection: Int, direction: Direction, destinationCID: UInt16, mode: UInt8) {
+        guard let c = channel(connection: connection, direction: direction, cid: destinationCID) else { return }
+        let key = BearerKey(connection: connection, bearer: c.bearer)
+        if mode == 0 { notBasic.remove(key) } else {
+            if notBasic.count >= Self.capacity { notBasic.removeAll() }
+            notBasic.insert(key)
+        }
     }
 
     /// A Connection Request sent in `direction`.
@@ -29,7 +66,9 @@ struct BREDRChannelMap: Sendable {
         if requests.count >= Self.capacity { requests.removeAll() }
         if psms.count >= Self.capacity { psms.removeAll() }
         requests[ChannelKey(connection: connection, direction: direction, cid: sourceCID)] = psm
-        psms[ChannelKey(connection: connection, direction: direction.reversed, cid: sourceCID)] = psm
+        psms[ChannelKey(connection: connection, direction: direction.reversed, cid: sourceCID)] =
+            Channel(psm: psm, bearer: sourceCID)
+        notBasic.remove(BearerKey(connection: connection, bearer: sourceCID))
     }
 
     /// A Connection Response sent in `direction`. Result 0x0001 (pending) keeps the request.
@@ -40,7 +79,8 @@ struct BREDRChannelMap: Sendable {
         if result == 0x0001 { return psm }
         requests[key] = nil
         if result == 0x0000 {
-            psms[ChannelKey(connection: connection, direction: direction.reversed, cid: destinationCID)] = psm
+            psms[ChannelKey(connection: connection, direction: direction.reversed, cid: destinationCID)] =
+                Channel(psm: psm, bearer: sourceCID)
         } else {
             psms[ChannelKey(connection: connection, direction: direction, cid: sourceCID)] = nil
         }
@@ -54,14 +94,16 @@ struct BREDRChannelMap: Sendable {
     }
 
     mutating func remove(connection: Int) {
-        guard !psms.isEmpty || !requests.isEmpty else { return }
+        guard !psms.isEmpty || !requests.isEmpty || !notBasic.isEmpty else { return }
         psms = psms.filter { $0.key.connection != connection }
         requests = requests.filter { $0.key.connection != connection }
+        notBasic = notBasic.filter { $0.connection != connection }
     }
 
     mutating func removeAll() {
         psms.removeAll()
         requests.removeAll()
+        notBasic.removeAll()
     }
 }
 
@@ -97,8 +139,12 @@ extension PacketDecoder {
             decodeSMP(frame, connection: connection, into: &d)
             d.summary += " (BR/EDR)"
         default:
-            if let psm = channels.psm(connection: connection.index, direction: d.direction, cid: cid) {
-                d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)) (\(BREDRNames.psm(psm))), \(payload.count) bytes"
+            if let channel = channels.channel(connection: connection.index, direction: d.direction, cid: cid) {
+                if channel.psm == Self.attPSM {
+                    decodeBREDRATT(frame, channel: channel, connection: connection, into: &d)
+                    return
+                }
+                d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)) (\(BREDRNames.psm(channel.psm))), \(payload.count) bytes"
             } else {
                 d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)), \(payload.count) bytes"
             }
@@ -141,7 +187,13 @@ extension PacketDecoder {
                 if let reason = u16(0) { text += " (reason " + Fmt.h4(reason) + " " + L2CAPSignaling.rejectReason(reason) + ")" }
             case 0x04:
                 // Destination CID u16, Flags u16, options (4.4)
-                if let dcid = u16(0) { text += " (DCID " + Fmt.h4(dcid) + ")" }
+                if let dcid = u16(0) {
+                    text += " (DCID " + Fmt.h4(dcid) + ")"
+                    if let mode = Self.retransmissionMode(data.dropFirst(4)) {
+                        channels.configured(connection: connection.index, direction: direction,
+                                            destinationCID: dcid, mode: mode)
+                    }
+                }
             case 0x05:
                 // Source CID u16, Flags u16, Result u16, options (4.5)
                 if let scid = u16(0), let result = u16(4) {

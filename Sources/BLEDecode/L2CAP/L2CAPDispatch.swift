@@ -11,7 +11,7 @@ extension PacketDecoder {
         d.layer = .l2cap
         let cid = frame.cid
         var transport = conn.transport
-        if conn.origin == .inferredFromACL, let clue = TransportClues.transport(ofChannel: cid) {
+        if conn.origin.isInferred, let clue = TransportClues.transport(ofChannel: cid) {
             // A connection begun before the capture: its fixed channels tell the transport.
             learnTransport(clue, handle: conn.ref.handle, clue: "L2CAP CID " + Fmt.h4(cid), into: &d)
             transport = tracker.connection(conn.ref.handle)?.transport ?? transport

@@ -1,8 +1,10 @@
+import BLEDecode
 import BLETimeline
 
 /// A place where the capture itself lacks records (issue 11, Docs/replay.md "Capture gaps"): the
 /// btsnoop writer's cumulative-drops counter rose before a record (the packets it dropped are not
-/// in the file), or the file ends inside a record or at damage. A connection that diverges across
+/// in the file), the writer cut a record's payload (Android's filtered snoop log: "Snoop log cut"
+/// link events, `PacketDecoder+SnoopCut`), or the file ends inside a record or at damage. A connection that diverges across
 /// a gap cannot be settled by the capture: the replay reports it as a capture gap, naming the
 /// packet and why, never as reproduced.
 public struct CaptureGap: Sendable, Equatable {
@@ -33,6 +35,14 @@ public struct CaptureGap: Sendable, Equatable {
             let t = r[1].int64.map { $0 &- session.start } ?? session.end
             gaps.append(CaptureGap(packetID: r[0].int, time: t,
                                    reason: "the capture's writer \(r[2].string?.dropFirst("writer ".count) ?? "dropped packets") (btsnoop cumulative drops): they are not in the file"))
+        }
+        for r in try db.rows("""
+            SELECT e.packet_id, e.ts_us, e.detail FROM link_event e
+            WHERE e.capture_id = ?1 AND e.name = ?2 ORDER BY e.packet_id
+            """, [id, .text(PacketDecoder.snoopCutEventName)]) {
+            let t = r[1].int64.map { $0 &- session.start } ?? session.end
+            gaps.append(CaptureGap(packetID: r[0].int, time: t,
+                                   reason: "the capture's writer cut this packet (\(r[2].string ?? "fewer bytes kept than the original"); Android's filtered snoop log): what it carried is not in the file"))
         }
         for r in try db.rows("SELECT status, records FROM capture WHERE id = ?1", [id]) where (r[0].string ?? "complete") != "complete" {
             let how = r[0].string == "truncated" ? "the file ends in the middle of a record" : "the file is damaged and was read up to the damage"

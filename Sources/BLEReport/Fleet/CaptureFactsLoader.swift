@@ -94,7 +94,7 @@ public enum CaptureFactsLoader {
                    c.began_before_capture, (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.complete_packet_id"))),
                    (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.first_packet_id"))),
                    (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.last_packet_id")))
-            FROM connections c JOIN connection k ON k.id = c.id WHERE c.capture_id = ?1 ORDER BY c.id
+            FROM connections c JOIN connection k ON k.id = c.id WHERE c.capture_id = ?1 AND c.transport = 'le' ORDER BY c.id
             """, capture) {
             guard let id = row[0].int64 else { continue }
             let status = row[3].int ?? 0
