@@ -116,6 +116,8 @@ class Link:
         self.mtu = 23             # the ATT MTU once exchanged (Vol 3 Part F 3.4.2.2)
         self.notifying = False    # the client enabled notifications: they may come mid-transaction
         self.in_flight: list[int] = []  # Number Of Completed Packets times of the host's ACL packets
+        self.silent = False       # the peer stopped answering: the link is lost from last_peer on
+        self.unacknowledged = 0   # the host's ACL packets no Number Of Completed Packets ever counted
 
     # --- records -----------------------------------------------------------------------------
     def add(self, t: int, h4, received: bool, tag: str = "") -> None:
@@ -134,11 +136,12 @@ class Link:
     def jitter(self, lo: int, hi: int) -> int:
         return self.rng.randint(lo, hi)
 
-    def l2(self, cid: int, payload: bytes, from_local: bool) -> int:
+    def l2(self, cid: int, payload: bytes, from_local: bool, acknowledged: bool = True) -> int:
         """One L2CAP frame at the current time, in ACL packets of at most 27 bytes from the peer
         (its LL data length) and 251 from the host (the LE buffer size). Returns the time of the
         last fragment; the local controller's Number Of Completed Packets follows at the next
-        connection event."""
+        connection event, unless the peer no longer acknowledges (`acknowledged` False: the
+        packets stay in the controller's buffers until the link is lost, Vol 4 Part E 4.1.1)."""
         frame = l2cap.frame(cid, payload)
         size = 251 if from_local else 27
         t = self.t
@@ -156,7 +159,9 @@ class Link:
             self.add(t, (lambda f=f, pb=pb: lambda h: hci.acl(h, pb, f))(), not from_local, tag)
             if i + 1 < len(frags):
                 t += self.jitter(650, 750)
-        if from_local:
+        if from_local and not acknowledged:
+            self.unacknowledged += len(frags)
+        elif from_local:
             n = len(frags)
             done = self.event_after(t + 200) + self.jitter(300, 900)
             self.evt(done, lambda h, n=n: hci.number_of_completed_packets([(h, n)]))
@@ -167,9 +172,9 @@ class Link:
         self.t = t
         return t
 
-    def att(self, pdu: bytes, from_local: bool) -> int:
+    def att(self, pdu: bytes, from_local: bool, acknowledged: bool = True) -> int:
         self.att_pdus += 1
-        return self.l2(l2cap.CID_ATT, pdu, from_local)
+        return self.l2(l2cap.CID_ATT, pdu, from_local, acknowledged)
 
     def wait(self, lo: int, hi: int) -> None:
         self.t += self.jitter(lo, hi)
@@ -274,6 +279,25 @@ class Link:
             self.to_event(self.rng.choice((1, 2)))
             self.att(att.notification(NOTIFY_VALUE, bytes([self.rng.randrange(101)])), not self.local_is_client)
         self.wait(200, 3000)
+
+    def notifications_into_silence(self, acknowledged: int, unacknowledged: int) -> None:
+        """The local server's notification stream (the local device is the peripheral, the peer
+        only listens), then the peer goes silent: its link layer acknowledges `acknowledged`
+        notifications (a Number Of Completed Packets each, Vol 4 Part E 7.7.19), and the
+        `unacknowledged` ones sent after it are never completed. The peer's last sign of life is
+        the connection event that acknowledged the last completed notification."""
+        assert not self.local_is_client and unacknowledged <= 8
+        self.subscribe(NOTIFY_CCCD, b"\x01\x00")
+        self.notifying = True
+        for _ in range(acknowledged):
+            self.to_event(self.rng.choice((1, 2)))
+            self.att(att.notification(NOTIFY_VALUE, bytes([self.rng.randrange(101)])), True)
+            self.last_peer = max(self.last_peer, self.event_after(self.t + 200))
+        self.silent = True
+        for _ in range(unacknowledged):
+            self.to_event(self.rng.choice((1, 2)))
+            self.att(att.notification(NOTIFY_VALUE, bytes([self.rng.randrange(101)])), True, acknowledged=False)
+        self.shapes.append(f"peer silent mid-notification stream ({unacknowledged} unacknowledged)")
 
     def indications(self, count: int, confirm_last: bool) -> None:
         """The server's indications, each confirmed by the client (the last one maybe never:
@@ -464,7 +488,7 @@ class Link:
     def link_loss(self) -> None:
         """The peer goes silent: Disconnection Complete 0x08 one supervision timeout after the
         last connection event it answered (Vol 6 Part B 4.5.2)."""
-        last = max(self.last_peer, self.event_after(self.t) - self.interval)
+        last = self.last_peer if self.silent else max(self.last_peer, self.event_after(self.t) - self.interval)
         self.end_record(self.event_after(last + self.timeout_units * 10 * MS) + self.jitter(300, 900), 0x08)
 
     def failed_to_establish(self) -> None:
@@ -576,6 +600,10 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
             if failing:
                 link.shapes.append("fails mid-notification stream")
                 break
+        elif phase == "silent-notify":
+            # Only in the shapes that force it (never drawn: the seeds' output stays as it was).
+            link.notifications_into_silence(rng.randint(3, 12), rng.randint(2, 6))
+            break
         elif phase == "indicate":
             link.indications(rng.randint(1, 4), confirm_last=rng.random() < 0.6)
             if link.unconfirmed:
@@ -652,6 +680,16 @@ SHAPES = {
     "ends-connected": dict(count=1, roles="central", tail=None,
                            force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw", "indicate"], "fail_in": None,
                                   "ending": "still"}),
+    # The local device as peripheral (GATT server): the remote central discovers and subscribes,
+    # the local server notifies, the central's link layer stops acknowledging (Number Of Completed
+    # Packets stop) and the link is lost with 0x08 one supervision timeout after its last answer.
+    "peripheral-notify-loss": dict(count=1, roles="peripheral", tail=None,
+                                   force={"attempt": 0.9, "phases": ["mtu", "discovery", "silent-notify"], "fail_in": None,
+                                          "ending": "loss"}),
+    # Both roles in one capture: the local device central on the 1st link, peripheral on the 2nd.
+    "mixed-roles": dict(count=2, roles="both", tail=None,
+                        force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw"], "fail_in": None,
+                               "ending": "loss"}),
 }
 
 
@@ -702,6 +740,7 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
     # Handles: the lowest free one when the link comes up; free again after its last record.
     busy: list[tuple[int, int]] = []  # (free_from, handle)
     manifest_links = []
+    link_of: list[int] = []  # the link index of each manifest entry
     for l in sorted(links, key=lambda l: l.records[0][0]):
         first = l.records[0][0]
         lastt = max(r[0] for r in l.records)
@@ -716,11 +755,14 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
                 l.shapes.append("handle reused")
         for ts, h4, received, tag in l.records:
             records.append((ts, seq, h4(handle) if callable(h4) else h4, received, tag, l.index)); seq += 1
+        link_of.append(l.index)
         manifest_links.append({
             "handle": handle, "role": "central" if l.local_central else "peripheral", "kind": l.kind,
             "att_pdus": sum(1 for r in l.records if r[3] == "att"),
             "end": None if l.kind.endswith("attempt") else l.end_reason,
             "first_us": first, "shapes": l.shapes,
+            # The host's ACL packets never completed (only the shapes that build them).
+            **({"unacknowledged": l.unacknowledged} if l.unacknowledged else {}),
         })
     records.sort(key=lambda r: (r[0], r[1]))
     drops_from = None
@@ -733,6 +775,13 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
         manifest_links[0]["att_pdus"] -= 1
         manifest_links[0]["gap"] = True
         manifest_links[0]["shapes"].append("capture gap: the writer dropped a record")
+    for m, index in zip(manifest_links, link_of):
+        if "unacknowledged" in m:
+            # The controller completes a handle's packets in the order sent (Vol 4 Part E 4.1.1):
+            # the last acknowledged one is the last sent before the unacknowledged tail.
+            sent = [n + 1 for n, r in enumerate(records) if r[5] == index and r[2][0] == 0x02 and not r[3]]
+            m["last_acknowledged_frame"] = sent[-m["unacknowledged"] - 1]
+            m["first_unacknowledged_frame"] = sent[-m["unacknowledged"]]
     out = bytearray(struct.pack(">8sII", b"btsnoop\0", 1, 1002))
     for i, (ts, _, h4, received, _, _) in enumerate(records):
         flags = (1 if received else 0) | (0b10 if h4[0] in (0x01, 0x04) else 0)

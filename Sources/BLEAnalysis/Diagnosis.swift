@@ -68,6 +68,9 @@ public struct ConnectionDiagnosis: Sendable {
     public var disconnectReason: Int?
     public var disconnectPacketID: Int?
     public var disconnectCBError: String?
+    /// On an LE link where the local device was the peripheral: what the CBPeripheralManager app
+    /// and the remote central's app see of its end (nil on other links, and while still open).
+    public var peripheralManager: PeripheralManagerView?
     public var findings: [RenderedFinding]
 
     public var worstSeverity: Finding.Severity? { findings.map(\.finding.severity).max() }
@@ -131,7 +134,7 @@ public enum DiagnosisLoader {
                     encryptionKnown: s.int(7) == 0 || s.int(16) != 0 || s.int(30) > 0, transportClue: s.text(29),
                     packets: s.int(17), attPDUs: s.int(18), transactions: s.int(19), transactionErrors: s.int(20),
                     transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
-                    disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25), findings: []))
+                    disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25), peripheralManager: nil, findings: []))
             }
             // Grouped once: filtering every finding per connection was quadratic in the links.
             let findingsByConnection = Dictionary(grouping: findings.filter { $0.finding.connectionID != nil },
@@ -142,6 +145,11 @@ public enum DiagnosisLoader {
                     SELECT length(pdu), opcode, value_length FROM att_pdu WHERE connection_id = ?1 ORDER BY length(pdu) DESC, packet_id LIMIT 1
                     """, [.integer(connections[i].id)]).first.map { ($0[0].int ?? 0, $0[1].int ?? 0, $0[2].int) }
                 connections[i].findings = findingsByConnection[connections[i].id] ?? []
+                let c = connections[i]
+                if c.transport == "le", c.role == "peripheral", let frame = c.disconnectPacketID {
+                    connections[i].peripheralManager = try PeripheralManagerView.load(
+                        db, captureID: capture.id, connectionID: c.id, reason: c.disconnectReason, before: frame)
+                }
             }
             out.append(CaptureDiagnosis(capture: capture, findings: findings.filter { $0.finding.connectionID == nil },
                                         connections: connections, advertisers: counts.first?.int ?? 0,

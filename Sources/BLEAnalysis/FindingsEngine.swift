@@ -183,9 +183,11 @@ struct FindingsEngine {
             ? " Encryption Change had reported 0x06 PIN or Key Missing (packet \(k)): the peer no longer has the bond, so an iOS app sees didDisconnectPeripheral with \(CoreBluetoothErrorRule.peerRemovedPairingInformation)."
             : "" } ?? ""
         // A BR/EDR link (RFCOMM, SIM Access, audio) is no CoreBluetooth LE link: no peripheral manager, no GATT server.
-        let roleNote = localPeripheral && c.transport == "le"
-            ? " The local device was the peripheral (the GATT server) on this link: an iOS app in that role is a CBPeripheralManager, which gets no disconnect callback and no CBError."
-            : c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : ""
+        // What the peripheral-manager app (and the remote central's app) see instead (PeripheralManagerView).
+        let peripheralView = localPeripheral && c.transport == "le"
+            ? try PeripheralManagerView.load(db, captureID: captureID, connectionID: c.id, reason: reasonCode, before: frame) : nil
+        let roleNote = peripheralView.map { " The local device was the peripheral (the GATT server) on this link. " + $0.sentence }
+            ?? (c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : "")
         let unanswered = try db.rows("""
             SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             ORDER BY request_packet_id

@@ -15,26 +15,27 @@ import BLETimeline
 /// (timeout > 2 × interval × (1 + latency), Vol 6 Part B 4.5.2) and Apple's guidelines (> 3 ×,
 /// QA1931 / Accessory Design Guidelines).
 extension FindingsEngine {
-    /// The latest Number Of Completed Packets naming `handle` with a non-zero count, after `from`
-    /// and before `frame` (the event carries several handles; its raw bytes are read).
-    func lastCompletedPackets(handle: Int, from: Int, before frame: Int) throws -> (frame: Int, ts: Int64)? {
-        let s = try db.prepare("""
-            SELECT frame, ts_us, raw FROM packet WHERE rowid > \(PacketKey.sql(capture: "?1", frame: "?2"))
-            AND rowid < \(PacketKey.sql(capture: "?1", frame: "?3")) AND kind = 'evt' AND summary LIKE 'Rcvd Number of Completed Packets%'
-            ORDER BY rowid DESC LIMIT 5000
-            """)
-        try s.bind([.integer(captureID), .integer(Int64(from)), .integer(Int64(frame))])
-        while try s.step() {
-            guard let raw = s.blob(2), raw.count >= 3, raw[0] == 0x13 else { continue }
-            var i = 3
-            for _ in 0..<Int(raw[2]) where i + 4 <= raw.count {
-                let h = (Int(raw[i]) | Int(raw[i + 1]) << 8) & 0x0FFF
-                let n = Int(raw[i + 2]) | Int(raw[i + 3]) << 8
-                if h == handle && n > 0 { return (s.int(0), s.int64(1)) }
-                i += 4
-            }
+    /// ATT PDUs that oblige the peer to answer with data: the requests (Core v5.4 Vol 3 Part F
+    /// 3.4, every opcode whose answer is a response) and Handle Value Indication (3.4.7.2, answered
+    /// by a Confirmation). Notifications, Write Commands, responses and confirmations need none.
+    static let answeredOpcodes: Set<Int> = [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1D, 0x20]
+
+    /// What the local side sent after the peer's last data (`after`, a frame) and before `frame`,
+    /// when none of it obliged the peer to answer with data: then the peer was silent by
+    /// protocol, and its last data is no evidence of when it went silent. Nil otherwise.
+    func sentOnlyUnanswered(_ c: ConnectionFacts, after: Int, before frame: Int) throws -> String? {
+        let rows = try db.rows("""
+            SELECT opcode, count(*) FROM att_pdu WHERE connection_id = ?1 AND direction = 'tx' AND packet_id > ?2 AND packet_id < ?3
+            GROUP BY opcode ORDER BY opcode
+            """, [.integer(c.id), .integer(Int64(after)), .integer(Int64(frame))])
+        guard !rows.isEmpty, !rows.contains(where: { Self.answeredOpcodes.contains($0[0].int ?? -1) }) else { return nil }
+        func count(_ ops: Set<Int>?) -> Int {
+            rows.filter { ops?.contains($0[0].int ?? -1) ?? !(Set([0x1B, 0x23, 0x52, 0xD2]).contains($0[0].int ?? -1)) }
+                .reduce(0) { $0 + ($1[1].int ?? 0) }
         }
-        return nil
+        let parts = [(count([0x1B, 0x23]), "notification(s)"), (count([0x52, 0xD2]), "Write Command(s)"),
+                     (count(nil), "response(s) or confirmation(s)")]
+        return parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: " and ")
     }
 
     func supervisionTimeoutFinding(_ c: ConnectionFacts, frame: Int, at: Int64, losses: LinkLossOnsets,
@@ -54,16 +55,28 @@ extension FindingsEngine {
         } else {
             known.append("the parameters in force are unknown (the link began before the capture and no LE Connection Update Complete followed)")
         }
+        // A peer that only receives (the local server notifies, or the host floods Write Commands)
+        // sends no data by protocol: its last data dates nothing.
+        let onlySent = try sentOnlyUnanswered(c, after: lastRx?.frame ?? c.firstPacketID - 1, before: frame)
         if let lastRx {
             evidence.append(lastRx.frame)
-            known.append("the peer's last data was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect")
+            known.append("the peer's last data was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect" +
+                         (onlySent.map { ", which dates nothing: after it the local side only sent \($0), which the peer acknowledges at the link layer alone, never with data" } ?? ""))
         } else {
-            known.append("no data from the peer was captured on this link")
+            known.append("no data from the peer was captured on this link" + (onlySent.map { " (the local side only sent \($0), which need no answer)" } ?? ""))
         }
-        let completed = try lastCompletedPackets(handle: c.handle, from: c.firstPacketID, before: frame)
-        if let completed {
-            evidence.append(completed.frame)
-            known.append("the controller last reported the host's data sent (Number Of Completed Packets for handle \(hex(c.handle, width: 4)), packet \(completed.frame)) \(TextFormat.duration(at.saturatingSubtracting(completed.ts))) before the disconnect: the link was alive then")
+        // The liveness evidence for a peer that only receives: the controller's completed packets.
+        let acks = try AcknowledgedPackets(c, before: frame, db: db, captureID: captureID)
+        let completed = acks.lastCredit
+        if let last = acks.lastAcknowledged, let credit = acks.lastCredit {
+            evidence += [last.frame, credit.frame]
+            known.append("the last of the host's packets the peer acknowledged was \(last.summary) (packet \(last.frame), \(TextFormat.clock(last.ts))), counted by Number Of Completed Packets for handle \(hex(c.handle, width: 4)) at packet \(credit.frame), \(TextFormat.duration(at.saturatingSubtracting(credit.ts))) before the disconnect: the link was alive then")
+        }
+        if let first = acks.outstanding.first {
+            evidence.append(first.frame)
+            known.append("\(acks.outstanding.count) packet(s) the host sent \(acks.lastAcknowledged == nil ? "on this link" : "after it") were never acknowledged (no Number Of Completed Packets counted them before the disconnect), the first \(first.summary) (packet \(first.frame), \(TextFormat.clock(first.ts)))")
+        } else if acks.lastAcknowledged != nil {
+            known.append("every packet the host sent on the link was acknowledged")
         }
         // When the peer went silent: one supervision timeout before the report (Vol 6 Part B 4.5.2).
         let onset = p.map { at.saturatingSubtracting(Int64($0.supervisionTimeoutMs).saturatingMultiplied(by: 1000)) }
@@ -71,7 +84,7 @@ extension FindingsEngine {
         let slack = Int64(max(10_000, p?.intervalUs ?? 0))
         if let onset, let p {
             inferred.append("the peer's last link-layer packet came about \(p.supervisionTimeoutMs) ms before the disconnect, near \(TextFormat.clock(onset)) (the controller reports 0x08 one supervision timeout after the last packet it received)")
-            if let lastRx {
+            if let lastRx, onlySent == nil {
                 if lastRx.ts < onset.saturatingSubtracting(slack) {
                     inferred.append("the \(TextFormat.duration(onset.saturatingSubtracting(lastRx.ts))) between the peer's last data and that moment were empty link-layer packets, which HCI does not show: the peer was still answering then")
                 } else if lastRx.ts > onset.saturatingAdding(slack) {
@@ -80,6 +93,15 @@ extension FindingsEngine {
             }
             if let completed, completed.ts > onset.saturatingAdding(slack) {
                 inferred.append("Number Of Completed Packets after that moment can only count packets the controller gave up on or flushed, or report late")
+            } else if let first = acks.outstanding.first {
+                // A peer still answering acknowledges within a few connection events (more with peripheral latency).
+                let wait = max(slack, Int64(p.effectiveIntervalUs).saturatingMultiplied(by: 2))
+                if first.ts < onset.saturatingSubtracting(wait) {
+                    inferred.append("packet \(first.frame) waited \(TextFormat.duration(onset.saturatingSubtracting(first.ts))) for an acknowledgement while the peer's link layer still kept the link alive: the peer was refusing data (link-layer flow control, a peer that stopped reading) before it went silent")
+                } else {
+                    inferred.append("the peer went silent after the last acknowledgement" + (completed.map { " (packet \($0.frame))" } ?? "") +
+                                    " and before packet \(first.frame) could be acknowledged: the \(acks.outstanding.count) unacknowledged packet(s) stayed in the controller's buffers until the link was lost")
+                }
             }
         }
         // The peer heard advertising while the local controller still held the link.
@@ -132,6 +154,8 @@ extension FindingsEngine {
             title = "Link to \(peer(c)) lost: supervision timeout of only \(TextFormat.fixed(tight, 1)) connection events"
         } else if advertising {
             title = "Link to \(peer(c)) lost: supervision timeout while the peer was advertising (it had dropped the link)"
+        } else if onlySent != nil, !acks.outstanding.isEmpty {
+            title = "Link to \(peer(c)) lost: supervision timeout while the local side was sending, \(acks.outstanding.count) packet(s) never acknowledged"
         } else if !shared.isEmpty {
             title = "Link to \(peer(c)) lost: supervision timeout, together with \(shared.map { "connection \($0.connection.id)" }.joined(separator: ", "))"
         } else {

@@ -84,6 +84,10 @@ public enum DiagnosisRenderer {
             if let r = c.disconnectReason {
                 out.append("  ended: \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name) at packet \(c.disconnectPacketID ?? 0)" +
                            appSees(c, reason: r))
+                if let view = c.peripheralManager {
+                    out.append("  CoreBluetooth (local peripheral):")
+                    out += TextFormat.wrap(view.sentence, width: 96, indent: "    ")
+                }
             } else {
                 out.append("  ended: still open when the capture ended")
             }
@@ -182,7 +186,20 @@ public enum DiagnosisRenderer {
             ("disconnect_reason", JSON(c.disconnectReason)),
             ("disconnect_reason_name", JSON(c.disconnectReason.map { HCIStatusCode(UInt8(truncatingIfNeeded: $0)).name })),
             ("disconnect_packet_id", JSON(c.disconnectPacketID)), ("cb_error", JSON(c.disconnectCBError)),
+            ("peripheral_manager", c.peripheralManager.map(peripheralManagerJSON) ?? .null),
             ("findings", .array(c.findings.map(findingJSON))),
+        ])
+    }
+
+    /// What a CBPeripheralManager app sees of a link's end where the local device was the peripheral.
+    static func peripheralManagerJSON(_ v: PeripheralManagerView) -> JSON {
+        .object([
+            ("disconnect_callback", .bool(false)),
+            ("did_unsubscribe_from", .array(v.subscriptions.map { s in
+                .object([("characteristic_uuid", JSON(s.characteristicUUID)), ("cccd_handle", .int(Int64(s.cccdHandle))),
+                         ("subscribed_packet_id", .int(Int64(s.packetID))), ("kind", .string(s.kind)), ("inferred", .bool(s.inferred))])
+            })),
+            ("remote_central_sees", JSON(v.remoteCentralSees)),
         ])
     }
 

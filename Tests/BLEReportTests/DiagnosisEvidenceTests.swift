@@ -60,12 +60,16 @@ struct DiagnosisEvidenceTests {
 
     /// The peer's last data 19 s before the disconnect and a 4 s timeout: the link stayed up on
     /// empty packets, which Number Of Completed Packets 5 s before the end proves. Not "silent".
+    /// The controller completes each of the host's packets (Core v5.4 Vol 4 Part E 7.7.19): the
+    /// Read Request's count, then the Write Command's; after the Read Response the local side only
+    /// sent a Write Command, so the peer's last data dates nothing and the count is the evidence.
     @Test func longSilenceBeforeTheTimeoutIsExplainedNotContradicted() throws {
         var c = SpecCapture()
         c.connectionComplete(100, handle: 0x40, role: 0, peer: Self.sensor, interval: 24, timeout: 400)
         readPair(&c, 1000, handle: 0x40)                 // packets 2, 3
-        c.att(15_000, handle: 0x40, [0x52, 0x03, 0x00, 0x01], received: false)   // Write Command, packet 4
-        completed(&c, 15_010, handle: 0x40)               // packet 5
+        completed(&c, 1005, handle: 0x40)                 // packet 4: the Read Request completed
+        c.att(15_000, handle: 0x40, [0x52, 0x03, 0x00, 0x01], received: false)   // Write Command, packet 5
+        completed(&c, 15_010, handle: 0x40)               // packet 6
         c.disconnectionComplete(20_040, handle: 0x40, reason: 0x08)
         let (_, d, dir) = try diagnose(c)
         defer { Support.remove(dir) }
@@ -74,9 +78,11 @@ struct DiagnosisEvidenceTests {
         #expect(!f.detail.contains("went silent and the link timed out"))
         #expect(f.detail.contains("the peer's last data was Read Response"))
         #expect(f.detail.contains("19.000 s before the disconnect"))
-        #expect(f.detail.contains("Number Of Completed Packets for handle 0x0040, packet 5) 5.030 s before the disconnect: the link was alive then"))
-        #expect(f.detail.contains("were empty link-layer packets"))
-        #expect(f.evidence.contains(5) && f.evidence.contains(3))
+        #expect(f.detail.contains("which dates nothing: after it the local side only sent 1 Write Command(s)"))
+        #expect(f.detail.contains("the last of the host's packets the peer acknowledged was Write Command, Handle: 0x0003 (packet 5, "))
+        #expect(f.detail.contains("Number Of Completed Packets for handle 0x0040 at packet 6, 5.030 s before the disconnect: the link was alive then"))
+        #expect(f.detail.contains("every packet the host sent on the link was acknowledged"))
+        #expect(f.evidence.contains(6) && f.evidence.contains(5) && f.evidence.contains(3))
     }
 
     /// The peer heard advertising (RSSI -44 and -59) after its last data and after the moment the

@@ -90,12 +90,12 @@ struct TimelineFilterCLITests {
     }
 
     @Test func severitySelectsTheEvidenceOfFindings() throws {
-        // The README's diagnosis of this capture cites packets 123 (the last Number Of Completed
-        // Packets), 144 and 145 for its one error.
+        // The README's diagnosis of this capture cites packets 122 (the last packet the peer
+        // acknowledged), 123 (the Number Of Completed Packets that counted it), 144 and 145 for its one error.
         let capture = CLI.sample("heart-rate-supervision-timeout.btsnoop")
         let r = try CLI.run(["timeline", capture, "--severity", "error"])
         #expect(r.status == 0)
-        #expect(Self.lines(r).map { $0.prefix(7).trimmingCharacters(in: .whitespaces) } == ["123", "144", "145"])
+        #expect(Self.lines(r).map { $0.prefix(7).trimmingCharacters(in: .whitespaces) } == ["122", "123", "144", "145"])
     }
 
     @Test func verboseDecodesStandardCharacteristicValues() throws {

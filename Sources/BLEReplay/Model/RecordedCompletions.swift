@@ -11,18 +11,12 @@ enum RecordedCompletions {
     static func load(_ session: inout RecordedSession, store: TimelineStore) throws {
         let rows = try store.database.rows("""
             SELECT ts_us, raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt'
-                AND summary LIKE 'Rcvd Number of Completed Packets%' ORDER BY rowid
+                AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)' ORDER BY rowid
             """, [.integer(session.captureID)])
         var byHandle: [UInt16: [(time: Int64, count: Int)]] = [:]
         for r in rows {
-            guard let t = r[0].int64, let raw = r[1].blob, raw.count >= 3, raw[0] == 0x13 else { continue }
-            var i = 3
-            for _ in 0..<Int(raw[2]) where i + 4 <= raw.count {
-                let handle = UInt16(raw[i]) | UInt16(raw[i + 1] & 0x0F) << 8
-                let count = Int(raw[i + 2]) | Int(raw[i + 3]) << 8
-                byHandle[handle, default: []].append((t, count))
-                i += 4
-            }
+            guard let t = r[0].int64, let raw = r[1].blob else { continue }
+            for e in CompletedPacketsEvent.entries(raw) { byHandle[e.handle, default: []].append((t, e.count)) }
         }
         for k in session.connections.indices {
             let c = session.connections[k]

@@ -1,3 +1,5 @@
+import BLEAnalysis
+
 /// What the fleet report needs from one capture: plain values, so captures read into their
 /// own timelines on different threads can be brought together afterwards.
 ///
@@ -89,6 +91,15 @@ public struct ConnectionFact: Sendable {
     public var disconnectCBError: String?
     /// Device Information read on this very connection.
     public var identity: DeviceIdentity
+    /// The local controller's role (`central`, `peripheral`; nil when the link began before the
+    /// capture and nothing told): on a peripheral link the app is a CBPeripheralManager.
+    public var localRole: String? = nil
+
+    /// What the report's CoreBluetooth column says of this link's end: the CBError, or for a link
+    /// where the local device was the peripheral what a CBPeripheralManager app gets instead.
+    public var coreBluetoothEnd: String? {
+        disconnectCBError ?? (localRole == "peripheral" && disconnectReason != nil ? PeripheralManagerView.reportLabel : nil)
+    }
 
     /// True for an attempt that came up: LE Connection Complete reported success and the link did
     /// not end with 0x3E Connection Failed to be Established (Core v5.4 Vol 6 Part B 4.5.2: the
@@ -127,6 +138,9 @@ public struct LatencyKey: Sendable, Hashable, Comparable {
 /// One counted error: a disconnect, a failed or cancelled connection attempt, a failed HCI
 /// command, an ATT Error Response, an ATT timeout, an SMP Pairing Failed, or another error row.
 public struct ErrorEvent: Sendable {
+    /// `detail` of a disconnect on a link where the local device was the peripheral.
+    public static let localPeripheral = "local peripheral"
+
     public enum Kind: String, Sendable, CaseIterable, Comparable {
         /// Disconnection Complete with its reason (`errors` context `disconnect`).
         case disconnect
@@ -183,6 +197,7 @@ public struct ErrorEvent: Sendable {
     /// The descriptor at that handle, when it is one.
     public var descriptor: String?
     /// For `att` and `smp`: `peer` when the peer sent it, `local` when the capturing host did.
+    /// For `disconnect`: `local peripheral` when the local device was the peripheral on the link.
     /// For `other`: the timeline's error context.
     public var detail: String?
 }

@@ -93,7 +93,8 @@ public enum CaptureFactsLoader {
             SELECT c.id, c.handle, c.peer_address, c.status, c.connected_ts_us, c.disconnected_ts_us, c.disconnect_reason,
                    c.began_before_capture, (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.complete_packet_id"))),
                    (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.first_packet_id"))),
-                   (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.last_packet_id")))
+                   (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.last_packet_id"))),
+                   c.role
             FROM connections c JOIN connection k ON k.id = c.id WHERE c.capture_id = ?1 AND c.transport = 'le' ORDER BY c.id
             """, capture) {
             guard let id = row[0].int64 else { continue }
@@ -110,7 +111,7 @@ public enum CaptureFactsLoader {
                 end: established ? (disconnected ?? row[10].int64 ?? facts.lastTimestamp) : nil,
                 beganBeforeCapture: began, openAtEnd: established && disconnected == nil,
                 disconnectReason: row[6].int, disconnectCBError: cbErrors[id],
-                identity: identities[id] ?? DeviceIdentity()))
+                identity: identities[id] ?? DeviceIdentity(), localRole: row[11].string))
         }
     }
 
@@ -185,6 +186,7 @@ public enum CaptureFactsLoader {
 
     static func loadEvents(_ db: SQLiteDatabase, captureID: Int64, into facts: inout CaptureFacts) throws {
         let le = Set(facts.connections.map(\.id))
+        let localPeripheral = Set(facts.connections.filter { $0.localRole == "peripheral" }.map(\.id))
         let attributes = try attributeMap(db, facts: facts, captureID: captureID)
         let s = try db.prepare("""
             SELECT e.packet_id, e.ts_us, e.connection_id, e.layer, e.context, e.code, e.name, e.cb_error, e.opcode, e.handle,
@@ -207,6 +209,7 @@ public enum CaptureFactsLoader {
             switch (layer, context) {
             case ("hci", "disconnect"):
                 event.kind = .disconnect
+                if let connection, localPeripheral.contains(connection) { event.detail = ErrorEvent.localPeripheral }
             case ("hci", "connection"):
                 event.kind = event.code == 0x02 && event.cbError == nil ? .connectionCancelled : .connectionFailed
             case ("hci", "command"):

@@ -77,7 +77,9 @@ extension FleetStatistics {
                 var t = tallies[key] ?? Tally()
                 if t.count == 0 { t.name = e.name }
                 t.count += 1
-                t.cb[e.cbError ?? "", default: 0] += 1
+                // A peripheral manager gets no disconnect callback: say so, never "none" as if it saw no error.
+                let peripheralEnd = e.kind == .disconnect && e.detail == ErrorEvent.localPeripheral
+                t.cb[e.cbError ?? (peripheralEnd ? PeripheralManagerView.reportLabel : ""), default: 0] += 1
                 switch e.kind {
                 case .hciCommand:
                     let op = e.opcode.map { hex($0, width: 4) } ?? "?"

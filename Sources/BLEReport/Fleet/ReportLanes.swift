@@ -70,7 +70,7 @@ enum ReportLanes {
                 tip += ", \(TextFormat.duration(conn.observedDuration))"
                 if let r = conn.disconnectReason {
                     tip += ", ended \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name)"
-                    if let cb = conn.disconnectCBError { tip += " (\(cb))" }
+                    if let cb = conn.coreBluetoothEnd { tip += " (\(cb))" }
                 } else {
                     tip += ", open at the end of the capture"
                 }

@@ -45,7 +45,7 @@ public enum ReportTables {
         let total = s.total(.disconnect)
         return ReportTable(
             id: "disconnect_reasons", title: "HCI disconnect reasons",
-            note: "Disconnection Complete reasons on LE links (Core Vol 1 Part F). CoreBluetooth: what didDisconnectPeripheral / didFailToConnect would report (0x16 after the app's own cancel: no error).",
+            note: "Disconnection Complete reasons on LE links (Core Vol 1 Part F). CoreBluetooth: what didDisconnectPeripheral / didFailToConnect would report (0x16 after the app's own cancel: no error); on links where the local device was the peripheral, a CBPeripheralManager app gets no disconnect callback, only didUnsubscribeFrom for each subscribed characteristic.",
             columns: [C("Code", "code", .code), C("Reason", "name"), C("CoreBluetooth", "cb_error"),
                       C("Count", "count", .number), C("Share %", "share_percent", .number)],
             rows: list.map { [.code($0.key.code, digits: 2), .text($0.name), cb($0), .int($0.count), share($0.count, of: total)] })
@@ -198,7 +198,7 @@ public enum ReportTables {
                     conn.disconnectReason.map { .code($0, digits: 2) } ?? .empty,
                     .text(conn.disconnectReason.map { HCIStatusCode(UInt8(truncatingIfNeeded: $0)).name }
                           ?? (conn.openAtEnd ? "open at the end of the capture" : "")),
-                    .text(conn.disconnectCBError ?? ""), .int(conn.beganBeforeCapture ? 1 : 0),
+                    .text(conn.coreBluetoothEnd ?? ""), .int(conn.beganBeforeCapture ? 1 : 0),
                 ])
             }
         }

@@ -1,0 +1,64 @@
+import BLECore
+import BLETimeline
+
+/// Which of the local host's ACL packets on one link the controller reported completed before a
+/// frame, from its Number Of Completed Packets events (Core v5.4 Vol 4 Part E 7.7.19).
+///
+/// On LE a packet is completed once the peer's link layer acknowledged it; the controller
+/// completes a handle's packets in the order the host sent them (4.1.1 flow control), so the
+/// credits are matched first in, first out. What that yields is the liveness evidence of a link
+/// on which the peer sends no data by protocol (a notifying server's client, the target of Write
+/// Commands): the last packet the peer acknowledged, and those sent after it that it never did,
+/// still in the controller's buffers when the link went (4.3: the Disconnection Complete frees them
+/// with no further count).
+struct AcknowledgedPackets {
+    struct Sent {
+        var frame: Int
+        var ts: Int64
+        var summary: String
+    }
+
+    /// The last packet a credit completed.
+    var lastAcknowledged: Sent?
+    /// The Number Of Completed Packets event that completed it.
+    var lastCredit: (frame: Int, ts: Int64)?
+    /// Packets sent after `lastAcknowledged` that no credit completed, in the order sent.
+    var outstanding: [Sent] = []
+    /// Credits beyond the packets the capture shows sent (packets sent before the capture began).
+    var unmatchedCredits = 0
+
+    /// Reads the link's sent ACL packets and the capture's Number Of Completed Packets events
+    /// between the link's first packet and `frame`, in capture order.
+    init(_ c: ConnectionFacts, before frame: Int, db: SQLiteDatabase, captureID: Int64) throws {
+        let s = try db.prepare("""
+            SELECT frame, ts_us, kind, summary, raw FROM packet
+            WHERE rowid >= \(PacketKey.sql(capture: "?1", frame: "?2")) AND rowid < \(PacketKey.sql(capture: "?1", frame: "?3"))
+            AND ((connection_id = ?4 AND kind = 'acl' AND direction = 'tx')
+                 OR (kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'))
+            ORDER BY rowid
+            """)
+        try s.bind([.integer(captureID), .integer(Int64(c.firstPacketID)), .integer(Int64(frame)), .integer(c.id)])
+        var queue: [Sent] = []
+        var head = 0
+        while try s.step() {
+            if s.text(2) == "acl" {
+                queue.append(Sent(frame: s.int(0), ts: s.int64(1), summary: FindingsEngine.plain(s.text(3) ?? "")))
+                continue
+            }
+            let credits = CompletedPacketsEvent.entries(s.blob(4) ?? [])
+                .filter { Int($0.handle) == c.handle }.reduce(0) { $0 + $1.count }
+            guard credits > 0 else { continue }
+            let matched = min(credits, queue.count - head)
+            unmatchedCredits += credits - matched
+            guard matched > 0 else { continue }
+            head += matched
+            lastAcknowledged = queue[head - 1]
+            lastCredit = (s.int(0), s.int64(1))
+            if head > 4096 {
+                queue.removeFirst(head)
+                head = 0
+            }
+        }
+        outstanding = Array(queue[head...])
+    }
+}
