@@ -81,7 +81,7 @@ def main() -> int:
             lines.append(f"report {f.name} {hashlib.sha256(f.read_bytes()).hexdigest()}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out.relative_to(ROOT)}: {len(lines) - 2} lines", file=sys.stderr)
+    print(f"wrote {args.out}: {len(lines) - 2} lines", file=sys.stderr)
     return 0
 
 
