@@ -41,7 +41,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BIN = ROOT / ".build" / "release" / "blereplay"
+# BLEREPLAY_BIN measures another build (an older binary kept aside, to compare before and after).
+BIN = Path(os.environ.get("BLEREPLAY_BIN", ROOT / ".build" / "release" / "blereplay")).resolve()
 SHARED = ROOT.parent / "shared" / "captures"
 
 # CI bounds for --check: CPU-time ratios (CPU seconds are what a loaded machine distorts least).
@@ -315,7 +316,7 @@ def main() -> None:
     if not BIN.exists():
         sys.exit(f"{BIN} is missing: run `swift build -c release` (make bench does)")
     args.out.mkdir(parents=True, exist_ok=True)
-    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; binary {BIN.relative_to(ROOT)}")
+    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; binary {BIN}")
     if args.check:
         sys.exit(check(args.out))
     if "import" not in args.skip:
