@@ -4,8 +4,8 @@ SWIFT ?= swift
 CONFIG ?= release
 BIN := .build/$(CONFIG)/blereplay
 # Debian packages the build and the tests need.
-DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev tshark
-.PHONY: deps build run test bench fuzz clean samples replay-soak
+DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev libssl-dev tshark
+.PHONY: deps build run test bench speed-check fuzz clean samples replay-soak
 
 # Regenerate the sample captures (deterministic; validated with tshark).
 samples:
@@ -45,6 +45,12 @@ replay-soak: build
 bench: deps
 	$(SWIFT) build -c release --product blereplay
 	python3 Scripts/bench.py
+
+# The speed regression check CI runs (README "Speed"): ratios to the SQLite floor and tshark
+# measured in one run on small inputs, against wide bounds; a few tens of seconds once built.
+speed-check: deps
+	$(SWIFT) build -c release --product blereplay
+	python3 Scripts/bench.py --check --out bench-out/check
 
 fuzz: deps
 	Scripts/fuzz.sh

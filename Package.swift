@@ -21,9 +21,11 @@ let package = Package(
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
+        // OpenSSL's libcrypto, for SHA-256 with the CPU's SHA instructions (BLECore.SHA256).
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
 
         // Pipeline stages, one target each; arrows point one way (DESIGN.md).
-        .target(name: "BLECore"),
+        .target(name: "BLECore", dependencies: ["CCrypto"]),
         .target(name: "BLECapture", dependencies: ["BLECore", "CPcap", "CZlib"]),
         .target(name: "BLEDecode", dependencies: ["BLECore"]),
         .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"]),

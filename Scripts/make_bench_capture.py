@@ -2,7 +2,7 @@
 """Stream a large btsnoop H4 capture for benchmarks: a gateway's central host working through a
 fleet of peripherals, built from the same `blegen` pieces as the sample captures.
 
-    Scripts/make_bench_capture.py OUT [--records N] [--seed S] [--concurrency C]
+    Scripts/make_bench_capture.py OUT [--records N] [--seed S] [--concurrency C] [--profile P]
 
 Writes exactly N records (default 1,000,000); the capture ends wherever the N-th record falls,
 as a snoop log that was copied while running does. Memory stays flat: records are written as
@@ -18,6 +18,12 @@ by ACL buffer credits, reads, some answered with ATT errors (0x01 0x02 0x03 0x05
 0x0F 0x80 0x81); connection attempts that fail (0x3E) or are cancelled (0x02); endings by host
 disconnect (0x16), peer (0x13 0x14 0x15), supervision timeout (0x08), LL response timeout
 (0x22), MIC failure (0x3D) and unacceptable parameters (0x3B).
+
+`--profile att-heavy` is the dense session of issue 12: dozens of links open at once (40 by
+default, on 48 connection handles), every peripheral on the 27-byte LE data length and an MTU of
+247, so most records are ACL fragments of notifications of 150-244 bytes split into 7-10 fragments
+each, with discovery, reads and writes in between and long sessions (fewer connects). Same seed,
+same file, as for the default profile.
 """
 
 from __future__ import annotations
@@ -109,13 +115,34 @@ def build_device(cap: Capture, model: Model, index: int) -> Peripheral:
     return p
 
 
+class Profile:
+    """What a session does, by weight: `gateway` (the default bench capture) or `att-heavy`."""
+
+    def __init__(self, name: str, handles: int, bursts: tuple[int, int], mix: tuple[int, ...],
+                 stream: tuple[int, int], notify_size: tuple[int, int]):
+        self.name, self.handles, self.bursts, self.mix = name, handles, bursts, mix
+        self.stream, self.notify_size = stream, notify_size
+
+
+# Activity kinds, in the order of `Profile.mix`: stream, write, wcmd, indicate, read, idle.
+PROFILES = {
+    "gateway": Profile("gateway", 12, (3, 40), (45, 15, 10, 8, 15, 7), (5, 80), (100, 244)),
+    "att-heavy": Profile("att-heavy", 48, (40, 160), (70, 8, 4, 5, 9, 4), (10, 120), (150, 244)),
+}
+
+
 class Bench:
-    def __init__(self, out, records: int, seed: int, concurrency: int):
+    def __init__(self, out, records: int, seed: int, concurrency: int, profile: Profile = PROFILES["gateway"]):
         self.cap = Capture(out, unix_us("2026-03-02T08:00:00Z"), seed, limit=records)
+        self.profile = profile
         self.central = Central(self.cap, "4C:11:7E:20:9A:3D", own_addr_type=1, enhanced=True,
-                               handle_base=0x0001, handle_count=12)
+                               handle_base=0x0001, handle_count=profile.handles)
         self.concurrency = concurrency
         self.fleet = [build_device(self.cap, MODELS[i % len(MODELS)], i) for i in range(300)]
+        if profile.name == "att-heavy":
+            # The LE default data length and a large MTU: a notification is 7-10 ACL fragments.
+            for dev in self.fleet:
+                dev.max_tx_octets, dev.mtu = 27, 247
         self.sessions = 0
 
     def run(self) -> None:
@@ -175,12 +202,13 @@ class Bench:
         subscribe(conn, control, indications=True)
         yield
         mtu = conn.mtu
-        for _ in range(rng.randint(3, 40)):
-            kind = rng.choices(("stream", "write", "wcmd", "indicate", "read", "idle"), (45, 15, 10, 8, 15, 7))[0]
+        profile = self.profile
+        for _ in range(rng.randint(*profile.bursts)):
+            kind = rng.choices(("stream", "write", "wcmd", "indicate", "read", "idle"), profile.mix)[0]
             if kind == "stream":
                 t = cap.now
-                for _ in range(rng.randint(5, 80)):
-                    size = rng.randint(100, 244) if mtu >= 103 else mtu - 3
+                for _ in range(rng.randint(*profile.stream)):
+                    size = rng.randint(*profile.notify_size) if mtu >= profile.notify_size[0] + 3 else mtu - 3
                     size = min(size, mtu - 3)
                     t = conn.notify(data.value, bytes(rng.getrandbits(8) for _ in range(size)), t) + 100
                 cap.advance_to(t)
@@ -233,12 +261,15 @@ def main() -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--concurrency", type=int, default=3, help="connections open at once (at most)")
+    ap.add_argument("--concurrency", type=int, default=None,
+                    help="connections open at once (at most; default 3, 40 for att-heavy)")
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="gateway")
     ap.add_argument("--verify", action="store_true", help="check host-stack invariants afterwards (blegen.verify)")
     args = ap.parse_args()
     started = time.perf_counter()
     with open(args.out, "wb", buffering=1 << 20) as f:
-        bench = Bench(f, args.records, args.seed, args.concurrency)
+        concurrency = args.concurrency or (40 if args.profile == "att-heavy" else 3)
+        bench = Bench(f, args.records, args.seed, concurrency, PROFILES[args.profile])
         bench.run()
     elapsed = time.perf_counter() - started
     n = bench.cap.writer.records

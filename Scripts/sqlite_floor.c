@@ -1,15 +1,22 @@
 /*
- * The floor under `blereplay import`: how long SQLite alone takes to store one row per capture
- * record on this machine, with nothing else done. `make bench` prints it beside the import.
+ * The floor under `blereplay import` (issue 12): how long SQLite alone takes to store one row per
+ * capture record on this machine, with nothing else done. `make bench` prints it beside the import.
  *
- *     sqlite_floor DB ROWS SUMMARY_BYTES RAW_BYTES
+ *     sqlite_floor DB SUMMARY_BYTES CAPTURE...
  *
- * Each row is the `packets` view's six columns (id, ts_us, direction, kind, length, summary)
- * plus the raw bytes the timeline keeps, inserted the fastest way SQLite offers: one prepared
- * statement, one transaction, journal off, no fsync, no index, text and blobs bound without a
- * copy (SQLITE_STATIC). No file is read and nothing is decoded. Prints the seconds taken.
+ * Captures are btsnoop (the format of the bench captures: RFC 1761 as btsnoop extends it): each
+ * file is read whole, its records parsed (the 24-byte record header: lengths, flags, drops,
+ * timestamp) and one row inserted per record into a fresh DB (re-created per capture, as a report
+ * makes one timeline per capture): the `packets` view's columns (id, ts_us, direction, kind,
+ * length, summary) plus the record's own bytes, raw. Nothing is decoded. The summary is
+ * SUMMARY_BYTES of filler, as wide as the import's mean summary.
+ *
+ * Inserted the fastest way SQLite offers: one prepared statement, one transaction, journal off, no
+ * fsync, no index, text and blobs bound without a copy (SQLITE_STATIC). Prints the seconds taken
+ * and the rows written: "SECONDS ROWS".
  */
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,52 +31,92 @@ static double now(void) {
 
 static int check(sqlite3 *db, int rc, const char *what) {
     if (rc != SQLITE_OK && rc != SQLITE_DONE) {
-        fprintf(stderr, "sqlite_floor: %s: %s\n", what, sqlite3_errmsg(db));
+        fprintf(stderr, "sqlite_floor: %s: %s\n", what, db ? sqlite3_errmsg(db) : "?");
         exit(1);
     }
     return rc;
 }
 
-int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: sqlite_floor DB ROWS SUMMARY_BYTES RAW_BYTES\n");
-        return 2;
-    }
-    const char *path = argv[1];
-    long rows = atol(argv[2]);
-    int summaryBytes = atoi(argv[3]), rawBytes = atoi(argv[4]);
-    char *summary = malloc((size_t)summaryBytes + 1), *raw = malloc((size_t)rawBytes + 1);
-    memset(summary, 'x', (size_t)summaryBytes);
-    memset(raw, 0x5A, (size_t)rawBytes);
+static sqlite3 *open_fresh(const char *path, sqlite3_stmt **insert) {
     unlink(path);
-
     sqlite3 *db;
-    check(db, sqlite3_open(path, &db), "open");
+    check(NULL, sqlite3_open(path, &db), "open");
     check(db, sqlite3_exec(db, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
                                "CREATE TABLE packet (id INTEGER PRIMARY KEY, ts_us INTEGER, direction TEXT, kind TEXT,"
                                " length INTEGER, summary TEXT, raw BLOB);", 0, 0, 0), "schema");
-    sqlite3_stmt *s;
-    check(db, sqlite3_prepare_v2(db, "INSERT INTO packet VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &s, 0), "prepare");
-
-    double start = now();
+    check(db, sqlite3_prepare_v2(db, "INSERT INTO packet VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, insert, 0), "prepare");
     check(db, sqlite3_exec(db, "BEGIN", 0, 0, 0), "begin");
-    for (long i = 1; i <= rows; i++) {
-        sqlite3_bind_int64(s, 1, i);
-        sqlite3_bind_int64(s, 2, 1700000000000000LL + i * 1000);
-        sqlite3_bind_text(s, 3, (i & 1) ? "rx" : "tx", 2, SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, "acl", 3, SQLITE_STATIC);
-        sqlite3_bind_int64(s, 5, rawBytes);
-        sqlite3_bind_text(s, 6, summary, summaryBytes, SQLITE_STATIC);
-        sqlite3_bind_blob(s, 7, raw, rawBytes, SQLITE_STATIC);
-        check(db, sqlite3_step(s), "insert");
-        sqlite3_reset(s);
-    }
-    check(db, sqlite3_exec(db, "COMMIT", 0, 0, 0), "commit");
-    double elapsed = now() - start;
+    return db;
+}
 
+static void close_db(sqlite3 *db, sqlite3_stmt *s, const char *path) {
+    check(db, sqlite3_exec(db, "COMMIT", 0, 0, 0), "commit");
     sqlite3_finalize(s);
     sqlite3_close(db);
     unlink(path);
-    printf("%.3f\n", elapsed);
+}
+
+static uint32_t be32(const unsigned char *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* One btsnoop file into a fresh DB; returns the rows written. */
+static long floor_capture(const char *path, const char *file, const char *summary, int summaryBytes) {
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        fprintf(stderr, "sqlite_floor: %s: cannot open\n", file);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *data = malloc((size_t)size + 1);
+    if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+        fprintf(stderr, "sqlite_floor: %s: short read\n", file);
+        exit(1);
+    }
+    fclose(f);
+    if (size < 16 || memcmp(data, "btsnoop\0", 8) != 0) {
+        fprintf(stderr, "sqlite_floor: %s: not a btsnoop file\n", file);
+        exit(1);
+    }
+    sqlite3_stmt *s;
+    sqlite3 *db = open_fresh(path, &s);
+    long rows = 0;
+    for (long at = 16; at + 24 <= size;) {
+        const unsigned char *h = data + at;
+        uint32_t original = be32(h), included = be32(h + 4), flags = be32(h + 8);
+        int64_t ts = (int64_t)((uint64_t)be32(h + 16) << 32 | be32(h + 20));
+        if (at + 24 + (long)included > size) break;
+        rows++;
+        sqlite3_bind_int64(s, 1, rows);
+        sqlite3_bind_int64(s, 2, ts - 0x00dcddb30f2f8000LL);
+        sqlite3_bind_text(s, 3, (flags & 1) ? "rx" : "tx", 2, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, (flags & 2) ? "event" : "acl", (flags & 2) ? 5 : 3, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 5, original);
+        sqlite3_bind_text(s, 6, summary, summaryBytes, SQLITE_STATIC);
+        sqlite3_bind_blob(s, 7, h + 24, (int)included, SQLITE_STATIC);
+        check(db, sqlite3_step(s), "insert");
+        sqlite3_reset(s);
+        at += 24 + (long)included;
+    }
+    close_db(db, s, path);
+    free(data);
+    return rows;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: sqlite_floor DB SUMMARY_BYTES CAPTURE...\n");
+        return 2;
+    }
+    const char *path = argv[1];
+    int summaryBytes = atoi(argv[2]);
+    char *summary = malloc((size_t)summaryBytes + 1);
+    memset(summary, 'x', (size_t)summaryBytes);
+    double start = now();
+    long rows = 0;
+    for (int i = 3; i < argc; i++) rows += floor_capture(path, argv[i], summary, summaryBytes);
+    printf("%.3f %ld\n", now() - start, rows);
     return 0;
 }

@@ -134,10 +134,25 @@ public enum Importer {
     /// - Parameter name: the path messages name (the target, not its temporary file).
     static func importIntoFresh(_ captures: [String], path: String, name: String, options: ImportOptions,
                                 postProcess: (TimelineStore) throws -> Void) throws(Failure) -> [CaptureImportResult] {
+        let store: TimelineStore
+        do {
+            store = try TimelineStore(path: path)
+        } catch {
+            throw Failure(message: "\(name): \(error.message)")
+        }
+        return try importCaptures(captures, intoScratchStore: store, name: name, options: options, postProcess: postProcess)
+    }
+
+    /// Imports `captures` into `store`, an open timeline this process alone uses (a scratch
+    /// timeline, possibly in memory, possibly emptied by `TimelineStore.removeAllRows` and used
+    /// again), with the bulk settings of a new timeline and no lock.
+    /// - Parameter name: the path messages name.
+    public static func importCaptures(_ captures: [String], intoScratchStore store: TimelineStore, name: String,
+                                      options: ImportOptions = .init(),
+                                      postProcess: (TimelineStore) throws -> Void = { _ in }) throws(Failure) -> [CaptureImportResult] {
         var results: [CaptureImportResult] = []
         do {
             var stages = StageClock(report: options.stageTimer)
-            let store = try TimelineStore(path: path)
             try store.database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000;")
             for capture in captures {
                 let result = importOne(capture, into: store, options: options)

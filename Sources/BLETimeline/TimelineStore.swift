@@ -100,6 +100,15 @@ public final class TimelineStore {
         try database.execute(TimelineSchema.indexes)
     }
 
+    /// Deletes every row of every table (the schema, indexes and cached statements stay), so a
+    /// scratch timeline can take the next capture as if it were new: row ids start again at 1,
+    /// as no table is AUTOINCREMENT.
+    public func removeAllRows() throws(SQLiteError) {
+        let tables = try database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .compactMap { $0[0].string }
+        try database.execute(tables.map { "DELETE FROM \"\($0)\";" }.joined())
+    }
+
     /// True when a capture with this SHA-256 is already in the timeline.
     public func captureID(sha256: String) throws(SQLiteError) -> Int64? {
         try database.scalarInt("SELECT id FROM capture WHERE sha256 = ?", [.text(sha256)])

@@ -42,9 +42,10 @@ public enum FleetReader {
         let directory = scratch.path
         defer { scratch.remove() }
         let progress = ProgressLine(enabled: options.progress && StandardStreams.isTerminal(2), total: files.count)
+        let timelines = ScratchTimelines()
         let results = WorkerPool.map(count: files.count, jobs: options.jobs) { index in
             let path = files[index]
-            let result = readOne(path, scratch: "\(directory)/\(index).db")
+            let result = readOne(path, scratch: "\(directory)/\(index).db", timelines: timelines)
             progress.step(path)
             return result
         }
@@ -76,14 +77,14 @@ public enum FleetReader {
     }
 
     /// Reads one file: a timeline in place, or a capture through a scratch timeline.
-    static func readOne(_ path: String, scratch: String) -> (InputOutcome, [CaptureFacts]) {
+    static func readOne(_ path: String, scratch: String, timelines: ScratchTimelines) -> (InputOutcome, [CaptureFacts]) {
         guard access(path, R_OK) == 0 else {
             return (.failed(path, reason: "\(path): \(String(cString: strerror(errno)))"), [])
         }
         if TimelineSource.isTimelineFile(path) {
             return readTimeline(path)
         }
-        return readCapture(path, scratch: scratch)
+        return readCapture(path, scratch: scratch, timelines: timelines)
     }
 
     static func readTimeline(_ path: String) -> (InputOutcome, [CaptureFacts]) {
@@ -109,23 +110,42 @@ public enum FleetReader {
         }
     }
 
-    static func readCapture(_ path: String, scratch: String) -> (InputOutcome, [CaptureFacts]) {
+    /// Captures up to this size are read through a scratch timeline in memory, larger ones through
+    /// a scratch file, so memory stays bounded however large the inputs (a 4 MiB btsnoop is about
+    /// 80k records, some 20 MB of rows without raw bytes).
+    static let inMemoryLimit = 4 << 20
+
+    static func readCapture(_ path: String, scratch: String, timelines: ScratchTimelines) -> (InputOutcome, [CaptureFacts]) {
         var outcome = InputOutcome(path: path, kind: "capture", status: .read, reason: nil, warnings: [],
                                    formatDescription: nil, captures: 0)
-        unlink(scratch)
-        defer {
-            // Emptied before it is unlinked: a descriptor left open (see `release`) would
-            // otherwise keep its blocks in use until the process ends.
-            truncate(scratch, 0)
-            unlink(scratch)
-        }
+        var st = stat()
+        let inMemory = stat(path, &st) == 0 && Int(st.st_size) <= inMemoryLimit
         var facts: [CaptureFacts] = []
         let results: [CaptureImportResult]
         do {
-            results = try Importer.importCaptures([path], into: scratch, options: ImportOptions(keepRaw: false)) { store in
+            // The scratch timeline is this process's alone: no lock, no file moved into place.
+            let analyse: (TimelineStore) throws -> Void = { store in
                 try Analyzer.analyze(store)
                 facts = try CaptureFactsLoader.load(store, input: path)
-                release(store)
+            }
+            if inMemory, let store = timelines.take() {
+                // Emptied and given back whatever happened, for the next capture: its schema and
+                // prepared statements are made once per job, not once per capture.
+                defer { timelines.giveBack(store) }
+                results = try Importer.importCaptures([path], intoScratchStore: store, name: path,
+                                                      options: ImportOptions(keepRaw: false), postProcess: analyse)
+            } else {
+                unlink(scratch)
+                defer {
+                    // Emptied before it is unlinked: a descriptor left open (see `release`) would
+                    // otherwise keep its blocks in use until the process ends.
+                    truncate(scratch, 0)
+                    unlink(scratch)
+                }
+                results = try Importer.importCaptures([path], intoScratch: scratch, options: ImportOptions(keepRaw: false)) { store in
+                    try analyse(store)
+                    release(store)
+                }
             }
         } catch {
             return (.failed(path, reason: error.description), [])
@@ -208,5 +228,27 @@ final class ProgressLine: Sendable {
     func finish() {
         guard enabled else { return }
         StandardStreams.write("\r\u{1B}[K", to: 2)
+    }
+}
+
+/// In-memory scratch timelines for small captures, one per job at most, each used for capture
+/// after capture: emptied (`TimelineStore.removeAllRows`) between two, so each capture is read
+/// as into a new timeline, without creating the schema and preparing the statements again.
+final class ScratchTimelines: Sendable {
+    /// A store moves between jobs only through `idle`, used by one job at a time.
+    private struct Entry: @unchecked Sendable { let store: TimelineStore }
+    private let idle = Mutex<[Entry]>([])
+
+    /// An idle store, or a new one; nil when none can be made (the caller uses a file instead).
+    func take() -> TimelineStore? {
+        if let entry = idle.withLock({ $0.popLast() }) { return entry.store }
+        return try? TimelineStore(path: ":memory:")
+    }
+
+    /// Empties `store` for the next capture; one that cannot be emptied is dropped.
+    func giveBack(_ store: TimelineStore) {
+        guard (try? store.removeAllRows()) != nil else { return }
+        let entry = Entry(store: store)
+        idle.withLock { $0.append(entry) }
     }
 }
