@@ -45,6 +45,7 @@ replay-soak: build
 bench: deps
 	$(SWIFT) build -c release --product blereplay
 	python3 Scripts/bench.py
+	python3 Scripts/bench_replay.py
 
 fuzz: deps
 	Scripts/fuzz.sh
