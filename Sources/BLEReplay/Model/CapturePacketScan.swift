@@ -1,0 +1,93 @@
+import BLECore
+import BLETimeline
+
+/// What a replay reads from a capture's `packet` rows, in one pass over them in frame order
+/// (issue 12: the loader used to scan the capture's packets four times, raw bytes included):
+///
+/// - the capture's span: the earliest and latest timestamps of records that are not notes
+///   (of all records when there are only notes);
+/// - the controller's LE ACL buffers from the first LE Read Buffer Size Command Complete (Core
+///   v5.4 Vol 4 Part E 7.8.2);
+/// - the flow control the host showed (`RecordingLoader.observedFlowControl`): the largest ACL
+///   packet it sent and the most packets it had in flight;
+/// - every Number Of Completed Packets (Vol 4 Part E 7.7.19) per handle (`RecordedCompletions`).
+///
+/// The rows are selected as the earlier separate queries selected them (the same `LIKE`s on
+/// the summary, evaluated by SQLite), and only the raw bytes of events are read: of an ACL
+/// packet the host sent, its length is enough.
+struct CapturePacketScan {
+    var firstRecord: Int64?
+    var lastRecord: Int64?
+    var firstAny: Int64?
+    var lastAny: Int64?
+    /// The first LE Read Buffer Size Command Complete's raw event bytes (nil: none in the capture).
+    var readBufferSizeEvent: [UInt8]?
+    var largestPacket = 0
+    var mostInFlight = 0
+    /// Number Of Completed Packets per handle: (timestamp, packets), in frame order.
+    var completions: [UInt16: [(time: Int64, count: Int)]] = [:]
+    var clock = RecordingClock(firstPlausible: nil)
+
+    var start: Int64 { firstRecord ?? firstAny ?? 0 }
+    var last: Int64 { lastRecord ?? lastAny ?? start }
+
+    static func run(_ captureID: Int64, db: SQLiteDatabase) throws -> CapturePacketScan {
+        let plausible = try db.rows("""
+            SELECT ts_us FROM packet WHERE \(PacketKey.inCapture("?1")) AND ts_us BETWEEN ?2 AND ?3 ORDER BY rowid LIMIT 1
+            """, [.integer(captureID), .integer(Timestamp.plausible.lowerBound), .integer(Timestamp.plausible.upperBound)])
+        let s = try db.prepare("""
+            SELECT ts_us, kind <> 'note',
+                   CASE WHEN kind = 'acl' AND direction = 'tx' THEN length(raw) END,
+                   CASE WHEN kind = 'evt' THEN (summary LIKE 'Rcvd Number of Completed Packets%')
+                                               | ((summary LIKE '%(LE Read Buffer Size%') << 1) ELSE 0 END AS which,
+                   CASE WHEN kind = 'evt' AND (summary LIKE 'Rcvd Number of Completed Packets%'
+                                               OR summary LIKE '%(LE Read Buffer Size%') THEN raw END,
+                   rowid & 4294967295
+            FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
+            """)
+        try s.bind([.integer(captureID)])
+        var scan = CapturePacketScan()
+        scan.clock = RecordingClock(firstPlausible: plausible.first?[0].int64)
+        var sawBufferSize = false
+        var inFlight = 0
+        while try s.step() {
+            let t = scan.clock.next(frame: s.int(5), raw: s.int64(0))
+            scan.firstAny = min(scan.firstAny ?? t, t)
+            scan.lastAny = max(scan.lastAny ?? t, t)
+            if s.int(1) != 0 {
+                scan.firstRecord = min(scan.firstRecord ?? t, t)
+                scan.lastRecord = max(scan.lastRecord ?? t, t)
+            }
+            if !s.isNull(2) {
+                scan.largestPacket = max(scan.largestPacket, s.int(2) - 4)
+                inFlight += 1
+                scan.mostInFlight = max(scan.mostInFlight, inFlight)
+                continue
+            }
+            let which = s.int(3)
+            guard which != 0, let raw = s.blob(4) else { continue }
+            if which & 2 != 0, !sawBufferSize {
+                sawBufferSize = true
+                scan.readBufferSizeEvent = raw
+            }
+            guard which & 1 != 0, raw.count >= 3, raw[0] == 0x13 else { continue }
+            var i = 3
+            for _ in 0..<Int(raw[2]) where i + 4 <= raw.count {
+                let handle = UInt16(raw[i]) | UInt16(raw[i + 1] & 0x0F) << 8
+                let count = Int(raw[i + 2]) | Int(raw[i + 3]) << 8
+                inFlight = max(0, inFlight - count)
+                scan.completions[handle, default: []].append((t, count))
+                i += 4
+            }
+        }
+        return scan
+    }
+
+    /// The buffers LE Read Buffer Size reported (`HC_LE_ACL_Data_Packet_Length`,
+    /// `HC_Total_Num_LE_ACL_Data_Packets`), when it succeeded and reported a length.
+    var readBufferSize: (size: Int, count: Int)? {
+        guard let raw = readBufferSizeEvent, raw.count >= 9, raw[0] == 0x0E, raw[5] == 0 else { return nil }
+        let size = Int(raw[6]) | Int(raw[7]) << 8
+        return size > 0 ? (size, Int(raw[8])) : nil
+    }
+}
