@@ -13,8 +13,8 @@ import BLETimeline
 /// - every Number Of Completed Packets (Vol 4 Part E 7.7.19) per handle (`RecordedCompletions`).
 ///
 /// The rows are selected as the earlier separate queries selected them (the same `LIKE`s on
-/// the summary, evaluated by SQLite), and only the raw bytes of events are read: of an ACL
-/// packet the host sent, its length is enough.
+/// the summary, evaluated by SQLite), and only the raw bytes of Number Of Completed Packets are read: of
+/// an ACL packet the host sent, its length is enough.
 struct CapturePacketScan {
     var firstRecord: Int64?
     var lastRecord: Int64?
@@ -35,23 +35,25 @@ struct CapturePacketScan {
         let plausible = try db.rows("""
             SELECT ts_us FROM packet WHERE \(PacketKey.inCapture("?1")) AND ts_us BETWEEN ?2 AND ?3 ORDER BY rowid LIMIT 1
             """, [.integer(captureID), .integer(Timestamp.plausible.lowerBound), .integer(Timestamp.plausible.upperBound)])
+        // The first LE Read Buffer Size is near the start of a capture that has one: a query of
+        // its own stops there, where a summary search in the scan would run on every event.
+        let bufferSize = try db.rows("""
+            SELECT raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY rowid LIMIT 1
+            """, [.integer(captureID)])
         let s = try db.prepare("""
             SELECT ts_us, kind <> 'note',
                    CASE WHEN kind = 'acl' AND direction = 'tx' THEN length(raw) END,
-                   CASE WHEN kind = 'evt' THEN (summary LIKE 'Rcvd Number of Completed Packets%')
-                                               | ((summary LIKE '%(LE Read Buffer Size%') << 1) ELSE 0 END AS which,
-                   CASE WHEN kind = 'evt' AND (summary LIKE 'Rcvd Number of Completed Packets%'
-                                               OR summary LIKE '%(LE Read Buffer Size%') THEN raw END,
+                   CASE WHEN kind = 'evt' AND summary LIKE 'Rcvd Number of Completed Packets%' THEN raw END,
                    rowid & 4294967295
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
             """)
         try s.bind([.integer(captureID)])
         var scan = CapturePacketScan()
+        if let row = bufferSize.first { scan.readBufferSizeEvent = row[0].blob ?? [] }
         scan.clock = RecordingClock(firstPlausible: plausible.first?[0].int64)
-        var sawBufferSize = false
         var inFlight = 0
         while try s.step() {
-            let t = scan.clock.next(frame: s.int(5), raw: s.int64(0))
+            let t = scan.clock.next(frame: s.int(4), raw: s.int64(0))
             scan.firstAny = min(scan.firstAny ?? t, t)
             scan.lastAny = max(scan.lastAny ?? t, t)
             if s.int(1) != 0 {
@@ -64,13 +66,7 @@ struct CapturePacketScan {
                 scan.mostInFlight = max(scan.mostInFlight, inFlight)
                 continue
             }
-            let which = s.int(3)
-            guard which != 0, let raw = s.blob(4) else { continue }
-            if which & 2 != 0, !sawBufferSize {
-                sawBufferSize = true
-                scan.readBufferSizeEvent = raw
-            }
-            guard which & 1 != 0, raw.count >= 3, raw[0] == 0x13 else { continue }
+            guard let raw = s.blob(3), raw.count >= 3, raw[0] == 0x13 else { continue }
             var i = 3
             for _ in 0..<Int(raw[2]) where i + 4 <= raw.count {
                 let handle = UInt16(raw[i]) | UInt16(raw[i + 1] & 0x0F) << 8
