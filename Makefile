@@ -45,6 +45,7 @@ replay-soak: build
 bench: deps
 	$(SWIFT) build -c release --product blereplay
 	python3 Scripts/bench.py
+	python3 Scripts/bench_replay.py
 
 # The speed regression check CI runs (README "Speed"): ratios to the SQLite floor and tshark
 # measured in one run on small inputs, against wide bounds; a few tens of seconds once built.

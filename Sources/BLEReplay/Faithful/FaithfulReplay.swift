@@ -71,6 +71,7 @@ public enum FaithfulReplay {
         } else if session.classicConnections > 0 {
             notes.append("\(session.classicConnections) BR/EDR connection(s) not replayed (LE only)")
         }
+        if let clock = session.clock.note { notes.append(clock) }
         var result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: verdicts,
                                           classicConnections: session.classicConnections,
                                           firedFaults: world.firedFaults.map { "\(TimeLabel.capture($0.time)) \($0.fault)" },

@@ -140,8 +140,13 @@ extension CentralHost {
     func deliver(_ pdu: [UInt8], on link: SimulatedLink) {
         guard link.isUp, !pdu.isEmpty else { return }
         var frame = 0
-        for f in HCIPacketBuilder.aclFragments(handle: link.handle, payload: pdu, fragmentSize: 27, fromHost: false) {
-            frame = trace.append(f, kind: .acl, direction: .received, at: now)
+        if trace.keepsRecords {
+            for f in HCIPacketBuilder.aclFragments(handle: link.handle, payload: pdu, fragmentSize: 27, fromHost: false) {
+                frame = trace.append(f, kind: .acl, direction: .received, at: now)
+            }
+        } else {
+            // Only the frame numbers are kept: count the fragments instead of building them.
+            frame = trace.skip(HCIPacketBuilder.aclFragmentCount(payloadCount: pdu.count, fragmentSize: 27))
         }
         link.log.append(LoggedPDU(time: link.relative(now), fromCentral: false, bytes: pdu, frame: frame))
         let op = ATTOpcode(pdu[0])

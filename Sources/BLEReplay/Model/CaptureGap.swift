@@ -32,7 +32,7 @@ public struct CaptureGap: Sendable, Equatable {
             LEFT JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "d.capture_id", frame: "d.packet_id"))
             WHERE d.capture_id = ?1 AND d.reason LIKE 'writer dropped%' ORDER BY d.packet_id
             """, [id]) {
-            let t = r[1].int64.map { $0 &- session.start } ?? session.end
+            let t = r[1].int64.map { session.clock.time(frame: r[0].int, raw: $0).saturatingSubtracting(session.start) } ?? session.end
             gaps.append(CaptureGap(packetID: r[0].int, time: t,
                                    reason: "the capture's writer \(r[2].string?.dropFirst("writer ".count) ?? "dropped packets") (btsnoop cumulative drops): they are not in the file"))
         }

@@ -76,6 +76,8 @@ public struct RecordedSession: Sendable {
     /// Where the file lacks records (writer drops, a cut or damaged file): a connection that
     /// diverges across one is a capture gap, not a divergence (`CaptureGap`).
     public var gaps: [CaptureGap] = []
+    /// The capture's clock as the replay reads it: never running backwards (`RecordingClock`).
+    public var clock = RecordingClock(firstPlausible: nil)
 
     /// Key of a connection's peer in `gatt` and the peripheral models.
     public static func peerKey(_ c: RecordedConnection) -> String {

@@ -38,30 +38,22 @@ public enum RecordingLoader {
     static func session(_ captureID: Int64, path: String, fileName: String, format: String,
                         gatt: [String: GATTDatabase], db: SQLiteDatabase) throws -> RecordedSession {
         let cid = SQLiteValue.integer(captureID)
-        let bounds = try db.rows("""
-            SELECT coalesce(min(CASE WHEN kind <> 'note' THEN ts_us END), min(ts_us)),
-                   coalesce(max(CASE WHEN kind <> 'note' THEN ts_us END), max(ts_us)) FROM packet WHERE \(PacketKey.inCapture("?1"))
-            """, [cid]).first
-        let start = bounds?[0].int64 ?? 0
-        let last = bounds?[1].int64 ?? start
-        var buffer: (size: Int, count: Int)?  // from LE Read Buffer Size, then widened by what was seen
-        for r in try db.rows("""
-            SELECT raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY rowid LIMIT 1
-            """, [cid]) {
-            if let raw = r[0].blob, raw.count >= 9, raw[0] == 0x0E, raw[5] == 0 {
-                let size = Int(raw[6]) | Int(raw[7]) << 8
-                if size > 0 { buffer = (size, Int(raw[8])) }
-            }
-        }
-        let observed = try observedFlowControl(captureID, db: db)
+        let scan = try CapturePacketScan.run(captureID, db: db)
+        let start = scan.start
+        let last = scan.last
+        var buffer = scan.readBufferSize  // from LE Read Buffer Size, then widened by what was seen
+        let observed = (largestPacket: scan.largestPacket, mostInFlight: scan.mostInFlight)
         if let b = buffer {
             buffer = (max(b.size, observed.largestPacket), max(b.count, observed.mostInFlight))
         } else if observed.largestPacket > 0 {
             buffer = (max(27, observed.largestPacket), max(8, observed.mostInFlight))
         }
+        let statements = Statements(db)
+        let localDisconnects = try localDisconnects(captureID, db: db)
+        let clock = scan.clock
         let creates = try db.rows("""
-            SELECT ts_us FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
-            """, [cid]).compactMap { $0[0].int64 }
+            SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
+            """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } }
         var connections: [RecordedConnection] = []
         var classic = 0
         var usedCreates = Set<Int>()
@@ -78,7 +70,8 @@ public enum RecordingLoader {
             guard r[2].string == "le" else { classic += 1; continue }
             let status = UInt8(truncatingIfNeeded: r[6].int ?? 0)
             let began = (r[15].int ?? 0) != 0
-            let origin = r[12].int64 ?? r[21].int64 ?? r[20].int64 ?? start
+            let origin = r[12].int64.map { clock.time(frame: r[16].int, raw: $0) } ?? r[21].int64.map { clock.time(frame: r[16].int, raw: $0) }
+                ?? r[20].int64.map { clock.time(frame: r[18].int, raw: $0) } ?? start
             var params: ConnectionParameters?
             if let i = r[7].int64, i > 0, let t = r[9].int64, t > 0 {
                 params = ConnectionParameters(interval: i, latency: r[8].int ?? 0, supervisionTimeout: t.saturatingMultiplied(by: 1000))
@@ -96,98 +89,109 @@ public enum RecordingLoader {
                 usedCreates.insert(i)
                 c.createOffset = creates[i].saturatingSubtracting(start)
             }
-            if let t = r[13].int64, let reason = r[14].int, let p = r[17].int {
+            if let raw = r[13].int64, let reason = r[14].int, let p = r[17].int {
+                let t = clock.time(frame: p, raw: raw)
                 c.disconnect = (t.saturatingSubtracting(origin), HCIStatusCode(UInt8(truncatingIfNeeded: reason)), p)
                 c.end = t.saturatingSubtracting(origin)
             }
-            try loadDetails(&c, captureID: captureID, db: db)
+            c.localDisconnect = localDisconnects[id].map { (t, raw, packet) in
+                (clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
+            }
+            try loadDetails(&c, statements, clock: clock)
             connections.append(c)
         }
+        RecordedCompletions.assign(scan.completions, to: &connections)
         return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),
-                               connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db),
+                               connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db, clock: clock),
                                gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
-                               classicConnections: classic, formatDescription: format)
+                               classicConnections: classic, formatDescription: format, clock: clock)
     }
 
-    /// What the capture shows of the controller's ACL buffers when it lacks LE Read Buffer Size
-    /// (PacketLogger, filtered logs): the largest ACL packet the host sent, and the most packets
-    /// it had in flight (sent, not yet reported by Number Of Completed Packets).
-    static func observedFlowControl(_ captureID: Int64, db: SQLiteDatabase) throws -> (largestPacket: Int, mostInFlight: Int) {
-        let s = try db.prepare("""
-            SELECT kind, raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND ((kind = 'acl' AND direction = 'tx')
-                OR (kind = 'evt' AND summary LIKE 'Rcvd Number of Completed Packets%')) ORDER BY rowid
-            """)
-        try s.bind([.integer(captureID)])
-        var largest = 0, inFlight = 0, most = 0
-        while try s.step() {
-            guard let raw = s.blob(1) else { continue }
-            if s.text(0) == "acl" {
-                largest = max(largest, raw.count - 4)
-                inFlight += 1
-                most = max(most, inFlight)
-            } else if raw.count >= 3, raw[0] == 0x13 {
-                var i = 3
-                for _ in 0..<Int(raw[2]) where i + 4 <= raw.count {
-                    inFlight = max(0, inFlight - (Int(raw[i + 2]) | Int(raw[i + 3]) << 8))
-                    i += 4
-                }
-            }
+    /// Prepared statements reused for every connection of a capture: preparing them once per
+    /// connection was most of the loading time of a capture of tens of thousands of links (issue 17).
+    final class Statements {
+        let db: SQLiteDatabase
+        private var cache: [String: SQLiteStatement] = [:]
+
+        init(_ db: SQLiteDatabase) { self.db = db }
+
+        func rows(_ sql: String, _ bindings: [SQLiteValue]) throws -> [[SQLiteValue]] {
+            let s = try statement(sql)
+            try s.bind(bindings)
+            var out: [[SQLiteValue]] = []
+            while try s.step() { out.append(s.row()) }
+            s.reset()
+            return out
         }
-        return (largest, most)
+
+        func statement(_ sql: String) throws -> SQLiteStatement {
+            if let s = cache[sql] { return s }
+            let s = try db.prepare(sql)
+            cache[sql] = s
+            return s
+        }
     }
 
-    static func loadDetails(_ c: inout RecordedConnection, captureID: Int64, db: SQLiteDatabase) throws {
+    /// The local host's HCI Disconnect commands (Core v5.4 Vol 4 Part E 7.1.6) per connection, the
+    /// last one of each in frame order: (timestamp, raw command, packet id). One indexed query per
+    /// capture, where a query per connection scanned every command of the capture each time.
+    static func localDisconnects(_ captureID: Int64, db: SQLiteDatabase) throws -> [Int64: (Int64, [UInt8], Int)] {
+        var out: [Int64: (Int64, [UInt8], Int)] = [:]
+        for r in try db.rows("""
+            SELECT m.connection_id, m.packet_id, m.ts_us, p.raw FROM command m JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
+            WHERE m.capture_id = ?1 AND m.opcode = \(0x0406) AND m.connection_id IS NOT NULL ORDER BY m.packet_id
+            """, [.integer(captureID)]) {
+            guard let connection = r[0].int64, let packet = r[1].int, let t = r[2].int64 else { continue }
+            out[connection] = (t, r[3].blob ?? [], packet)
+        }
+        return out
+    }
+
+    static func loadDetails(_ c: inout RecordedConnection, _ q: Statements, clock: RecordingClock) throws {
         let id = SQLiteValue.integer(c.id)
-        let s = try db.prepare("SELECT packet_id, ts_us, direction, pdu FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
+        let s = try q.statement("SELECT packet_id, ts_us, direction, pdu FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
         try s.bind([id])
         while try s.step() {
             let bytes = s.blob(3) ?? []
             guard !bytes.isEmpty else { continue }
-            c.pdus.append(RecordedPDU(packetID: s.int(0), time: s.int64(1).saturatingSubtracting(c.origin), fromCentral: s.text(2) == "tx",
+            c.pdus.append(RecordedPDU(packetID: s.int(0), time: clock.time(frame: s.int(0), raw: s.int64(1)).saturatingSubtracting(c.origin), fromCentral: s.text(2) == "tx",
                                       bytes: bytes))
         }
-        for r in try db.rows("""
-            SELECT m.packet_id, m.ts_us, p.raw FROM command m JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
-            WHERE m.connection_id = ?1 AND m.opcode = \(0x0406) ORDER BY m.packet_id
-            """, [id]) {
-            guard let packet = r[0].int, let t = r[1].int64 else { continue }
-            let raw = r[2].blob ?? []
-            c.localDisconnect = (t.saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
-        }
-        try loadSecurity(&c, db: db)
-        for r in try db.rows("""
+        s.reset()
+        try loadSecurity(&c, q, clock: clock)
+        for r in try q.rows("""
             SELECT packet_id, ts_us, interval_us, latency, supervision_timeout_ms FROM connection_update
             WHERE connection_id = ?1 AND source = 'hci' AND coalesce(status, 0) = 0 ORDER BY packet_id
             """, [id]) {
             guard let packet = r[0].int, let t = r[1].int64, let i = r[2].int64, i > 0, let to = r[4].int64, to > 0 else { continue }
             let p = ConnectionParameters(interval: i, latency: r[3].int ?? 0, supervisionTimeout: to.saturatingMultiplied(by: 1000))
             if c.parameters == nil { c.parameters = p }
-            c.parameterUpdates.append((t.saturatingSubtracting(c.origin), p, packet))
+            c.parameterUpdates.append((clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), p, packet))
         }
     }
 
     /// Pairing and encryption of a connection (RecordedSecurityEvent): SMP Pairing Request (0x01)
     /// and Security Request (0x0B), Pairing Failed with its reason (the `error` row of layer
     /// 'smp'), Encryption Change and Key Refresh Complete with their status.
-    static func loadSecurity(_ c: inout RecordedConnection, db: SQLiteDatabase) throws {
+    static func loadSecurity(_ c: inout RecordedConnection, _ q: Statements, clock: RecordingClock) throws {
         let id = SQLiteValue.integer(c.id)
         var events: [RecordedSecurityEvent] = []
-        for r in try db.rows("SELECT packet_id, ts_us FROM smp_event WHERE connection_id = ?1 AND code IN (1, 11) ORDER BY packet_id", [id]) {
+        for r in try q.rows("SELECT packet_id, ts_us FROM smp_event WHERE connection_id = ?1 AND code IN (1, 11) ORDER BY packet_id", [id]) {
             guard let p = r[0].int, let t = r[1].int64 else { continue }
-            events.append(RecordedSecurityEvent(kind: .pairingStarted, time: t.saturatingSubtracting(c.origin), packetID: p))
+            events.append(RecordedSecurityEvent(kind: .pairingStarted, time: clock.time(frame: p, raw: t).saturatingSubtracting(c.origin), packetID: p))
         }
-        for r in try db.rows("SELECT packet_id, ts_us, code FROM error WHERE connection_id = ?1 AND layer = 'smp' ORDER BY packet_id", [id]) {
+        for r in try q.rows("SELECT packet_id, ts_us, code FROM error WHERE connection_id = ?1 AND layer = 'smp' ORDER BY packet_id", [id]) {
             guard let p = r[0].int, let t = r[1].int64, let code = r[2].int else { continue }
-            events.append(RecordedSecurityEvent(kind: .pairingFailed(reason: UInt8(truncatingIfNeeded: code)), time: t.saturatingSubtracting(c.origin), packetID: p))
+            events.append(RecordedSecurityEvent(kind: .pairingFailed(reason: UInt8(truncatingIfNeeded: code)), time: clock.time(frame: p, raw: t).saturatingSubtracting(c.origin), packetID: p))
         }
-        for r in try db.rows("""
+        for r in try q.rows("""
             SELECT packet_id, ts_us, coalesce(status, 0), detail FROM link_event WHERE connection_id = ?1
             AND name IN ('Encryption Change', 'Encryption Key Refresh Complete') ORDER BY packet_id
             """, [id]) {
             guard let p = r[0].int, let t = r[1].int64 else { continue }
             let status = UInt8(truncatingIfNeeded: r[2].int ?? 0)
             events.append(RecordedSecurityEvent(kind: .encryptionChange(status: status, enabled: status == 0 && r[3].string != "disabled"),
-                                                time: t.saturatingSubtracting(c.origin), packetID: p))
+                                                time: clock.time(frame: p, raw: t).saturatingSubtracting(c.origin), packetID: p))
         }
         c.security = events.sorted { ($0.time, $0.packetID) < ($1.time, $1.packetID) }
     }
@@ -196,13 +200,15 @@ public enum RecordingLoader {
     /// advertising report (of the last connectable one when it sent any: what a connecting central
     /// answered), its last scan response, its interval and median RSSI, whether it was connectable
     /// (any report with the connectable property) and scannable, and its address type.
-    static func advertising(_ captureID: Int64, gatt: [String: GATTDatabase], db: SQLiteDatabase) throws -> [String: AdvertisingModel] {
+    static func advertising(_ captureID: Int64, gatt: [String: GATTDatabase], db: SQLiteDatabase,
+                            clock: RecordingClock) throws -> [String: AdvertisingModel] {
         typealias Report = (t: Int64, connectable: Bool, scannable: Bool, scanResponse: Bool, rssi: Int?, data: [UInt8], addressType: String?)
         var reports: [String: [Report]] = [:]
         for r in try db.rows("""
-            SELECT address, ts_us, event_type, scan_response, rssi, data, extended, address_type FROM adv_report WHERE capture_id = ?1 ORDER BY packet_id
+            SELECT address, ts_us, event_type, scan_response, rssi, data, extended, address_type, packet_id FROM adv_report WHERE capture_id = ?1 ORDER BY packet_id
             """, [.integer(captureID)]) {
-            guard let a = r[0].string, let t = r[1].int64 else { continue }
+            guard let a = r[0].string, let raw = r[1].int64 else { continue }
+            let t = clock.time(frame: r[8].int, raw: raw)
             let p = AdvertisingModel.properties(eventType: r[2].int ?? 0, extended: (r[6].int ?? 0) != 0)
             reports[a, default: []].append((t, p.connectable, p.scannable, (r[3].int ?? 0) != 0, r[4].int, r[5].blob ?? [],
                                             r[7].string))

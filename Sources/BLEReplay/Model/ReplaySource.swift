@@ -30,7 +30,6 @@ public enum ReplaySource {
             var sessions = try RecordingLoader.load(source.store)
             for i in sessions.indices {
                 sessions[i].gaps = try CaptureGap.load(sessions[i], store: source.store)
-                try RecordedCompletions.load(&sessions[i], store: source.store)
             }
             return Loaded(sessions: sessions, messages: messages, damaged: source.inputWasDamaged)
         } catch let failure as RecordingLoader.Failure {

@@ -99,6 +99,14 @@ public enum HCIPacketBuilder {
                      + [UInt8(bitPattern: rssi)])
     }
 
+    /// How many ACL packets `aclFragments` makes of a payload of `payloadCount` bytes: its L2CAP
+    /// frame (4-byte basic header, Core v5.4 Vol 3 Part A 3.1) in pieces of `fragmentSize`.
+    public static func aclFragmentCount(payloadCount: Int, fragmentSize: Int) -> Int {
+        let frame = payloadCount + 4
+        let size = max(1, fragmentSize)
+        return (frame + size - 1) / size
+    }
+
     /// ACL fragments carrying one L2CAP basic frame on `channel` (ATT is 0x0004), each at most
     /// `fragmentSize` data bytes. Host to controller first fragments use packet boundary 0b00,
     /// controller to host 0b10; continuations 0b01 (Core v5.4 Vol 4 Part E 5.4.2).

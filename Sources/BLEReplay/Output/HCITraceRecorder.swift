@@ -30,6 +30,14 @@ public final class HCITraceRecorder {
         return frameCount
     }
 
+    /// Counts `count` records the trace does not keep (`keepsRecords` false); returns the last
+    /// one's frame number, as `append` would have.
+    @discardableResult
+    public func skip(_ count: Int) -> Int {
+        frameCount += count
+        return frameCount
+    }
+
     public func command(_ payload: @autoclosure () -> [UInt8], at time: VirtualTime) {
         append(payload(), kind: .command, direction: .sent, at: time)
     }
