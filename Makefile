@@ -4,7 +4,7 @@ SWIFT ?= swift
 CONFIG ?= release
 BIN := .build/$(CONFIG)/blereplay
 # Debian packages the build and the tests need.
-DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev tshark
+DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev tshark libpq-dev postgresql
 .PHONY: deps build run test bench fuzz clean samples replay-soak
 
 # Regenerate the sample captures (deterministic; validated with tshark).
@@ -45,6 +45,7 @@ replay-soak: build
 bench: deps
 	$(SWIFT) build -c release --product blereplay
 	python3 Scripts/bench.py
+	python3 Scripts/bench_warehouse.py --bin .build/release/blereplay
 
 fuzz: deps
 	Scripts/fuzz.sh

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BLEReport", targets: ["BLEReport"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
         .library(name: "CoreBluetoothReplay", targets: ["CoreBluetoothReplay"]),
+        .library(name: "BLEWarehouse", targets: ["BLEWarehouse"]),
     ],
     targets: [
         // System libraries from Debian (see Makefile `deps`).
@@ -21,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
 
         // Pipeline stages, one target each; arrows point one way (DESIGN.md).
         .target(name: "BLECore"),
@@ -35,7 +37,9 @@ let package = Package(
         .target(name: "CoreBluetoothReplay", dependencies: ["BLEReplay"]),
         // Live sources; the only target that links libbluetooth (GPL), see DESIGN.md.
         .target(name: "BLELive", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "CBlueZ"]),
-        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive"]),
+        // The fleet fact store on PostgreSQL; the only target that links libpq (DESIGN.md).
+        .target(name: "BLEWarehouse", dependencies: ["BLECore", "BLEAnalysis", "BLEReport", "CPostgres"]),
+        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive", "BLEWarehouse"]),
 
         // Capture builders shared by test targets (test code only, never linked into the tool).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -51,6 +55,7 @@ let package = Package(
         // Central programs written as iOS apps write them (Examples/*, symlinked), in Swift 5 mode as most apps are.
         .testTarget(name: "CoreBluetoothReplayExampleTests", dependencies: ["CoreBluetoothReplay"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "BLEWarehouseTests", dependencies: ["BLEWarehouse", "BLEReport", "TestSupport"]),
         .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis"]),
     ],
     swiftLanguageModes: [.v6]

@@ -17,9 +17,12 @@ public enum FleetReader {
         public var jobs: Int
         /// Progress lines on stderr (shown only when stderr is a terminal).
         public var progress: Bool
-        public init(jobs: Int = WorkerPool.processorCount, progress: Bool = false) {
+        /// Also load each capture's transactions and findings (`CaptureDetails`).
+        public var details: Bool
+        public init(jobs: Int = WorkerPool.processorCount, progress: Bool = false, details: Bool = false) {
             self.jobs = jobs
             self.progress = progress
+            self.details = details
         }
     }
 
@@ -44,7 +47,7 @@ public enum FleetReader {
         let progress = ProgressLine(enabled: options.progress && StandardStreams.isTerminal(2), total: files.count)
         let results = WorkerPool.map(count: files.count, jobs: options.jobs) { index in
             let path = files[index]
-            let result = readOne(path, scratch: "\(directory)/\(index).db")
+            let result = readOne(path, scratch: "\(directory)/\(index).db", details: options.details)
             progress.step(path)
             return result
         }
@@ -76,23 +79,26 @@ public enum FleetReader {
     }
 
     /// Reads one file: a timeline in place, or a capture through a scratch timeline.
-    static func readOne(_ path: String, scratch: String) -> (InputOutcome, [CaptureFacts]) {
+    ///
+    /// `scratch` is a file name the capture may be imported into (it is deleted afterwards); the
+    /// warehouse's ingest reads its inputs one by one through here, as the report does.
+    public static func readOne(_ path: String, scratch: String, details: Bool = false) -> (InputOutcome, [CaptureFacts]) {
         guard access(path, R_OK) == 0 else {
             return (.failed(path, reason: "\(path): \(String(cString: strerror(errno)))"), [])
         }
         if TimelineSource.isTimelineFile(path) {
-            return readTimeline(path)
+            return readTimeline(path, details: details)
         }
-        return readCapture(path, scratch: scratch)
+        return readCapture(path, scratch: scratch, details: details)
     }
 
-    static func readTimeline(_ path: String) -> (InputOutcome, [CaptureFacts]) {
+    static func readTimeline(_ path: String, details: Bool) -> (InputOutcome, [CaptureFacts]) {
         var outcome = InputOutcome(path: path, kind: "timeline", status: .read, reason: nil, warnings: [],
                                    formatDescription: "blereplay timeline", captures: 0)
         do {
             let store = try TimelineStore(path: path)
             try Analyzer.analyze(store)
-            let facts = try CaptureFactsLoader.load(store, input: path)
+            let facts = try CaptureFactsLoader.load(store, input: path, details: details)
             release(store)
             if facts.isEmpty {
                 return (.failed(path, reason: "\(path): the timeline holds no capture"), [])
@@ -109,7 +115,7 @@ public enum FleetReader {
         }
     }
 
-    static func readCapture(_ path: String, scratch: String) -> (InputOutcome, [CaptureFacts]) {
+    static func readCapture(_ path: String, scratch: String, details: Bool) -> (InputOutcome, [CaptureFacts]) {
         var outcome = InputOutcome(path: path, kind: "capture", status: .read, reason: nil, warnings: [],
                                    formatDescription: nil, captures: 0)
         unlink(scratch)
@@ -124,7 +130,7 @@ public enum FleetReader {
         do {
             results = try Importer.importCaptures([path], into: scratch, options: ImportOptions(keepRaw: false)) { store in
                 try Analyzer.analyze(store)
-                facts = try CaptureFactsLoader.load(store, input: path)
+                facts = try CaptureFactsLoader.load(store, input: path, details: details)
                 release(store)
             }
         } catch {
@@ -176,7 +182,7 @@ public enum FleetReader {
 
     /// A private directory for the scratch timelines under `$TMPDIR` or /tmp (`TemporaryDirectory`:
     /// the directory of a report that was killed is removed by the next one).
-    static func temporaryDirectory() throws(Failure) -> TemporaryDirectory {
+    public static func temporaryDirectory() throws(Failure) -> TemporaryDirectory {
         do {
             return try TemporaryDirectory(prefix: "blereplay-report")
         } catch {
