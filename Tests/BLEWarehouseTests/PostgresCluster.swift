@@ -71,29 +71,35 @@ final class PostgresCluster: @unchecked Sendable {
         try Self.run(asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + argv : argv)
     }
 
+    /// Runs a command to its end (posix_spawn and waitpid: Foundation's Process can miss the
+    /// exit of a child whose own child, the server, lives on), output discarded.
     static func run(_ argv: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: argv[0])
-        p.arguments = Array(argv.dropFirst())
-        // Never the test's own pipes: the server outlives pg_ctl.
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw Failure(description: "\(argv.joined(separator: " ")) exited \(p.terminationStatus)") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        var pid: pid_t = 0
+        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ)
+        guard rc == 0 else { throw Failure(description: "\(argv[0]): posix_spawn failed (\(rc))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw Failure(description: "\(argv.joined(separator: " ")) exited with status \(status)") }
     }
 
     /// Stops the server and removes the directory once this process is gone.
     private func startWatchdog() {
         let stop = (asPostgres ? "/usr/sbin/runuser -u postgres -- " : "") + "\(bin)/pg_ctl -D \(directory)/data -m immediate stop"
         let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(directory)"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        try? p.run()
+        var pid: pid_t = 0
+        let argv: [String] = ["/bin/sh", "-c", script]
+        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        _ = posix_spawn(&pid, "/bin/sh", &actions, nil, cArgs, environ)
     }
 }
