@@ -4,7 +4,7 @@ SWIFT ?= swift
 CONFIG ?= release
 BIN := .build/$(CONFIG)/blereplay
 # Debian packages the build and the tests need.
-DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev libssl-dev tshark
+DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev libssl-dev tshark libpq-dev postgresql
 .PHONY: deps build run test bench speed-check fuzz clean samples replay-soak
 
 # Regenerate the sample captures (deterministic; validated with tshark).
@@ -46,6 +46,7 @@ bench: deps
 	$(SWIFT) build -c release --product blereplay
 	python3 Scripts/bench.py
 	python3 Scripts/bench_replay.py
+	python3 Scripts/bench_warehouse.py --bin .build/release/blereplay
 
 # The speed regression check CI runs (README "Speed"): ratios to the SQLite floor and tshark
 # measured in one run on small inputs, against wide bounds; a few tens of seconds once built.

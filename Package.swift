@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BLEReport", targets: ["BLEReport"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
         .library(name: "CoreBluetoothReplay", targets: ["CoreBluetoothReplay"]),
+        .library(name: "BLEWarehouse", targets: ["BLEWarehouse"]),
     ],
     targets: [
         // System libraries from Debian (see Makefile `deps`).
@@ -23,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
         // OpenSSL's libcrypto, for SHA-256 with the CPU's SHA instructions (BLECore.SHA256).
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
 
         // Pipeline stages, one target each; arrows point one way (DESIGN.md).
         .target(name: "BLECore", dependencies: ["CCrypto"]),
@@ -37,7 +39,9 @@ let package = Package(
         .target(name: "CoreBluetoothReplay", dependencies: ["BLEReplay"]),
         // Live sources; the only target that links libbluetooth (GPL), see DESIGN.md.
         .target(name: "BLELive", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "CBlueZ"]),
-        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive"]),
+        // The fleet fact store on PostgreSQL; the only target that links libpq (DESIGN.md).
+        .target(name: "BLEWarehouse", dependencies: ["BLECore", "BLEAnalysis", "BLEReport", "CPostgres"]),
+        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive", "BLEWarehouse"]),
 
         // Capture builders shared by test targets (test code only, never linked into the tool).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -57,6 +61,7 @@ let package = Package(
         // switch a macOS test target sets to select the replay over CoreBluetooth (Docs/replay.md).
         .testTarget(name: "CoreBluetoothReplayAppTests", dependencies: ["CoreBluetoothReplay"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("COREBLUETOOTH_REPLAY")]),
+        .testTarget(name: "BLEWarehouseTests", dependencies: ["BLEWarehouse", "BLEReport", "TestSupport"]),
         .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis"]),
     ],
     swiftLanguageModes: [.v6]

@@ -29,6 +29,7 @@ enum Dispatcher {
             case "replay": return try ReplayCommand.run(rest)
             case "record": return try RecordCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
+            case "ingest": return try IngestCommand.run(rest)
             case "export": return try ExportCommand.run(rest)
             default:
                 Err.line("blereplay: unknown command '\(command)'\n\n\(usage)")

@@ -13,6 +13,8 @@ enum ExitCode: Int32 {
     case usage = 2
     /// Unreadable or malformed input (sysexits EX_DATAERR).
     case dataError = 65
+    /// A server (the warehouse) unreachable (sysexits EX_UNAVAILABLE).
+    case unavailable = 69
 }
 
 /// Standard output that ends the program quietly when the reader goes away

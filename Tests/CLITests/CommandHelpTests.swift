@@ -42,7 +42,7 @@ import Testing
 
     @Test func everyCommandHasHelpThatMatchesItsParser() throws {
         let commands = try Self.commands()
-        #expect(commands == ["import", "timeline", "diagnose", "gatt", "replay", "record", "report", "export"])
+        #expect(commands == ["import", "timeline", "diagnose", "gatt", "replay", "record", "report", "ingest", "export"])
         for command in commands {
             let long = try CLI.run([command, "--help"])
             #expect(long.status == 0, "\(command)")

@@ -38,6 +38,8 @@ public struct CaptureFacts: Sendable {
     public var attOpcodeNames: [Int: String]
     /// Identity per peer address, from advertising and Device Information reads (`devices` view).
     public var devices: [String: DeviceIdentity]
+    /// Transactions and findings, when the reader was asked for them (`FleetReader.Options.details`).
+    public var details: CaptureDetails? = nil
 
     /// Time the capture covers, in microseconds.
     public var span: Int64 { (lastTimestamp ?? 0).saturatingSubtracting(firstTimestamp ?? 0) }

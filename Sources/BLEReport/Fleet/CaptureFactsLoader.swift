@@ -17,7 +17,7 @@ public enum CaptureFactsLoader {
     static let identityUUIDs = ["2A29", "2A24", "2A26", "2A00"]
 
     /// One `CaptureFacts` per capture in the timeline, in capture id order.
-    public static func load(_ store: TimelineStore, input: String) throws -> [CaptureFacts] {
+    public static func load(_ store: TimelineStore, input: String, details: Bool = false) throws -> [CaptureFacts] {
         let db = store.database
         let devices = try loadDevices(db)
         var out: [CaptureFacts] = []
@@ -38,6 +38,7 @@ public enum CaptureFactsLoader {
             try loadEvents(db, captureID: id, into: &facts)
             let peers = Set(facts.connections.compactMap(\.knownPeer))
             facts.devices = devices.filter { peers.contains($0.key) }
+            if details { facts.details = try CaptureDetails.load(db, captureID: id, opcodeNames: facts.attOpcodeNames) }
             out.append(facts)
         }
         return out

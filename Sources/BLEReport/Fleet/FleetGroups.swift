@@ -19,7 +19,7 @@ extension FleetStatistics {
     }
 
     /// Start of the period holding `ts`, in µs since the epoch.
-    static func periodStart(_ ts: Int64, period: String) -> Int64 {
+    public static func periodStart(_ ts: Int64, period: String) -> Int64 {
         let hour: Int64 = 3_600_000_000, day = 24 * hour
         switch period {
         case "hour": return floorDiv(ts, hour).saturatingMultiplied(by: hour)
@@ -32,7 +32,7 @@ extension FleetStatistics {
     }
 
     /// How a period is labelled: `2026-03-01 10:00`, `2026-03-01`, `week of 2026-02-23`.
-    static func periodLabel(_ start: Int64, period: String) -> String {
+    public static func periodLabel(_ start: Int64, period: String) -> String {
         let iso = Timestamp.iso8601(start)
         switch period {
         case "hour": return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))

@@ -17,9 +17,12 @@ public enum FleetReader {
         public var jobs: Int
         /// Progress lines on stderr (shown only when stderr is a terminal).
         public var progress: Bool
-        public init(jobs: Int = WorkerPool.processorCount, progress: Bool = false) {
+        /// Also load each capture's transactions and findings (`CaptureDetails`).
+        public var details: Bool
+        public init(jobs: Int = WorkerPool.processorCount, progress: Bool = false, details: Bool = false) {
             self.jobs = jobs
             self.progress = progress
+            self.details = details
         }
     }
 
@@ -45,7 +48,7 @@ public enum FleetReader {
         let timelines = ScratchTimelines()
         let results = WorkerPool.map(count: files.count, jobs: options.jobs) { index in
             let path = files[index]
-            let result = readOne(path, scratch: "\(directory)/\(index).db", timelines: timelines)
+            let result = readOne(path, scratch: "\(directory)/\(index).db", timelines: timelines, details: options.details)
             progress.step(path)
             return result
         }
@@ -77,23 +80,28 @@ public enum FleetReader {
     }
 
     /// Reads one file: a timeline in place, or a capture through a scratch timeline.
-    static func readOne(_ path: String, scratch: String, timelines: ScratchTimelines) -> (InputOutcome, [CaptureFacts]) {
+    ///
+    /// `scratch` is a file name the capture may be imported into (it is deleted afterwards), and
+    /// `timelines` the in-memory scratch timelines of the caller's jobs; the warehouse's ingest
+    /// reads its inputs one by one through here, as the report does.
+    public static func readOne(_ path: String, scratch: String, timelines: ScratchTimelines,
+                               details: Bool = false) -> (InputOutcome, [CaptureFacts]) {
         guard access(path, R_OK) == 0 else {
             return (.failed(path, reason: "\(path): \(String(cString: strerror(errno)))"), [])
         }
         if TimelineSource.isTimelineFile(path) {
-            return readTimeline(path)
+            return readTimeline(path, details: details)
         }
-        return readCapture(path, scratch: scratch, timelines: timelines)
+        return readCapture(path, scratch: scratch, timelines: timelines, details: details)
     }
 
-    static func readTimeline(_ path: String) -> (InputOutcome, [CaptureFacts]) {
+    static func readTimeline(_ path: String, details: Bool) -> (InputOutcome, [CaptureFacts]) {
         var outcome = InputOutcome(path: path, kind: "timeline", status: .read, reason: nil, warnings: [],
                                    formatDescription: "blereplay timeline", captures: 0)
         do {
             let store = try TimelineStore(path: path)
             try Analyzer.analyze(store)
-            let facts = try CaptureFactsLoader.load(store, input: path)
+            let facts = try CaptureFactsLoader.load(store, input: path, details: details)
             release(store)
             if facts.isEmpty {
                 return (.failed(path, reason: "\(path): the timeline holds no capture"), [])
@@ -115,7 +123,7 @@ public enum FleetReader {
     /// 80k records, some 20 MB of rows without raw bytes).
     static let inMemoryLimit = 4 << 20
 
-    static func readCapture(_ path: String, scratch: String, timelines: ScratchTimelines) -> (InputOutcome, [CaptureFacts]) {
+    static func readCapture(_ path: String, scratch: String, timelines: ScratchTimelines, details: Bool) -> (InputOutcome, [CaptureFacts]) {
         var outcome = InputOutcome(path: path, kind: "capture", status: .read, reason: nil, warnings: [],
                                    formatDescription: nil, captures: 0)
         var st = stat()
@@ -126,7 +134,7 @@ public enum FleetReader {
             // The scratch timeline is this process's alone: no lock, no file moved into place.
             let analyse: (TimelineStore) throws -> Void = { store in
                 try Analyzer.analyze(store)
-                facts = try CaptureFactsLoader.load(store, input: path)
+                facts = try CaptureFactsLoader.load(store, input: path, details: details)
             }
             if inMemory, let store = timelines.take() {
                 // Emptied and given back whatever happened, for the next capture: its schema and
@@ -196,7 +204,7 @@ public enum FleetReader {
 
     /// A private directory for the scratch timelines under `$TMPDIR` or /tmp (`TemporaryDirectory`:
     /// the directory of a report that was killed is removed by the next one).
-    static func temporaryDirectory() throws(Failure) -> TemporaryDirectory {
+    public static func temporaryDirectory() throws(Failure) -> TemporaryDirectory {
         do {
             return try TemporaryDirectory(prefix: "blereplay-report")
         } catch {
@@ -234,7 +242,9 @@ final class ProgressLine: Sendable {
 /// In-memory scratch timelines for small captures, one per job at most, each used for capture
 /// after capture: emptied (`TimelineStore.removeAllRows`) between two, so each capture is read
 /// as into a new timeline, without creating the schema and preparing the statements again.
-final class ScratchTimelines: Sendable {
+public final class ScratchTimelines: Sendable {
+    public init() {}
+
     /// A store moves between jobs only through `idle`, used by one job at a time.
     private struct Entry: @unchecked Sendable { let store: TimelineStore }
     private let idle = Mutex<[Entry]>([])

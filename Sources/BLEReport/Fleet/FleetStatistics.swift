@@ -78,15 +78,46 @@ public enum Dimension: String, Sendable, CaseIterable {
     }
 }
 
+/// ATT timeouts of one request to one attribute of one device, by one requester.
+public struct ATTTimeoutRow: Sendable {
+    public var opcode: Int
+    public var request: String
+    /// `FleetStatistics.attributeLabel`.
+    public var characteristic: String
+    public var address: String
+    public var name: String
+    /// `local` or `peer`.
+    public var requester: String
+    public var count: Int
+
+    public init(opcode: Int, request: String, characteristic: String, address: String, name: String, requester: String, count: Int) {
+        self.opcode = opcode
+        self.request = request
+        self.characteristic = characteristic
+        self.address = address
+        self.name = name
+        self.requester = requester
+        self.count = count
+    }
+
+    /// Key columns joined: the tie-break of the table's order.
+    var joinedKey: String { hex(opcode) + request + characteristic + address + name + requester }
+
+    /// Most frequent first, then by key.
+    public static func ordered(_ rows: [ATTTimeoutRow]) -> [ATTTimeoutRow] {
+        rows.sorted { ($1.count, $0.joinedKey) < ($0.count, $1.joinedKey) }
+    }
+}
+
 /// Latency and outcomes of one kind of ATT request over the fleet.
 public struct LatencyRow: Sendable {
     public var key: LatencyKey
     public var name: String
     public var outcomes: [String: Int]
-    /// Sorted latencies (µs) of the requests that got a response.
-    public var samples: [Int64]
+    /// Latencies (µs) of the requests that got a response (histogram over `Histogram.latencyBounds`).
+    public var samples: SampleSummary
     public var transactions: Int { outcomes.values.reduce(0, +) }
-    public func percentile(_ p: Double) -> Int64? { samples.isEmpty ? nil : Percentiles.value(samples, p) }
+    public func percentile(_ p: Double) -> Int64? { samples.percentile(p) }
 }
 
 /// Connection durations, overall and by disconnect reason.
@@ -95,10 +126,11 @@ public struct DurationStats: Sendable {
         /// Disconnect reason; nil for all connections, or for those still open at the end.
         public var reason: Int?
         public var label: String
-        public var samples: [Int64]
+        public var samples: SampleSummary
     }
     /// Connections seen from establishment to disconnect.
-    public var complete: [Int64]
+    /// (Histogram over `bucketBounds`.)
+    public var complete: SampleSummary
     /// Connections that began before the capture or outlived it (durations are lower bounds).
     public var partial: Int
     public var byReason: [Row]
@@ -106,7 +138,7 @@ public struct DurationStats: Sendable {
     public static let bucketBounds: [Int64] = [1_000_000, 10_000_000, 60_000_000, 600_000_000, 3_600_000_000]
     public static let bucketLabels = ["< 1 s", "1-10 s", "10 s-1 min", "1-10 min", "10 min-1 h", ">= 1 h"]
 
-    public var histogram: [Int] { Histogram.counts(complete, bounds: Self.bucketBounds) }
+    public var histogram: [Int] { complete.histogram }
 }
 
 /// Fixed-bucket histograms.
@@ -141,6 +173,12 @@ public struct FleetStatistics: Sendable {
     public var period: String
     /// The identity each connection is counted under, by capture index and connection id.
     public var identities: [[Int64: DeviceIdentity]]
+    /// ATT timeouts by request, attribute, device and requester (the `att_timeouts` table).
+    public var attTimeouts: [ATTTimeoutRow]
+    /// Indices into `captures` of those with connections, the most trouble first (abnormal
+    /// disconnects, failed attempts, ATT timeouts, pairing failures), then by label: the order of
+    /// the HTML report's connection lanes.
+    public var laneOrder: [Int]
 
     /// LE connection attempts: every LE Connection Complete. A link that began before the capture
     /// was never attempted in it (it still counts as established, for hours and disconnects).

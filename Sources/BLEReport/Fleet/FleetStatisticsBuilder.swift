@@ -20,7 +20,41 @@ extension FleetStatistics {
         return FleetStatistics(
             inputs: inputs, captures: captures, counts: codeCounts(captures, identities: identities),
             latency: latencyRows(captures), durations: durationStats(captures),
-            groups: groupRows(captures, identities: identities, period: period), period: period, identities: identities)
+            groups: groupRows(captures, identities: identities, period: period), period: period, identities: identities,
+            attTimeouts: attTimeoutRows(captures, identities: identities), laneOrder: laneOrder(captures))
+    }
+
+    /// The `att_timeouts` table's rows.
+    static func attTimeoutRows(_ captures: [CaptureFacts], identities: [[Int64: DeviceIdentity]]) -> [ATTTimeoutRow] {
+        var counts: [[String]: (opcode: Int, count: Int)] = [:]
+        for (index, c) in captures.enumerated() {
+            let peers = Dictionary(c.connections.map { ($0.id, $0.knownPeer) }, uniquingKeysWith: { a, _ in a })
+            for e in c.events where e.kind == .attTimeout {
+                let peer = e.connectionID.flatMap { peers[$0] ?? nil } ?? "(unknown)"
+                let name = e.connectionID.flatMap { identities[index][$0]?.name } ?? ""
+                counts[[e.opcodeName ?? "", attributeLabel(e).label, peer, name, e.detail ?? "", hex(e.code)], default: (e.code, 0)].count += 1
+            }
+        }
+        return ATTTimeoutRow.ordered(counts.map { k, v in
+            ATTTimeoutRow(opcode: v.opcode, request: k[0], characteristic: k[1], address: k[2], name: k[3], requester: k[4], count: v.count)
+        })
+    }
+
+    /// Captures with trouble first, then by label (`laneOrder`).
+    static func laneOrder(_ captures: [CaptureFacts]) -> [Int] {
+        func trouble(_ c: CaptureFacts) -> Int {
+            c.events.filter { e in
+                switch e.kind {
+                case .disconnect: e.code != 0x13 && e.code != 0x16
+                case .connectionFailed, .attTimeout, .smp: true
+                default: false
+                }
+            }.count
+        }
+        let scores = captures.map(trouble)
+        return captures.indices.filter { !captures[$0].connections.isEmpty }.sorted { a, b in
+            (-scores[a], captures[a].label) < (-scores[b], captures[b].label)
+        }
     }
 
     static func bytesBefore(_ a: String, _ b: String) -> Bool {
@@ -131,7 +165,7 @@ extension FleetStatistics {
         }
         return outcomes.keys.sorted().map { k in
             LatencyRow(key: k, name: names[k.opcode] ?? "ATT opcode \(hex(k.opcode))", outcomes: outcomes[k] ?? [:],
-                       samples: (samples[k] ?? []).sorted())
+                       samples: SampleSummary(sorted: (samples[k] ?? []).sorted(), bounds: Histogram.latencyBounds))
         }
     }
 
@@ -151,14 +185,15 @@ extension FleetStatistics {
                 if let r = conn.disconnectReason { byReason[r, default: []].append(conn.observedDuration) }
             }
         }
-        var rows = [DurationStats.Row(reason: nil, label: "all (complete connections)", samples: complete.sorted())]
+        func summary(_ s: [Int64]) -> SampleSummary { SampleSummary(sorted: s.sorted(), bounds: DurationStats.bucketBounds) }
+        var rows = [DurationStats.Row(reason: nil, label: "all (complete connections)", samples: summary(complete))]
         for (reason, s) in byReason.sorted(by: { $0.key < $1.key }) {
             rows.append(DurationStats.Row(reason: reason, label: "\(hex(reason)) \(HCIStatusCode(UInt8(truncatingIfNeeded: reason)).name)",
-                                          samples: s.sorted()))
+                                          samples: summary(s)))
         }
         if !open.isEmpty {
-            rows.append(DurationStats.Row(reason: nil, label: "still open at the end of the capture (lower bound)", samples: open.sorted()))
+            rows.append(DurationStats.Row(reason: nil, label: "still open at the end of the capture (lower bound)", samples: summary(open)))
         }
-        return DurationStats(complete: complete.sorted(), partial: partial, byReason: rows)
+        return DurationStats(complete: summary(complete), partial: partial, byReason: rows)
     }
 }

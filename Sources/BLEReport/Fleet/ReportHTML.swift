@@ -87,9 +87,9 @@ public enum ReportHTML {
             return "<div class=\"grid\">" + top.map { r in
                 let p = [0.5, 0.95, 0.99].map { TextFormat.duration(r.percentile($0) ?? 0) }
                 return SVGCharts.histogram(title: "\(r.name) (\(r.key.requester) requests, n=\(r.samples.count))",
-                                           subtitle: "p50 \(p[0]) · p95 \(p[1]) · p99 \(p[2]) · max \(TextFormat.duration(r.samples.last ?? 0))",
+                                           subtitle: "p50 \(p[0]) · p95 \(p[1]) · p99 \(p[2]) · max \(TextFormat.duration(r.samples.max ?? 0))",
                                            labels: Histogram.latencyLabels,
-                                           counts: Histogram.counts(r.samples, bounds: Histogram.latencyBounds))
+                                           counts: r.samples.histogram)
             }.joined() + "</div>\n"
         case "connection_durations":
             return SVGCharts.histogram(title: "Complete connections by duration (n=\(s.durations.complete.count))",

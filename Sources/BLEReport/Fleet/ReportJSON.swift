@@ -89,7 +89,7 @@ public enum ReportJSON {
     static func connections(_ s: FleetStatistics) -> JSON {
         let d = s.durations
         let all = d.complete
-        func pct(_ p: Double) -> JSON { all.isEmpty ? .null : .int(Percentiles.value(all, p)) }
+        func pct(_ p: Double) -> JSON { all.percentile(p).map { .int($0) } ?? .null }
         return .object([
             ("attempts", int(s.attempts)), ("established", int(s.established)),
             ("began_before_capture", int(s.beganBefore)),
@@ -99,7 +99,7 @@ public enum ReportJSON {
             ("bredr_links_not_counted", int(s.bredrLinks)),
             ("durations", .object([
                 ("complete", int(all.count)), ("partial", int(d.partial)),
-                ("p50_us", pct(0.5)), ("p95_us", pct(0.95)), ("max_us", all.last.map { .int($0) } ?? .null),
+                ("p50_us", pct(0.5)), ("p95_us", pct(0.95)), ("max_us", all.max.map { .int($0) } ?? .null),
                 ("histogram", .array(zip(DurationStats.bucketLabels, d.histogram).map {
                     .object([("range", .string($0.0)), ("count", int($0.1))])
                 })),
@@ -123,8 +123,8 @@ public enum ReportJSON {
             ("requester", .string(r.key.requester)), ("opcode", int(r.key.opcode)), ("name", .string(r.name)),
             ("transactions", int(r.transactions)),
             ("outcomes", .object(r.outcomes.sorted { $0.key < $1.key }.map { ($0.key, int($0.value)) })),
-            ("p50_us", pct(0.5)), ("p95_us", pct(0.95)), ("p99_us", pct(0.99)), ("max_us", r.samples.last.map { .int($0) } ?? .null),
-            ("histogram", .array(Histogram.counts(r.samples, bounds: Histogram.latencyBounds).map { int($0) })),
+            ("p50_us", pct(0.5)), ("p95_us", pct(0.95)), ("p99_us", pct(0.99)), ("max_us", r.samples.max.map { .int($0) } ?? .null),
+            ("histogram", .array(r.samples.histogram.map { int($0) })),
         ])
     }
 

@@ -3,8 +3,9 @@ import BLECore
 /// The per-connection timeline of the HTML report: one chart per capture, one lane per
 /// connection attempt, coloured by how it ended, with ATT errors, ATT timeouts and SMP
 /// failures marked where they happened.
-enum ReportLanes {
-    static let captureLimit = 24
+public enum ReportLanes {
+    /// Captures drawn; the warehouse loads the events of this many captures only.
+    public static let captureLimit = 24
     static let laneLimit = 20
 
     static func make(_ s: FleetStatistics) -> String {
@@ -18,9 +19,7 @@ enum ReportLanes {
         }
         out += "</p>\n"
         // Captures with trouble first (abnormal disconnects, failures, timeouts, pairing failures), then by name.
-        let ranked = s.captures.indices.filter { !s.captures[$0].connections.isEmpty }.sorted { a, b in
-            (-trouble(s.captures[a]), s.captures[a].label) < (-trouble(s.captures[b]), s.captures[b].label)
-        }
+        let ranked = s.laneOrder
         for index in ranked.prefix(captureLimit) {
             out += chart(s, index) + "\n"
         }
@@ -28,16 +27,6 @@ enum ReportLanes {
             out += "<p class=\"note\">Lanes for the \(captureLimit) captures with the most trouble; all \(ranked.count) captures' connections are in the table below and in <code>connections.csv</code>.</p>\n"
         }
         return out
-    }
-
-    static func trouble(_ c: CaptureFacts) -> Int {
-        c.events.filter { e in
-            switch e.kind {
-            case .disconnect: e.code != 0x13 && e.code != 0x16
-            case .connectionFailed, .attTimeout, .smp: true
-            default: false
-            }
-        }.count
     }
 
     static func chart(_ s: FleetStatistics, _ index: Int) -> String {

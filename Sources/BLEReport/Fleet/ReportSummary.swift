@@ -44,7 +44,7 @@ public enum ReportSummary {
         if !local.isEmpty {
             lines.append("ATT latency p50/p95/p99/max: " + local.prefix(4).map { r in
                 "\(r.name) " + [0.5, 0.95, 0.99].map { TextFormat.duration(r.percentile($0) ?? 0) }.joined(separator: " / ")
-                    + " / " + TextFormat.duration(r.samples.last ?? 0)
+                    + " / " + TextFormat.duration(r.samples.max ?? 0)
             }.joined(separator: "; "))
         }
         return lines

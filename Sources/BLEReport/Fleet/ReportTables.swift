@@ -109,17 +109,8 @@ public enum ReportTables {
     }
 
     static func attTimeouts(_ s: FleetStatistics) -> ReportTable {
-        var counts: [[String]: Int] = [:]
-        for (index, c) in s.captures.enumerated() {
-            let peers = Dictionary(c.connections.map { ($0.id, $0.knownPeer) }, uniquingKeysWith: { a, _ in a })
-            for e in c.events where e.kind == .attTimeout {
-                let peer = e.connectionID.flatMap { peers[$0] ?? nil } ?? "(unknown)"
-                let name = e.connectionID.flatMap { s.identities[index][$0]?.name } ?? ""
-                counts[[hex(e.code), e.opcodeName ?? "", FleetStatistics.attributeLabel(e).label, peer, name, e.detail ?? ""], default: 0] += 1
-            }
-        }
-        let rows: [[Cell]] = counts.sorted { ($1.value, $0.key.joined()) < ($0.value, $1.key.joined()) }.map { k, n in
-            [.code(Int(k[0].dropFirst(2), radix: 16) ?? 0, digits: 2), .text(k[1]), .text(k[2]), .text(k[3]), .text(k[4]), .text(k[5]), .int(n)]
+        let rows: [[Cell]] = s.attTimeouts.map { r in
+            [.code(r.opcode, digits: 2), .text(r.request), .text(r.characteristic), .text(r.address), .text(r.name), .text(r.requester), .int(r.count)]
         }
         return ReportTable(
             id: "att_timeouts", title: "ATT timeouts",
@@ -168,7 +159,7 @@ public enum ReportTables {
                 return [.text(r.key.requester), .code(r.key.opcode, digits: 2), .text(r.name), .int(r.transactions),
                         .int(o["ok"] ?? 0), .int(o["error"] ?? 0), .int(o["timeout"] ?? 0),
                         .int((o["disconnected"] ?? 0) + (o["pending"] ?? 0)), pct(0.5), pct(0.95), pct(0.99),
-                        r.samples.last.map { .duration($0) } ?? .empty]
+                        r.samples.max.map { .duration($0) } ?? .empty]
             })
     }
 
@@ -179,9 +170,9 @@ public enum ReportTables {
             columns: [C("Connections", "group"), C("Count", "count", .number), C("p50", "p50", .duration),
                       C("p95", "p95", .duration), C("Max", "max", .duration), C("Total", "total", .duration)],
             rows: s.durations.byReason.map { r in
-                let p: (Double) -> Cell = { r.samples.isEmpty ? .empty : .duration(Percentiles.value(r.samples, $0)) }
-                return [.text(r.label), .int(r.samples.count), p(0.5), p(0.95), r.samples.last.map { .duration($0) } ?? .empty,
-                        .duration(r.samples.saturatingSum())]
+                let p: (Double) -> Cell = { r.samples.percentile($0).map { .duration($0) } ?? .empty }
+                return [.text(r.label), .int(r.samples.count), p(0.5), p(0.95), r.samples.max.map { .duration($0) } ?? .empty,
+                        .duration(r.samples.sum)]
             })
     }
 

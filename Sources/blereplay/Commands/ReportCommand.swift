@@ -1,5 +1,6 @@
 import BLECore
 import BLEReport
+import BLEWarehouse
 
 /// `blereplay report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]`
 ///
@@ -9,13 +10,26 @@ import BLEReport
 /// stderr; the report is still written for the rest, unless nothing could be read); 2 on a usage
 /// error. A capture whose last record is cut short (a log still being written) is a warning, as
 /// for `import`, not damage.
+///
+/// `blereplay report --warehouse URL [--since T] [--until T]` writes the same files from the
+/// captures in a PostgreSQL warehouse, every figure computed by the server (`WarehouseReport`);
+/// exit 69 when it is unreachable, 65 when it holds no capture in the window.
 enum ReportCommand {
-    static let usage = "usage: blereplay report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]"
+    static let usage = "usage: blereplay report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]\n"
+        + "       blereplay report --warehouse URL [-o DIR] [--format html,md,json,csv] [--since T] [--until T]"
 
     static func run(_ argv: [String]) throws -> ExitCode {
-        let args = try Arguments(argv, valued: ["o", "output", "format", "jobs"], flagNames: ["quiet"])
-        guard !args.positionals.isEmpty else {
+        let args = try Arguments(argv, valued: ["o", "output", "format", "jobs", "warehouse", "since", "until"], flagNames: ["quiet"])
+        var warehouse: WarehouseURL?
+        if args.value("warehouse") != nil || args.positionals.isEmpty { warehouse = try WarehouseOptions.url(args) }
+        if warehouse != nil && !args.positionals.isEmpty {
+            throw Arguments.UsageError(message: "give INPUT files or --warehouse URL, not both (\(usage))")
+        }
+        guard !args.positionals.isEmpty || warehouse != nil else {
             throw Arguments.UsageError(message: "give at least one capture, timeline or directory (\(usage))")
+        }
+        if warehouse == nil && (args.value("since") != nil || args.value("until") != nil) {
+            throw Arguments.UsageError(message: "--since and --until select captures of a warehouse (--warehouse URL)")
         }
         let formats: Set<ReportFormat>
         if let list = args.value("format") {
@@ -29,6 +43,9 @@ enum ReportCommand {
         let jobs = try args.int("jobs") ?? WorkerPool.processorCount
         guard jobs >= 1 else { throw Arguments.UsageError(message: "--jobs takes a number of at least 1") }
         let directory = args.value("o") ?? args.value("output") ?? "Reports"
+        if let warehouse {
+            return try fromWarehouse(warehouse, args: args, directory: directory, formats: formats)
+        }
 
         FleetReader.raiseOpenFileLimit()
         let result = try FleetReader.read(args.positionals, options: .init(jobs: jobs, progress: true))
@@ -56,6 +73,31 @@ enum ReportCommand {
             Err.line("blereplay report: \(damaged.count) input(s) unreadable or corrupt (the report covers the rest): "
                      + damaged.joined(separator: ", "))
             return .dataError
+        }
+        return .success
+    }
+
+    static func fromWarehouse(_ url: WarehouseURL, args: Arguments, directory: String, formats: Set<ReportFormat>) throws -> ExitCode {
+        let since = try WarehouseOptions.bound(args, "since"), until = try WarehouseOptions.bound(args, "until")
+        let statistics: FleetStatistics
+        do throws(WarehouseError) {
+            let db = try PostgresConnection(url)
+            guard let version = try WarehouseSchema.installedVersion(db) else {
+                Err.line("blereplay report: the warehouse holds no blereplay schema yet (run blereplay ingest first); no report written")
+                return .dataError
+            }
+            if version != WarehouseSchema.version { try WarehouseSchema.prepare(db) }
+            statistics = try WarehouseReport.statistics(db, since: since, until: until)
+        } catch {
+            return WarehouseOptions.fail("report", error)
+        }
+        guard !statistics.captures.isEmpty else {
+            Err.line("blereplay report: the warehouse holds no capture" + (since != nil || until != nil ? " in that window" : "") + "; no report written")
+            return .dataError
+        }
+        let written = try ReportWriter.write(statistics, to: directory, formats: formats)
+        if !args.flag("quiet") {
+            Out.write(ReportSummary.text(statistics, written: written))
         }
         return .success
     }

@@ -1,0 +1,132 @@
+import BLECore
+import BLEReport
+import Synchronization
+
+/// `blereplay ingest`: every input read and analysed as `report` reads it (`FleetReader.readOne`),
+/// each capture stored in one transaction.
+///
+/// Idempotent under concurrency: the `capture` row goes in first with
+/// `INSERT … ON CONFLICT (sha256) DO NOTHING`, so the unique constraint decides, inside the
+/// transaction, which of several workers storing the same capture stores it (the others wait
+/// for it to commit, then store nothing). The rest of the capture's rows follow through COPY,
+/// and the transaction commits them all or none: a worker killed half-way leaves nothing.
+public enum WarehouseIngest {
+    /// What became of one input.
+    public struct FileResult: Sendable {
+        public var outcome: InputOutcome
+        /// Captures stored by this run.
+        public var stored: Int
+        /// Captures the warehouse already held (same SHA-256).
+        public var alreadyStored: Int
+        /// Captures read but not stored (the warehouse became unreachable or refused a statement).
+        public var notStored: Int
+        public var error: WarehouseError?
+    }
+
+    /// Stores one capture; false when the warehouse already holds it.
+    public static func store(_ facts: CaptureFacts, outcome: InputOutcome, into db: PostgresConnection) throws(WarehouseError) -> Bool {
+        try db.execute("BEGIN")
+        do throws(WarehouseError) {
+            let placeholders = CaptureRows.captureColumns.indices.map { i in
+                CaptureRows.captureColumns[i] == "input_warnings" ? "$\(i + 1)::jsonb" : "$\(i + 1)"
+            }
+            let inserted = try db.execute("""
+                INSERT INTO blereplay.capture (\(CaptureRows.captureColumns.joined(separator: ", ")))
+                VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (sha256) DO NOTHING RETURNING id
+                """, CaptureRows.capture(facts, outcome: outcome))
+            guard let id = inserted.first?.first ?? nil else {
+                try db.execute("ROLLBACK")
+                return false
+            }
+            try db.copy(into: "blereplay.connection", columns: CaptureRows.connectionColumns, rows: CaptureRows.connections(facts, id: id))
+            try db.copy(into: "blereplay.device", columns: CaptureRows.deviceColumns, rows: CaptureRows.devices(facts, id: id))
+            try db.copy(into: "blereplay.error", columns: CaptureRows.errorColumns, rows: CaptureRows.errors(facts, id: id))
+            try db.copy(into: "blereplay.att_transaction", columns: CaptureRows.transactionColumns,
+                        rows: CaptureRows.transactions(facts.details, id: id))
+            try db.copy(into: "blereplay.finding", columns: CaptureRows.findingColumns, rows: CaptureRows.findings(facts.details, id: id))
+            try db.execute("COMMIT")
+            return true
+        } catch {
+            _ = try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Reads `arguments` (files and directories, as `report` takes them) with `jobs` workers, each
+    /// with a connection of its own, and stores every capture. Prepares the schema first (throws
+    /// when the warehouse is unreachable or newer). Once the warehouse is lost, the remaining
+    /// inputs are not read: a run again stores them.
+    public static func run(_ arguments: [String], url: WarehouseURL, jobs: Int,
+                           progress: (@Sendable (String) -> Void)? = nil) throws(WarehouseError) -> [FileResult] {
+        let first = try PostgresConnection(url)
+        try WarehouseSchema.prepare(first)
+        let expansion = ReportInputs.expand(arguments)
+        let files = expansion.files
+        let scratch: TemporaryDirectory
+        do throws(FleetReader.Failure) {
+            scratch = try FleetReader.temporaryDirectory()
+        } catch {
+            throw WarehouseError(.query, error.message)
+        }
+        defer { scratch.remove() }
+        let directory = scratch.path
+        let pool = ConnectionPool(url: url, first: first)
+        let timelines = ScratchTimelines()
+        let lost = Shared<WarehouseError?>(nil)
+        let results = WorkerPool.map(count: files.count, jobs: jobs) { index -> FileResult in
+            let path = files[index]
+            if let error = lost.value.withLock({ $0 }) {
+                return FileResult(outcome: InputOutcome.make(path: path, kind: nil, status: .failed, reason: nil, warnings: [],
+                                                        formatDescription: nil, captures: 0),
+                                  stored: 0, alreadyStored: 0, notStored: 0, error: error)
+            }
+            let (outcome, facts) = FleetReader.readOne(path, scratch: "\(directory)/\(index).db", timelines: timelines, details: true)
+            var result = FileResult(outcome: outcome, stored: 0, alreadyStored: 0, notStored: 0, error: nil)
+            var db: PostgresConnection?
+            for f in facts {
+                do throws(WarehouseError) {
+                    if db == nil { db = try pool.take() }
+                    if try store(f, outcome: outcome, into: db!) { result.stored += 1 } else { result.alreadyStored += 1 }
+                } catch {
+                    result.notStored += 1
+                    result.error = result.error ?? error
+                    if error.kind == .unreachable {
+                        lost.value.withLock { $0 = $0 ?? error }
+                        db = nil
+                    }
+                }
+            }
+            result.outcome.captures = result.stored + result.alreadyStored
+            if let db { pool.give(db) }
+            progress?(path)
+            return result
+        }
+        return expansion.problems.map { FileResult(outcome: $0, stored: 0, alreadyStored: 0, notStored: 0, error: nil) } + results
+    }
+}
+
+/// Connections shared by the ingest workers: each takes one, uses it alone, gives it back.
+final class ConnectionPool: Sendable {
+    let url: WarehouseURL
+    let free: Mutex<[PostgresConnection]>
+
+    init(url: WarehouseURL, first: PostgresConnection) {
+        self.url = url
+        free = Mutex([first])
+    }
+
+    func take() throws(WarehouseError) -> PostgresConnection {
+        if let c = free.withLock({ $0.popLast() }) { return c }
+        return try PostgresConnection(url)
+    }
+
+    func give(_ c: PostgresConnection) {
+        free.withLock { $0.append(c) }
+    }
+}
+
+/// A value the workers share.
+final class Shared<T: Sendable>: Sendable {
+    let value: Mutex<T>
+    init(_ value: T) { self.value = Mutex(value) }
+}

@@ -1,0 +1,159 @@
+/// The warehouse's tables (README "Warehouse schema", table by table), in the PostgreSQL schema
+/// `blereplay`, with a version in `blereplay.schema_info`.
+///
+/// Every table but `capture` is keyed by `(capture_id, …)`: a capture's rows stay together,
+/// which is what distributing by capture id on Citus needs (Docs/warehouse.md).
+public enum WarehouseSchema {
+    /// Bumped with every change; `migrations[i]` takes a warehouse from version i + 1 to i + 2.
+    public static let version = 1
+
+    /// Serialises schema changes of concurrent workers (`pg_advisory_xact_lock`).
+    static let lockKey = "7426587301"
+
+    /// Version 1.
+    static let create = """
+        CREATE TABLE blereplay.capture (
+            id bigserial PRIMARY KEY,
+            sha256 text NOT NULL UNIQUE,
+            label text NOT NULL,
+            input text NOT NULL,
+            input_kind text NOT NULL,
+            input_status text NOT NULL,
+            input_reason text,
+            input_warnings jsonb NOT NULL DEFAULT '[]',
+            input_format text,
+            capture_name text NOT NULL,
+            capture_path text NOT NULL,
+            format_description text NOT NULL,
+            records integer NOT NULL,
+            first_ts_us bigint,
+            last_ts_us bigint,
+            status text NOT NULL,
+            malformed_packets integer NOT NULL,
+            bredr_links integer NOT NULL,
+            ingested_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX capture_first_ts ON blereplay.capture (first_ts_us);
+        CREATE TABLE blereplay.connection (
+            capture_id bigint NOT NULL REFERENCES blereplay.capture (id) ON DELETE CASCADE,
+            id bigint NOT NULL,
+            handle integer NOT NULL,
+            peer_address text,
+            status integer NOT NULL,
+            completed_ts_us bigint,
+            start_ts_us bigint,
+            end_ts_us bigint,
+            began_before_capture boolean NOT NULL,
+            open_at_end boolean NOT NULL,
+            established boolean NOT NULL,
+            duration_us bigint NOT NULL,
+            disconnect_reason integer,
+            disconnect_cb_error text,
+            name text,
+            manufacturer text,
+            model text,
+            firmware_revision text,
+            PRIMARY KEY (capture_id, id)
+        );
+        CREATE TABLE blereplay.device (
+            capture_id bigint NOT NULL REFERENCES blereplay.capture (id) ON DELETE CASCADE,
+            address text NOT NULL,
+            name text,
+            manufacturer text,
+            model text,
+            firmware_revision text,
+            PRIMARY KEY (capture_id, address)
+        );
+        CREATE TABLE blereplay.error (
+            capture_id bigint NOT NULL REFERENCES blereplay.capture (id) ON DELETE CASCADE,
+            ordinal integer NOT NULL,
+            kind text NOT NULL,
+            ts_us bigint NOT NULL,
+            packet_id integer NOT NULL,
+            connection_id bigint,
+            code integer NOT NULL,
+            name text NOT NULL,
+            cb_error text,
+            opcode integer,
+            opcode_name text,
+            handle integer,
+            characteristic text,
+            descriptor text,
+            detail text,
+            PRIMARY KEY (capture_id, ordinal)
+        );
+        CREATE TABLE blereplay.att_transaction (
+            capture_id bigint NOT NULL REFERENCES blereplay.capture (id) ON DELETE CASCADE,
+            ordinal integer NOT NULL,
+            connection_id bigint NOT NULL,
+            request_packet_id integer NOT NULL,
+            response_packet_id integer,
+            request_ts_us bigint NOT NULL,
+            opcode integer NOT NULL,
+            opcode_name text,
+            requester text NOT NULL,
+            handle integer,
+            latency_us bigint,
+            outcome text NOT NULL,
+            error_code integer,
+            PRIMARY KEY (capture_id, ordinal)
+        );
+        CREATE TABLE blereplay.finding (
+            capture_id bigint NOT NULL REFERENCES blereplay.capture (id) ON DELETE CASCADE,
+            ordinal integer NOT NULL,
+            connection_id bigint,
+            severity text NOT NULL,
+            code text NOT NULL,
+            title text NOT NULL,
+            detail text NOT NULL,
+            evidence_packet_ids text NOT NULL,
+            cb_error text,
+            PRIMARY KEY (capture_id, ordinal)
+        );
+        CREATE VIEW blereplay.disconnect_reasons AS
+            SELECT capture_id, connection_id, ts_us, packet_id, code AS reason, name, cb_error FROM blereplay.error WHERE kind = 'disconnect';
+        CREATE VIEW blereplay.smp_failures AS
+            SELECT capture_id, connection_id, ts_us, packet_id, code AS reason, name, cb_error, detail AS sent_by FROM blereplay.error WHERE kind = 'smp';
+        """
+
+    /// Steps from each older version (none yet: version 1 is the first).
+    static let migrations: [String] = []
+
+    /// Creates the schema, or migrates an older one, in one transaction under an advisory lock
+    /// (two workers starting at once do it once). Refuses a warehouse of a newer version.
+    public static func prepare(_ db: PostgresConnection) throws(WarehouseError) {
+        try db.execute("BEGIN")
+        do throws(WarehouseError) {
+            try db.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
+            try db.execute("CREATE SCHEMA IF NOT EXISTS blereplay")
+            try db.execute("CREATE TABLE IF NOT EXISTS blereplay.schema_info (version integer NOT NULL)")
+            let found = try db.execute("SELECT max(version) FROM blereplay.schema_info").first?.int(0)
+            switch found {
+            case nil:
+                try db.executeScript(create)
+                try db.execute("INSERT INTO blereplay.schema_info (version) VALUES ($1)", [String(version)])
+            case let v? where v > version:
+                throw WarehouseError(.newerSchema, "the warehouse has schema version \(v), written by a newer blereplay; this one knows versions up to \(version) and changes nothing")
+            case let v? where v < version:
+                guard v >= 1, migrations.count == version - 1 else {
+                    throw WarehouseError(.newerSchema, "the warehouse has schema version \(v), which no blereplay wrote")
+                }
+                for step in migrations[(v - 1)..<(version - 1)] { try db.executeScript(step) }
+                try db.execute("UPDATE blereplay.schema_info SET version = $1", [String(version)])
+            default:
+                break
+            }
+            try db.execute("COMMIT")
+        } catch {
+            _ = try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The version found, without changing anything (nil: no warehouse schema yet).
+    public static func installedVersion(_ db: PostgresConnection) throws(WarehouseError) -> Int? {
+        let exists = try db.execute("SELECT to_regclass('blereplay.schema_info') IS NOT NULL").first?.first ?? nil
+        guard exists == "t" else { return nil }
+        return try db.execute("SELECT max(version) FROM blereplay.schema_info").first?.int(0)
+    }
+}

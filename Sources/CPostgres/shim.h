@@ -1,0 +1,2 @@
+// libpq, PostgreSQL's client library (Debian libpq-dev). Only BLEWarehouse links it.
+#include <postgresql/libpq-fe.h>
