@@ -22,14 +22,15 @@ enum CaptureRows {
 
     static let connectionColumns = ["capture_id", "id", "handle", "peer_address", "status", "completed_ts_us", "start_ts_us",
                                     "end_ts_us", "began_before_capture", "open_at_end", "established", "duration_us",
-                                    "disconnect_reason", "disconnect_cb_error", "name", "manufacturer", "model", "firmware_revision"]
+                                    "disconnect_reason", "disconnect_cb_error", "name", "manufacturer", "model", "firmware_revision",
+                                    "local_role"]
 
     static func connections(_ f: CaptureFacts, id: String) -> [[String?]] {
         f.connections.map { c in
             [id, text(c.id), text(c.handle), c.peerAddress, text(c.status), text(c.completedAt), text(c.start), text(c.end),
              text(c.beganBeforeCapture), text(c.openAtEnd), text(c.established), text(c.observedDuration),
              text(c.disconnectReason), c.disconnectCBError, c.identity.name, c.identity.manufacturer, c.identity.model,
-             c.identity.firmwareRevision]
+             c.identity.firmwareRevision, c.localRole]
         }
     }
 

@@ -1,4 +1,5 @@
 import BLECore
+import BLEAnalysis
 import BLEReport
 
 /// The code counts of the report (`FleetStatistics.counts`) and the ATT timeout table, from
@@ -42,7 +43,11 @@ enum WarehouseCounts {
             totals[EventKey.make(kind: kind, code: r.int(1) ?? 0)] = (r.text(3) ?? "", r.int(2) ?? 0)
         }
         var cb: [EventKey: [String: Int]] = [:]
-        for r in try db.execute("SELECT kind, code, cb_error, count(*) FROM ek GROUP BY 1, 2, 3") {
+        // A peripheral manager gets no disconnect callback: labelled as `FleetStatistics.build` labels it.
+        for r in try db.execute("""
+            SELECT kind, code, coalesce(cb_error, CASE WHEN kind = 'disconnect' AND detail = $1 THEN $2 END), count(*)
+            FROM ek GROUP BY 1, 2, 3
+            """, [ErrorEvent.localPeripheral, PeripheralManagerView.reportLabel]) {
             guard let kind = r.text(0).flatMap(ErrorEvent.Kind.init(rawValue:)) else { continue }
             cb[EventKey.make(kind: kind, code: r.int(1) ?? 0), default: [:]][r.text(2) ?? "", default: 0] += r.int(3) ?? 0
         }

@@ -63,7 +63,7 @@ public enum WarehouseReport {
         for r in try db.execute("""
             SELECT capture_id, id, handle, peer_address, status, completed_ts_us, start_ts_us, end_ts_us, began_before_capture,
                    open_at_end, disconnect_reason, disconnect_cb_error, own_name, own_manufacturer, own_model, own_firmware,
-                   peer, r_name, r_manufacturer, r_model, r_firmware
+                   peer, r_name, r_manufacturer, r_model, r_firmware, local_role
             FROM ck ORDER BY rank, id
             """) {
             guard let captureID = r.int64(0), let i = index[captureID], let id = r.int64(1) else { continue }
@@ -71,7 +71,8 @@ public enum WarehouseReport {
                 id: id, handle: r.int(2) ?? 0, peerAddress: r.text(3), status: r.int(4) ?? 0, completedAt: r.int64(5),
                 start: r.int64(6), end: r.int64(7), beganBeforeCapture: r.bool(8), openAtEnd: r.bool(9),
                 disconnectReason: r.int(10), disconnectCBError: r.text(11),
-                identity: DeviceIdentity(name: r.text(12), manufacturer: r.text(13), model: r.text(14), firmwareRevision: r.text(15))))
+                identity: DeviceIdentity(name: r.text(12), manufacturer: r.text(13), model: r.text(14), firmwareRevision: r.text(15)),
+                localRole: r.text(21)))
             if r.text(16) != nil {
                 identities[i][id] = DeviceIdentity(name: r.text(17), manufacturer: r.text(18), model: r.text(19), firmwareRevision: r.text(20))
             }

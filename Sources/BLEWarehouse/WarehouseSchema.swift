@@ -53,6 +53,7 @@ public enum WarehouseSchema {
             manufacturer text,
             model text,
             firmware_revision text,
+            local_role text,
             PRIMARY KEY (capture_id, id)
         );
         CREATE TABLE blereplay.device (

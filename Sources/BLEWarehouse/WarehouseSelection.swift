@@ -34,7 +34,7 @@ enum WarehouseSelection {
             SELECT c.capture_id, c.id, c.rank, c.label, c.handle, c.peer_address, c.peer, c.status, c.completed_ts_us,
                    c.start_ts_us, c.end_ts_us, c.began_before_capture, c.open_at_end, c.established, c.duration_us,
                    c.disconnect_reason, c.disconnect_cb_error, c.name AS own_name, c.manufacturer AS own_manufacturer,
-                   c.model AS own_model, c.firmware_revision AS own_firmware,
+                   c.model AS own_model, c.firmware_revision AS own_firmware, c.local_role,
                    CASE WHEN c.peer IS NOT NULL THEN coalesce(c.l_name, f.name) END AS r_name,
                    CASE WHEN c.peer IS NOT NULL THEN coalesce(c.l_manufacturer, f.manufacturer) END AS r_manufacturer,
                    CASE WHEN c.peer IS NOT NULL THEN coalesce(c.l_model, f.model) END AS r_model,

@@ -24,8 +24,9 @@ extension CaptureFacts {
 
 extension ConnectionFact {
     public static func make(id: Int64, handle: Int, peerAddress: String?, status: Int, completedAt: Int64?, start: Int64?, end: Int64?,
-                beganBeforeCapture: Bool, openAtEnd: Bool, disconnectReason: Int?, disconnectCBError: String?, identity: DeviceIdentity) -> Self {
-        Self(id: id, handle: handle, peerAddress: peerAddress, status: status, completedAt: completedAt, start: start, end: end, beganBeforeCapture: beganBeforeCapture, openAtEnd: openAtEnd, disconnectReason: disconnectReason, disconnectCBError: disconnectCBError, identity: identity)
+                beganBeforeCapture: Bool, openAtEnd: Bool, disconnectReason: Int?, disconnectCBError: String?, identity: DeviceIdentity,
+                localRole: String? = nil) -> Self {
+        Self(id: id, handle: handle, peerAddress: peerAddress, status: status, completedAt: completedAt, start: start, end: end, beganBeforeCapture: beganBeforeCapture, openAtEnd: openAtEnd, disconnectReason: disconnectReason, disconnectCBError: disconnectCBError, identity: identity, localRole: localRole)
     }
 }
 
