@@ -72,3 +72,34 @@ final class ForwardingPeripheralManagerDelegate: NSObject, CBPeripheralManagerDe
         #expect(f.forwarded.contains("ready") == app.events.contains { if case .ready = $0 { true } else { false } })
     }
 }
+
+/// The conformance is on the base class; the subclass's `didAdd` is not found by Swift on Linux
+/// (iOS asks the runtime and finds it), so the default runs and the replay names the method.
+class BasePeripheralApp: NSObject, CBPeripheralManagerDelegate {
+    var manager: CBPeripheralManager!
+    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
+        guard peripheral.state == .poweredOn else { return }
+        peripheral.add(CBMutableService(type: CBUUID(string: "180D"), primary: true))
+    }
+}
+
+final class SubclassedPeripheralApp: BasePeripheralApp {
+    private(set) var added = 0
+    func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: Error?) { added += 1 }
+}
+
+@Suite struct SubclassedPeripheralManagerDelegateTests {
+    @Test func aDefaultReachedOnASubclassIsReported() throws {
+        let replay = try CBReplay(capture: Samples.capture("heart-rate-peripheral.btsnoop"))
+        let app = replay.activate { () -> SubclassedPeripheralApp in
+            let app = SubclassedPeripheralApp()
+            app.manager = CBPeripheralManager(delegate: app, queue: nil)
+            return app
+        }
+        replay.run(for: 1)
+        #expect(app.added == 0)
+        let reported = replay.diagnostics.filter { $0.kind == .subclassedDelegate }.map(\.message)
+        #expect(reported.count == 1)
+        #expect(reported.first?.hasPrefix("peripheralManager(_:didAdd:error:) was called on a ") == true)
+    }
+}
