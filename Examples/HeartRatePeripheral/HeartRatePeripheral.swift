@@ -37,7 +37,7 @@ final class HeartRatePeripheral: NSObject, CBPeripheralManagerDelegate {
     }
 
     private(set) var events: [Event] = []
-    private var manager: CBPeripheralManager!
+    private(set) var manager: CBPeripheralManager!
     private let measurement = CBMutableCharacteristic(type: HeartRatePeripheral.measurementUUID, properties: [.notify],
                                                       value: nil, permissions: [])
     private let location = CBMutableCharacteristic(type: HeartRatePeripheral.bodySensorLocationUUID, properties: [.read],

@@ -41,7 +41,7 @@ final class CBPeripheralLinkState {
 
     func deliver(_ body: @escaping (any CBPeripheralManagerDelegate) -> Void) {
         guard let replay = manager.replay, !manager.detached, let d = manager.delegate else { return }
-        replay.onQueue(manager.queue) { body(d) }
+        replay.callApp(manager) { body(d) }
     }
 
     static func error(_ op: ATTOpcode, _ handle: UInt16, _ code: UInt8) -> [UInt8] {
@@ -252,6 +252,6 @@ extension CBPeripheralManager {
     func transmitQueueHasRoom() {
         guard owesReady, let replay, !detached else { return }
         owesReady = false
-        replay.onQueue(queue) { delegate?.peripheralManagerIsReady(toUpdateSubscribers: self) }
+        replay.callApp(self) { delegate?.peripheralManagerIsReady(toUpdateSubscribers: self) }
     }
 }

@@ -66,7 +66,7 @@ open class CBPeripheralManager: CBManager {
     /// is an error in `peripheralManagerDidStartAdvertising`). What does not fit the 31-byte
     /// legacy advertising PDU goes as CBAdvertisingLayout says (Docs/peripheral.md "Advertising").
     open func startAdvertising(_ advertisementData: [String: Any]?) {
-        guard let replay, !detached else { return }
+        guard let replay, !detached, replay.admits("startAdvertising(_:)") else { return }
         let data = advertisementData ?? [:]
         let unsupported = data.keys.filter { $0 != CBAdvertisementDataLocalNameKey && $0 != CBAdvertisementDataServiceUUIDsKey }
         replay.world.scheduler.schedule(after: 0) { [self] in
@@ -86,12 +86,12 @@ open class CBPeripheralManager: CBManager {
                 isAdvertising = true
                 replay.peripheralRoleAdvertisingStarted()
             }
-            replay.onQueue(queue) { delegate?.peripheralManagerDidStartAdvertising(self, error: error) }
+            replay.callApp(self) { delegate?.peripheralManagerDidStartAdvertising(self, error: error) }
         }
     }
 
     open func stopAdvertising() {
-        guard let replay, isAdvertising else { return }
+        guard let replay, isAdvertising, replay.admits("stopAdvertising()") else { return }
         isAdvertising = false
         advertisementData = nil
         replay.traceAdvertisingDisabled()
@@ -106,7 +106,7 @@ open class CBPeripheralManager: CBManager {
     /// cached value must be read-only (no write properties or permissions): iOS refuses it, here
     /// with `CBError.invalidParameters` in `didAdd`.
     open func add(_ service: CBMutableService) {
-        guard let replay, !detached else { return }
+        guard let replay, !detached, replay.admits("add(_:)") else { return }
         let chars = (service.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }
         let writable: CBCharacteristicProperties = [.write, .writeWithoutResponse, .authenticatedSignedWrites]
         let cachedWritable = chars.contains { $0.value != nil && (!$0.properties.isDisjoint(with: writable)
@@ -119,16 +119,18 @@ open class CBPeripheralManager: CBManager {
         }
         replay.world.scheduler.schedule(after: 0) { [self] in
             guard !detached else { return }
-            replay.onQueue(queue) { delegate?.peripheralManager(self, didAdd: service, error: error) }
+            replay.callApp(self) { delegate?.peripheralManager(self, didAdd: service, error: error) }
         }
     }
 
     open func remove(_ service: CBMutableService) {
+        guard replay?.admits("remove(_:)") ?? true else { return }
         services.removeAll { $0 === service }
         database.layOut(services)
     }
 
     open func removeAllServices() {
+        guard replay?.admits("removeAllServices()") ?? true else { return }
         services = []
         database.layOut(services)
     }
@@ -137,7 +139,7 @@ open class CBPeripheralManager: CBManager {
 
     /// Answers a read, or the first of the writes `didReceiveWrite` delivered together.
     open func respond(to request: CBATTRequest, withResult result: CBATTError.Code) {
-        guard replay != nil, !detached else { return }
+        guard let replay, !detached, replay.admits("respond(to:withResult:)") else { return }
         for state in links.values where state.answer(request, result: result) { return }
     }
 
@@ -146,7 +148,7 @@ open class CBPeripheralManager: CBManager {
     /// is sent, and `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
     /// A value longer than a central's `maximumUpdateValueLength` is cut to it.
     open func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
-        guard replay != nil, !detached else { return false }
+        guard let replay, !detached, replay.admits("updateValue(_:for:onSubscribedCentrals:)") else { return false }
         let targets = links.values.filter { s in
             s.subscriptions[characteristic.valueHandle] != nil && (centrals?.contains { $0 === s.central } ?? true)
         }.sorted { $0.server.link?.handle ?? 0 < $1.server.link?.handle ?? 0 }
@@ -160,9 +162,9 @@ open class CBPeripheralManager: CBManager {
     }
 
     open func publishL2CAPChannel(withEncryption encryptionRequired: Bool) {
-        guard let replay else { return }
+        guard let replay, replay.admits("publishL2CAPChannel(withEncryption:)") else { return }
         replay.world.scheduler.schedule(after: 0) { [self] in
-            replay.onQueue(queue) { delegate?.peripheralManager(self, didPublishL2CAPChannel: 0, error: CBError(.operationNotSupported)) }
+            replay.callApp(self) { delegate?.peripheralManager(self, didPublishL2CAPChannel: 0, error: CBError(.operationNotSupported)) }
         }
     }
 

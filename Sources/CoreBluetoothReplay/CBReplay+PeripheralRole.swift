@@ -66,10 +66,10 @@ extension CBReplay {
                     m.advertisementData = a
                     m.isAdvertising = true
                 }
-                onQueue(m.queue) { m.delegate?.peripheralManager(m, willRestoreState: dict) }
+                callApp(m) { m.delegate?.peripheralManager(m, willRestoreState: dict) }
             }
             m.state = state
-            onQueue(m.queue) { m.delegate?.peripheralManagerDidUpdateState(m) }
+            callApp(m) { m.delegate?.peripheralManagerDidUpdateState(m) }
         }
     }
 
@@ -114,7 +114,7 @@ extension CBReplay {
         guard let m = activePeripheralManager else { return }
         if newState != .poweredOn { m.isAdvertising = false }
         m.state = newState
-        onQueue(m.queue) { m.delegate?.peripheralManagerDidUpdateState(m) }
+        callApp(m) { m.delegate?.peripheralManagerDidUpdateState(m) }
     }
 
     /// `relaunch`: the system keeps the published services and the advertising of a manager

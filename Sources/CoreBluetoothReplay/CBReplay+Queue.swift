@@ -13,6 +13,11 @@ extension CBReplay {
         onQueue(manager?.queue, body)
     }
 
+    /// Runs app code for a peripheral manager on its queue.
+    func callApp(_ manager: CBPeripheralManager?, _ body: () -> Void) {
+        onQueue(manager?.queue, body)
+    }
+
     /// Runs `body` on `queue` (inline for nil, the main queue, or when already on it).
     func onQueue(_ queue: DispatchQueue?, _ body: () -> Void) {
         // `DispatchQueue.main` is a new wrapper on each access on Linux: compare the label.
