@@ -57,7 +57,7 @@ import Testing
     @Test(arguments: [
         ("[]", "top level"), ("{\"steps\": 3}", "\"steps\" must be an array"), ("{\"steps\": [{\"fly\": {}}]}", "unknown step"),
         ("{\"steps\": [{\"read\": {}}]}", "steps[0]: name a"), ("{\"steps\": [{\"wait\": \"soon\"}]}", "steps[0]"),
-        ("{\"steps\": [], \"extra\": 1}", "unknown key"), ("{\"steps\": [{\"expect\": {\"disconnect\": {\"cbError\": \"nope\"}}}]}", "CBError"),
+        ("{\"steps\": [], \"extra\": 1}", "unknown key"), ("{\"steps\": [], \"server\": \"phone\"}", "server: \"remote\""), ("{\"steps\": [{\"expect\": {\"disconnect\": {\"cbError\": \"nope\"}}}]}", "CBError"),
         ("{\"steps\": [", "JSON error at byte"),
     ])
     func reportsWhereAScriptIsWrong(_ json: String, _ message: String) {
