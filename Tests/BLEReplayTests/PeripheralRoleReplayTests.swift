@@ -44,6 +44,32 @@ import TestSupport
         #expect(roles == ["peripheral"])
     }
 
+    /// A central that stops reading after the local server's first notification
+    /// (`stop-reading`): the fault fires, nothing the local host sends on the link from then on
+    /// is acknowledged (no Number Of Completed Packets for them in the written capture), and the
+    /// link still ends as recorded: 0x08 at the recorded instant.
+    @Test(arguments: [1, 2, 3, 4])
+    func aCentralThatStopsReadingStillLosesTheLinkAsRecorded(_ seed: Int) throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let s = try #require(try BlegenSessions.generate(seed: seed, shape: "peripheral-notify-loss", into: dir).first)
+        let session = try #require(try ReplaySource.load(path: s.path).sessions.first)
+        var c = ReplayConfiguration()
+        c.unmatched = .strict
+        c.faults = [try FaultSpec(parsing: "stop-reading@after=handle-value-notification#1")]
+        let (result, world) = FaithfulReplay.run(session, configuration: c)
+        #expect(result.unfiredFaults.isEmpty && world.firedFaults.count == 1)
+        let v = try #require(result.verdicts.first)
+        #expect(v.simulatedEnd == v.recordedEnd, "\(v.simulatedEnd) vs \(v.recordedEnd)")
+        let link = try #require(world.host.allLinks.first)
+        #expect(link.peerStoppedReading && link.endReason?.rawValue == 0x08)
+        let fired = try #require(world.firedFaults.first?.time)
+        #expect(link.stuckPackets > 0)
+        // The central received nothing after the fault: its session saw no PDU sent later.
+        let sentAfter = link.log.filter { $0.fromCentral && link.establishedAt &+ $0.time > fired }
+        #expect(sentAfter.count >= link.stuckPackets)
+    }
+
     /// A failed peripheral-role attempt (high duty cycle directed advertising that timed out: LE
     /// Connection Complete status 0x3C, role 0x01, Core v5.4 Vol 4 Part E 7.7.65.1) beside a link
     /// as peripheral: the written capture keeps role 0x01 for both, and writes no LE Create
