@@ -70,10 +70,12 @@ public enum RecordedLocalServer {
     }
 
     /// The connection as the remote central's host saw it: every PDU's direction turned round;
-    /// the local host's Disconnect becomes the peripheral's ending with its reason; the remote
-    /// central's own end of the link (0x13, 0x16, …) is the central's doing, which the script now
-    /// decides, so the peripheral's behaviour has no ending for it; a link loss (0x08) stays. The
-    /// local controller's buffer returns and security are the other side's and are left out.
+    /// the local host's Disconnect becomes the peripheral's ending, with the reason it gave (the
+    /// one LL_TERMINATE_IND carries, Core v5.4 Vol 6 Part B 2.4.2.2) at the recorded Disconnection
+    /// Complete, none when the capture ended before it; the remote central's own end of the link
+    /// (0x13, 0x16, …) is the central's doing, which the script now decides, so the peripheral's
+    /// behaviour has no ending for it; a link loss (0x08) stays. The local controller's buffer
+    /// returns and security are the other side's and are left out.
     static func seenFromTheCentral(_ c: RecordedConnection) -> RecordedConnection {
         var f = c
         f.role = "central"
@@ -81,10 +83,12 @@ public enum RecordedLocalServer {
         f.completions = []
         f.security = []
         f.localDisconnect = nil
-        if let local = c.localDisconnect {
-            f.disconnect = (c.disconnect?.time ?? local.time, HCIStatusCode(local.reason), local.packetID)
-        } else if let d = c.disconnect, d.reason.rawValue != 0x08 {
-            f.localDisconnect = (d.time, d.reason.rawValue, d.packetID)
+        if let d = c.disconnect {
+            if let local = c.localDisconnect, local.time <= d.time {
+                f.disconnect = (d.time, HCIStatusCode(local.reason), d.packetID)
+            } else if d.reason.rawValue != 0x08 {
+                f.disconnect = nil
+            }
         }
         return f
     }
