@@ -20,6 +20,8 @@ LE_READ_LOCAL_FEATURES = 0x2003
 LE_SET_RANDOM_ADDRESS = 0x2005
 LE_SET_SCAN_PARAMETERS = 0x200B
 LE_SET_SCAN_ENABLE = 0x200C
+LE_SET_ADVERTISING_PARAMETERS = 0x2006
+LE_SET_ADVERTISING_ENABLE = 0x200A
 LE_CREATE_CONNECTION = 0x200D
 LE_CREATE_CONNECTION_CANCEL = 0x200E
 LE_CONNECTION_UPDATE = 0x2013
@@ -114,6 +116,18 @@ def le_create_connection(peer_addr_type: int, peer_addr: str, own_addr_type: int
                    struct.pack("<HHBB6sBHHHHHH", scan_interval, scan_window, 0, peer_addr_type,
                                addr_bytes(peer_addr), own_addr_type, interval_min, interval_max,
                                latency, timeout, min_ce, max_ce))
+
+
+def le_set_advertising_parameters(interval: int, adv_type: int, own_addr_type: int, peer_addr_type: int,
+                                  peer_addr: str) -> bytes:
+    """Core v5.4 Vol 4 Part E 7.8.5 (adv_type 0x01: ADV_DIRECT_IND, high duty cycle)."""
+    return command(LE_SET_ADVERTISING_PARAMETERS, struct.pack("<HHBBB", interval, interval, adv_type, own_addr_type, peer_addr_type)
+                   + addr_bytes(peer_addr) + bytes([0x07, 0x00]))
+
+
+def le_set_advertising_enable(enable: bool) -> bytes:
+    """Core v5.4 Vol 4 Part E 7.8.9."""
+    return command(LE_SET_ADVERTISING_ENABLE, bytes([1 if enable else 0]))
 
 
 def le_create_connection_cancel() -> bytes:

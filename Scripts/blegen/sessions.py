@@ -535,6 +535,22 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
         link.shapes.append("begins before the capture")
         link.anchor = t0 - rng.randint(0, link.interval)
         link.t = t0
+    elif not local_central and force.get("directed_timeout") and index == 1:
+        # A failed peripheral-role attempt: high duty cycle directed advertising that no central
+        # answered; the controller ends it after 1.28 s with LE Connection Complete status 0x3C
+        # (Advertising Timeout) and role 0x01 (Core v5.4 Vol 4 Part E 7.8.9, 7.7.65.1).
+        link.cmd(link.t, hci.le_set_advertising_parameters(0x0020, 0x01, 0, 0, link.peer))
+        link.t += link.jitter(200, 900)
+        link.evt(link.t, hci.command_complete(hci.LE_SET_ADVERTISING_PARAMETERS, b"\x00"))
+        link.t += link.jitter(200, 900)
+        link.cmd(link.t, hci.le_set_advertising_enable(True))
+        link.t += link.jitter(200, 900)
+        link.evt(link.t, hci.command_complete(hci.LE_SET_ADVERTISING_ENABLE, b"\x00"))
+        link.t += 1_280 * MS
+        _connect(link, 0x3C)
+        link.kind, link.open = "failed attempt", False
+        link.shapes.append("failed attempt 0x3C (directed advertising timed out)")
+        return link
     else:
         r = rng.random()
         r = force.get("attempt", r)
@@ -686,6 +702,12 @@ SHAPES = {
     "peripheral-notify-loss": dict(count=1, roles="peripheral", tail=None,
                                    force={"attempt": 0.9, "phases": ["mtu", "discovery", "silent-notify"], "fail_in": None,
                                           "ending": "loss"}),
+    # A link as peripheral that the remote central discovers, subscribes to and loses, and, while
+    # it is up, a failed peripheral-role attempt (directed advertising to another central timed
+    # out: LE Connection Complete status 0x3C, role 0x01).
+    "peripheral-failed-attempt": dict(count=2, roles="peripheral", tail=None,
+                                      force={"directed_timeout": True, "attempt": 0.9, "phases": ["mtu", "discovery", "notify"],
+                                             "fail_in": None, "ending": "loss"}),
     # Both roles in one capture: the local device central on the 1st link, peripheral on the 2nd.
     "mixed-roles": dict(count=2, roles="both", tail=None,
                         force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw"], "fail_in": None,

@@ -1,3 +1,4 @@
+import BLEAnalysis
 import BLECore
 import BLEDecode
 import BLEReplay
@@ -33,6 +34,10 @@ extension CBReplay {
         if let r = peripheralRole { return r }
         let r = CBPeripheralRole(driver: LocalServerDriver(world: world, session: session))
         r.driver.isAdvertising = { [weak r] in r?.manager.map { !$0.detached && $0.isAdvertising && $0.state == .poweredOn } ?? false }
+        r.driver.advertisement = { [weak r] in
+            let layout = CBAdvertisingLayout(r?.manager?.advertisementData ?? [:])
+            return (layout.advertisingData, layout.scanResponse)
+        }
         r.driver.willConnect = { [weak self, weak r] server in
             guard let self, let m = r?.manager, !m.detached else { return }
             bind(server, to: m)
@@ -75,16 +80,17 @@ extension CBReplay {
 
     /// A recorded central is about to connect: its requests go to the manager's server.
     func bind(_ server: LocalServerLink, to m: CBPeripheralManager) {
-        let key = server.recorded?.peer ?? "connection"
+        let key = server.recorded?.peer ?? server.peer?.model.key ?? "connection"
         let central: CBCentral
         if let c = m.centralObjects[key] {
             central = c
         } else {
-            let model = server.recorded.map { world.peripherals[$0.model].model }
+            let model = server.recorded.map { world.peripherals[$0.model].model } ?? server.peer?.model
             central = CBCentral(identifier: model.map(CBReplay.identifier(for:)) ?? UUID())
             m.centralObjects[key] = central
         }
         central.server = server
+        server.appDatabase = { [weak m] in m?.database.gatt ?? .init() }
         let state = CBPeripheralLinkState(server: server, central: central, manager: m)
         server.onPDU = { [weak state] pdu in state?.received(pdu) }
         m.links[ObjectIdentifier(server)] = state

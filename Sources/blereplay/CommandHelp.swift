@@ -104,7 +104,7 @@ enum CommandHelpTable {
         CommandHelp(name: "replay", arguments: "CAPTURE|DB [options]",
                     summary: "Replay the recorded peripherals against the recorded central, a central script, or seeded faults (Docs/replay.md).",
                     options: [
-                        OptionHelp("--central SCRIPT.json", "drive the peripherals with this central script instead of the recorded central"),
+                        OptionHelp("--central SCRIPT.json", "drive the peripherals with this central script instead of the recorded central; on a capture whose local device was the peripheral, the script plays the remote central against the local GATT server"),
                         OptionHelp("--inject FAULT", "inject a fault (repeatable; grammar in Docs/replay.md); one that never fires fails the run"),
                         OptionHelp("--unmatched strict|database|error[:0xNN]", "how a request the recording never saw is answered"),
                         OptionHelp("--anchor events|time", "anchor recorded failures to events (default) or to clock time"),

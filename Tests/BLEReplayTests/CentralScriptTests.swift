@@ -57,7 +57,7 @@ import Testing
     @Test(arguments: [
         ("[]", "top level"), ("{\"steps\": 3}", "\"steps\" must be an array"), ("{\"steps\": [{\"fly\": {}}]}", "unknown step"),
         ("{\"steps\": [{\"read\": {}}]}", "steps[0]: name a"), ("{\"steps\": [{\"wait\": \"soon\"}]}", "steps[0]"),
-        ("{\"steps\": [], \"extra\": 1}", "unknown key"), ("{\"steps\": [{\"expect\": {\"disconnect\": {\"cbError\": \"nope\"}}}]}", "CBError"),
+        ("{\"steps\": [], \"extra\": 1}", "unknown key"), ("{\"steps\": [], \"server\": \"phone\"}", "server: \"remote\""), ("{\"steps\": [{\"expect\": {\"disconnect\": {\"cbError\": \"nope\"}}}]}", "CBError"),
         ("{\"steps\": [", "JSON error at byte"),
     ])
     func reportsWhereAScriptIsWrong(_ json: String, _ message: String) {
@@ -66,6 +66,21 @@ import Testing
         } throws: { error in
             "\(error)".contains(message)
         }
+    }
+
+    /// Against the recorded local GATT server of heart-rate-peripheral.btsnoop, connected twice:
+    /// the second connection behaves like the second recorded one, which the remote central ended
+    /// (0x13 at packet 132); that end was the central's, so the script's own disconnect ends it
+    /// as a central's host reports its own: 0x16, after two connection intervals.
+    @Test func theScriptsOwnDisconnectIsItsOwnOnEveryRecordedConnection() throws {
+        let script = try Self.script("""
+            {"name": "twice", "steps": [{"connect": {}}, {"disconnect": {}}, {"connect": {}}, {"read": {"handle": "0x000F", "expect": {"value": "hex:01"}}}, {"disconnect": {}}]}
+            """)
+        let (r, world, _) = try run(script, on: "heart-rate-peripheral.btsnoop")
+        #expect(r.passed, "\(ScriptReport.text(r))")
+        let links = world.host.allLinks
+        #expect(links.count == 2 && links.allSatisfy { $0.endReason?.rawValue == 0x16 })
+        #expect(links.map(\.behaviourConnectionID) == [1, 2])
     }
 
     /// The shipped example against the link-loss capture: the loss is ridden out with one

@@ -7,7 +7,8 @@ import Testing
     @Test(arguments: ["disconnect:0x08@after=write-request:0x0021#3", "disconnect:0x13@t=12.5s",
                       "drop-response:read-request:0x0003#1", "delay-response:read-request:0x0003#1:+2s",
                       "att-error:0x0E@write-request:0x0021#2", "latency-scale:3.0", "stop-advertising@t=5s",
-                      "drop-response:any-request", "disconnect:0x08@after=exchange-mtu-request,peer=C4:7A:3B:12:9E:51"])
+                      "drop-response:any-request", "disconnect:0x08@after=exchange-mtu-request,peer=C4:7A:3B:12:9E:51",
+                      "stop-reading@after=handle-value-notification:0x000C#5", "stop-reading@t=12.5s"])
     func roundTrips(_ text: String) throws {
         let f = try FaultSpec(parsing: text)
         #expect(f.description == text)
@@ -28,7 +29,8 @@ import Testing
 
     @Test(arguments: ["disconnect:0x08", "disconnect:0x08@later", "drop-response:no-such-request", "att-error:0x0E",
                       "latency-scale:-1", "latency-scale:x", "stop-advertising@t=soon", "delay-response:read-request",
-                      "drop-response:read-request#0", "explode", "drop-response:read-request,peer=nobody"])
+                      "drop-response:read-request#0", "explode", "drop-response:read-request,peer=nobody",
+                      "stop-reading", "stop-reading@soon", "stop-reading@after=no-such-pdu"])
     func rejects(_ text: String) {
         #expect(throws: FaultSpec.ParseError.self) { try FaultSpec(parsing: text) }
     }

@@ -93,6 +93,47 @@ import Testing
         #expect(xml.contains("tests=\"6\" failures=\"0\""))
     }
 
+    /// On a capture whose local device was the peripheral, `--central` plays the remote central
+    /// against the recorded local GATT server: the shipped script passes (the local server's
+    /// recorded answers: Body Sensor Location 01, tshark frame 35; its notifications after the
+    /// subscription), with the same exit codes and JUnit output as any script run. Before, the
+    /// script met a peripheral with no GATT database and its discovery found 0 services.
+    @Test func aScriptPlaysTheRemoteCentralAgainstTheRecordedLocalServer() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let junit = dir.appendingPathComponent("j.xml").path
+        let capture = TestCaptures.sample("heart-rate-peripheral.btsnoop")
+        let script = "\(TestCaptures.packageRoot)/Examples/scripts/heart-rate-peripheral-phone.json"
+        let r = try Self.run(["replay", capture, "--central", script, "--junit", junit])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("steps[2] discover: 1 services, 3 characteristics: 180D"), "\(r.stdout)")
+        #expect(r.stdout.contains("steps[3] read 2A38: read ok, value 01"))
+        #expect(r.stdout.contains("note: the script plays the remote central against the capture's local GATT server"))
+        #expect(r.stdout.contains("PASSED: 9 checks, 0 failed"))
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("tests=\"9\" failures=\"0\""))
+        // An expectation the recorded server does not meet fails the run (exit 1).
+        let wrong = dir.appendingPathComponent("wrong.json").path
+        try Data("""
+            {"name": "wrong", "steps": [{"connect": {}}, {"discover": {}}, {"read": {"characteristic": "2A38", "expect": {"value": "hex:02"}}}]}
+            """.utf8).write(to: URL(fileURLWithPath: wrong))
+        let w = try Self.run(["replay", capture, "--central", wrong, "--json"])
+        #expect(w.status == 1)
+        #expect(w.stdout.contains("\"message\": \"value 01, expected 02\""), "\(w.stdout)")
+    }
+
+    /// `stop-reading` on the recording: the recorded collector reads nothing after the local
+    /// server's 5th notification; the connection diverges (the local server's later PDUs are
+    /// never acknowledged), the fault fires on both recorded connections, and the first link
+    /// still ends with the recorded 0x08 at its recorded instant.
+    @Test func stopReadingOnAFaithfulReplay() throws {
+        let capture = TestCaptures.sample("heart-rate-peripheral.btsnoop")
+        let r = try Self.run(["replay", capture, "--inject", "stop-reading@after=handle-value-notification#5", "--json"])
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(!r.stdout.contains("faults_never_fired\" : [\n    \"stop"), "\(r.stdout)")
+        #expect(r.stdout.components(separatedBy: "stop-reading@after=handle-value-notification#5").count - 1 >= 2)
+    }
+
     /// The written capture decodes in tshark without malformed packets, and its ATT exchange
     /// (opcode, handle) equals the original's.
     @Test(arguments: ["heart-rate-supervision-timeout.btsnoop", "att-timeout.btsnoop", "auth-errors.btsnoop", "failed-to-establish.btsnoop"])

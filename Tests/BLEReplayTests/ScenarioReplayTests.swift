@@ -58,10 +58,13 @@ import Testing
     }
 
     /// A central script against a capture whose every connection had the local device as
-    /// peripheral (role 0x01): the remote central is simulated as a peripheral with no GATT
-    /// database, so the run says why discovery finds nothing, in text, JSON and JUnit.
-    @Test func aCentralScriptAgainstALocalPeripheralCaptureSaysWhyItCannotWork() throws {
-        func run(role: UInt8) throws -> ScriptResult {
+    /// peripheral (role 0x01). By default it plays the remote central against the capture's own
+    /// local GATT server (RecordedLocalServer), and the run says so in text, JSON and JUnit; the
+    /// remote central's read of 0x0003 without discovery is from a cached database, which the
+    /// run names too. With `"server": "remote"` the script meets the remote central itself, a
+    /// peripheral with no GATT database, and the run says why discovery finds nothing.
+    @Test func aCentralScriptAgainstALocalPeripheralCaptureSaysWhichServerItDrives() throws {
+        func run(role: UInt8, server: String? = nil) throws -> ScriptResult {
             var c = SpecCapture()
             c.connectionComplete(100, handle: 0x41, role: role, peer: [0x4F, 0x9A, 0x11, 0x22, 0x33, 0x44])
             c.att(150, handle: 0x41, [0x0A, 0x03, 0x00], received: role == 1)
@@ -71,13 +74,21 @@ import Testing
             try c.write(to: path)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let session = try TestCaptures.session(path)
+            let key = server.map { "\"server\": \"\($0)\", " } ?? ""
             let script = try CentralScript(parsing: Array("""
-                {"name": "mac", "steps": [{"scan": {"timeout": "5s"}}, {"connect": {}}, {"discover": {}}]}
+                {"name": "mac", \(key)"steps": [{"scan": {"timeout": "5s"}}, {"connect": {}}, {"discover": {}}, {"read": {"handle": "0x0003", "expect": {"value": "hex:5068"}}}]}
                 """.utf8), name: "mac")
             let configuration = ScriptReplay.configuration(script, session: session, base: ReplayConfiguration(), unmatchedGiven: false)
             return ScriptReplay.run(session, script: script, configuration: configuration).0
         }
-        let r = try run(role: 1)
+        let local = try run(role: 1)
+        #expect(local.passed, "\(ScriptReport.text(local))")
+        #expect(local.notes.first?.hasPrefix("the script plays the remote central against the capture's local GATT server") == true)
+        #expect(local.notes.contains { $0.contains("0x0003 from a cached database") })
+        #expect(ScriptReport.text(local).contains("  note: the script plays the remote central"))
+        #expect(ScriptReport.json(local).serialized(pretty: true).contains("the script plays the remote central"))
+        #expect(ScriptReport.junit([local]).xml().contains("<system-out>note: the script plays the remote central"))
+        let r = try run(role: 1, server: "remote")
         let note = try #require(r.notes.first)
         #expect(note.contains("local device was the peripheral") && note.contains("4F:9A:11:22:33:44") && note.contains("faithful replay"))
         #expect(r.checks.contains { $0.label.contains("discover") && $0.message.hasPrefix("0 services") })

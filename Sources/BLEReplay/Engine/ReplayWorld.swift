@@ -5,7 +5,7 @@ import BLECore
 ///
 /// Single-threaded and deterministic: everything happens inside `run`, in (time, sequence) order.
 public final class ReplayWorld {
-    public let configuration: ReplayConfiguration
+    public private(set) var configuration: ReplayConfiguration
     public let scheduler = Scheduler()
     public let trace: HCITraceRecorder
     public private(set) var peripherals: [SimulatedPeripheral] = []
@@ -38,28 +38,53 @@ public final class ReplayWorld {
         host = CentralHost(world: self)
         peripherals = models.enumerated().map { SimulatedPeripheral(model: $0.element, index: $0.offset, world: self) }
         host.powerOn()
-        for (index, f) in configuration.faults.enumerated() {
-            switch f.kind {
-            case .disconnect(let reason, .at(let t)):
-                scheduler.schedule(at: t) { [self] in
-                    for p in peripherals where f.applies(to: p.model.key) && !p.sessions.isEmpty {
-                        noteFaultFired(f, index: index, link: nil)
-                        p.disconnectNow(reason: reason)
-                    }
+        for (index, f) in configuration.faults.enumerated() { scheduleTimed(f, index: index) }
+    }
+
+    /// More faults from now on (a central script's `inject`, run inside a CoreBluetoothReplay app).
+    public func add(faults: [FaultSpec]) {
+        for f in faults {
+            configuration.faults.append(f)
+            scheduleTimed(f, index: configuration.faults.count - 1)
+        }
+    }
+
+    /// Schedules a fault that fires at a moment rather than after a PDU.
+    private func scheduleTimed(_ f: FaultSpec, index: Int) {
+        switch f.kind {
+        case .disconnect(let reason, .at(let t)):
+            scheduler.schedule(at: t) { [self] in
+                for p in peripherals where f.applies(to: p.model.key) && !p.sessions.isEmpty {
+                    noteFaultFired(f, index: index, link: nil)
+                    p.disconnectNow(reason: reason)
                 }
-            case .stopAdvertising(let t):
-                scheduler.schedule(at: t) { [self] in
-                    let targets = peripherals.filter { f.applies(to: $0.model.key) }
-                    for p in targets { p.setAdvertising(false) }
-                    if !targets.isEmpty { noteFaultFired(f, index: index, link: nil) }
-                }
-            default:
-                break
             }
+        case .stopReading(.at(let t)):
+            scheduler.schedule(at: t) { [self] in
+                for p in peripherals where f.applies(to: p.model.key) && !p.sessions.isEmpty {
+                    noteFaultFired(f, index: index, link: nil)
+                    p.stopReadingNow()
+                }
+            }
+        case .stopAdvertising(let t):
+            scheduler.schedule(at: t) { [self] in
+                let targets = peripherals.filter { f.applies(to: $0.model.key) }
+                for p in targets { p.setAdvertising(false) }
+                if !targets.isEmpty { noteFaultFired(f, index: index, link: nil) }
+            }
+        default:
+            break
         }
     }
 
     public var now: VirtualTime { scheduler.now }
+
+    /// A device the recording does not hold (a scripted remote central), simulated from now on.
+    func addPeripheral(_ model: PeripheralModel) -> SimulatedPeripheral {
+        let p = SimulatedPeripheral(model: model, index: peripherals.count, world: self)
+        peripherals.append(p)
+        return p
+    }
 
     /// Runs the simulation until nothing is left to do or `limit` is reached.
     public func run(until limit: VirtualTime? = nil) {

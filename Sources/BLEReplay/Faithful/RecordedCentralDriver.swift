@@ -26,18 +26,18 @@ final class RecordedCentralDriver: CentralHostObserver {
         for c in session.connections {
             let model = models.behaviourOf[c.id]
             let peripheral = model.map { world.peripherals[$0.model] }
-            if let create = c.createOffset, create <= c.offset, create >= 0 {
+            let localCentral = c.role != "peripheral"
+            if localCentral, let create = c.createOffset, create <= c.offset, create >= 0 {
                 world.scheduler.schedule(at: create) {
                     host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical)
                 }
             }
             world.scheduler.schedule(at: max(0, c.offset)) { [self] in
                 guard c.isEstablished, let peripheral, let model, let central = models.centrals[c.id] else {
-                    host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical)
+                    host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
                     return
                 }
-                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour,
-                                          localCentral: c.role != "peripheral")
+                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour, localCentral: localCentral)
                 links[c.id] = link
                 link.recordedCompletions = c.completions
                 host.setServerAnswers(central.answers, for: link)
@@ -109,15 +109,18 @@ extension CentralHost {
         trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.leCreateConnection), at: now)
     }
 
-    /// A recorded attempt that never made a link: cancelled (0x02, after LE Create Connection
-    /// Cancel) or refused with another status.
-    func traceFailedAttempt(peer: PeerAddress?, status: UInt8, parameters: ConnectionParameters) {
+    /// A recorded attempt that never made a link: as central, cancelled (0x02, after LE Create
+    /// Connection Cancel) or refused with another status; as peripheral (`localCentral` false),
+    /// advertising that ended without a connection, e.g. high duty cycle directed advertising
+    /// timed out (0x3C). The LE Connection Complete keeps the local role the recording reported
+    /// (Core v5.4 Vol 4 Part E 7.7.65.1), and only a central cancels a Create Connection.
+    func traceFailedAttempt(peer: PeerAddress?, status: UInt8, parameters: ConnectionParameters, localCentral: Bool) {
         let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
-        if status == 0x02 {
+        if localCentral && status == 0x02 {
             trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.leCreateConnectionCancel), at: now)
             trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leCreateConnectionCancel, [0]), at: now)
         }
-        trace.event(HCIPacketBuilder.leConnectionComplete(status: status, handle: 0, centralRole: true, peer: address,
+        trace.event(HCIPacketBuilder.leConnectionComplete(status: status, handle: 0, centralRole: localCentral, peer: address,
                                                           parameters: parameters), at: now)
     }
 }

@@ -76,7 +76,7 @@ public enum ReplayComparison {
         if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
         if c.beganBeforeCapture { v.notes.append("the capture starts mid-connection: replayed from its first packet, parameters and MTU before it unknown") }
         if c.role == "peripheral" {
-            v.notes.append("the local device was the peripheral (GATT server) on this link: the remote central's requests are replayed as recorded and the local server's recorded answers compared; to run your own GATT server against this recorded central, create a CBPeripheralManager in CoreBluetoothReplay (Docs/peripheral.md); a --central script cannot drive it (a script plays a central against a simulated peripheral)")
+            v.notes.append("the local device was the peripheral (GATT server) on this link: the remote central's requests are replayed as recorded and the local server's recorded answers compared; to run your own GATT server against this recorded central, create a CBPeripheralManager in CoreBluetoothReplay (Docs/peripheral.md); a --central script plays the remote central against the recorded local GATT server (\"server\": \"local\", the default on a capture with only such links)")
         }
 
         // 1. The ATT exchange, PDU by PDU.

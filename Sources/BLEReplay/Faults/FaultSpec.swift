@@ -85,6 +85,13 @@ public struct FaultSpec: Sendable, CustomStringConvertible {
         case attError(ATTErrorCode, FaultMatch)
         case latencyScale(Double)
         case stopAdvertising(at: VirtualTime)
+        /// The peer stops reading what the local side sends (Docs/replay.md "Fault grammar"): its
+        /// link layer acknowledges nothing more (Core v5.4 Vol 6 Part B 4.5.9: a receiver with
+        /// no room leaves NESN unchanged), so the local controller keeps every later packet in its
+        /// buffers, returns none (no Number Of Completed Packets), and the local host's transmit
+        /// queue fills; the peer hears nothing more. The peer's recorded ending then comes at its
+        /// recorded time.
+        case stopReading(Trigger)
     }
 
     public var kind: Kind
@@ -111,6 +118,8 @@ public struct FaultSpec: Sendable, CustomStringConvertible {
         case .attError(let code, let m): s = "att-error:\(hex(code.rawValue))@\(m)"
         case .latencyScale(let f): s = "latency-scale:\(f)"
         case .stopAdvertising(let t): s = "stop-advertising@t=\(Self.seconds(t))"
+        case .stopReading(.after(let m)): s = "stop-reading@after=\(m)"
+        case .stopReading(.at(let t)): s = "stop-reading@t=\(Self.seconds(t))"
         }
         if let peer { s += ",peer=\(peer)" }
         description = s
@@ -152,6 +161,16 @@ public struct FaultSpec: Sendable, CustomStringConvertible {
             } else {
                 throw fail("expected @after=MATCH or @t=TIME")
             }
+        } else if body.hasPrefix("stop-reading@") {
+            let when = body.dropFirst("stop-reading@".count)
+            if when.hasPrefix("after=") {
+                guard let m = FaultMatch.parse(String(when.dropFirst(6))) else { throw fail("bad match '\(when.dropFirst(6))'") }
+                kind = .stopReading(.after(m))
+            } else if when.hasPrefix("t="), let t = VirtualDuration.parse(String(when.dropFirst(2))) {
+                kind = .stopReading(.at(t))
+            } else {
+                throw fail("expected stop-reading@after=MATCH or stop-reading@t=TIME")
+            }
         } else if body.hasPrefix("drop-response:") {
             guard let m = FaultMatch.parse(String(body.dropFirst("drop-response:".count))) else { throw fail("bad request match") }
             kind = .dropResponse(m)
@@ -180,7 +199,7 @@ public struct FaultSpec: Sendable, CustomStringConvertible {
             }
             kind = .stopAdvertising(at: t)
         } else {
-            throw fail("unknown fault; one of disconnect, drop-response, delay-response, att-error, latency-scale, stop-advertising")
+            throw fail("unknown fault; one of disconnect, drop-response, delay-response, att-error, latency-scale, stop-advertising, stop-reading")
         }
         self.init(kind: kind, peer: peer)
     }

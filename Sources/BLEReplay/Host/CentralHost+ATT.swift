@@ -86,6 +86,16 @@ extension CentralHost {
             let link = f.link
             link.packetsInFlight += 1
             link.packetsSent += 1
+            if link.peerStoppedReading {
+                // Never acknowledged: the buffer stays taken until the link ends, and the peer
+                // hears nothing (FaultSpec.Kind.stopReading).
+                link.stuckPackets += 1
+                if let pdu = f.pdu {
+                    link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame))
+                    f.onSent?()
+                }
+                continue
+            }
             if link.packetsSent <= link.recordedCompletions.count {
                 // The recorded controller's buffer return for this packet (faithful replay).
                 let at = link.establishedAt &+ link.recordedCompletions[link.packetsSent - 1]
@@ -98,7 +108,8 @@ extension CentralHost {
             if let pdu = f.pdu {
                 link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame))
                 f.onSent?()
-                link.peripheral.receive(pdu, on: link)
+                // From an app's server, as the recorded central names attributes (LocalHandleMap).
+                link.peripheral.receive(link.localServer?.towardRecorded(pdu) ?? pdu, on: link)
             }
         }
         if txHead > 64, txHead * 2 > txQueue.count {
@@ -109,7 +120,7 @@ extension CentralHost {
 
     /// One packet's buffer back when the recorded controller returned it.
     private func packetCompleted(_ link: SimulatedLink) {
-        guard link.isUp, link.packetsInFlight > 0 else { return }
+        guard link.isUp, link.packetsInFlight > link.stuckPackets else { return }
         trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: 1), at: now)
         freeBuffers += 1
         link.packetsInFlight -= 1
@@ -119,10 +130,11 @@ extension CentralHost {
     /// Number Of Completed Packets at the connection event after the packets went out.
     private func packetsCompleted(_ link: SimulatedLink) {
         link.completionEvent = nil
-        guard link.isUp, link.packetsInFlight > 0 else { return }
-        trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: link.packetsInFlight), at: now)
-        freeBuffers += link.packetsInFlight
-        link.packetsInFlight = 0
+        let acknowledged = link.packetsInFlight - link.stuckPackets
+        guard link.isUp, acknowledged > 0 else { return }
+        trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: acknowledged), at: now)
+        freeBuffers += acknowledged
+        link.packetsInFlight = link.stuckPackets
         buffersReturned()
     }
 
@@ -152,7 +164,7 @@ extension CentralHost {
         let op = ATTOpcode(pdu[0])
         switch op.kind {
         case .response:
-            guard let r = link.outstanding, answers(pdu, request: r.pdu) else { return }
+            guard let r = link.outstanding, Self.answers(pdu, request: r.pdu) else { return }
             scheduler.cancel(link.outstandingTimeout)
             link.outstandingTimeout = nil
             link.outstanding = nil
@@ -182,8 +194,9 @@ extension CentralHost {
         }
     }
 
-    /// Whether a response PDU answers the outstanding request.
-    private func answers(_ response: [UInt8], request: [UInt8]) -> Bool {
+    /// Whether a response PDU answers the outstanding request (Core v5.4 Vol 3 Part F 3.4.1.1:
+    /// an Error Response names the request's opcode).
+    static func answers(_ response: [UInt8], request: [UInt8]) -> Bool {
         let op = ATTOpcode(response[0])
         if op == .errorResponse { return response.count < 2 || response[1] == request[0] }
         return ATTOpcode(request[0]).responseOpcode == op

@@ -160,12 +160,15 @@ public final class CentralHost {
     /// replay); nil takes the next in turn. `localRole` is the role the LE Connection Complete
     /// reports for the local controller (Core v5.4 Vol 4 Part E 7.7.65.1): a faithful replay of a
     /// link where the recording's local device was the peripheral keeps that role in the trace.
+    /// With `scripted`, the peer plays no recorded behaviour on the link (a central script is the
+    /// peer: `ScriptedRemoteCentral`); the link keeps the parameters its next recorded connection had.
     @discardableResult
     public func establish(_ p: SimulatedPeripheral, handle: UInt16?, behaviour: Int?, localCentral: Bool = true,
-                          localServer: LocalServerLink? = nil) -> SimulatedLink {
+                          localServer: LocalServerLink? = nil, scripted: Bool = false) -> SimulatedLink {
         let h = handle ?? allocateHandle()
-        let b = p.behaviour(for: behaviour)
-        let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: b?.parameters ?? .typical,
+        let recorded = p.behaviour(for: behaviour)
+        let b = scripted ? nil : recorded
+        let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: recorded?.parameters ?? .typical,
                                  behaviourConnectionID: b?.connectionID)
         link.localCentral = localCentral
         link.localServer = localServer
@@ -257,6 +260,7 @@ public final class CentralHost {
         link.indicationCompletions = []
         link.peripheral.linkEnded(link)
         link.peripheral.advertisingDemandChanged()
+        link.localServer?.scriptedCentral?.linkDown(link, reason: reason)
         // The central hears of the disconnection first, then its pending requests fail.
         observer?.centralHost(self, didDisconnect: link, reason: reason)
         for r in failed { r.completion?(.disconnected) }

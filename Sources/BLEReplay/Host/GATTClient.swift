@@ -17,6 +17,15 @@ public enum GATTFailure: Error, Sendable, Equatable {
     case security(SecurityFailure, code: ATTErrorCode, handle: UInt16)
 }
 
+/// Where a GATT client's PDUs go (Core v5.4 Vol 3 Part F 3.3.2: one request outstanding per
+/// bearer): the local central host's bearer (`CentralHost`), or the bearer of a remote central
+/// that a script plays against the local GATT server (`RemoteCentralBearer`).
+public protocol ATTClientTransport: AnyObject {
+    func send(_ pdu: [UInt8], on link: SimulatedLink, transmitted: (() -> Void)?, completion: ((ATTResult) -> Void)?)
+}
+
+extension CentralHost: ATTClientTransport {}
+
 /// GATT client procedures over the simulated host (Core v5.4 Vol 3 Part G 4.3-4.12), run one
 /// at a time per link as CoreBluetooth and BlueZ do: MTU exchange, primary service discovery
 /// (Read By Group Type until Attribute Not Found), included services, characteristics (Read By
@@ -43,12 +52,23 @@ public final class GATTClient {
 
     let host: CentralHost
     public let link: SimulatedLink
+    /// Where the requests go: the local host's ATT bearer, or a remote central's
+    /// (`RemoteCentralBearer`, a central script facing the local GATT server).
+    let transport: any ATTClientTransport
     private var procedures: [(@escaping () -> Void) -> Void] = []
     private var busy = false
 
     public init(host: CentralHost, link: SimulatedLink) {
         self.host = host
         self.link = link
+        transport = host
+    }
+
+    /// A client on the other end of the link: its PDUs go through `transport`.
+    public init(host: CentralHost, link: SimulatedLink, transport: any ATTClientTransport) {
+        self.host = host
+        self.link = link
+        self.transport = transport
     }
 
     /// Runs `body` after the procedures before it; it calls `done` when finished.
@@ -76,7 +96,7 @@ public final class GATTClient {
     /// (0x0F) on an unencrypted link makes the host pair or encrypt (the recorded outcome), then
     /// send the request again once.
     public func request(_ pdu: ATTPDU, _ completion: @escaping (Result<ATTPDU, GATTFailure>) -> Void) {
-        host.send(pdu.encoded(), on: link, completion: { [self] result in
+        transport.send(pdu.encoded(), on: link, transmitted: nil, completion: { [self] result in
             if case .error(let e) = result, link.securityModelled, !link.isEncrypted, CentralHost.requiresSecurity(e.errorCode) {
                 host.secure(link) { [self] outcome in
                     switch outcome {
@@ -253,8 +273,8 @@ public final class GATTClient {
                 completion(.failure(.invalid("\(value.count)-byte value does not fit the ATT MTU \(link.mtu)")))
                 return
             }
-            host.send(ATTPDU.writeCommand(ATTWriteCommand(attributeHandle: handle, attributeValue: value)).encoded(), on: link,
-                      transmitted: { completion(.success(())) })
+            transport.send(ATTPDU.writeCommand(ATTWriteCommand(attributeHandle: handle, attributeValue: value)).encoded(), on: link,
+                           transmitted: { completion(.success(())) }, completion: nil)
             return
         }
         guard value.count <= Self.maximumAttributeValueLength else {

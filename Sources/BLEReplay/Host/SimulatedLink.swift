@@ -67,6 +67,11 @@ public final class SimulatedLink {
     /// commands go to it instead of the recorded answers (Server/LocalServerLink.swift).
     public internal(set) var localServer: LocalServerLink?
 
+    /// The peer stopped reading (`stop-reading` fault): packets sent from then on stay in the
+    /// controller's buffers unacknowledged (`stuckPackets` of `packetsInFlight`) and never reach it.
+    public internal(set) var peerStoppedReading = false
+    var stuckPackets = 0
+
     // Link-layer timing: connection events at `eventAnchor + k * interval`.
     var eventAnchor: VirtualTime
     // ATT client bearer (central side), Core v5.4 Vol 3 Part F 3.3.2: one request at a time.

@@ -48,6 +48,8 @@ public enum LocalPeripheralRole {
             + keys.joined(separator: ", ") + " (\(n) connection(s)): that device was a remote central reading and writing the local GATT server, "
             + "so a central cannot be replayed against it (it is simulated as an advertising peripheral with no GATT database: discovery finds 0 services). "
             + "What can be replayed: the faithful replay (blereplay replay \(session.fileName) without --central) replays the remote central's requests "
-            + "against the local server's recorded answers, and a CBPeripheralManager in CoreBluetoothReplay faces the recorded central with your own GATT server (Docs/peripheral.md)"
+            + "against the local server's recorded answers, a central script with \"server\": \"local\" plays the remote central against the local GATT server "
+            + "(the default when every recorded connection had the local device as peripheral), "
+            + "and a CBPeripheralManager in CoreBluetoothReplay faces the recorded central or such a script with your own GATT server (Docs/peripheral.md)"
     }
 }

@@ -90,7 +90,8 @@ final class PeerSession {
             underWay.remove(i)
             if lossWaitsFor == i { lossFollows(a, in: b) }
             if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
-            host.deliver(a.pdu, on: link)
+            // Toward an app's server, with its handles (Server/LocalHandleMap.swift).
+            host.deliver(link.localServer?.towardApp(a.pdu) ?? a.pdu, on: link)
         case .ending:
             switch b.ending {
             case .linkLoss(_, _, let detection):
@@ -146,6 +147,8 @@ final class PeerSession {
     /// A PDU from the central.
     func receive(_ pdu: [UInt8]) {
         guard !silent else { return }
+        // A central script playing this peer (the remote central of the app's server) hears it.
+        link.localServer?.scriptedCentral?.received(pdu, on: link)
         let key = ATTMatchKey(pdu: pdu)
         keyCounts[key, default: 0] += 1
         let n = keyCounts[key]!
@@ -163,10 +166,12 @@ final class PeerSession {
         var extraDelay: Int64 = 0
         var errorCode: ATTErrorCode?
         var disconnectReason: HCIStatusCode?
+        var stopsReading = false
         for (i, f) in world.configuration.faults.enumerated() where f.applies(to: peripheral.model.key) {
             let match: FaultMatch
             switch f.kind {
-            case .disconnect(_, .after(let m)), .dropResponse(let m), .delayResponse(let m, _), .attError(_, let m): match = m
+            case .disconnect(_, .after(let m)), .dropResponse(let m), .delayResponse(let m, _), .attError(_, let m),
+                 .stopReading(.after(let m)): match = m
             default: continue
             }
             guard match.matches(key) else { continue }
@@ -178,6 +183,7 @@ final class PeerSession {
             case .dropResponse: drop = true
             case .delayResponse(_, let d): extraDelay += d
             case .attError(let code, _): errorCode = code
+            case .stopReading: stopsReading = true
             default: break
             }
         }
@@ -197,6 +203,23 @@ final class PeerSession {
         }
         fire(.received(key, n))
         if let reason = disconnectReason { disconnect(reason: reason) }
+        if stopsReading { stopReading() }
+    }
+
+    /// The peer stops reading (`stop-reading`): it hears nothing more on this link, and the local
+    /// controller gets no acknowledgement for what it sends after now (CentralHost.pumpTx). What
+    /// the peer would have done after something it now never hears never comes; its recorded
+    /// ending (a link loss, its own disconnect) then comes at its recorded time from the link's
+    /// start, as the recording has it.
+    func stopReading() {
+        guard link.isUp, !link.peerStoppedReading else { return }
+        link.peerStoppedReading = true
+        guard let b = behaviour, let offset = b.endingOffset else { return }
+        for (anchor, items) in waiting where items.contains(where: { if case .ending = $0.item { true } else { false } }) {
+            waiting[anchor] = items.filter { if case .ending = $0.item { false } else { true } }
+            let at = max(world.now, link.establishedAt.saturatingAdding(offset))
+            world.scheduler.schedule(at: at) { [self] in perform(.ending) }
+        }
     }
 
     func answer(_ pdu: [UInt8], occurrence: Int, extraDelay: Int64, errorCode: ATTErrorCode?) {

@@ -89,6 +89,11 @@ public final class SimulatedPeripheral {
         return (2 * link.parameters.interval, HCIStatusCode(0x16))
     }
 
+    /// `stop-reading@t=`: the peer stops reading on every link it has now.
+    func stopReadingNow() {
+        for session in sessions.values.sorted(by: { $0.link.handle < $1.link.handle }) { session.stopReading() }
+    }
+
     /// Applies a fault that fires at a moment rather than after a request.
     func disconnectNow(reason: HCIStatusCode) {
         for session in sessions.values.sorted(by: { $0.link.handle < $1.link.handle }) {

@@ -71,7 +71,19 @@ public struct CentralScript: Sendable {
         public var label: String
     }
 
+    /// Which GATT server the script drives (Docs/replay.md "Central scripts", `server`).
+    public enum Server: String, Sendable {
+        /// The capture's remote devices, simulated as peripherals.
+        case remote
+        /// The capture's own local GATT server (links where the local device was the
+        /// peripheral), with the script as the remote central (`RecordedLocalServer`).
+        case local
+    }
+
     public var name: String
+    /// Asked for with `"server"`; nil: the local server when the capture has only links with
+    /// the local device as peripheral, else the remote devices.
+    public var server: Server?
     /// Only this peripheral (address or name) is accepted by scans.
     public var peripheral: String?
     public var steps: [Labeled]

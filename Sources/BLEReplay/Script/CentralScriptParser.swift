@@ -25,12 +25,18 @@ struct ScriptReader {
 
     mutating func script(_ j: JSON) throws(CentralScript.ParseError) -> CentralScript {
         guard case .object = j else { throw fail("top level", "a script is a JSON object with \"steps\"") }
-        for key in j.objectKeys where !["name", "peripheral", "steps", "reconnect", "unmatched", "mtu", "limit", "inject", "description"].contains(key) {
+        for key in j.objectKeys where !["name", "peripheral", "steps", "reconnect", "unmatched", "mtu", "limit", "inject", "description", "server"].contains(key) {
             throw fail("top level", "unknown key \"\(key)\"")
         }
         guard let steps = j["steps"]?.arrayValue else { throw fail("top level", "\"steps\" must be an array") }
         var s = CentralScript(name: j["name"]?.stringValue ?? file, steps: try self.steps(steps, path: "steps"))
         s.peripheral = j["peripheral"]?.stringValue
+        if let v = j["server"] {
+            guard let text = v.stringValue, let server = CentralScript.Server(rawValue: text) else {
+                throw fail("server", "\"remote\" (the capture's peripherals) or \"local\" (the capture's own GATT server, the script as its remote central)")
+            }
+            s.server = server
+        }
         if let r = j["reconnect"] { s.reconnect = try reconnect(r) }
         if let u = j["unmatched"]?.stringValue {
             switch u {

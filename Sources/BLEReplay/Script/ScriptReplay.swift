@@ -14,20 +14,37 @@ public enum ScriptReplay {
         return c
     }
 
+    /// The peripherals a script meets: the capture's remote devices, or its own local GATT server
+    /// with the script as the remote central (`RecordedLocalServer.applies`).
+    public static func peripherals(_ session: RecordedSession, script: CentralScript) -> [PeripheralModel] {
+        if RecordedLocalServer.applies(session, script: script) { return RecordedLocalServer.model(session).map { [$0] } ?? [] }
+        return ModelBuilder.build(session).peripherals
+    }
+
     public static func run(_ session: RecordedSession, script: CentralScript, configuration: ReplayConfiguration) -> (ScriptResult, ReplayWorld) {
-        let models = ModelBuilder.build(session)
-        let world = ReplayWorld(peripherals: models.peripherals, configuration: configuration)
+        let againstLocalServer = RecordedLocalServer.applies(session, script: script)
+        let peripherals = peripherals(session, script: script)
+        let world = ReplayWorld(peripherals: peripherals, configuration: configuration)
         let runner = ScriptRunner(world: world, script: script)
         runner.start()
         world.run(until: script.limit)
-        var result = runner.result
-        result.capture = session.fileName
-        let names = Dictionary(models.peripherals.map { ($0.key, $0.name ?? "") }, uniquingKeysWith: { a, _ in a })
-        if let note = LocalPeripheralRole.scriptNote(session, found: runner.target?.model.key, peripheral: script.peripheral,
-                                                     names: names) {
+        var result = finish(runner, world: world, capture: session.fileName)
+        let names = Dictionary(peripherals.map { ($0.key, $0.name ?? "") }, uniquingKeysWith: { a, _ in a })
+        if againstLocalServer {
+            result.notes.append(RecordedLocalServer.note(session))
+        } else if let note = LocalPeripheralRole.scriptNote(session, found: runner.target?.model.key, peripheral: script.peripheral,
+                                                            names: names) {
             result.notes.append(note)
         }
         if let target = runner.target?.model, let note = CachedDatabaseNote.note(target) { result.notes.append(note) }
+        return (result, world)
+    }
+
+    /// The runner's result once the world stopped: the limit if it was reached, the faults that
+    /// fired and those that never did, and requests no recording or policy answered.
+    public static func finish(_ runner: ScriptRunner, world: ReplayWorld, capture: String) -> ScriptResult {
+        var result = runner.result
+        result.capture = capture
         if !result.finished { result.events.append("\(TimeLabel.replay(world.now))  limit reached at \(runner.currentLabel)") }
         for f in world.firedFaults { result.events.append("\(TimeLabel.replay(f.time))  fault fired: \(f.fault)") }
         for f in world.unfiredFaults {
@@ -38,7 +55,7 @@ public enum ScriptReplay {
             result.checks.append(ScriptCheck(label: "request the recording never saw", passed: false,
                                              message: ReplayComparison.describe(u.pdu, fromCentral: true) + " (--unmatched strict)", time: u.time))
         }
-        return (result, world)
+        return result
     }
 
     static func outcome(_ sessions: [RecordedSession], script: CentralScript, request: ReplayRequest) -> ReplayOutcome {
@@ -54,7 +71,9 @@ public enum ScriptReplay {
             var fuzzed = FaultFuzzer.scriptOutcome(session, script: script, configuration: configuration, runs: runs, seed: request.seed,
                                                    json: request.json)
             let names = Dictionary(ModelBuilder.build(session).peripherals.map { ($0.key, $0.name ?? "") }, uniquingKeysWith: { a, _ in a })
-            if let note = LocalPeripheralRole.scriptNote(session, found: nil, peripheral: script.peripheral, names: names) {
+            if RecordedLocalServer.applies(session, script: script) {
+                fuzzed.stderr.append("note: \(RecordedLocalServer.note(session))")
+            } else if let note = LocalPeripheralRole.scriptNote(session, found: nil, peripheral: script.peripheral, names: names) {
                 fuzzed.stderr.append("note: \(note)")
             }
             return fuzzed

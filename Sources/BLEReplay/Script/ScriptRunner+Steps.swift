@@ -7,12 +7,12 @@ extension ScriptRunner {
         switch step {
         case .scan(let services, let name, let address, let allowDuplicates, let timeout):
             wait = .scan(services: services, name: name, address: address ?? script.peripheral.flatMap { BluetoothAddress($0) != nil ? $0 : nil })
-            host.startScan(services: services, allowDuplicates: allowDuplicates)
+            side.startScan(services: services, allowDuplicates: allowDuplicates)
             if let timeout {
                 startTimer(g, after: timeout) { [self] in abort("nothing matching the scan was found within \(VirtualDuration.short(timeout))") }
             }
         case .connect(let timeout):
-            guard let p = target ?? script.peripheral.flatMap({ world.peripheral($0) }) ?? world.peripherals.first(where: { !$0.model.behaviours.isEmpty }) else {
+            guard let p = target ?? side.target(named: script.peripheral) else {
                 abort("nothing to connect to (scan first, or name a \"peripheral\")")
                 return
             }
@@ -22,10 +22,10 @@ extension ScriptRunner {
                 // As on iOS, connecting to a non-connectable advertiser (a beacon) waits until cancelled.
                 note("\(p.model.label) advertises non-connectable: the connection attempt will never complete")
             }
-            host.connect(p)
+            side.connect(p)
             if let timeout {
                 startTimer(g, after: timeout) { [self] in
-                    host.cancelConnect(p)
+                    side.cancelConnect(p)
                     abort("no connection within \(VirtualDuration.short(timeout))")
                 }
             }
@@ -75,7 +75,7 @@ extension ScriptRunner {
         case .disconnect:
             guard let link else { check(true, "already disconnected"); stepDone(g); return }
             wait = .disconnecting
-            host.disconnect(link)
+            side.disconnect(link)
         case .loop(let count, let steps):
             frames.append(Frame(steps: steps, index: 0, remaining: count, iteration: 1))
             if count == 0 { frames.removeLast() }

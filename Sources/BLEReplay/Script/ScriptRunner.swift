@@ -45,10 +45,23 @@ public final class ScriptRunner: CentralHostObserver {
     var stopped = false
     var reconnects = 0
 
+    /// Where the script runs: the local central host, or a remote central (`ScriptCentralSide`).
+    var side: any ScriptCentralSide
+
+    /// A script as the local central, on the simulated host.
     public init(world: ReplayWorld, script: CentralScript) {
         self.world = world
         self.script = script
+        side = HostCentralSide(world: world)
         world.host.observer = self
+    }
+
+    /// A script on another side (the remote central facing an app's GATT server), which reports
+    /// back through this runner's `CentralHostObserver` methods.
+    public init(world: ReplayWorld, script: CentralScript, side: any ScriptCentralSide) {
+        self.world = world
+        self.script = script
+        self.side = side
     }
 
     /// Starts at virtual time 0 (or now).
@@ -110,7 +123,7 @@ public final class ScriptRunner: CentralHostObserver {
         stopped = true
         note(why)
         world.scheduler.cancel(timer)
-        host.stopScan()
+        side.stopScan()
         world.scheduler.stopRequested = true
     }
 
@@ -137,7 +150,7 @@ public final class ScriptRunner: CentralHostObserver {
         if let only = script.peripheral, peripheral.model.key.uppercased() != only.uppercased(),
            peripheral.model.name != only { return }
         target = peripheral
-        host.stopScan()
+        side.stopScan()
         check(true, "found \(peripheral.model.label), RSSI \(report.rssi) dBm\(report.connectable ? "" : ", not connectable")")
         stepDone(generation)
     }
@@ -145,12 +158,12 @@ public final class ScriptRunner: CentralHostObserver {
     public func centralHost(_ host: CentralHost, didConnect link: SimulatedLink) {
         guard case .connect = wait else { return }
         self.link = link
-        let client = GATTClient(host: host, link: link)
+        let client = side.client(for: link)
         gatt = client
         services = []
         characteristics = []
         descriptors = [:]
-        note("connected to \(link.peripheral.model.label), handle \(hex(link.handle, width: 4)), \(link.parameters.description)")
+        note("connected to \((target ?? link.peripheral).model.label), handle \(hex(link.handle, width: 4)), \(link.parameters.description)")
         let g = generation
         client.exchangeMTU(script.mtu) { [self] r in
             guard g == generation else { return }

@@ -1,3 +1,4 @@
+import BLEAnalysis
 import BLECore
 
 /// Brings the recorded remote centrals to an app's GATT server (Docs/peripheral.md "Replaying a
@@ -14,14 +15,23 @@ public final class LocalServerDriver {
     public var isAdvertising: () -> Bool = { false }
     /// Called with each link's server just before the link comes up (the app binds `onPDU`).
     public var willConnect: (LocalServerLink) -> Void = { _ in }
+    /// The app's advertising data and scan response (what a scripted central's scan reports).
+    public var advertisement: () -> (data: [UInt8], scanResponse: [UInt8]) = { ([], []) }
     /// Every server link made, in order.
     public private(set) var servers: [LocalServerLink] = []
+    /// A central script plays the remote central instead of the recorded ones (which then stay
+    /// away): `ScriptedRemoteCentral`.
+    public internal(set) weak var scriptedCentral: ScriptedRemoteCentral?
     private var due: Set<Int> = []
     private var started = false
+
+    /// The recorded local server's database, as the recorded centrals discovered it.
+    public let recordedDatabase: GATTDatabase
 
     public init(world: ReplayWorld, session: RecordedSession) {
         self.world = world
         centrals = RemoteCentralModel.build(session, models: ModelBuilder.build(session))
+        recordedDatabase = RecordedLocalServer.database(session)
     }
 
     /// Schedules every recorded central (once; those whose instant has passed are due now).
@@ -38,7 +48,19 @@ public final class LocalServerDriver {
 
     /// The app started advertising: due centrals connect at its first advertising event.
     public func advertisingStarted() {
+        scriptedCentral?.advertisingStarted()
         world.scheduler.schedule(after: CentralHost.connectionSetupDelay) { [self] in connectDue() }
+    }
+
+    /// The scripted central's link, now: the app's server binds to it (`willConnect`) as to a
+    /// recorded central's, and the central plays no recorded behaviour on it.
+    func connectScripted(_ peer: SimulatedPeripheral, central: ScriptedRemoteCentral) -> SimulatedLink {
+        let server = LocalServerLink(world: world, recorded: nil)
+        server.peer = peer
+        server.scriptedCentral = central
+        servers.append(server)
+        willConnect(server)
+        return world.host.establish(peer, handle: nil, behaviour: nil, localCentral: false, localServer: server, scripted: true)
     }
 
     /// A link ended: the same central's next recorded connection may follow.
@@ -50,7 +72,7 @@ public final class LocalServerDriver {
     public var divergences: [ServerDivergence] { servers.flatMap(\.divergences).sorted { $0.time < $1.time } }
 
     private func connectDue() {
-        guard isAdvertising() else { return }
+        guard isAdvertising(), scriptedCentral == nil else { return }
         for i in due.sorted() {
             let m = centrals[i]
             let peer = world.peripherals[m.model]
@@ -59,6 +81,7 @@ public final class LocalServerDriver {
             if centrals[..<i].indices.contains(where: { due.contains($0) && centrals[$0].model == m.model }) { continue }
             due.remove(i)
             let server = LocalServerLink(world: world, recorded: m)
+            server.recordedDatabase = recordedDatabase
             servers.append(server)
             willConnect(server)
             let handle = world.host.links.contains { $0.handle == m.handle } ? nil : m.handle

@@ -1,3 +1,4 @@
+import BLEAnalysis
 import BLECore
 import BLEDecode
 
@@ -15,6 +16,10 @@ public final class LocalServerLink {
     /// The recorded central this link replays, when it is one.
     public let recorded: RemoteCentralModel?
     public private(set) weak var link: SimulatedLink?
+    /// The remote central's device on a scripted central's link (`recorded` is nil there).
+    public internal(set) var peer: SimulatedPeripheral?
+    /// The central script playing the remote central on this link, when one does.
+    public internal(set) weak var scriptedCentral: ScriptedRemoteCentral?
     /// Every request and command of the peer, in order (the app's server).
     public var onPDU: (([UInt8]) -> Void)?
     /// Answers that differ from the recorded server's, in order (the first is the divergence).
@@ -24,13 +29,26 @@ public final class LocalServerLink {
     public private(set) var unrecorded = 0
     /// Requests that timed out unanswered.
     public private(set) var timeouts = 0
+    /// Discovery answers not compared because recorded attributes moved or are missing in the
+    /// app's database (`LocalHandleMap.isRelaidOut`): the system answers discovery from the app's layout.
+    public private(set) var discoveryRelaidOut = 0
     var occurrences: [[UInt8]: Int] = [:]
+
+    /// The recorded local server's database (`RecordedLocalServer.database`) and the app's, for
+    /// mapping the recorded central's handles to the app's (`LocalHandleMap`).
+    public var recordedDatabase: GATTDatabase?
+    public var appDatabase: (() -> GATTDatabase)?
+    private var cachedMap: (app: GATTDatabase, map: LocalHandleMap)?
+    /// Requests as delivered (the app's handles) -> as recorded.
+    private var originals: [[UInt8]: [UInt8]] = [:]
 
     struct Outstanding {
         var request: [UInt8]
         var at: VirtualTime
         var expected: RemoteCentralModel.Exchange?
         var timeout: Scheduler.EventID?
+        /// Already reported: the request names an attribute the app's database lacks.
+        var unmappable = false
     }
     var outstanding: [Outstanding] = []
 
@@ -46,13 +64,61 @@ public final class LocalServerLink {
     /// The ATT MTU in force on the link (23 until exchanged).
     public var mtu: Int { link?.mtu ?? 23 }
 
+    /// The map from the recorded server's handles to the app's; nil without a recorded central or
+    /// an app database.
+    public var handleMap: LocalHandleMap? {
+        guard recorded != nil, let r = recordedDatabase, !r.isEmpty, let app = appDatabase?() else { return nil }
+        if let c = cachedMap, c.app == app { return c.map }
+        let m = LocalHandleMap(recorded: r, app: app)
+        cachedMap = (app, m)
+        return m
+    }
+
+    /// A PDU of the recorded central, with the app's handles (what goes on the air).
+    func towardApp(_ pdu: [UInt8]) -> [UInt8] {
+        guard let m = handleMap, m.isRelaidOut else { return pdu }
+        let mapped = m.towardApp(pdu)
+        if !pdu.isEmpty, ATTOpcode(pdu[0]).kind == .request { originals[mapped] = pdu }
+        return mapped
+    }
+
+    /// A PDU of the app's server as the recorded central names attributes.
+    func towardRecorded(_ pdu: [UInt8]) -> [UInt8] {
+        if let form = recordedForms.removeValue(forKey: pdu) { return form }
+        return handleMap?.towardRecorded(pdu) ?? pdu
+    }
+
+    /// An answer as the recorded central names attributes: the app's handles mapped back, and an
+    /// Error Response naming the handle of the request as the central sent it (Core v5.4 Vol 3
+    /// Part F 3.4.1.1: the handle that generated the error, a range's starting handle).
+    func recordedForm(of answer: [UInt8], answering original: [UInt8]) -> [UInt8] {
+        guard let map = handleMap, map.isRelaidOut else { return answer }
+        var form = map.towardRecorded(answer)
+        if form.count >= 5, form[0] == ATTOpcode.errorResponse.rawValue, original.count >= 3,
+           LocalHandleMap.handleAt1.contains(original[0]) || LocalHandleMap.rangeAt1.contains(original[0]) {
+            form[2] = original[1]
+            form[3] = original[2]
+        }
+        return form
+    }
+    /// Answers as sent -> as the recorded central names attributes (until they go out).
+    private var recordedForms: [[UInt8]: [UInt8]] = [:]
+
     /// A PDU from the peer.
     func received(_ pdu: [UInt8]) {
         guard let link, link.isUp, !pdu.isEmpty else { return }
         if ATTOpcode(pdu[0]).kind == .request {
-            occurrences[pdu, default: 0] += 1
-            let expected = recorded?.exchange(for: pdu, occurrence: occurrences[pdu]!)
-            var o = Outstanding(request: pdu, at: world.now, expected: expected, timeout: nil)
+            let original = originals.removeValue(forKey: pdu) ?? pdu
+            occurrences[original, default: 0] += 1
+            let expected = recorded?.exchange(for: original, occurrence: occurrences[original]!)
+            var o = Outstanding(request: original, at: world.now, expected: expected, timeout: nil)
+            if let missing = handleMap?.missingAttribute(in: original) {
+                // Reported once, here; the app's server then refuses handle 0x0000.
+                o.unmappable = true
+                divergences.append(ServerDivergence(time: world.now, request: original, requestPacketID: expected?.requestPacketID ?? 0,
+                                                    recorded: expected?.response, recordedPacketID: expected?.responsePacketID, answered: nil,
+                                                    note: "\(missing) is not in the app's database"))
+            }
             if outstanding.isEmpty { o.timeout = armTimeout() }
             outstanding.append(o)
         }
@@ -70,7 +136,9 @@ public final class LocalServerLink {
         let o = outstanding.removeFirst()
         world.scheduler.cancel(o.timeout)
         if !outstanding.isEmpty { outstanding[0].timeout = armTimeout() }
-        compare(o, response)
+        let form = recordedForm(of: response, answering: o.request)
+        if form != response { recordedForms[response] = form }
+        compare(o, response, recordedForm: form)
         let at = max(world.now, o.at.saturatingAdding(o.expected?.latency ?? 0))
         world.scheduler.schedule(at: at, order: o.expected?.responsePacketID ?? Scheduler.unordered) { [self] in
             guard link.isUp else { return }
@@ -96,16 +164,29 @@ public final class LocalServerLink {
         host.send(pdu, on: link, completion: confirmed)
     }
 
-    func compare(_ o: Outstanding, _ response: [UInt8]) {
+    func compare(_ o: Outstanding, _ answer: [UInt8], recordedForm response: [UInt8]) {
         guard let e = o.expected else {
             unrecorded += 1
             return
         }
         compared += 1
+        if o.unmappable { return }
+        let map = handleMap
+        if let map, map.isRelaidOut, Self.isDiscovery(o.request) {
+            discoveryRelaidOut += 1
+            return
+        }
         if e.response != response {
             divergences.append(ServerDivergence(time: world.now, request: o.request, requestPacketID: e.requestPacketID,
-                                                recorded: e.response, recordedPacketID: e.responsePacketID, answered: response))
+                                                recorded: e.response, recordedPacketID: e.responsePacketID, answered: answer))
         }
+    }
+
+    /// Discovery requests (Find Information, Find By Type Value, Read By Type, Read By Group Type):
+    /// the system answers them from the app's layout.
+    static func isDiscovery(_ request: [UInt8]) -> Bool {
+        guard let op = request.first else { return false }
+        return [0x04, 0x06, 0x08, 0x10].contains(op)
     }
 
     private func timedOut() {
@@ -134,8 +215,23 @@ public struct ServerDivergence: Sendable, CustomStringConvertible {
     public var recordedPacketID: Int?
     /// What the app's server answered; nil when it never did (the central's ATT timeout).
     public var answered: [UInt8]?
+    /// Why the request could not be put to the app's server as recorded (an attribute its
+    /// database lacks, `LocalHandleMap`).
+    public var note: String?
+
+    public init(time: VirtualTime, request: [UInt8], requestPacketID: Int, recorded: [UInt8]?, recordedPacketID: Int?,
+                answered: [UInt8]?, note: String? = nil) {
+        self.time = time
+        self.request = request
+        self.requestPacketID = requestPacketID
+        self.recorded = recorded
+        self.recordedPacketID = recordedPacketID
+        self.answered = answered
+        self.note = note
+    }
 
     public var description: String {
+        if let note { return "packet \(requestPacketID) \(ATTMatchKey(pdu: request)): \(note)" }
         let was = recorded.map { "\(Self.summary($0))" + (recordedPacketID.map { " (packet \($0))" } ?? "") } ?? "nothing"
         let now = answered.map(Self.summary) ?? "nothing within 30 s (the central's ATT timeout)"
         return "packet \(requestPacketID) \(ATTMatchKey(pdu: request)): recorded \(was), the app answered \(now)"
