@@ -90,7 +90,7 @@ final class PeerSession {
             underWay.remove(i)
             if lossWaitsFor == i { lossFollows(a, in: b) }
             if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
-            host.deliver(a.pdu, on: link)
+            host.deliver(a.pdu, on: link, bearer: a.bearer)
         case .ending:
             switch b.ending {
             case .linkLoss(_, _, let detection):
@@ -143,8 +143,8 @@ final class PeerSession {
         }
     }
 
-    /// A PDU from the central.
-    func receive(_ pdu: [UInt8]) {
+    /// A PDU from the central, on `bearer` (nil: the fixed channel): answered on the same bearer.
+    func receive(_ pdu: [UInt8], bearer: UInt16? = nil) {
         guard !silent else { return }
         let key = ATTMatchKey(pdu: pdu)
         keyCounts[key, default: 0] += 1
@@ -184,7 +184,7 @@ final class PeerSession {
 
         if op.kind == .request || op.kind == .indication, disconnectReason == nil, !drop {
             let occurrence = countRequest(pdu)
-            answer(pdu, occurrence: occurrence, extraDelay: extraDelay, errorCode: errorCode)
+            answer(pdu, occurrence: occurrence, extraDelay: extraDelay, errorCode: errorCode, bearer: bearer)
         } else if op.kind == .command {
             emulator.command(pdu)
         }
@@ -199,7 +199,7 @@ final class PeerSession {
         if let reason = disconnectReason { disconnect(reason: reason) }
     }
 
-    func answer(_ pdu: [UInt8], occurrence: Int, extraDelay: Int64, errorCode: ATTErrorCode?) {
+    func answer(_ pdu: [UInt8], occurrence: Int, extraDelay: Int64, errorCode: ATTErrorCode?, bearer: UInt16? = nil) {
         let op = ATTOpcode(pdu[0])
         let recorded = recordedAnswer(to: pdu, occurrence: occurrence)
         var latency = recorded?.latency ?? behaviour?.typicalLatency ?? 2 * link.parameters.interval
@@ -236,7 +236,7 @@ final class PeerSession {
         if scale != 1 { latency = Int64((Double(latency) * scale).rounded()) }
         world.scheduler.schedule(after: latency + extraDelay, order: recorded?.packetID ?? Scheduler.unordered) { [self] in
             guard link.isUp, !silent else { return }
-            host.deliver(response, on: link)
+            host.deliver(response, on: link, bearer: bearer)
         }
     }
 }

@@ -73,8 +73,10 @@ public final class SimulatedPeripheral {
         }
     }
 
-    func receive(_ pdu: [UInt8], on link: SimulatedLink) {
-        sessions[link.handle]?.receive(pdu)
+    /// A PDU from the central on one of the link's ATT bearers (`ATTClientBearer`); the answer goes
+    /// back on the same bearer.
+    func receive(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16? = nil) {
+        sessions[link.handle]?.receive(pdu, bearer: bearer)
     }
 
     /// How long the peripheral takes to acknowledge the central's disconnection, and the reason
