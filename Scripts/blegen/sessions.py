@@ -35,11 +35,14 @@ Part F 3.4; SMP: Vol 3 Part H 3.5). Shapes covered:
   - a capture that begins mid-connection (traffic on a handle it never saw connect), or ends
     mid-transaction (a request unanswered) or while the local Disconnect is under way (HCI
     Disconnect, Command Status, no Disconnection Complete);
-  - the local device as central, as peripheral, and both on different links of one capture.
+  - the local device as central, as peripheral, and both on different links of one capture;
+  - Enhanced ATT (Vol 3 Part G 5.4) on about one local-central link in ten: two bearers with
+    requests outstanding at once, or the 30 s timeout on one bearer while the other and the fixed
+    channel go on (drawn apart, so links without EATT are what they were before it).
 
-The named shapes (--shape) add Enhanced ATT bearers (eatt-overlap: requests outstanding on two
-bearers at once; eatt-timeout: the 30 s timeout on one bearer while the others go on) and GATT
-over BR/EDR (bredr-att: a BR/EDR ACL link with ATT on PSM 0x001F beside an LE link).
+The named shapes (--shape) force these: eatt-overlap, eatt-timeout, and GATT over BR/EDR
+(bredr-att: a BR/EDR ACL link with ATT on PSM 0x001F beside an LE link), which the random draw
+does not make.
 """
 
 from __future__ import annotations
@@ -778,6 +781,17 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
     endings = ["peer", "loss", "local", "still"]
     ending = rng.choices(endings, weights=(3, 3, 3, 1))[0]
     fail_in = rng.randrange(len(phases)) if rng.random() < 0.35 else None
+    if local_central and not mid_capture and "phases" not in force:
+        # Enhanced ATT on about one link in ten where the local device is central: bearers with
+        # requests outstanding at once, or the timeout on one bearer. Drawn from a generator of
+        # its own (seeded from this link's start, so deterministic), so that the links without it
+        # stay byte for byte what they were.
+        draw = random.Random(t0 * 8 + index)
+        if draw.random() < 0.1:
+            k = phases.index("discovery") + 1 if "discovery" in phases else 1
+            phases.insert(k, "eatt-timeout" if draw.random() < 0.3 else "eatt")
+            if fail_in is not None and fail_in >= k:
+                fail_in += 1
     phases = force.get("phases", phases)
     ending = force.get("ending", ending)
     fail_in = force.get("fail_in", fail_in)
