@@ -714,16 +714,25 @@ def make_bredr_link(rng: random.Random, t0: int, index: int, force: dict | None 
         elif phase == "timeout":
             link.att_timeout()
             break
+    end(link, ending)
+    return link
+
+
+def end(link: Link, ending: str) -> None:
+    """How a link ends: 'peer' (0x13 or 0x15 from the peer), 'loss' (0x08), 'local' (the local
+    Disconnect, 0x16), 'auth' (the local Disconnect 0x05 after a failed encryption), else the
+    capture ends with the link up."""
     if ending == "peer":
-        link.peer_disconnect(rng.choice((0x13, 0x13, 0x15)))
+        link.peer_disconnect(link.rng.choice((0x13, 0x13, 0x15)))
     elif ending == "loss":
         link.link_loss()
     elif ending == "local":
         link.local_disconnect()
+    elif ending == "auth":
+        link.local_disconnect(reason=0x05)
     else:
         link.shapes.append("still connected when the capture ends")
         link.open = False
-    return link
 
 
 def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_capture: bool, tail: str | None,
@@ -866,17 +875,7 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
     if tail == "disconnecting":
         link.local_disconnect(finished=False)
         return link
-    if ending == "peer":
-        link.peer_disconnect(rng.choice((0x13, 0x13, 0x15)))
-    elif ending == "loss":
-        link.link_loss()
-    elif ending == "local":
-        link.local_disconnect()
-    elif ending == "auth":
-        link.local_disconnect(reason=0x05)
-    else:
-        link.shapes.append("still connected when the capture ends")
-        link.open = False
+    end(link, ending)
     return link
 
 

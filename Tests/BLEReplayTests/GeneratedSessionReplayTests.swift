@@ -193,6 +193,8 @@ import Testing
         let link = try #require(world.host.allLinks.first)
         #expect(link.transport == .bredr && link.log.allSatisfy { $0.bearer == 0x0040 } && !link.log.isEmpty)
         #expect(world.host.allLinks.last?.transport == .le)
+        // Paged, never advertising on LE: the replay makes up no LE advertising for that peer.
+        #expect(!link.peripheral.advertisingEnabled && world.host.allLinks.last?.peripheral.advertisingEnabled == true)
         let events = world.trace.records.filter { $0.kind == .event }
         #expect(events.contains { $0.payload.first == 0x03 && $0.payload.count >= 4 && UInt16($0.payload[3]) | UInt16($0.payload[4]) << 8 == link.handle })
         #expect(events.filter { $0.payload.first == 0x3E && $0.payload.count > 2 && $0.payload[2] == 0x01 }.count == 1)

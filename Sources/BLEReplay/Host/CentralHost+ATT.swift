@@ -190,7 +190,8 @@ extension CentralHost {
             answerAsServer(pdu, on: link, bearer: bearer)
             observer?.centralHost(self, link: link, didReceiveValue: pdu)
         case .request:
-            if let server = link.localServer, bearer == nil { server.received(pdu) } else { answerAsServer(pdu, on: link, bearer: bearer) }
+            // An app playing the local server (CBPeripheralManager) answers on the fixed channel.
+            if let server = link.localServer { server.received(pdu) } else { answerAsServer(pdu, on: link, bearer: bearer) }
         case .confirmation:
             if let i = link.indicationCompletions.firstIndex(where: { $0.bearer == bearer }) {
                 link.indicationCompletions.remove(at: i).completion(.response(pdu))

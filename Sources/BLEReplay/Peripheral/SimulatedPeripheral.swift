@@ -20,6 +20,7 @@ public final class SimulatedPeripheral {
         self.index = index
         self.world = world
         phase = (Int64(index) * 7_300) % max(1, model.advertising.interval)
+        advertisingEnabled = model.advertisesOnLE
     }
 
     /// The behaviour of recorded connection `index`, or the next in turn (then the last again).
