@@ -75,7 +75,7 @@ public enum ReplayComparison {
         v.duration = max(0, link.endedAt.map(link.relative) ?? c.end)
         if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
         if c.transport == .bredr {
-            v.notes.append("a BR/EDR link (GATT over BR/EDR, ATT on PSM 0x001F): its ATT and its ending are compared; its other L2CAP traffic and the link supervision timeout's own signalling are not")
+            v.notes.append("a BR/EDR link (GATT over BR/EDR, ATT on PSM 0x001F): its ATT and its ending are compared, not its other L2CAP traffic (profiles, signalling)")
         }
         if c.pdus.contains(where: { $0.bearer != nil }), c.transport == .le {
             let bearers = Set(c.pdus.compactMap(\.bearer)).sorted().map { hex($0, width: 4) }.joined(separator: ", ")
