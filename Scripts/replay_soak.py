@@ -3,7 +3,10 @@
 each faithfully with the blereplay CLI, and check every connection against what the session
 holds by construction (its handle, kind, ATT PDUs and ending) and against the replay's verdict.
 
-    Scripts/replay_soak.py --seed S --count N [--bin .build/release/blereplay] [--batch 250]
+    Scripts/replay_soak.py --seed S --count N [--bin .build/release/blereplay] [--batch 250] [--shapes A,B]
+
+Besides the N random sessions it runs N/10 sessions of each named shape the random draw does not
+make (Enhanced ATT bearers, GATT over BR/EDR; reproduce one with --shape NAME below).
 
 Sessions go through the CLI in batches (one `import` of many captures into one timeline, then one
 `replay DB --json`), so thousands run in minutes. Each divergence is printed with its seed, the
@@ -27,6 +30,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from blegen import sessions  # noqa: E402
+
+# Named shapes of Scripts/blegen/sessions.py the random draw does not make (Enhanced ATT, GATT
+# over BR/EDR); Tests/BLEReplayTests/GeneratedSessions.swift `extraShapes` names the same.
+EXTRA_SHAPES = ("eatt-overlap", "eatt-timeout", "bredr-att")
 
 
 def expected_end(link: dict) -> str:
@@ -102,27 +109,36 @@ def main(argv: list[str]) -> int:
     p.add_argument("--count", type=int, default=2000)
     p.add_argument("--bin", default=str(HERE.parent / ".build/release/blereplay"))
     p.add_argument("--batch", type=int, default=250)
+    p.add_argument("--shapes", default=",".join(EXTRA_SHAPES),
+                   help="named shapes the random draw does not make, each run for a tenth of COUNT seeds "
+                        "(comma-separated; empty for none)")
     a = p.parse_args(argv)
     started = time.monotonic()
     problems: list[str] = []
     gaps: list[str] = []
     connections = 0
+    shapes = [x for x in a.shapes.split(",") if x]
+    runs = [(None, a.count)] + [(shape, max(1, a.count // 10)) for shape in shapes]
+    total = 0
     with tempfile.TemporaryDirectory(prefix="replay-soak-") as tmp:
-        for first in range(a.seed, a.seed + a.count, a.batch):
-            n = min(a.batch, a.seed + a.count - first)
-            d = Path(tmp) / f"b{first}"
-            manifests = sessions.write(d, first, n)
-            found, c = run_batch(a.bin, d, manifests, gaps)
-            connections += c
-            for line in found:
-                print(line, flush=True)
-            problems += found
-            for f in d.iterdir():
-                f.unlink()
-    seeds = len({line.split()[1] for line in problems if line.startswith("seed")})
+        for shape, count in runs:
+            total += count
+            for first in range(a.seed, a.seed + count, a.batch):
+                n = min(a.batch, a.seed + count - first)
+                d = Path(tmp) / f"{shape or 'random'}-{first}"
+                manifests = sessions.write(d, first, n, shape)
+                found, c = run_batch(a.bin, d, manifests, gaps)
+                connections += c
+                for line in found:
+                    print((f"[{shape}] " if shape else "") + line, flush=True)
+                problems += found
+                for f in d.iterdir():
+                    f.unlink()
+    seeds = len({line.split(":")[0].split(" connection")[0] for line in problems if line.startswith("seed")})
     for line in gaps:
         print(line)
-    print(f"replay soak: {a.count} session(s) from seed {a.seed}, {connections} connection(s), "
+    print(f"replay soak: {total} session(s) from seed {a.seed} ({a.count} random"
+          + "".join(f", {n} {shape}" for shape, n in runs[1:]) + f"), {connections} connection(s), "
           f"{len(problems)} problem(s) in {seeds} session(s), {len(gaps)} capture gap(s), "
           f"{time.monotonic() - started:.0f} s")
     return 1 if problems else 0

@@ -35,9 +35,14 @@ Part F 3.4; SMP: Vol 3 Part H 3.5). Shapes covered:
   - a capture that begins mid-connection (traffic on a handle it never saw connect), or ends
     mid-transaction (a request unanswered) or while the local Disconnect is under way (HCI
     Disconnect, Command Status, no Disconnection Complete);
-  - the local device as central, as peripheral, and both on different links of one capture.
+  - the local device as central, as peripheral, and both on different links of one capture;
+  - Enhanced ATT (Vol 3 Part G 5.4) on about one local-central link in ten: two bearers with
+    requests outstanding at once, or the 30 s timeout on one bearer while the other and the fixed
+    channel go on (drawn apart, so links without EATT are what they were before it).
 
-EATT bearers are not generated: the replay's host models the fixed ATT channel only.
+The named shapes (--shape) force these: eatt-overlap, eatt-timeout, and GATT over BR/EDR
+(bredr-att: a BR/EDR ACL link with ATT on PSM 0x001F beside an LE link), which the random draw
+does not make.
 """
 
 from __future__ import annotations
@@ -118,6 +123,13 @@ class Link:
         self.in_flight: list[int] = []  # Number Of Completed Packets times of the host's ACL packets
         self.silent = False       # the peer stopped answering: the link is lost from last_peer on
         self.unacknowledged = 0   # the host's ACL packets no Number Of Completed Packets ever counted
+        self.bredr = False        # a BR/EDR ACL link carrying ATT on PSM 0x001F (make_bredr_link)
+        self.supervision_us = self.timeout_units * 10 * MS  # the (link) supervision timeout in force
+        # Enhanced ATT bearers (open_eatt): our Source CIDs (the timeline's bearer names), the
+        # peer's; a K-frame is addressed to the receiver's CID (Vol 3 Part A 3.4.3).
+        self.eatt_local: list[int] = []
+        self.eatt_peer: list[int] = []
+        self.eatt_closed: set[int] = set()
 
     # --- records -----------------------------------------------------------------------------
     def add(self, t: int, h4, received: bool, tag: str = "") -> None:
@@ -136,7 +148,7 @@ class Link:
     def jitter(self, lo: int, hi: int) -> int:
         return self.rng.randint(lo, hi)
 
-    def l2(self, cid: int, payload: bytes, from_local: bool, acknowledged: bool = True) -> int:
+    def l2(self, cid: int, payload: bytes, from_local: bool, acknowledged: bool = True, att_pdu: bool | None = None) -> int:
         """One L2CAP frame at the current time, in ACL packets of at most 27 bytes from the peer
         (its LL data length) and 251 from the host (the LE buffer size). Returns the time of the
         last fragment; the local controller's Number Of Completed Packets follows at the next
@@ -154,8 +166,10 @@ class Link:
                 t = min(self.in_flight) + self.jitter(20, 200)
                 self.in_flight = [x for x in self.in_flight if x > t]
         for i, f in enumerate(frags):
-            pb = (hci.PB_FIRST_NON_FLUSHABLE if from_local else hci.PB_FIRST_FLUSHABLE) if i == 0 else hci.PB_CONTINUING
-            tag = "att" if cid == l2cap.CID_ATT and i + 1 == len(frags) else ""
+            first = hci.PB_FIRST_NON_FLUSHABLE if from_local and not self.bredr else hci.PB_FIRST_FLUSHABLE
+            pb = first if i == 0 else hci.PB_CONTINUING
+            is_att = cid == l2cap.CID_ATT if att_pdu is None else att_pdu
+            tag = "att" if is_att and i + 1 == len(frags) else ""
             self.add(t, (lambda f=f, pb=pb: lambda h: hci.acl(h, pb, f))(), not from_local, tag)
             if i + 1 < len(frags):
                 t += self.jitter(650, 750)
@@ -173,7 +187,11 @@ class Link:
         return t
 
     def att(self, pdu: bytes, from_local: bool, acknowledged: bool = True) -> int:
+        """One ATT PDU on the link's main bearer: the fixed channel on LE, the PSM 0x001F channel
+        on BR/EDR (basic frames, addressed to the receiver's CID: ours 0x0040, the peer's 0x0041)."""
         self.att_pdus += 1
+        if self.bredr:
+            return self.l2(0x0041 if from_local else 0x0040, pdu, from_local, acknowledged, att_pdu=True)
         return self.l2(l2cap.CID_ATT, pdu, from_local, acknowledged)
 
     def wait(self, lo: int, hi: int) -> None:
@@ -366,6 +384,7 @@ class Link:
         if accepted:
             self.evt(instant + self.jitter(300, 900), lambda h, i=interval, to=timeout: hci.le_connection_update_complete(h, i, 0, to))
             self.interval_units, self.timeout_units = interval, timeout
+            self.supervision_us = timeout * 10 * MS
             self.anchor, self.interval = instant, interval * 1250
         else:
             self.evt(instant + self.jitter(300, 900),
@@ -451,6 +470,106 @@ class Link:
         self.t += ATT_TIMEOUT + self.jitter(100 * MS, 2000 * MS)
         self.last_peer = self.event_after(self.t) - self.interval
 
+    # --- Enhanced ATT (Vol 3 Part G 5.4; L2CAP Vol 3 Part A 4.25, 4.26) -------------------------
+    def open_eatt(self, count: int = 2) -> None:
+        """The local central asks for `count` Enhanced ATT bearers: L2CAP Credit Based Connection
+        Request (0x17) on the LE signalling channel for SPSM 0x0027 with our Source CIDs, and the
+        peer's Response (0x18) with its own, result 0. Credits are plenty (at most 65535, 4.25)."""
+        assert self.local_central and not self.eatt_local
+        self.signal_id = self.signal_id % 255 + 1
+        sid = self.signal_id
+        self.eatt_local = [0x0040 + i for i in range(count)]
+        self.eatt_peer = [0x0045 + i for i in range(count)]
+        mtu = mps = 64
+        self.l2(l2cap.CID_LE_SIGNALING, l2cap.signaling(0x17, sid, struct.pack("<HHHH", 0x0027, mtu, mps, 1000)
+                                                        + b"".join(struct.pack("<H", c) for c in self.eatt_local)), True)
+        self.to_event(1)
+        self.l2(l2cap.CID_LE_SIGNALING, l2cap.signaling(0x18, sid, struct.pack("<HHHH", mtu, mps, 1000, 0)
+                                                        + b"".join(struct.pack("<H", c) for c in self.eatt_peer)), False)
+        self.wait(300, 2000)
+
+    def eatt_att(self, bearer: int, pdu: bytes, from_local: bool) -> int:
+        """One ATT PDU as one K-frame (SDU length, then the SDU: Vol 3 Part A 3.4.3) on EATT
+        bearer `bearer` (an index), addressed to the receiver's CID."""
+        self.att_pdus += 1
+        cid = self.eatt_peer[bearer] if from_local else self.eatt_local[bearer]
+        return self.l2(cid, struct.pack("<H", len(pdu)) + pdu, from_local, att_pdu=True)
+
+    def short_request(self) -> tuple[bytes, bytes]:
+        """A read or a write that fits an EATT bearer's 64-byte MTU, and its answer."""
+        if self.rng.random() < 0.5:
+            h = self.rng.choice(READABLE)
+            return att.read_req(h), att.read_rsp(bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 40))))
+        h = self.rng.choice(WRITABLE)
+        value = bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 12)))
+        return att.write_req(h, value), att.write_rsp()
+
+    def eatt_overlap(self) -> None:
+        """Requests outstanding on two EATT bearers at once (ATT is sequential per bearer, Vol 3
+        Part F 3.3.2): a request on one, a request on the other before the first is answered
+        (sometimes a third on the fixed channel too), then the answers in either order."""
+        if not self.eatt_local:
+            self.open_eatt()
+        for _ in range(self.rng.randint(1, 4)):
+            open_bearers = [b for b in range(len(self.eatt_local)) if b not in self.eatt_closed]
+            asked: list[tuple[int | None, bytes]] = []
+            for b in open_bearers:
+                req, rsp = self.short_request()
+                self.eatt_att(b, req, True)
+                asked.append((b, rsp))
+                self.wait(200, 1500)
+            if not self.bearer_closed and self.rng.random() < 0.4:
+                req, rsp = self.short_request()
+                self.att(req, True)
+                asked.append((None, rsp))
+                self.shapes.append("requests on the fixed channel and EATT bearers at once")
+            self.rng.shuffle(asked)
+            for b, rsp in asked:
+                self.to_event(self.rng.choice((1, 1, 2)))
+                if b is None:
+                    self.att(rsp, False)
+                else:
+                    self.eatt_att(b, rsp, False)
+            self.wait(150, 2500)
+        if "EATT requests overlapping on two bearers" not in self.shapes:
+            self.shapes.append("EATT requests overlapping on two bearers")
+
+    def eatt_timeout(self) -> None:
+        """A request on one EATT bearer the peer never answers: 30 s later that bearer's
+        transaction times out and no more ATT PDUs go on it (Vol 3 Part F 3.3.3: "on this ATT
+        bearer"); the other bearer and the fixed channel go on, before and after the timeout.
+        The host then closes the dead channel (L2CAP Disconnection Request/Response, Vol 3
+        Part A 4.6, 4.7)."""
+        if not self.eatt_local:
+            self.open_eatt()
+        dead = len(self.eatt_local) - 1
+        h = self.rng.choice(READABLE)
+        self.eatt_att(dead, att.read_req(h), True)
+        self.eatt_closed.add(dead)
+        sent_at = self.t
+        self.shapes.append("ATT timeout on an EATT bearer")
+        # Transactions on the live bearer (and the fixed channel) for 30 s and a little more.
+        while self.t < sent_at + ATT_TIMEOUT + self.jitter(2000 * MS, 6000 * MS):
+            req, rsp = self.short_request()
+            if self.bearer_closed or self.rng.random() < 0.7:
+                self.eatt_att(0, req, True)
+                self.to_event(self.rng.choice((1, 2)))
+                self.eatt_att(0, rsp, False)
+            else:
+                self.request(req, rsp)
+            self.wait(1500 * MS, 6000 * MS)
+        self.signal_id = self.signal_id % 255 + 1
+        dcid, scid = self.eatt_peer[dead], self.eatt_local[dead]
+        self.l2(l2cap.CID_LE_SIGNALING, l2cap.signaling(0x06, self.signal_id, struct.pack("<HH", dcid, scid)), True)
+        self.to_event(1)
+        self.l2(l2cap.CID_LE_SIGNALING, l2cap.signaling(0x07, self.signal_id, struct.pack("<HH", dcid, scid)), False)
+        self.wait(300, 2000)
+        req, rsp = self.short_request()
+        self.eatt_att(0, req, True)
+        self.to_event(1)
+        self.eatt_att(0, rsp, False)
+        self.wait(300, 2000)
+
     # --- endings -------------------------------------------------------------------------------
     def end_record(self, t: int, reason: int) -> int:
         """Disconnection Complete (Vol 4 Part E 7.7.5), after the link's last completed packets."""
@@ -470,7 +589,7 @@ class Link:
             # that wait; other devices' advertising goes on being logged until then.
             self.shapes.append("capture ends while the local Disconnect is under way")
             other = _addr(self.rng)
-            wait = int(self.timeout_units * 10 * MS * self.rng.uniform(0.2, 0.9))
+            wait = int(self.supervision_us * self.rng.uniform(0.2, 0.9))
             t = self.t
             while t + 100 * MS < self.t + wait:
                 t += 100 * MS + self.jitter(0, 10 * MS)
@@ -489,7 +608,7 @@ class Link:
         """The peer goes silent: Disconnection Complete 0x08 one supervision timeout after the
         last connection event it answered (Vol 6 Part B 4.5.2)."""
         last = self.last_peer if self.silent else max(self.last_peer, self.event_after(self.t) - self.interval)
-        self.end_record(self.event_after(last + self.timeout_units * 10 * MS) + self.jitter(300, 900), 0x08)
+        self.end_record(self.event_after(last + self.supervision_us) + self.jitter(300, 900), 0x08)
 
     def failed_to_establish(self) -> None:
         """0x3E after 6 connection events the peer never answered (Vol 6 Part B 4.5.2)."""
@@ -518,6 +637,102 @@ def _connect(link: Link, status: int) -> None:
     link.anchor = link.t + 1250 + rng.randint(0, link.interval)
     link.last_peer = link.anchor
     link.t = link.anchor + link.jitter(2 * MS, 6 * MS)
+
+
+def make_bredr_link(rng: random.Random, t0: int, index: int, force: dict | None = None) -> Link:
+    """GATT over BR/EDR (Vol 3 Part G 2.1, 5.1): the local host pages the peer (Create Connection,
+    Vol 4 Part E 7.1.5 -> Connection Complete 7.7.3), maybe sets the link supervision timeout
+    (Write Link Supervision Timeout 7.3.42, slots of 0.625 ms; 20 s by default), opens the ATT
+    channel (L2CAP Connection Request/Response for PSM 0x001F on CID 0x0001, then Configuration
+    with the MTU option: basic mode, Vol 3 Part A 4.2-4.5, 5.1), then discovery, reads, writes,
+    notifications or indications over it. No Exchange MTU: the L2CAP MTU is the ATT_MTU on BR/EDR
+    (Vol 3 Part G 4.3.1), at least 48 (Part G 5.1). The poll interval (T_poll, 40 slots = 25 ms,
+    Vol 2 Part C 4.1.8) paces the link as a connection interval paces an LE one."""
+    force = force or {}
+    b = [rng.randrange(256) for _ in range(6)]
+    b[0] &= 0xFC  # a public BD_ADDR (its IEEE OUI bits clear of multicast/local)
+    link = Link(rng, t0, True, ":".join(f"{x:02X}" for x in b), index)
+    link.bredr = True
+    link.interval, link.interval_units = 25 * MS, 20
+    link.supervision_us = 20_000 * MS
+    link.shapes.append("BR/EDR link with ATT on PSM 0x001F")
+    link.cmd(link.t, hci.command(0x0405, hci.addr_bytes(link.peer) + struct.pack("<HBBHB", 0xCC18, 1, 0, 0, 1)))
+    link.t += link.jitter(200, 900)
+    link.evt(link.t, hci.command_status(0x0405))
+    link.t += link.jitter(20 * MS, 300 * MS)
+    link.evt(link.t, lambda h, a=link.peer: hci.event(0x03, struct.pack("<BH6sBB", 0, h, hci.addr_bytes(a), 1, 0)))
+    link.anchor = link.t + rng.randint(0, link.interval)
+    link.last_peer = link.anchor
+    link.t = link.anchor + link.jitter(2 * MS, 6 * MS)
+    if rng.random() < 0.6:
+        slots = rng.choice((0x0C80, 0x1F40, 0x3E80))  # 2 s, 5 s, 10 s
+        link.cmd(link.t, lambda h, sl=slots: hci.command(0x0C37, struct.pack("<HH", h, sl)))
+        link.t += link.jitter(200, 900)
+        link.evt(link.t, lambda h: hci.command_complete(0x0C37, struct.pack("<BH", 0, h)))
+        link.supervision_us = slots * 625
+        link.shapes.append(f"link supervision timeout {slots * 625 // MS} ms")
+        link.wait(300, 2000)
+    mtu = rng.choice((48, 185, 672))
+    link.mtu = mtu
+    sig = lambda code, ident, data: l2cap.signaling(code, ident, data)
+    link.l2(0x0001, sig(0x02, 1, struct.pack("<HH", 0x001F, 0x0040)), True)
+    link.to_event(1)
+    link.l2(0x0001, sig(0x03, 1, struct.pack("<HHHH", 0x0041, 0x0040, 0, 0)), False)
+    link.wait(300, 1500)
+    link.l2(0x0001, sig(0x04, 2, struct.pack("<HHBBH", 0x0041, 0, 0x01, 2, mtu)), True)
+    link.to_event(1)
+    link.l2(0x0001, sig(0x05, 2, struct.pack("<HHH", 0x0040, 0, 0)), False)
+    link.l2(0x0001, sig(0x04, 3, struct.pack("<HHBBH", 0x0040, 0, 0x01, 2, mtu)), False)
+    link.wait(300, 1500)
+    link.l2(0x0001, sig(0x05, 3, struct.pack("<HHH", 0x0041, 0, 0)), True)
+    link.wait(500, 3000)
+
+    phases = ["discovery"] if rng.random() < 0.8 else []
+    optional = ["rw", "notify", "indicate", "rw", "burst", "server"]
+    rng.shuffle(optional)
+    phases += optional[:rng.randint(1, 4)]
+    if rng.random() < 0.15:
+        phases.append("timeout")
+    ending = rng.choices(["peer", "loss", "local", "still"], weights=(3, 3, 3, 1))[0]
+    phases = force.get("bredr_phases", phases)
+    ending = force.get("bredr_ending", ending)
+    for phase in phases:
+        if phase == "discovery":
+            link.discovery()
+        elif phase == "rw":
+            link.reads_and_writes()
+        elif phase == "burst":
+            link.write_command_burst()
+        elif phase == "notify":
+            link.notifications(rng.randint(1, 12))
+        elif phase == "indicate":
+            link.indications(rng.randint(1, 4), confirm_last=rng.random() < 0.6)
+            if link.unconfirmed:
+                break
+        elif phase == "server":
+            link.other_side_reads_local_server()
+        elif phase == "timeout":
+            link.att_timeout()
+            break
+    end(link, ending)
+    return link
+
+
+def end(link: Link, ending: str) -> None:
+    """How a link ends: 'peer' (0x13 or 0x15 from the peer), 'loss' (0x08), 'local' (the local
+    Disconnect, 0x16), 'auth' (the local Disconnect 0x05 after a failed encryption), else the
+    capture ends with the link up."""
+    if ending == "peer":
+        link.peer_disconnect(link.rng.choice((0x13, 0x13, 0x15)))
+    elif ending == "loss":
+        link.link_loss()
+    elif ending == "local":
+        link.local_disconnect()
+    elif ending == "auth":
+        link.local_disconnect(reason=0x05)
+    else:
+        link.shapes.append("still connected when the capture ends")
+        link.open = False
 
 
 def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_capture: bool, tail: str | None,
@@ -591,6 +806,17 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
     endings = ["peer", "loss", "local", "still"]
     ending = rng.choices(endings, weights=(3, 3, 3, 1))[0]
     fail_in = rng.randrange(len(phases)) if rng.random() < 0.35 else None
+    if local_central and not mid_capture and "phases" not in force:
+        # Enhanced ATT on about one link in ten where the local device is central: bearers with
+        # requests outstanding at once, or the timeout on one bearer. Drawn from a generator of
+        # its own (seeded from this link's start, so deterministic), so that the links without it
+        # stay byte for byte what they were.
+        draw = random.Random(t0 * 8 + index)
+        if draw.random() < 0.1:
+            k = phases.index("discovery") + 1 if "discovery" in phases else 1
+            phases.insert(k, "eatt-timeout" if draw.random() < 0.3 else "eatt")
+            if fail_in is not None and fail_in >= k:
+                fail_in += 1
     phases = force.get("phases", phases)
     ending = force.get("ending", ending)
     fail_in = force.get("fail_in", fail_in)
@@ -649,6 +875,10 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
         elif phase == "timeout":
             link.att_timeout()
             break
+        elif phase == "eatt":
+            link.eatt_overlap()
+        elif phase == "eatt-timeout":
+            link.eatt_timeout()
         if failing:
             link.shapes.append(f"fails after {phase}")
             break
@@ -661,17 +891,7 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
     if tail == "disconnecting":
         link.local_disconnect(finished=False)
         return link
-    if ending == "peer":
-        link.peer_disconnect(rng.choice((0x13, 0x13, 0x15)))
-    elif ending == "loss":
-        link.link_loss()
-    elif ending == "local":
-        link.local_disconnect()
-    elif ending == "auth":
-        link.local_disconnect(reason=0x05)
-    else:
-        link.shapes.append("still connected when the capture ends")
-        link.open = False
+    end(link, ending)
     return link
 
 
@@ -708,6 +928,19 @@ SHAPES = {
     "peripheral-failed-attempt": dict(count=2, roles="peripheral", tail=None,
                                       force={"directed_timeout": True, "attempt": 0.9, "phases": ["mtu", "discovery", "notify"],
                                              "fail_in": None, "ending": "loss"}),
+    # Enhanced ATT (Vol 3 Part G 5.4): two bearers with requests outstanding on both at once, the
+    # fixed channel alongside; transactions pair per bearer.
+    "eatt-overlap": dict(count=1, roles="central", tail=None,
+                         force={"attempt": 0.9, "phases": ["mtu", "discovery", "eatt", "rw", "eatt", "notify", "eatt"],
+                                "fail_in": None}),
+    # An ATT timeout on one EATT bearer (Vol 3 Part F 3.3.3): that bearer closes, the other bearer
+    # and the fixed channel go on before and after it.
+    "eatt-timeout": dict(count=1, roles="central", tail=None,
+                         force={"attempt": 0.9, "phases": ["mtu", "discovery", "eatt", "eatt-timeout", "rw", "eatt"],
+                                "fail_in": None}),
+    # GATT over BR/EDR (Vol 3 Part G 2.1) on a dual-mode phone: a BR/EDR link with ATT on PSM
+    # 0x001F, then an LE link.
+    "bredr-att": dict(count=2, roles="central", tail=None, bredr=1, force={"attempt": 0.9, "fail_in": None}),
     # Both roles in one capture: the local device central on the 1st link, peripheral on the 2nd.
     "mixed-roles": dict(count=2, roles="both", tail=None,
                         force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw"], "fail_in": None,
@@ -740,8 +973,11 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
     start = t + 5 * MS
     for i in range(count):
         local_central = roles == "central" or (roles == "both" and i % 2 == 0)
-        links.append(make_link(rng, start, local_central, i, mid_capture and i == 0, tail if i == count - 1 else None,
-                               fixed["force"] if fixed else None))
+        if fixed and i < fixed.get("bredr", 0):
+            links.append(make_bredr_link(rng, start, i, fixed["force"]))
+        else:
+            links.append(make_link(rng, start, local_central, i, mid_capture and i == 0, tail if i == count - 1 else None,
+                                   fixed["force"] if fixed else None))
         # The next link starts while this one is up (simultaneous links) or after it ended; link
         # setups never overlap (one LE Create Connection at a time).
         lo = start + 300 * MS

@@ -65,6 +65,46 @@ import Testing
         #expect(link.cbError(for: .init(0x16), mapping: .default) == 6)
     }
 
+    /// Enhanced ATT (Core v5.4 Vol 3 Part G 5.4): each bearer is sequential on its own, so a
+    /// request on bearer 0x0041 goes out while one on 0x0040 is outstanding, and each answer
+    /// comes back on its request's bearer. A timeout on one EATT bearer closes that bearer only
+    /// (Vol 3 Part F 3.3.3: "on this ATT bearer"): its queued request fails, the fixed channel
+    /// and the other bearer go on, and the host does not disconnect, even where a fixed-channel
+    /// timeout would (the test above).
+    @Test func eachEATTBearerHasItsOwnTransactionAndItsOwnTimeout() throws {
+        let (world, probe, link) = try connectedWorld { $0.faults = [try! FaultSpec(parsing: "drop-response:read-request#1")] }
+        var results: [String] = []
+        func name(_ r: ATTResult) -> String {
+            switch r {
+            case .response: "response"
+            case .error: "error"
+            case .timeout: "timeout"
+            case .disconnected: "disconnected"
+            }
+        }
+        let read = ATTPDU.readRequest(ATTReadRequest(attributeHandle: 0x0018)).encoded()
+        let start = world.now
+        world.host.send(read, on: link, bearer: 0x0041, completion: { r in results.append("0x0041 \(name(r))") })
+        world.host.send(read, on: link, bearer: 0x0041, completion: { r in results.append("0x0041 queued \(name(r))") })
+        world.host.send(read, on: link, bearer: 0x0040, completion: { r in results.append("0x0040 \(name(r))") })
+        world.run(until: start + 2_000_000)
+        // Both first requests went out before either was answered; the queued one waits.
+        let requests = link.log.filter { $0.fromCentral && $0.bytes == read }
+        #expect(requests.map(\.bearer) == [0x0041, 0x0040])
+        let answers = link.log.filter { !$0.fromCentral }
+        #expect(answers.map(\.bearer) == [0x0040] && results == ["0x0040 response"])
+        world.run(until: start + 40_000_000)
+        #expect(results == ["0x0040 response", "0x0041 timeout", "0x0041 queued disconnected"])
+        #expect(link.isUp && probe.disconnected.isEmpty && !link.attTimedOut)
+        // The closed bearer takes no more requests; the fixed channel and bearer 0x0040 still do.
+        var later: [String] = []
+        world.host.send(read, on: link, bearer: 0x0041, completion: { r in later.append("0x0041 \(name(r))") })
+        world.host.send(read, on: link, completion: { r in later.append("fixed \(name(r))") })
+        world.host.send(read, on: link, bearer: 0x0040, completion: { r in later.append("0x0040 \(name(r))") })
+        world.run(until: start + 42_000_000)
+        #expect(later == ["0x0041 disconnected", "fixed response", "0x0040 response"])
+    }
+
     @Test func writeWithoutResponseFollowsTheControllerBuffers() throws {
         let (world, probe, link) = try connectedWorld()
         let buffers = world.configuration.aclBufferCount

@@ -124,12 +124,94 @@ import Testing
         #expect(r2.verdicts.first?.reproduced == false && r2.verdicts.first?.captureGap == nil && !r2.allSettled)
     }
 
+    /// Enhanced ATT (Core v5.4 Vol 3 Part G 5.4): requests outstanding on two bearers at once
+    /// (and on the fixed channel beside them). The replay's host holds a transaction per bearer:
+    /// with one bearer per link it held the second request back until the first was answered
+    /// (`missing-pdu` at the second request, as the `eatt-overlap` shape showed). The replayed
+    /// link must show the overlap itself: a request on one bearer sent while another bearer's was
+    /// outstanding, each answer on its request's bearer.
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func requestsOutstandingOnTwoEATTBearersAtOnceReproduce(_ seed: Int) throws {
+        let dir = try GeneratedSession.temporaryDirectory("eatt-overlap")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: seed, count: 1, shape: "eatt-overlap", into: dir).first)
+        let (r, world) = try replay(s)
+        #expect(s.problems(r).isEmpty, "\(s.problems(r))")
+        let link = try #require(world.host.allLinks.first)
+        #expect(Set(link.log.compactMap(\.bearer)) == [0x0040, 0x0041])
+        var outstanding: [UInt16?: Bool] = [:]
+        var overlapped = false
+        for p in link.log {
+            let kind = ATTOpcode(p.bytes[0]).kind
+            if p.fromCentral, kind == .request {
+                if outstanding.contains(where: { $0.key != p.bearer && $0.value }) { overlapped = true }
+                outstanding[p.bearer] = true
+            } else if !p.fromCentral, kind == .response {
+                #expect(outstanding[p.bearer] == true, "an answer on bearer \(String(describing: p.bearer)) with nothing outstanding there")
+                outstanding[p.bearer] = false
+            }
+        }
+        #expect(overlapped)
+    }
+
+    /// An ATT timeout on one EATT bearer (Core v5.4 Vol 3 Part F 3.3.3: no more PDUs "on this ATT
+    /// bearer"): the recorded host kept using the other bearer and the fixed channel for 30 s and
+    /// after. The replay times out that bearer's transaction only, at 30 s, and everything else
+    /// reproduces: the outcome is `timeout`, the link is not disconnected for it.
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func anATTTimeoutOnOneEATTBearerClosesThatBearerOnly(_ seed: Int) throws {
+        let dir = try GeneratedSession.temporaryDirectory("eatt-timeout")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: seed, count: 1, shape: "eatt-timeout", into: dir).first)
+        let (r, world) = try replay(s)
+        #expect(s.problems(r).isEmpty, "\(s.problems(r))")
+        let link = try #require(world.host.allLinks.first)
+        let outcomes = ReplayComparison.outcomes(onBearers: link.log.map { ($0.frame, $0.time, $0.fromCentral, $0.bytes, $0.bearer) },
+                                                 end: link.endedAt.map(link.relative), captureEnd: r.simulatedSpan)
+        #expect(outcomes.filter { $0.text.hasSuffix(": timeout") }.count == 1, "\(outcomes.map(\.text))")
+        // Not the fixed channel's timeout (after which a host disconnects): the bearer's alone.
+        #expect(!link.attTimedOut)
+        // Requests went on bearer 0x0040 more than 30 s after the one that timed out on 0x0041.
+        let dead = try #require(link.log.first { $0.fromCentral && $0.bearer == 0x0041 && ATTOpcode($0.bytes[0]).kind == .request })
+        #expect(link.log.contains { $0.fromCentral && $0.bearer == 0x0040 && $0.time > dead.time + 30_000_000 })
+    }
+
+    /// GATT over BR/EDR (Core v5.4 Vol 3 Part G 2.1, 5.1): a dual-mode phone's BR/EDR ACL link with
+    /// ATT on the PSM 0x001F channel, beside an LE link. The BR/EDR link is replayed on its own
+    /// transport: Connection Complete (Vol 4 Part E 7.7.3), not LE Connection Complete, in the
+    /// written trace; its ATT on its bearer; its ending (0x08 one link supervision timeout after
+    /// the peer went silent, 7.3.42; 0x13 or 0x16 as recorded). Before, it was left out ("not
+    /// replayed") and the session's verdicts held the LE link only.
+    @Test(arguments: [1, 2, 3, 4, 5, 6])
+    func gattOverBREDRLinksReproduce(_ seed: Int) throws {
+        let dir = try GeneratedSession.temporaryDirectory("bredr-att")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: seed, count: 1, shape: "bredr-att", into: dir).first)
+        let (r, world) = try replay(s, keepTrace: true)
+        #expect(s.problems(r).isEmpty, "\(s.problems(r))")
+        #expect(r.verdicts.count == 2 && r.classicConnections == 0)
+        let link = try #require(world.host.allLinks.first)
+        #expect(link.transport == .bredr && link.log.allSatisfy { $0.bearer == 0x0040 } && !link.log.isEmpty)
+        #expect(world.host.allLinks.last?.transport == .le)
+        // Paged, never advertising on LE: the replay makes up no LE advertising for that peer.
+        #expect(!link.peripheral.advertisingEnabled && world.host.allLinks.last?.peripheral.advertisingEnabled == true)
+        let events = world.trace.records.filter { $0.kind == .event }
+        #expect(events.contains { $0.payload.first == 0x03 && $0.payload.count >= 4 && UInt16($0.payload[3]) | UInt16($0.payload[4]) << 8 == link.handle })
+        #expect(events.filter { $0.payload.first == 0x3E && $0.payload.count > 2 && $0.payload[2] == 0x01 }.count == 1)
+    }
+
     /// `make test`: a few hundred random sessions (seeds 1-300), every link reproduced and
-    /// matching its construction. `make replay-soak` runs thousands more.
+    /// matching its construction, and the shapes the random draw does not make (Enhanced ATT,
+    /// GATT over BR/EDR), 20 seeds each. `make replay-soak` runs thousands more.
     @Test func generatedSessionsReproduce() throws {
         let dir = try GeneratedSession.temporaryDirectory("generated")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let sessions = try GeneratedSession.generate(seed: 1, count: 300, into: dir)
+        var sessions = try GeneratedSession.generate(seed: 1, count: 300, into: dir)
+        for shape in GeneratedSession.extraShapes {
+            let d = dir.appendingPathComponent(shape)
+            try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+            sessions += try GeneratedSession.generate(seed: 1, count: 20, shape: shape, into: d)
+        }
         var problems: [String] = []
         var links = 0
         for s in sessions {
@@ -137,7 +219,7 @@ import Testing
             links += r.verdicts.count
             problems += s.problems(r)
         }
-        #expect(links > 600, "the generator made \(links) links")
+        #expect(links > 660, "the generator made \(links) links")
         #expect(problems.isEmpty, "\(problems.count) problem(s):\n\(problems.prefix(40).joined(separator: "\n"))")
     }
 }

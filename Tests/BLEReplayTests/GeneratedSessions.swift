@@ -65,6 +65,10 @@ struct GeneratedSession {
         return url
     }
 
+    /// Named shapes the random sessions do not draw, replayed beside them by `make test` and the
+    /// soak: Enhanced ATT bearers and GATT over BR/EDR (Scripts/blegen/sessions.py SHAPES).
+    static let extraShapes = ["eatt-overlap", "eatt-timeout", "bredr-att"]
+
     /// The replay configuration `blereplay replay` uses by default (strict about unrecorded requests).
     static var configuration: ReplayConfiguration {
         var c = ReplayConfiguration()

@@ -5,7 +5,7 @@ public struct FaithfulReplayResult: Sendable {
     public var session: String
     public var path: String
     public var verdicts: [ConnectionVerdict]
-    /// Connections that are not LE (BR/EDR): not replayed.
+    /// BR/EDR connections without ATT: not replayed (GATT over BR/EDR is).
     public var classicConnections: Int
     public var firedFaults: [String]
     /// Faults asked for that never fired (`ReplayWorld.unfiredFaults`), in the `--inject` grammar:
@@ -66,10 +66,10 @@ public enum FaithfulReplay {
         var notes: [String] = []
         if session.connections.isEmpty {
             notes.append(session.classicConnections > 0
-                         ? "no LE connection in this capture (\(session.classicConnections) BR/EDR connection(s), which LE replay does not cover); nothing to replay"
+                         ? "no LE connection and no GATT over BR/EDR in this capture (\(session.classicConnections) BR/EDR connection(s) without ATT, whose profiles replay does not simulate); nothing to replay"
                          : "no LE connection in this capture; nothing to replay")
         } else if session.classicConnections > 0 {
-            notes.append("\(session.classicConnections) BR/EDR connection(s) not replayed (LE only)")
+            notes.append("\(session.classicConnections) BR/EDR connection(s) without ATT not replayed (their profiles are not simulated)")
         }
         if let clock = session.clock.note { notes.append(clock) }
         var result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: verdicts,

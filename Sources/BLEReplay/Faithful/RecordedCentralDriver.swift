@@ -29,7 +29,11 @@ final class RecordedCentralDriver: CentralHostObserver {
             let localCentral = c.role != "peripheral"
             if localCentral, let create = c.createOffset, create <= c.offset, create >= 0 {
                 world.scheduler.schedule(at: create) {
-                    host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical)
+                    if c.transport == .bredr {
+                        host.traceCreateBREDRConnection(peer: c.peer)
+                    } else {
+                        host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical)
+                    }
                 }
             }
             world.scheduler.schedule(at: max(0, c.offset)) { [self] in
@@ -37,7 +41,8 @@ final class RecordedCentralDriver: CentralHostObserver {
                     host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
                     return
                 }
-                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour, localCentral: localCentral)
+                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour,
+                                          localCentral: localCentral, transport: c.transport)
                 links[c.id] = link
                 link.recordedCompletions = c.completions
                 host.setServerAnswers(central.answers, for: link)
@@ -86,7 +91,7 @@ final class RecordedCentralDriver: CentralHostObserver {
             guard link.isUp else { return }
             switch central.steps[i].action {
             case .send(let pdu):
-                world.host.send(pdu, on: link, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
+                world.host.send(pdu, on: link, bearer: central.steps[i].bearer, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
                     switch result {
                     case .response, .error: fire(.completed(i))
                     case .timeout: fire(.timedOut(i))
@@ -107,6 +112,14 @@ extension CentralHost {
         let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
         trace.command(HCIPacketBuilder.leCreateConnection(peer: address, parameters: parameters), at: now)
         trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.leCreateConnection), at: now)
+    }
+
+    /// Create Connection (Core v5.4 Vol 4 Part E 7.1.5) for a recorded BR/EDR link (trace only):
+    /// BD_ADDR, packet types DM1..DH5, page scan repetition R1, clock offset 0, role switch allowed.
+    func traceCreateBREDRConnection(peer: PeerAddress?) {
+        let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
+        trace.command(HCIPacketBuilder.command(0x0405, address.littleEndianBytes + [0x18, 0xCC, 0x01, 0x00, 0x00, 0x00, 0x01]), at: now)
+        trace.event(HCIPacketBuilder.commandStatus(0x0405), at: now)
     }
 
     /// A recorded attempt that never made a link: as central, cancelled (0x02, after LE Create

@@ -74,6 +74,13 @@ public enum ReplayComparison {
         v.simulatedEnd = endText(reason: link.endReason, time: link.endedAt.map(link.relative), connection: c.id, statusOnly: nil)
         v.duration = max(0, link.endedAt.map(link.relative) ?? c.end)
         if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
+        if c.transport == .bredr {
+            v.notes.append("a BR/EDR link (GATT over BR/EDR, ATT on PSM 0x001F): its ATT and its ending are compared, not its other L2CAP traffic (profiles, signalling)")
+        }
+        if c.pdus.contains(where: { $0.bearer != nil }), c.transport == .le {
+            let bearers = Set(c.pdus.compactMap(\.bearer)).sorted().map { hex($0, width: 4) }.joined(separator: ", ")
+            v.notes.append("Enhanced ATT bearers \(bearers): compared per bearer (each its own sequence of transactions and its own ATT timeout); the L2CAP signalling that opened them is not")
+        }
         if c.beganBeforeCapture { v.notes.append("the capture starts mid-connection: replayed from its first packet, parameters and MTU before it unknown") }
         if c.role == "peripheral" {
             v.notes.append("the local device was the peripheral (GATT server) on this link: the remote central's requests are replayed as recorded and the local server's recorded answers compared; to run your own GATT server against this recorded central, create a CBPeripheralManager in CoreBluetoothReplay (Docs/peripheral.md); a --central script plays the remote central against the recorded local GATT server (\"server\": \"local\", the default on a capture with only such links)")
@@ -86,35 +93,36 @@ public enum ReplayComparison {
             let r = i < recorded.count ? recorded[i] : nil
             let s = i < simulated.count ? simulated[i] : nil
             if let r, let s {
-                if r.fromCentral != s.fromCentral || r.bytes != s.bytes {
-                    v.divergence = Divergence(kind: "att-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral),
-                                              got: describe(s.bytes, fromCentral: s.fromCentral), expectedPacketID: r.packetID,
+                if r.fromCentral != s.fromCentral || r.bytes != s.bytes || r.bearer != s.bearer {
+                    v.divergence = Divergence(kind: "att-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer),
+                                              got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer), expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
                     break
                 }
                 let error = s.time.saturatingSubtracting(r.time).saturatingMagnitude
                 v.maxTimingError = max(v.maxTimingError, error)
                 if error > tolerance {
-                    v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral)) at \(TimeLabel.intoConnection(r.time, c.id))",
+                    v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer)) at \(TimeLabel.intoConnection(r.time, c.id))",
                                               got: "at \(TimeLabel.intoConnection(s.time, c.id))", expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
                     break
                 }
             } else if let r {
-                v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral),
+                v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer),
                                           got: "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))",
                                           expectedPacketID: r.packetID, gotFrame: nil, time: r.time)
                 break
             } else if let s {
-                v.divergence = Divergence(kind: "extra-pdu", expected: "nothing more", got: describe(s.bytes, fromCentral: s.fromCentral),
+                v.divergence = Divergence(kind: "extra-pdu", expected: "nothing more", got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer),
                                           expectedPacketID: nil, gotFrame: s.frame, time: s.time)
                 break
             }
         }
         // 2. Transaction outcomes.
         if v.divergence == nil {
-            let a = outcomes(recorded.map { ($0.packetID, $0.time, $0.fromCentral, $0.bytes) }, end: c.disconnect?.time, captureEnd: c.end)
-            let b = outcomes(simulated.map { ($0.frame, $0.time, $0.fromCentral, $0.bytes) },
+            let a = outcomes(onBearers: recorded.map { ($0.packetID, $0.time, $0.fromCentral, $0.bytes, $0.bearer) },
+                             end: c.disconnect?.time, captureEnd: c.end)
+            let b = outcomes(onBearers: simulated.map { ($0.frame, $0.time, $0.fromCentral, $0.bytes, $0.bearer) },
                              end: link.endedAt.map(link.relative), captureEnd: c.end)
             for (x, y) in zip(a, b) where x.text != y.text {
                 v.divergence = Divergence(kind: "outcome", expected: x.text, got: y.text, expectedPacketID: x.packet,
@@ -158,9 +166,11 @@ public enum ReplayComparison {
         return "disconnected \(hex(reason.rawValue)) \(reason.name) at \(TimeLabel.intoConnection(time ?? 0, connection))"
     }
 
-    /// `central -> Write Request, Handle: 0x0021 [0100]`.
-    public static func describe(_ bytes: [UInt8], fromCentral: Bool) -> String {
-        let who = fromCentral ? "central -> " : "peripheral -> "
+    /// `central -> Write Request, Handle: 0x0021 [0100]`; on another bearer than the fixed channel
+    /// `central (bearer 0x0041) -> ...`.
+    public static func describe(_ bytes: [UInt8], fromCentral: Bool, bearer: UInt16? = nil) -> String {
+        let on = bearer.map { " (bearer \(hex($0, width: 4)))" } ?? ""
+        let who = fromCentral ? "central\(on) -> " : "peripheral\(on) -> "
         guard let pdu = try? ATTPDU(decoding: bytes[...]) else { return who + "malformed ATT \(hexString(bytes))" }
         var s = who + pdu.summary
         if let value = pdu.value, !value.isEmpty { s += " [\(hexString(value.prefix(32)))\(value.count > 32 ? "…" : "")]" }
@@ -169,10 +179,15 @@ public enum ReplayComparison {
     }
 
     static func outcomes(_ pdus: [(Int, Int64, Bool, [UInt8])], end: Int64?, captureEnd: Int64) -> [(text: String, packet: Int)] {
+        outcomes(onBearers: pdus.map { ($0.0, $0.1, $0.2, $0.3, nil) }, end: end, captureEnd: captureEnd)
+    }
+
+    /// The transactions' outcomes, paired per ATT bearer as the analysis pairs them (`TransactionMatcher`).
+    static func outcomes(onBearers pdus: [(Int, Int64, Bool, [UInt8], UInt16?)], end: Int64?, captureEnd: Int64) -> [(text: String, packet: Int)] {
         var m = TransactionMatcher()
-        for (packet, time, fromCentral, bytes) in pdus {
+        for (packet, time, fromCentral, bytes, bearer) in pdus {
             m.add(StoredATTPDU(packetID: packet, timestamp: time, direction: fromCentral ? .sent : .received,
-                               opcode: ATTOpcode(bytes[0]), pdu: try? ATTPDU(decoding: bytes[...]), bytes: bytes))
+                               opcode: ATTOpcode(bytes[0]), pdu: try? ATTPDU(decoding: bytes[...]), bytes: bytes, bearer: bearer))
         }
         m.finish(disconnectedAt: end, captureEnd: captureEnd)
         return m.transactions.map { t in

@@ -1,50 +1,65 @@
 import BLECore
 import BLEDecode
 
-/// The central's ATT bearer and ACL data path (Core v5.4 Vol 3 Part F 3.3; Vol 4 Part E 4.1
+/// The central's ATT bearers and ACL data path (Core v5.4 Vol 3 Part F 3.3; Vol 4 Part E 4.1
 /// flow control).
 extension CentralHost {
     static let attTimeout: Int64 = 30_000_000
 
-    /// Sends an ATT PDU from the central. A request waits its turn (one outstanding per bearer)
-    /// and completes with the response, an error, the 30 s timeout, or the link's end; other
-    /// PDUs go straight to the ACL queue. `transmitted` runs when the controller takes the
-    /// PDU's last fragment.
-    public func send(_ pdu: [UInt8], on link: SimulatedLink, transmitted: (() -> Void)? = nil,
+    /// Sends an ATT PDU from the central on `bearer` (nil: the fixed channel 0x0004; else an
+    /// Enhanced ATT bearer or the BR/EDR ATT channel, `ATTClientBearer`). A request waits its turn
+    /// (one outstanding per bearer) and completes with the response, an error, the 30 s timeout,
+    /// or the link's end; other PDUs go straight to the ACL queue. `transmitted` runs when the
+    /// controller takes the PDU's last fragment.
+    public func send(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16? = nil, transmitted: (() -> Void)? = nil,
                      completion: ((ATTResult) -> Void)? = nil) {
         guard link.isUp, !pdu.isEmpty else { completion?(.disconnected); return }
         if ATTOpcode(pdu[0]).kind == .request {
-            guard !link.bearerClosed else { completion?(.disconnected); return }
-            let r = SimulatedLink.Request(pdu: pdu, transmitted: transmitted, completion: completion)
-            if link.outstanding == nil { start(r, on: link) } else { link.requestQueue.append(r) }
+            var b = link.clientBearers[bearer] ?? ATTClientBearer()
+            guard !b.closed else { completion?(.disconnected); return }
+            let r = ATTClientBearer.Request(pdu: pdu, transmitted: transmitted, completion: completion)
+            if b.outstanding == nil {
+                link.clientBearers[bearer] = b
+                start(r, on: link, bearer: bearer)
+            } else {
+                b.queue.append(r)
+                link.clientBearers[bearer] = b
+            }
         } else {
-            if ATTOpcode(pdu[0]) == .handleValueIndication, let completion { link.indicationCompletions.append(completion) }
-            enqueue(pdu, on: link, onSent: transmitted)
+            if ATTOpcode(pdu[0]) == .handleValueIndication, let completion { link.indicationCompletions.append((bearer, completion)) }
+            enqueue(pdu, on: link, bearer: bearer, onSent: transmitted)
         }
     }
 
-    private func start(_ r: SimulatedLink.Request, on link: SimulatedLink) {
-        link.outstanding = r
-        enqueue(r.pdu, on: link) { [self] in
+    private func start(_ r: ATTClientBearer.Request, on link: SimulatedLink, bearer: UInt16?) {
+        link.clientBearers[bearer, default: ATTClientBearer()].outstanding = r
+        enqueue(r.pdu, on: link, bearer: bearer) { [self] in
             r.transmitted?()
-            scheduler.cancel(link.outstandingTimeout)
-            link.outstandingTimeout = scheduler.schedule(after: Self.attTimeout) { [self] in timeOut(link) }
+            scheduler.cancel(link.clientBearers[bearer]?.timeout)
+            link.clientBearers[bearer]?.timeout = scheduler.schedule(after: Self.attTimeout) { [self] in
+                timeOut(link, bearer: bearer)
+            }
         }
     }
 
-    /// Core v5.4 Vol 3 Part F 3.3.3: the transaction failed, and no further request may be
-    /// sent on this bearer.
-    private func timeOut(_ link: SimulatedLink) {
-        guard link.isUp, let r = link.outstanding else { return }
-        link.outstanding = nil
-        link.outstandingTimeout = nil
-        link.bearerClosed = true
-        link.attTimedOut = true
-        let queued = link.requestQueue
-        link.requestQueue = []
+    /// Core v5.4 Vol 3 Part F 3.3.3: the transaction failed, and no further request may be sent
+    /// on this bearer. On the fixed channel the host then disconnects (outside a faithful
+    /// replay); an Enhanced ATT bearer's timeout closes that bearer only: the link and its other
+    /// bearers go on (3.3.3 names the bearer; Part G 5.4: each bearer is its own sequential
+    /// channel).
+    private func timeOut(_ link: SimulatedLink, bearer: UInt16?) {
+        guard link.isUp, var b = link.clientBearers[bearer], let r = b.outstanding else { return }
+        b.outstanding = nil
+        b.timeout = nil
+        b.closed = true
+        let queued = b.queue
+        b.queue = []
+        link.clientBearers[bearer] = b
+        let fixed = bearer == nil || link.transport == .bredr
+        if fixed { link.attTimedOut = true }
         r.completion?(.timeout)
         for q in queued { q.completion?(.disconnected) }
-        if world.configuration.disconnectOnATTTimeout {
+        if fixed, world.configuration.disconnectOnATTTimeout {
             disconnect(link, reason: 0x13, requestedByApp: false)
         }
     }
@@ -65,12 +80,12 @@ extension CentralHost {
 
     // MARK: ACL out
 
-    func enqueue(_ pdu: [UInt8], on link: SimulatedLink, onSent: (() -> Void)?) {
-        let fragments = HCIPacketBuilder.aclFragments(handle: link.handle, payload: pdu,
+    func enqueue(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16? = nil, onSent: (() -> Void)?) {
+        let fragments = HCIPacketBuilder.attFragments(handle: link.handle, pdu: pdu, bearer: bearer, transport: link.transport,
                                                       fragmentSize: world.configuration.aclBufferSize, fromHost: true)
         for (i, f) in fragments.enumerated() {
             let last = i == fragments.count - 1
-            txQueue.append(TxFragment(link: link, bytes: f, pdu: last ? pdu : nil, onSent: last ? onSent : nil))
+            txQueue.append(TxFragment(link: link, bytes: f, pdu: last ? pdu : nil, bearer: bearer, onSent: last ? onSent : nil))
         }
         pumpTx()
     }
@@ -106,10 +121,10 @@ extension CentralHost {
                 }
             }
             if let pdu = f.pdu {
-                link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame))
+                link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame, bearer: f.bearer))
                 f.onSent?()
                 // From an app's server, as the recorded central names attributes (LocalHandleMap).
-                link.peripheral.receive(link.localServer?.towardRecorded(pdu) ?? pdu, on: link)
+                link.peripheral.receive(link.localServer?.towardRecorded(pdu) ?? pdu, on: link, bearer: f.bearer)
             }
         }
         if txHead > 64, txHead * 2 > txQueue.count {
@@ -148,33 +163,34 @@ extension CentralHost {
 
     // MARK: ATT in
 
-    /// A PDU from the peripheral reaches the central's host.
-    func deliver(_ pdu: [UInt8], on link: SimulatedLink) {
+    /// A PDU from the peripheral reaches the central's host, on `bearer` (`ATTClientBearer`).
+    func deliver(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16? = nil) {
         guard link.isUp, !pdu.isEmpty else { return }
         var frame = 0
         if trace.keepsRecords {
-            for f in HCIPacketBuilder.aclFragments(handle: link.handle, payload: pdu, fragmentSize: 27, fromHost: false) {
+            for f in HCIPacketBuilder.attFragments(handle: link.handle, pdu: pdu, bearer: bearer, transport: link.transport,
+                                                   fragmentSize: 27, fromHost: false) {
                 frame = trace.append(f, kind: .acl, direction: .received, at: now)
             }
         } else {
             // Only the frame numbers are kept: count the fragments instead of building them.
-            frame = trace.skip(HCIPacketBuilder.aclFragmentCount(payloadCount: pdu.count, fragmentSize: 27))
+            let framing = HCIPacketBuilder.attFramingOverhead(bearer: bearer, transport: link.transport)
+            frame = trace.skip(HCIPacketBuilder.aclFragmentCount(payloadCount: pdu.count + framing, fragmentSize: 27))
         }
-        link.log.append(LoggedPDU(time: link.relative(now), fromCentral: false, bytes: pdu, frame: frame))
+        link.log.append(LoggedPDU(time: link.relative(now), fromCentral: false, bytes: pdu, frame: frame, bearer: bearer))
         let op = ATTOpcode(pdu[0])
         switch op.kind {
         case .response:
-            guard let r = link.outstanding, Self.answers(pdu, request: r.pdu) else { return }
-            scheduler.cancel(link.outstandingTimeout)
-            link.outstandingTimeout = nil
-            link.outstanding = nil
+            guard var b = link.clientBearers[bearer], let r = b.outstanding, Self.answers(pdu, request: r.pdu) else { return }
+            scheduler.cancel(b.timeout)
+            b.timeout = nil
+            b.outstanding = nil
+            let next = b.queue.isEmpty ? nil : b.queue.removeFirst()
+            link.clientBearers[bearer] = b
             if op == .exchangeMTUResponse, pdu.count >= 3, r.pdu.count >= 3 {
                 updateMTU(link, client: Int(r.pdu[1]) | Int(r.pdu[2]) << 8, server: Int(pdu[1]) | Int(pdu[2]) << 8)
             }
-            if let next = link.requestQueue.first {
-                link.requestQueue.removeFirst()
-                start(next, on: link)
-            }
+            if let next { start(next, on: link, bearer: bearer) }
             if op == .errorResponse, case .errorResponse(let e)? = try? ATTPDU(decoding: pdu[...]) {
                 r.completion?(.error(e))
             } else {
@@ -183,12 +199,15 @@ extension CentralHost {
         case .notification:
             observer?.centralHost(self, link: link, didReceiveValue: pdu)
         case .indication:
-            answerAsServer(pdu, on: link)
+            answerAsServer(pdu, on: link, bearer: bearer)
             observer?.centralHost(self, link: link, didReceiveValue: pdu)
         case .request:
-            if let server = link.localServer { server.received(pdu) } else { answerAsServer(pdu, on: link) }
+            // An app playing the local server (CBPeripheralManager) answers on the fixed channel.
+            if let server = link.localServer { server.received(pdu) } else { answerAsServer(pdu, on: link, bearer: bearer) }
         case .confirmation:
-            if !link.indicationCompletions.isEmpty { link.indicationCompletions.removeFirst()(.response(pdu)) }
+            if let i = link.indicationCompletions.firstIndex(where: { $0.bearer == bearer }) {
+                link.indicationCompletions.remove(at: i).completion(.response(pdu))
+            }
         case .command, .unknown:
             link.localServer?.received(pdu)
         }
@@ -212,7 +231,7 @@ extension CentralHost {
 
     /// The central's GATT server: the recorded answer to this exact request when there is one,
     /// else a confirmation for an indication, our MTU for an MTU exchange, and an error otherwise.
-    private func answerAsServer(_ pdu: [UInt8], on link: SimulatedLink) {
+    private func answerAsServer(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16?) {
         var counts = serverCounts[link.handle] ?? [:]
         counts[pdu, default: 0] += 1
         serverCounts[link.handle] = counts
@@ -241,7 +260,7 @@ extension CentralHost {
             if op == .exchangeMTURequest, pdu.count >= 3, response.count >= 3, response[0] == ATTOpcode.exchangeMTUResponse.rawValue {
                 updateMTU(link, client: Int(response[1]) | Int(response[2]) << 8, server: Int(pdu[1]) | Int(pdu[2]) << 8)
             }
-            enqueue(response, on: link, onSent: nil)
+            enqueue(response, on: link, bearer: bearer, onSent: nil)
         }
     }
 }

@@ -32,6 +32,8 @@ public final class CentralHost {
         var bytes: [UInt8]
         /// The whole PDU, on the last fragment.
         var pdu: [UInt8]?
+        /// Its ATT bearer (`ATTClientBearer`).
+        var bearer: UInt16?
         var onSent: (() -> Void)?
     }
 
@@ -162,9 +164,12 @@ public final class CentralHost {
     /// link where the recording's local device was the peripheral keeps that role in the trace.
     /// With `scripted`, the peer plays no recorded behaviour on the link (a central script is the
     /// peer: `ScriptedRemoteCentral`); the link keeps the parameters its next recorded connection had.
+    /// `transport` .bredr brings up a BR/EDR ACL link (Connection Complete, Core v5.4 Vol 4 Part E
+    /// 7.7.3) for GATT over BR/EDR: its ATT goes on the PSM 0x001F channel (`ATTClientBearer`).
     @discardableResult
     public func establish(_ p: SimulatedPeripheral, handle: UInt16?, behaviour: Int?, localCentral: Bool = true,
-                          localServer: LocalServerLink? = nil, scripted: Bool = false) -> SimulatedLink {
+                          localServer: LocalServerLink? = nil, scripted: Bool = false,
+                          transport: LinkTransport = .le) -> SimulatedLink {
         let h = handle ?? allocateHandle()
         let recorded = p.behaviour(for: behaviour)
         let b = scripted ? nil : recorded
@@ -172,10 +177,15 @@ public final class CentralHost {
                                  behaviourConnectionID: b?.connectionID)
         link.localCentral = localCentral
         link.localServer = localServer
+        link.transport = transport
         localServer?.attach(link)
         let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
-        trace.event(HCIPacketBuilder.leConnectionComplete(status: 0, handle: h, centralRole: localCentral, peer: address,
-                                                          parameters: link.parameters), at: now)
+        if transport == .bredr {
+            trace.event(HCIPacketBuilder.connectionComplete(status: 0, handle: h, peer: address), at: now)
+        } else {
+            trace.event(HCIPacketBuilder.leConnectionComplete(status: 0, handle: h, centralRole: localCentral, peer: address,
+                                                              parameters: link.parameters), at: now)
+        }
         links.append(link)
         allLinks.append(link)
         p.linkEstablished(link, behaviour: b)
@@ -220,12 +230,19 @@ public final class CentralHost {
         linkDown(link, reason: reason)
     }
 
-    /// LE Connection Update Complete.
+    /// LE Connection Update Complete; on a BR/EDR link, the host's Write Link Supervision Timeout
+    /// (Core v5.4 Vol 4 Part E 7.3.42) and its Command Complete (`BREDRLinkParameters`).
     func updateParameters(_ link: SimulatedLink, _ p: ConnectionParameters) {
         guard link.isUp else { return }
         link.parameters = p
         link.eventAnchor = now
-        trace.event(HCIPacketBuilder.leConnectionUpdateComplete(handle: link.handle, parameters: p), at: now)
+        if link.transport == .bredr {
+            let slots = UInt16(clamping: p.supervisionTimeout / 625)
+            trace.command(HCIPacketBuilder.command(0x0C37, HCIPacketBuilder.le16(link.handle) + HCIPacketBuilder.le16(slots)), at: now)
+            trace.event(HCIPacketBuilder.commandComplete(0x0C37, [0] + HCIPacketBuilder.le16(link.handle)), at: now)
+        } else {
+            trace.event(HCIPacketBuilder.leConnectionUpdateComplete(handle: link.handle, parameters: p), at: now)
+        }
     }
 
     /// The host resets its controller (the radio was switched off): HCI Reset; every link and
@@ -249,14 +266,19 @@ public final class CentralHost {
         if traced { trace.event(HCIPacketBuilder.disconnectionComplete(handle: link.handle, reason: reason.rawValue), at: now) }
         scheduler.cancel(link.disconnectEvent)
         scheduler.cancel(link.completionEvent)
-        scheduler.cancel(link.outstandingTimeout)
+        // Every bearer's outstanding and queued requests fail, the fixed channel's first, then the
+        // others in channel order (a Dictionary has no order of its own).
+        var failed: [ATTClientBearer.Request] = []
+        for key in link.clientBearers.keys.sorted(by: { ($0 ?? 0) < ($1 ?? 0) }) {
+            guard let b = link.clientBearers[key] else { continue }
+            scheduler.cancel(b.timeout)
+            failed += (b.outstanding.map { [$0] } ?? []) + b.queue
+        }
+        link.clientBearers = [:]
         freeBuffers += link.packetsInFlight + dropQueuedFragments(of: link)
         link.packetsInFlight = 0
         links.removeAll { $0 === link }
-        let failed = (link.outstanding.map { [$0] } ?? []) + link.requestQueue
-        let indications = link.indicationCompletions
-        link.outstanding = nil
-        link.requestQueue = []
+        let indications = link.indicationCompletions.map(\.completion)
         link.indicationCompletions = []
         link.peripheral.linkEnded(link)
         link.peripheral.advertisingDemandChanged()

@@ -24,7 +24,12 @@ public protocol ATTClientTransport: AnyObject {
     func send(_ pdu: [UInt8], on link: SimulatedLink, transmitted: (() -> Void)?, completion: ((ATTResult) -> Void)?)
 }
 
-extension CentralHost: ATTClientTransport {}
+extension CentralHost: ATTClientTransport {
+    /// On the fixed channel (GATT procedures run there; EATT bearers carry recorded PDUs only).
+    public func send(_ pdu: [UInt8], on link: SimulatedLink, transmitted: (() -> Void)?, completion: ((ATTResult) -> Void)?) {
+        send(pdu, on: link, bearer: nil, transmitted: transmitted, completion: completion)
+    }
+}
 
 /// GATT client procedures over the simulated host (Core v5.4 Vol 3 Part G 4.3-4.12), run one
 /// at a time per link as CoreBluetooth and BlueZ do: MTU exchange, primary service discovery

@@ -9,6 +9,16 @@ public struct LoggedPDU: Sendable {
     public var bytes: [UInt8]
     /// Frame number of its (last) ACL record in the simulated capture.
     public var frame: Int
+    /// The ATT bearer (`RecordedPDU.bearer`): nil for the fixed channel 0x0004.
+    public var bearer: UInt16? = nil
+}
+
+/// What a simulated link is: an LE link, or a BR/EDR ACL link carrying ATT on PSM 0x001F.
+public enum LinkTransport: Sendable, Equatable {
+    case le
+    /// Core v5.4 Vol 4 Part E 7.7.3 Connection Complete; no LE connection parameters, the link
+    /// supervision timeout of Write Link Supervision Timeout (7.3.42) instead.
+    case bredr
 }
 
 /// What an ATT request came to.
@@ -45,9 +55,12 @@ public final class SimulatedLink {
     public internal(set) var endReason: HCIStatusCode?
     /// True when the central asked for the disconnection.
     public internal(set) var centralRequestedDisconnect = false
-    /// True when an ATT transaction timed out on this link (the host then closes the bearer
-    /// and, by default, disconnects).
+    /// True when an ATT transaction timed out on the fixed channel (the host then closes the
+    /// bearer and, by default, disconnects). A timeout on an Enhanced ATT bearer closes that
+    /// bearer only (`ATTClientBearer`) and does not set it.
     public internal(set) var attTimedOut = false
+    /// The transport (LE, or BR/EDR for GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
+    public internal(set) var transport: LinkTransport = .le
 
     /// The CBError code an app sees when this link ends with `reason` (REFERENCE.md mapping):
     /// nil after the app's own disconnection; connectionTimeout when the host disconnected
@@ -56,7 +69,7 @@ public final class SimulatedLink {
         if attTimedOut && reason.rawValue == 0x16 { return 6 }
         return mapping.cbError(for: reason, cancelledByApp: centralRequestedDisconnect)
     }
-    /// Every ATT PDU exchanged, in order.
+    /// Every ATT PDU exchanged, in order, on every bearer.
     public internal(set) var log: [LoggedPDU] = []
     /// Driver-owned tag (the recorded central's or the CoreBluetooth peripheral's).
     public var tag: Int = 0
@@ -74,18 +87,12 @@ public final class SimulatedLink {
 
     // Link-layer timing: connection events at `eventAnchor + k * interval`.
     var eventAnchor: VirtualTime
-    // ATT client bearer (central side), Core v5.4 Vol 3 Part F 3.3.2: one request at a time.
-    struct Request {
-        var pdu: [UInt8]
-        var transmitted: (() -> Void)?
-        var completion: ((ATTResult) -> Void)?
-    }
-    var outstanding: Request?
-    var outstandingTimeout: Scheduler.EventID?
-    var requestQueue: [Request] = []
-    var bearerClosed = false
-    /// The central's own indications waiting for their confirmation (its server side).
-    var indicationCompletions: [(ATTResult) -> Void] = []
+    /// The central's ATT client bearers (`ATTClientBearer`): nil is the fixed channel 0x0004,
+    /// else the bearer's L2CAP channel (Enhanced ATT, or ATT over BR/EDR).
+    var clientBearers: [UInt16?: ATTClientBearer] = [:]
+    /// The central's own indications waiting for their confirmation (its server side), with the
+    /// bearer each went on: a confirmation answers the indication of its own bearer.
+    var indicationCompletions: [(bearer: UInt16?, completion: (ATTResult) -> Void)] = []
     // Controller: packets sent and not yet reported complete.
     var packetsInFlight = 0
     var completionEvent: Scheduler.EventID?

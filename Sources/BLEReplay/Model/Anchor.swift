@@ -77,12 +77,16 @@ public struct AnchoredPDU: Sendable {
     /// The recorded packet it came from.
     public var packetID: Int
 
-    public init(anchor: Anchor, delay: Int64, offset: Int64, pdu: [UInt8], packetID: Int) {
+    /// The ATT bearer it goes on (`RecordedPDU.bearer`): nil for the fixed channel.
+    public var bearer: UInt16?
+
+    public init(anchor: Anchor, delay: Int64, offset: Int64, pdu: [UInt8], packetID: Int, bearer: UInt16? = nil) {
         self.anchor = anchor
         self.delay = delay
         self.offset = offset
         self.pdu = pdu
         self.packetID = packetID
+        self.bearer = bearer
     }
 }
 
@@ -109,6 +113,19 @@ public struct AnswerTable: Sendable {
 
     public mutating func record(request: [UInt8], _ answer: RecordedAnswer) {
         answers[request, default: []].append(answer)
+    }
+
+    /// Records the answer to the `occurrence`-th (1-based) identical request in its place: with
+    /// several ATT bearers (Enhanced ATT, Core v5.4 Vol 3 Part G 5.4) identical requests on two
+    /// bearers may be answered in the other order than they were sent, and the replay counts a
+    /// request's occurrence when it arrives. Places not yet answered hold silence until theirs is
+    /// recorded.
+    public mutating func record(request: [UInt8], occurrence: Int, _ answer: RecordedAnswer) {
+        var list = answers[request] ?? []
+        let i = max(0, occurrence - 1)
+        while list.count <= i { list.append(RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+        list[i] = answer
+        answers[request] = list
     }
 
     /// The answer for the `occurrence`-th (1-based) identical request, or nil when this request

@@ -40,6 +40,17 @@ public struct BehaviourExtractor: Sendable {
         var time: Int64
         var step: Int
         var timeoutNoted = false
+        /// Which identical request (or indication) this is, 1-based, on the link: its answer's
+        /// place in the answer table (`AnswerTable.record(request:occurrence:_:)`).
+        var occurrence = 1
+    }
+
+    /// A link's transactions waiting for their answer, one per ATT bearer (Core v5.4 Vol 3 Part F
+    /// 3.3.2; Part G 5.4: each Enhanced ATT bearer is sequential on its own), in one direction.
+    private struct PendingPerBearer {
+        var items: [UInt16?: Pending] = [:]
+        /// The bearers in a fixed order (a Dictionary has none): the fixed channel first.
+        var bearers: [UInt16?] { items.keys.sorted { ($0 ?? 0) < ($1 ?? 0) } }
     }
 
     public func extract(_ c: RecordedConnection) -> (peer: PeerBehaviour, central: RecordedCentral) {
@@ -51,10 +62,15 @@ public struct BehaviourExtractor: Sendable {
         var peerCounts: [ATTMatchKey: Int] = [:]
         var subscriptionCounts: [UInt16: Int] = [:]
         var subscriptions: [UInt16: (anchor: Anchor, time: Int64)] = [:]
-        var pendingLocal: Pending?
-        var pendingLocalIndication: Pending?
-        var pendingPeer: Pending?
-        var pendingPeerIndication: Pending?
+        // Per bearer: the local host's request and indication waiting for the peer's answer, and
+        // the peer's request and indication waiting for the local host's.
+        var pendingLocal = PendingPerBearer()
+        var pendingLocalIndication = PendingPerBearer()
+        var pendingPeer = PendingPerBearer()
+        var pendingPeerIndication = PendingPerBearer()
+        // How many times each request (or indication) was sent, per sending side, over every bearer.
+        var localSent: [[UInt8]: Int] = [:]
+        var peerSent: [[UInt8]: Int] = [:]
         var lastPeerPDU: Int64 = 0
         var longRead = LongRead()
         var valueHistory = ValueHistory()
@@ -63,7 +79,7 @@ public struct BehaviourExtractor: Sendable {
         var plainAnswers = AnswerTable(), encryptedAnswers = AnswerTable()
         var securityTrigger: Int64?
         func recordPeer(_ q: Pending, _ answer: RecordedAnswer) {
-            peerAnswers.record(request: q.bytes, answer)
+            peerAnswers.record(request: q.bytes, occurrence: q.occurrence, answer)
             if let e = encryptedAt, q.time >= e {
                 encryptedAnswers.record(request: q.bytes, answer)
             } else {
@@ -72,12 +88,25 @@ public struct BehaviourExtractor: Sendable {
                    [0x05, 0x0C, 0x0F].contains(r[4]) { securityTrigger = q.time.saturatingAdding(answer.latency) }
             }
         }
+        func recordCentral(_ q: Pending, _ answer: RecordedAnswer) {
+            centralAnswers.record(request: q.bytes, occurrence: q.occurrence, answer)
+        }
+        let silence = RecordedAnswer(response: nil, latency: 0, packetID: nil)
 
-        func noteTimeout(before t: Int64) {
-            guard var p = pendingLocal, !p.timeoutNoted, p.time.saturatingAdding(Self.attTimeout) <= t else { return }
-            p.timeoutNoted = true
-            pendingLocal = p
-            if p.time.saturatingAdding(Self.attTimeout) >= localAnchor.time { localAnchor = (.timedOut(p.step), p.time.saturatingAdding(Self.attTimeout)) }
+        /// The ATT timeouts of the local host's requests that expired before `t`, on every bearer,
+        /// in the order they expired: the central's next action may be anchored to one.
+        func noteTimeouts(before t: Int64) {
+            let expired = pendingLocal.bearers.filter { b in
+                guard let p = pendingLocal.items[b] else { return false }
+                return !p.timeoutNoted && p.time.saturatingAdding(Self.attTimeout) <= t
+            }.sorted { (pendingLocal.items[$0]!.time, $0 ?? 0) < (pendingLocal.items[$1]!.time, $1 ?? 0) }
+            for b in expired {
+                guard var p = pendingLocal.items[b] else { continue }
+                p.timeoutNoted = true
+                pendingLocal.items[b] = p
+                let at = p.time.saturatingAdding(Self.attTimeout)
+                if at >= localAnchor.time { localAnchor = (.timedOut(p.step), at) }
+            }
         }
 
         var events: [(time: Int64, packet: Int, pdu: RecordedPDU?)] = c.pdus.map { ($0.time, $0.packetID, $0) }
@@ -85,7 +114,7 @@ public struct BehaviourExtractor: Sendable {
         events.sort { ($0.time, $0.packet) < ($1.time, $1.packet) }
 
         for e in events {
-            noteTimeout(before: e.time)
+            noteTimeouts(before: e.time)
             guard let p = e.pdu else {
                 let reason = c.localDisconnect?.reason ?? 0x13
                 steps.append(.init(action: .disconnect(reason: reason), anchor: localAnchor.anchor,
@@ -94,39 +123,36 @@ public struct BehaviourExtractor: Sendable {
                 continue
             }
             let op = ATTOpcode(p.bytes[0])
+            let bearer = p.bearer
             if p.fromCentral {
                 let key = ATTMatchKey(pdu: p.bytes)
                 peerCounts[key, default: 0] += 1
                 peerAnchors.append((p.time, .received(key, peerCounts[key]!)))
                 switch op.kind {
                 case .response:
-                    if let q = pendingPeer {
-                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
-                        pendingPeer = nil
+                    if let q = pendingPeer.items.removeValue(forKey: bearer) {
+                        recordCentral(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     }
                 case .confirmation:
-                    if let q = pendingPeerIndication {
-                        centralAnswers.record(request: q.bytes, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
-                        pendingPeerIndication = nil
+                    if let q = pendingPeerIndication.items.removeValue(forKey: bearer) {
+                        recordCentral(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     }
                 default:
                     if op == .writeCommand { valueHistory.wrote(p.bytes, at: p.time) }
                     steps.append(.init(action: .send(p.bytes), anchor: localAnchor.anchor, delay: p.time.saturatingSubtracting(localAnchor.time),
-                                       offset: p.time, packetID: p.packetID))
+                                       offset: p.time, packetID: p.packetID, bearer: bearer))
                     let index = steps.count - 1
                     localAnchor = (.sent(index), p.time)
-                    if op.kind == .request {
-                        if let old = pendingLocal {
-                            recordPeer(old, RecordedAnswer(response: nil, latency: 0, packetID: nil))
+                    if op.kind == .request || op.kind == .indication {
+                        localSent[p.bytes, default: 0] += 1
+                        let q = Pending(bytes: p.bytes, time: p.time, step: index, occurrence: localSent[p.bytes]!)
+                        // One outstanding per bearer (Core v5.4 Vol 3 Part F 3.3.2); an indication the
+                        // peer had not confirmed when the local server sent the next never was (3.4.7.2).
+                        if op.kind == .request {
+                            if let old = pendingLocal.items.updateValue(q, forKey: bearer) { recordPeer(old, silence) }
+                        } else if let old = pendingLocalIndication.items.updateValue(q, forKey: bearer) {
+                            recordPeer(old, silence)
                         }
-                        pendingLocal = Pending(bytes: p.bytes, time: p.time, step: index)
-                    } else if op.kind == .indication {
-                        // As for the peer's indications below: one the peer had not confirmed when
-                        // the local server sent the next never was (Core v5.4 Vol 3 Part F 3.4.7.2).
-                        if let old = pendingLocalIndication {
-                            recordPeer(old, RecordedAnswer(response: nil, latency: 0, packetID: nil))
-                        }
-                        pendingLocalIndication = Pending(bytes: p.bytes, time: p.time, step: index)
                     }
                     if let (cccd, enabled) = subscriptionWrite(p.bytes) {
                         let valueHandle = valueHandle(forCCCD: cccd)
@@ -141,52 +167,52 @@ public struct BehaviourExtractor: Sendable {
             } else {
                 lastPeerPDU = p.time
                 switch op.kind {
-                case .response where pendingLocal != nil:
-                    let q = pendingLocal!
+                case .response where pendingLocal.items[bearer] != nil:
+                    let q = pendingLocal.items.removeValue(forKey: bearer)!
                     recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
-                    longRead.answered(q.bytes, p.bytes, in: peerAnswers)
+                    longRead.answered(q.bytes, p.bytes, occurrence: q.occurrence)
                     valueHistory.answered(q.bytes, p.bytes, at: p.time)
-                    pendingLocal = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
-                case .confirmation where pendingLocalIndication != nil:
-                    let q = pendingLocalIndication!
+                case .confirmation where pendingLocalIndication.items[bearer] != nil:
+                    let q = pendingLocalIndication.items.removeValue(forKey: bearer)!
                     recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
-                    pendingLocalIndication = nil
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
                     valueHistory.sent(p.bytes, at: p.time)
                     let handle = (try? ATTPDU(decoding: p.bytes[...]))?.attributeHandle
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
-                        peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                        peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, pdu: p.bytes,
+                                                       packetID: p.packetID, bearer: bearer))
                     } else {
-                        peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                        peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, pdu: p.bytes, packetID: p.packetID,
+                                                       bearer: bearer))
                     }
                     if op.kind == .indication {
-                        // A server sends no further indication until the last is confirmed (Core v5.4
-                        // Vol 3 Part F 3.4.7.2); one still unconfirmed when the next comes never was.
-                        if let old = pendingPeerIndication {
-                            centralAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
-                        }
-                        pendingPeerIndication = Pending(bytes: p.bytes, time: p.time, step: 0)
+                        // A server sends no further indication on a bearer until the last is confirmed
+                        // (Core v5.4 Vol 3 Part F 3.4.7.2); one still unconfirmed when the next comes never was.
+                        peerSent[p.bytes, default: 0] += 1
+                        let q = Pending(bytes: p.bytes, time: p.time, step: 0, occurrence: peerSent[p.bytes]!)
+                        if let old = pendingPeerIndication.items.updateValue(q, forKey: bearer) { recordCentral(old, silence) }
                     }
                 default:
                     let last = peerAnchors.last!
-                    peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time.saturatingSubtracting(last.time), offset: p.time, pdu: p.bytes, packetID: p.packetID))
+                    peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time.saturatingSubtracting(last.time), offset: p.time, pdu: p.bytes,
+                                                   packetID: p.packetID, bearer: bearer))
                     if op.kind == .request {
-                        if let old = pendingPeer {
-                            centralAnswers.record(request: old.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil))
-                        }
-                        pendingPeer = Pending(bytes: p.bytes, time: p.time, step: 0)
+                        peerSent[p.bytes, default: 0] += 1
+                        let q = Pending(bytes: p.bytes, time: p.time, step: 0, occurrence: peerSent[p.bytes]!)
+                        if let old = pendingPeer.items.updateValue(q, forKey: bearer) { recordCentral(old, silence) }
                     }
                 }
             }
         }
-        if let q = pendingLocal { recordPeer(q, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
-        if let q = pendingPeer { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
-        // An indication the recorded central never confirmed stays unconfirmed in the replay; so
-        // does one of the local GATT server that the peer, as its client, never confirmed.
-        if let q = pendingPeerIndication { centralAnswers.record(request: q.bytes, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
-        if let q = pendingLocalIndication { recordPeer(q, RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
+        // Requests never answered stay unanswered; an indication the recorded central never
+        // confirmed stays unconfirmed in the replay; so does one of the local GATT server that the
+        // peer, as its client, never confirmed.
+        for b in pendingLocal.bearers { recordPeer(pendingLocal.items[b]!, silence) }
+        for b in pendingPeer.bearers { recordCentral(pendingPeer.items[b]!, silence) }
+        for b in pendingPeerIndication.bearers { recordCentral(pendingPeerIndication.items[b]!, silence) }
+        for b in pendingLocalIndication.bearers { recordPeer(pendingLocalIndication.items[b]!, silence) }
 
         let params = c.parameters ?? .typical
         func parameters(at t: Int64) -> ConnectionParameters {
@@ -262,12 +288,13 @@ struct LongRead {
     /// Read Request bytes -> occurrence (1-based) -> the whole value.
     var values: [[UInt8]: [Int: [UInt8]]] = [:]
 
-    mutating func answered(_ request: [UInt8], _ response: [UInt8], in answers: AnswerTable) {
+    /// `occurrence`: which identical request this answers (1-based).
+    mutating func answered(_ request: [UInt8], _ response: [UInt8], occurrence: Int) {
         guard request.count >= 3, let op = request.first, let r = response.first else { return }
         let handle = UInt16(request[1]) | UInt16(request[2]) << 8
         if op == ATTOpcode.readRequest.rawValue {
             self.request = r == ATTOpcode.readResponse.rawValue ? request : nil
-            occurrence = answers.count(for: request)
+            self.occurrence = occurrence
             self.handle = handle
             value = Array(response.dropFirst())
         } else if op == ATTOpcode.readBlobRequest.rawValue, request.count >= 5, let read = self.request, handle == self.handle {

@@ -17,6 +17,9 @@ public struct PeripheralModel: Sendable {
     /// The recording shows it gone after its last connection: lost, and not heard again while
     /// others were (ModelBuilder.isGone).
     public var goneAfterLastConnection = false
+    /// False for a peer the recording shows only on BR/EDR (GATT over BR/EDR) and never advertising
+    /// on LE: it is paged, not found by an LE scan, so the replay makes up no LE advertising for it.
+    public var advertisesOnLE = true
 
     public init(key: String, address: PeerAddress?, name: String?, advertising: AdvertisingModel, gatt: GATTDatabase,
                 extractor: BehaviourExtractor, behaviours: [PeerBehaviour]) {
@@ -51,6 +54,8 @@ public enum ModelBuilder {
         var index: [String: Int] = [:]
         var centrals: [Int64: RecordedCentral] = [:]
         var behaviourOf: [Int64: (Int, Int)] = [:]
+        // Peers connected over LE at least once (the others were reached on BR/EDR only).
+        let leConnected = Set(session.connections.filter { $0.transport == .le }.map(RecordedSession.peerKey))
         for c in session.connections where c.isEstablished {
             let key = RecordedSession.peerKey(c)
             let gatt = session.gatt[key] ?? GATTDatabase()
@@ -65,6 +70,7 @@ public enum ModelBuilder {
                 adv.connectable = true
                 models.append(PeripheralModel(key: key, address: c.peer, name: name, advertising: adv, gatt: gatt,
                                               extractor: extractor, behaviours: []))
+                models[models.count - 1].advertisesOnLE = session.advertising[key] != nil || leConnected.contains(key)
             }
             let m = index[key]!
             models[m].goneAfterLastConnection = isGone(after: c, key: key, in: session)

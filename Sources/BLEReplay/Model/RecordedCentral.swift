@@ -18,6 +18,8 @@ public struct RecordedCentral: Sendable {
         /// When it happened, from the connection's start (for time anchoring).
         public var offset: Int64
         public var packetID: Int
+        /// The ATT bearer a `.send` goes on (`RecordedPDU.bearer`): nil for the fixed channel.
+        public var bearer: UInt16? = nil
     }
 
     public var connectionID: Int64

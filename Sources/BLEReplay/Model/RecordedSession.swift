@@ -9,6 +9,10 @@ public struct RecordedPDU: Sendable {
     /// True when the local host (the central) sent it.
     public var fromCentral: Bool
     public var bytes: [UInt8]
+    /// The ATT bearer it travelled on (`ATTBearer`): nil for the fixed channel 0x0004, else the
+    /// L2CAP channel of an Enhanced ATT bearer (Core v5.4 Vol 3 Part G 5.4) or of ATT over BR/EDR
+    /// (PSM 0x001F, Part G 5.1), named by the requester's Source CID as the timeline names it.
+    public var bearer: UInt16? = nil
 }
 
 /// One connection (or connection attempt) of a capture, as the timeline recorded it.
@@ -49,6 +53,8 @@ public struct RecordedConnection: Sendable {
     /// When the recorded controller returned each LE ACL buffer the host filled on this link
     /// (Number Of Completed Packets), from the origin, one entry per packet (`RecordedCompletions`).
     public var completions: [Int64] = []
+    /// LE, or BR/EDR (GATT over BR/EDR, ATT on PSM 0x001F; `BREDRLinkParameters`).
+    public var transport: LinkTransport = .le
 
     public var isEstablished: Bool { status == 0 }
 }
@@ -70,7 +76,7 @@ public struct RecordedSession: Sendable {
     /// The controller's LE ACL buffers (LE Read Buffer Size), when the capture shows them.
     public var aclBufferSize: Int?
     public var aclBufferCount: Int?
-    /// BR/EDR connections and LE connections of other transports, for the report.
+    /// BR/EDR connections without ATT (their profiles are not simulated), for the report.
     public var classicConnections: Int
     public var formatDescription: String
     /// Where the file lacks records (writer drops, a cut or damaged file): a connection that

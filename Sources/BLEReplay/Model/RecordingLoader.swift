@@ -54,6 +54,11 @@ public enum RecordingLoader {
         let creates = try db.rows("""
             SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
             """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } }
+        // Create Connection (Core v5.4 Vol 4 Part E 7.1.5): the BR/EDR links the local host paged.
+        let classicCreates = try db.rows("""
+            SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode = \(0x0405) ORDER BY packet_id
+            """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } }
+        var usedClassicCreates = Set<Int>()
         var connections: [RecordedConnection] = []
         var classic = 0
         var usedCreates = Set<Int>()
@@ -67,7 +72,12 @@ public enum RecordingLoader {
             FROM connection c WHERE capture_id = ?1 ORDER BY id
             """, [cid]) {
             guard let id = r[0].int64 else { continue }
-            guard r[2].string == "le" else { classic += 1; continue }
+            let transport: LinkTransport
+            switch r[2].string {
+            case "le": transport = .le
+            case "br/edr": transport = .bredr
+            default: classic += 1; continue
+            }
             let status = UInt8(truncatingIfNeeded: r[6].int ?? 0)
             let began = (r[15].int ?? 0) != 0
             let origin = r[12].int64.map { clock.time(frame: r[16].int, raw: $0) } ?? r[21].int64.map { clock.time(frame: r[16].int, raw: $0) }
@@ -85,9 +95,13 @@ public enum RecordingLoader {
                 createOffset: nil, completePacketID: r[16].int, parameters: params, parameterUpdates: [], pdus: [],
                 disconnect: nil, localDisconnect: nil, end: last.saturatingSubtracting(origin), clientRxMTU: r[10].int, serverRxMTU: r[11].int,
                 encrypted: (r[19].int ?? 0) != 0, smpPackets: r[22].int ?? 0)
-            if !began, let i = creates.indices.last(where: { creates[$0] <= origin && !usedCreates.contains($0) }) {
+            if !began, transport == .le, let i = creates.indices.last(where: { creates[$0] <= origin && !usedCreates.contains($0) }) {
                 usedCreates.insert(i)
                 c.createOffset = creates[i].saturatingSubtracting(start)
+            } else if !began, transport == .bredr, c.role != "peripheral",
+                      let i = classicCreates.indices.last(where: { classicCreates[$0] <= origin && !usedClassicCreates.contains($0) }) {
+                usedClassicCreates.insert(i)
+                c.createOffset = classicCreates[i].saturatingSubtracting(start)
             }
             if let raw = r[13].int64, let reason = r[14].int, let p = r[17].int {
                 let t = clock.time(frame: p, raw: raw)
@@ -97,7 +111,14 @@ public enum RecordingLoader {
             c.localDisconnect = localDisconnects[id].map { (t, raw, packet) in
                 (clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
             }
+            c.transport = transport
             try loadDetails(&c, statements, clock: clock)
+            if transport == .bredr {
+                // GATT over BR/EDR is replayed (its ATT on PSM 0x001F); a BR/EDR link without ATT
+                // carries profiles (RFCOMM, AVDTP, SDP...) that replay does not simulate.
+                guard !c.pdus.isEmpty else { classic += 1; continue }
+                try BREDRLinkParameters.load(&c, statements, clock: clock)
+            }
             connections.append(c)
         }
         RecordedCompletions.assign(scan.completions, to: &connections)
@@ -149,13 +170,13 @@ public enum RecordingLoader {
 
     static func loadDetails(_ c: inout RecordedConnection, _ q: Statements, clock: RecordingClock) throws {
         let id = SQLiteValue.integer(c.id)
-        let s = try q.statement("SELECT packet_id, ts_us, direction, pdu FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
+        let s = try q.statement("SELECT packet_id, ts_us, direction, pdu, bearer FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
         try s.bind([id])
         while try s.step() {
             let bytes = s.blob(3) ?? []
             guard !bytes.isEmpty else { continue }
             c.pdus.append(RecordedPDU(packetID: s.int(0), time: clock.time(frame: s.int(0), raw: s.int64(1)).saturatingSubtracting(c.origin), fromCentral: s.text(2) == "tx",
-                                      bytes: bytes))
+                                      bytes: bytes, bearer: s.optionalInt(4).map { UInt16(truncatingIfNeeded: $0) }))
         }
         s.reset()
         try loadSecurity(&c, q, clock: clock)

@@ -88,6 +88,12 @@ public enum HCIPacketBuilder {
         return event(0x3E, b)
     }
 
+    /// Connection Complete (Core v5.4 Vol 4 Part E 7.7.3) of a BR/EDR ACL link: status, handle,
+    /// BD_ADDR, Link_Type 0x01 (ACL), Encryption_Enabled 0x00.
+    public static func connectionComplete(status: UInt8, handle: UInt16, peer: PeerAddress) -> [UInt8] {
+        event(0x03, [status] + le16(handle) + peer.littleEndianBytes + [0x01, 0x00])
+    }
+
     public static func leConnectionUpdateComplete(handle: UInt16, parameters: ConnectionParameters) -> [UInt8] {
         event(0x3E, [0x03, 0x00] + le16(handle) + parameterBytes(parameters))
     }
@@ -107,18 +113,40 @@ public enum HCIPacketBuilder {
         return (frame + size - 1) / size
     }
 
+    /// Bytes an ATT PDU's L2CAP framing adds before `aclFragments` cuts it: none on the fixed
+    /// channel or a BR/EDR basic-mode channel, the 2-byte SDU length of an Enhanced ATT
+    /// bearer's first K-frame (Core v5.4 Vol 3 Part A 3.4.3).
+    public static func attFramingOverhead(bearer: UInt16?, transport: LinkTransport) -> Int {
+        bearer != nil && transport == .le ? 2 : 0
+    }
+
+    /// ACL fragments carrying one ATT PDU on its bearer: a basic frame on the fixed channel
+    /// 0x0004 (LE) or on the BR/EDR ATT channel (PSM 0x001F, Vol 3 Part G 5.1: basic mode), one
+    /// K-frame with the SDU length on an Enhanced ATT bearer (Vol 3 Part A 3.4.3; the SDU is not
+    /// segmented by MPS). The bearer's CID names the channel, as the timeline does (the
+    /// requester's Source CID, for both directions); the L2CAP signalling that opened it is not
+    /// part of a replay's trace.
+    public static func attFragments(handle: UInt16, pdu: [UInt8], bearer: UInt16?, transport: LinkTransport,
+                                    fragmentSize: Int, fromHost: Bool) -> [[UInt8]] {
+        guard let bearer else { return aclFragments(handle: handle, payload: pdu, fragmentSize: fragmentSize, fromHost: fromHost) }
+        let payload = attFramingOverhead(bearer: bearer, transport: transport) > 0 ? le16(UInt16(clamping: pdu.count)) + pdu : pdu
+        return aclFragments(handle: handle, channel: bearer, payload: payload, fragmentSize: fragmentSize,
+                            fromHost: fromHost, flushableFirst: transport == .bredr)
+    }
+
     /// ACL fragments carrying one L2CAP basic frame on `channel` (ATT is 0x0004), each at most
     /// `fragmentSize` data bytes. Host to controller first fragments use packet boundary 0b00,
     /// controller to host 0b10; continuations 0b01 (Core v5.4 Vol 4 Part E 5.4.2).
+    /// `flushableFirst`: a BR/EDR host's first fragments are automatically flushable (0b10).
     public static func aclFragments(handle: UInt16, channel: UInt16 = 0x0004, payload: [UInt8], fragmentSize: Int,
-                                    fromHost: Bool) -> [[UInt8]] {
+                                    fromHost: Bool, flushableFirst: Bool = false) -> [[UInt8]] {
         let frame = le16(UInt16(clamping: payload.count)) + le16(channel) + payload
         let size = max(1, fragmentSize)
         var out: [[UInt8]] = []
         var offset = 0
         while offset < frame.count {
             let end = min(frame.count, offset + size)
-            let boundary: UInt16 = offset == 0 ? (fromHost ? 0b00 : 0b10) : 0b01
+            let boundary: UInt16 = offset == 0 ? (fromHost && !flushableFirst ? 0b00 : 0b10) : 0b01
             let header = le16((handle & 0x0FFF) | boundary << 12) + le16(UInt16(end - offset))
             out.append(header + frame[offset..<end])
             offset = end

@@ -91,7 +91,7 @@ final class PeerSession {
             if lossWaitsFor == i { lossFollows(a, in: b) }
             if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
             // Toward an app's server, with its handles (Server/LocalHandleMap.swift).
-            host.deliver(link.localServer?.towardApp(a.pdu) ?? a.pdu, on: link)
+            host.deliver(link.localServer?.towardApp(a.pdu) ?? a.pdu, on: link, bearer: a.bearer)
         case .ending:
             switch b.ending {
             case .linkLoss(_, _, let detection):
@@ -144,8 +144,8 @@ final class PeerSession {
         }
     }
 
-    /// A PDU from the central.
-    func receive(_ pdu: [UInt8]) {
+    /// A PDU from the central, on `bearer` (nil: the fixed channel): answered on the same bearer.
+    func receive(_ pdu: [UInt8], bearer: UInt16? = nil) {
         guard !silent else { return }
         // A central script playing this peer (the remote central of the app's server) hears it.
         link.localServer?.scriptedCentral?.received(pdu, on: link)
@@ -190,7 +190,7 @@ final class PeerSession {
 
         if op.kind == .request || op.kind == .indication, disconnectReason == nil, !drop {
             let occurrence = countRequest(pdu)
-            answer(pdu, occurrence: occurrence, extraDelay: extraDelay, errorCode: errorCode)
+            answer(pdu, occurrence: occurrence, extraDelay: extraDelay, errorCode: errorCode, bearer: bearer)
         } else if op.kind == .command {
             emulator.command(pdu)
         }
@@ -222,7 +222,7 @@ final class PeerSession {
         }
     }
 
-    func answer(_ pdu: [UInt8], occurrence: Int, extraDelay: Int64, errorCode: ATTErrorCode?) {
+    func answer(_ pdu: [UInt8], occurrence: Int, extraDelay: Int64, errorCode: ATTErrorCode?, bearer: UInt16? = nil) {
         let op = ATTOpcode(pdu[0])
         let recorded = recordedAnswer(to: pdu, occurrence: occurrence)
         var latency = recorded?.latency ?? behaviour?.typicalLatency ?? 2 * link.parameters.interval
@@ -259,7 +259,7 @@ final class PeerSession {
         if scale != 1 { latency = Int64((Double(latency) * scale).rounded()) }
         world.scheduler.schedule(after: latency + extraDelay, order: recorded?.packetID ?? Scheduler.unordered) { [self] in
             guard link.isUp, !silent else { return }
-            host.deliver(response, on: link)
+            host.deliver(response, on: link, bearer: bearer)
         }
     }
 }

@@ -20,6 +20,7 @@ public final class SimulatedPeripheral {
         self.index = index
         self.world = world
         phase = (Int64(index) * 7_300) % max(1, model.advertising.interval)
+        advertisingEnabled = model.advertisesOnLE
     }
 
     /// The behaviour of recorded connection `index`, or the next in turn (then the last again).
@@ -73,8 +74,10 @@ public final class SimulatedPeripheral {
         }
     }
 
-    func receive(_ pdu: [UInt8], on link: SimulatedLink) {
-        sessions[link.handle]?.receive(pdu)
+    /// A PDU from the central on one of the link's ATT bearers (`ATTClientBearer`); the answer goes
+    /// back on the same bearer.
+    func receive(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16? = nil) {
+        sessions[link.handle]?.receive(pdu, bearer: bearer)
     }
 
     /// How long the peripheral takes to acknowledge the central's disconnection, and the reason
