@@ -66,8 +66,18 @@ extension CentralHost {
     // MARK: ACL out
 
     func enqueue(_ pdu: [UInt8], on link: SimulatedLink, onSent: (() -> Void)?) {
-        let fragments = HCIPacketBuilder.aclFragments(handle: link.handle, payload: pdu,
-                                                      fragmentSize: world.configuration.aclBufferSize, fromHost: true)
+        let size = world.configuration.aclBufferSize
+        guard trace.keepsRecords else {
+            // The trace keeps no records: only the number of fragments matters (flow control).
+            let count = HCIPacketBuilder.aclFragmentCount(payloadCount: pdu.count, fragmentSize: size)
+            for i in 0..<count {
+                let last = i == count - 1
+                txQueue.append(TxFragment(link: link, bytes: [], pdu: last ? pdu : nil, onSent: last ? onSent : nil))
+            }
+            pumpTx()
+            return
+        }
+        let fragments = HCIPacketBuilder.aclFragments(handle: link.handle, payload: pdu, fragmentSize: size, fromHost: true)
         for (i, f) in fragments.enumerated() {
             let last = i == fragments.count - 1
             txQueue.append(TxFragment(link: link, bytes: f, pdu: last ? pdu : nil, onSent: last ? onSent : nil))
