@@ -44,8 +44,8 @@ replay-soak: build
 
 bench: deps
 	$(SWIFT) build -c release --product blereplay
-	python3 Scripts/bench.py
-	python3 Scripts/bench_replay.py
+	python3 Scripts/bench.py --skip replay
+	python3 Scripts/bench_replay.py --memory
 	python3 Scripts/bench_warehouse.py --bin .build/release/blereplay
 
 # The speed regression check CI runs (README "Speed"): ratios to the SQLite floor and tshark

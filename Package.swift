@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis"]),
         .testTarget(name: "CLITests", dependencies: ["BLECore"], exclude: ["Golden"]),
         .testTarget(name: "BLEReportTests", dependencies: ["BLEReport", "BLETimeline", "BLEAnalysis", "TestSupport"]),
-        .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay", "TestSupport"]),
+        .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay", "BLETimeline", "TestSupport"]),
         .testTarget(name: "CoreBluetoothReplayTests", dependencies: ["CoreBluetoothReplay", "TestSupport"]),
         // Central programs written as iOS apps write them (Examples/*, symlinked), in Swift 5 mode as most apps are.
         .testTarget(name: "CoreBluetoothReplayExampleTests", dependencies: ["CoreBluetoothReplay"],

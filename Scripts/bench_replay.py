@@ -2,7 +2,7 @@
 """`make bench`, replay stage (issue 12): how many times faster than real time `blereplay replay`
 runs a dense, ATT-heavy session, measured end to end as a user runs it.
 
-    python3 Scripts/bench_replay.py [--out DIR] [--records N] [--links L] [--runs K] [--bin PATH]
+    python3 Scripts/bench_replay.py [--out DIR] [--records N] [--links L] [--runs K] [--bin PATH] [--memory]
 
 1. Builds the dense session (Scripts/blegen/dense.py: by default 500,000 records on 40 links,
    most of them ACL fragments of notifications; seeded, so the same bytes every time) unless
@@ -12,6 +12,11 @@ runs a dense, ATT-heavy session, measured end to end as a user runs it.
    fly included), K runs each (default 5), and prints the medians with the simulated span over
    the wall time ("x real time") and the simulated events per second. The events and the span
    are the replay's own (`--json`), and every run must reproduce every connection.
+
+3. With `--memory`, the peak RSS of `blereplay replay DB` on the adversarial shapes of issue 17
+   (Scripts/blegen/adversarial.py): many links (16 controllers x 480/960/1,920/3,840 handles:
+   7,680 to 61,440 links) and 64 KiB ATT values (PacketLogger, 750/1,500/3,000 records), each
+   imported first; the bound is 100 MB whatever the links and value sizes.
 
 Wall time is the process's, from fork to exit, so loading and start-up count. Figures vary with
 the machine's load, so the CPU time (user + system, wait4(2)) is printed beside it; the target
@@ -82,6 +87,27 @@ def replay_figures(binary: Path, source: Path, runs: int) -> tuple[float, float,
     return statistics.median(times), statistics.median(cpus), events, span, rss
 
 
+MEMORY_LIMIT = 100_000_000
+
+
+def memory_figures(binary: Path, out: Path) -> None:
+    """Peak RSS and time of `replay DB` on the many-links and 64 KiB-value shapes (issue 17)."""
+    shapes = [(f"links-{16 * h}", ["--links", "16", str(h)], ".btsnoop", f"{16 * h:,} links") for h in (480, 960, 1920, 3840)]
+    shapes += [(f"huge-{n}", ["--huge", str(n)], ".pklg", f"{n:,} x 64 KiB values") for n in (750, 1500, 3000)]
+    print("replay memory (issue 17), replay of the imported timeline:")
+    for name, gen, suffix, label in shapes:
+        capture = out / (name + suffix)
+        if not capture.exists():
+            subprocess.run([sys.executable, "-m", "blegen.adversarial", *gen, str(capture)], cwd=ROOT / "Scripts", check=True)
+        db = out / (name + ".db")
+        if db.exists():
+            db.unlink()
+        timed([str(binary), "import", str(capture), "--db", str(db)])
+        secs, cpu, rss, _ = timed([str(binary), "replay", str(db)])
+        verdict = "ok" if rss < MEMORY_LIMIT else f"OVER {MEMORY_LIMIT // 1_000_000} MB"
+        print(f"  {label:<22} {secs:7.2f} s (CPU {cpu:.2f} s), peak {rss / 1e6:6.0f} MB  {verdict}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "bench-out")
@@ -89,6 +115,7 @@ def main() -> int:
     ap.add_argument("--links", type=int, default=40)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--bin", type=Path, default=ROOT / ".build" / "release" / "blereplay")
+    ap.add_argument("--memory", action="store_true", help="also the peak RSS on the many-links and 64 KiB-value shapes")
     args = ap.parse_args()
     if not args.bin.exists():
         sys.exit(f"{args.bin} is missing: run `swift build -c release` (make bench does)")
@@ -110,6 +137,8 @@ def main() -> int:
         if label == "timeline" and speed < TARGET:
             ok = False
     print(f"  target: {TARGET:,}x real time from the timeline: {'met' if ok else 'NOT met'}")
+    if args.memory:
+        memory_figures(args.bin, args.out)
     return 0
 
 

@@ -373,6 +373,11 @@ def main(argv: list[str]) -> int:
         frames = [int(f) for f in args[i + 2].split(",")]
         Path(args[i + 4]).write_bytes(restamp(Path(args[i + 1]).read_bytes(), frames, int(args[i + 3], 0)))
         return 0
+    if "--huge" in args:
+        # python3 -m blegen.adversarial --huge COUNT OUT.pklg   (COUNT 64 KiB ATT records, PacketLogger)
+        i = args.index("--huge")
+        Path(args[i + 2]).write_bytes(packetlogger(huge_att_h4(int(args[i + 1]), ACL_MAX_PKLG)))
+        return 0
     if "--links" in args:
         # python3 -m blegen.adversarial --links CONTROLLERS HANDLES OUT.btsnoop
         i = args.index("--links")

@@ -49,7 +49,9 @@ public struct DeviceGATT: Sendable {
     /// address) and then the local device's, when a peer used it. A peer the local device was
     /// central to is listed even when nothing was discovered. Later connections win where they disagree.
     /// BR/EDR links count when they carried ATT (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
-    public static func load(_ store: TimelineStore) throws -> [DeviceGATT] {
+    /// `undiscovered`: also find `undiscoveredHandles`, a scan of every ATT PDU of the device's
+    /// connections; a replay, which serves the databases only, goes without (issue 12).
+    public static func load(_ store: TimelineStore, undiscovered: Bool = true) throws -> [DeviceGATT] {
         try Analyzer.analyze(store)
         let db = store.database
         var devices: [String: DeviceGATT] = [:]
@@ -102,7 +104,7 @@ public struct DeviceGATT: Sendable {
             guard var d = devices[key] else { continue }
             let ids = d.connectionIDs.map(String.init).joined(separator: ",")
             let side = d.isLocalServer ? GATTServerSide.local : .remote
-            let used = try db.rows("""
+            let used = !undiscovered ? [] : try db.rows("""
                 SELECT DISTINCT handle FROM att_pdu WHERE connection_id IN (\(ids)) AND handle IS NOT NULL
                 AND opcode IN (0x0A, 0x0C, 0x12, 0x16, 0x52, 0xD2, 0x1B, 0x1D)
                 AND \(GATTServerSide.sql(direction: "direction", opcode: "opcode")) = ?1
@@ -110,7 +112,7 @@ public struct DeviceGATT: Sendable {
             // With no discovery at all, every handle used is one never discovered (a client with a
             // cached database): listed with its values rather than dropped; so is any value read
             // by type (Read Using Characteristic UUID) at a handle no discovery revealed.
-            d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used).union(d.database.values.keys))
+            if undiscovered { d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used).union(d.database.values.keys)) }
             if let a = d.address, let info = try db.rows("""
                 SELECT name, manufacturer, model, firmware_revision, hardware_revision, software_revision, serial_number,
                        company_id, company_name, appearance FROM device WHERE address = ?1

@@ -11,11 +11,13 @@ public final class Scheduler {
         public let sequence: UInt64
     }
 
+    /// A heap entry: plain values only, so sifting moves no reference counts (the closures
+    /// live in `actions`, at `slot`; issue 12: moving closure-holding entries was a fifth of the run).
     private struct Entry {
         var time: VirtualTime
         var order: Int
         var sequence: UInt64
-        var action: () -> Void
+        var slot: Int
 
         @inline(__always) func precedes(_ other: Entry) -> Bool {
             if time != other.time { return time < other.time }
@@ -25,6 +27,9 @@ public final class Scheduler {
     }
 
     private var heap: [Entry] = []
+    /// The scheduled actions by slot; a slot is reused once its event ran or was skipped.
+    private var actions: [(() -> Void)?] = []
+    private var freeSlots: [Int] = []
     private var cancelled: Set<UInt64> = []
     private var nextSequence: UInt64 = 0
     /// The current virtual time.
@@ -44,7 +49,15 @@ public final class Scheduler {
     /// Schedules `action` at `time` (not before now).
     @discardableResult
     public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
-        let entry = Entry(time: max(time, now), order: order, sequence: nextSequence, action: action)
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            actions[slot] = action
+        } else {
+            slot = actions.count
+            actions.append(action)
+        }
+        let entry = Entry(time: max(time, now), order: order, sequence: nextSequence, slot: slot)
         nextSequence += 1
         heap.append(entry)
         siftUp(heap.count - 1)
@@ -79,11 +92,14 @@ public final class Scheduler {
         while let first = heap.first {
             if let limit, first.time > limit { break }
             let entry = popFirst()
+            let action = actions[entry.slot]
+            actions[entry.slot] = nil
+            freeSlots.append(entry.slot)
             if !cancelled.isEmpty, cancelled.remove(entry.sequence) != nil { continue }
             now = entry.time
             eventsRun += 1
             willRunEvent?()
-            entry.action()
+            action?()
             if stopRequested { return }
         }
         if let limit, limit > now { now = limit }

@@ -120,13 +120,20 @@ public enum ReplayComparison {
         }
         // 2. Transaction outcomes.
         if v.divergence == nil {
-            let a = outcomes(onBearers: recorded.map { ($0.packetID, $0.time, $0.fromCentral, $0.bytes, $0.bearer) },
-                             end: c.disconnect?.time, captureEnd: c.end)
-            let b = outcomes(onBearers: simulated.map { ($0.frame, $0.time, $0.fromCentral, $0.bytes, $0.bearer) },
-                             end: link.endedAt.map(link.relative), captureEnd: c.end)
-            for (x, y) in zip(a, b) where x.text != y.text {
-                v.divergence = Divergence(kind: "outcome", expected: x.text, got: y.text, expectedPacketID: x.packet,
-                                          gotFrame: y.packet, time: 0)
+            // Step 1 found the same PDUs in the same order on both sides: decode them once.
+            let decoded = recorded.map { try? ATTPDU(decoding: $0.bytes[...]) }
+            let a = transactions(recorded.indices.map { (recorded[$0].packetID, recorded[$0].time, recorded[$0].fromCentral, recorded[$0].bytes,
+                                                         recorded[$0].bearer, decoded[$0]) },
+                                 end: c.disconnect?.time, captureEnd: c.end)
+            let b = transactions(simulated.indices.map { (simulated[$0].frame, simulated[$0].time, simulated[$0].fromCentral, simulated[$0].bytes,
+                                                          simulated[$0].bearer, decoded[$0]) },
+                                 end: link.endedAt.map(link.relative), captureEnd: c.end)
+            // Equal fields give equal texts; only fields that differ need their texts compared.
+            for (x, y) in zip(a, b) where !(x.opcode == y.opcode && x.handle == y.handle && x.outcome == y.outcome && x.errorCode == y.errorCode) {
+                let (xt, yt) = (outcomeText(x), outcomeText(y))
+                guard xt != yt else { continue }
+                v.divergence = Divergence(kind: "outcome", expected: xt, got: yt, expectedPacketID: x.requestPacketID,
+                                          gotFrame: y.requestPacketID, time: 0)
                 break
             }
         }
@@ -178,22 +185,32 @@ public enum ReplayComparison {
         return s
     }
 
+    /// The transactions of a PDU sequence (packet or frame, time, from the central, bytes, ATT
+    /// bearer, decoded), paired per ATT bearer as the analysis pairs them (`TransactionMatcher`).
+    static func transactions(_ pdus: [(Int, Int64, Bool, [UInt8], UInt16?, ATTPDU?)], end: Int64?, captureEnd: Int64) -> [ATTTransaction] {
+        var m = TransactionMatcher()
+        for (packet, time, fromCentral, bytes, bearer, decoded) in pdus {
+            m.add(StoredATTPDU(packetID: packet, timestamp: time, direction: fromCentral ? .sent : .received,
+                               opcode: ATTOpcode(bytes[0]), pdu: decoded, bytes: bytes, bearer: bearer))
+        }
+        m.finish(disconnectedAt: end, captureEnd: captureEnd)
+        return m.transactions
+    }
+
+    /// `Write Request 0x0021: ok`, as a divergence names a transaction's outcome.
+    static func outcomeText(_ t: ATTTransaction) -> String {
+        let handle = t.handle.map { " \(hex($0, width: 4))" } ?? ""
+        let error = t.errorCode.map { " \($0)" } ?? ""
+        return "\(t.opcode.name)\(handle): \(t.outcome.rawValue)\(error)"
+    }
+
     static func outcomes(_ pdus: [(Int, Int64, Bool, [UInt8])], end: Int64?, captureEnd: Int64) -> [(text: String, packet: Int)] {
         outcomes(onBearers: pdus.map { ($0.0, $0.1, $0.2, $0.3, nil) }, end: end, captureEnd: captureEnd)
     }
 
-    /// The transactions' outcomes, paired per ATT bearer as the analysis pairs them (`TransactionMatcher`).
+    /// The transactions' outcomes as divergences name them, paired per ATT bearer.
     static func outcomes(onBearers pdus: [(Int, Int64, Bool, [UInt8], UInt16?)], end: Int64?, captureEnd: Int64) -> [(text: String, packet: Int)] {
-        var m = TransactionMatcher()
-        for (packet, time, fromCentral, bytes, bearer) in pdus {
-            m.add(StoredATTPDU(packetID: packet, timestamp: time, direction: fromCentral ? .sent : .received,
-                               opcode: ATTOpcode(bytes[0]), pdu: try? ATTPDU(decoding: bytes[...]), bytes: bytes, bearer: bearer))
-        }
-        m.finish(disconnectedAt: end, captureEnd: captureEnd)
-        return m.transactions.map { t in
-            let handle = t.handle.map { " \(hex($0, width: 4))" } ?? ""
-            let error = t.errorCode.map { " \($0)" } ?? ""
-            return ("\(t.opcode.name)\(handle): \(t.outcome.rawValue)\(error)", t.requestPacketID)
-        }
+        transactions(pdus.map { ($0.0, $0.1, $0.2, $0.3, $0.4, try? ATTPDU(decoding: $0.3[...])) }, end: end, captureEnd: captureEnd)
+            .map { (outcomeText($0), $0.requestPacketID) }
     }
 }

@@ -81,8 +81,20 @@ extension CentralHost {
     // MARK: ACL out
 
     func enqueue(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16? = nil, onSent: (() -> Void)?) {
+        let size = world.configuration.aclBufferSize
+        guard trace.keepsRecords else {
+            // The trace keeps no records: only the number of fragments matters (flow control).
+            let framing = HCIPacketBuilder.attFramingOverhead(bearer: bearer, transport: link.transport)
+            let count = HCIPacketBuilder.aclFragmentCount(payloadCount: pdu.count + framing, fragmentSize: size)
+            for i in 0..<count {
+                let last = i == count - 1
+                txQueue.append(TxFragment(link: link, bytes: [], pdu: last ? pdu : nil, bearer: bearer, onSent: last ? onSent : nil))
+            }
+            pumpTx()
+            return
+        }
         let fragments = HCIPacketBuilder.attFragments(handle: link.handle, pdu: pdu, bearer: bearer, transport: link.transport,
-                                                      fragmentSize: world.configuration.aclBufferSize, fromHost: true)
+                                                      fragmentSize: size, fromHost: true)
         for (i, f) in fragments.enumerated() {
             let last = i == fragments.count - 1
             txQueue.append(TxFragment(link: link, bytes: f, pdu: last ? pdu : nil, bearer: bearer, onSent: last ? onSent : nil))
@@ -106,7 +118,7 @@ extension CentralHost {
                 // hears nothing (FaultSpec.Kind.stopReading).
                 link.stuckPackets += 1
                 if let pdu = f.pdu {
-                    link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame))
+                    link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame, bearer: f.bearer))
                     f.onSent?()
                 }
                 continue

@@ -15,7 +15,22 @@ public struct ATTMatchKey: Hashable, Sendable, CustomStringConvertible {
     /// The key of a PDU as it was on the wire (a malformed PDU keys by opcode alone).
     public init(pdu bytes: [UInt8]) {
         opcode = ATTOpcode(bytes.first ?? 0)
-        handle = bytes.count >= 3 ? (try? ATTPDU(decoding: bytes[...]))?.attributeHandle : nil
+        handle = bytes.count >= 3 ? Self.attributeHandle(bytes) : nil
+    }
+
+    /// `ATTPDU(decoding:).attributeHandle` of `bytes`. Write Request, Write Command, Handle Value
+    /// Notification and Handle Value Indication (Core v5.4 Vol 3 Part F 3.4.5.1, 3.4.5.3,
+    /// 3.4.7.1-2; `ATTHandleValueLayout`) carry it right after the opcode and decode whenever
+    /// it is there: read without decoding the value (issue 12, most PDUs of a dense session).
+    /// Every other PDU is decoded.
+    public static func attributeHandle(_ bytes: [UInt8]) -> UInt16? {
+        guard let op = bytes.first else { return nil }
+        switch ATTOpcode(op) {
+        case .writeRequest, .writeCommand, .handleValueNotification, .handleValueIndication:
+            return bytes.count >= 3 ? UInt16(bytes[1]) | UInt16(bytes[2]) << 8 : nil
+        default:
+            return (try? ATTPDU(decoding: bytes[...]))?.attributeHandle
+        }
     }
 
     public var description: String {

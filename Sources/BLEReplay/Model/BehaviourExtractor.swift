@@ -179,7 +179,7 @@ public struct BehaviourExtractor: Sendable {
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
                     valueHistory.sent(p.bytes, at: p.time)
-                    let handle = (try? ATTPDU(decoding: p.bytes[...]))?.attributeHandle
+                    let handle = ATTMatchKey.attributeHandle(p.bytes)
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
                         peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, pdu: p.bytes,
                                                        packetID: p.packetID, bearer: bearer))

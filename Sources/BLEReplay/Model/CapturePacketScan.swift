@@ -40,11 +40,15 @@ struct CapturePacketScan {
         let bufferSize = try db.rows("""
             SELECT raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY rowid LIMIT 1
             """, [.integer(captureID)])
+        // One column says what the row is, `kind` read once (issue 12: four text comparisons and
+        // five result columns per row were most of the loading time): -1 a note; an integer the
+        // length of an ACL packet the host sent; a blob the raw Number Of Completed Packets event;
+        // NULL any other record.
         let s = try db.prepare("""
-            SELECT ts_us, kind <> 'note',
-                   CASE WHEN kind = 'acl' AND direction = 'tx' THEN length(raw) END,
-                   CASE WHEN kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)' THEN raw END,
-                   rowid & 4294967295
+            SELECT rowid, ts_us,
+                   CASE kind WHEN 'acl' THEN CASE WHEN direction = 'tx' THEN length(raw) END
+                             WHEN 'evt' THEN CASE WHEN summary LIKE '\(CompletedPacketsEvent.summaryPattern)' THEN raw END
+                             WHEN 'note' THEN -1 END
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
             """)
         try s.bind([.integer(captureID)])
@@ -53,20 +57,21 @@ struct CapturePacketScan {
         scan.clock = RecordingClock(firstPlausible: plausible.first?[0].int64)
         var inFlight = 0
         while try s.step() {
-            let t = scan.clock.next(frame: s.int(4), raw: s.int64(0))
+            let t = scan.clock.next(frame: Int(s.int64(0) & 0xFFFF_FFFF), raw: s.int64(1))
             scan.firstAny = min(scan.firstAny ?? t, t)
             scan.lastAny = max(scan.lastAny ?? t, t)
-            if s.int(1) != 0 {
-                scan.firstRecord = min(scan.firstRecord ?? t, t)
-                scan.lastRecord = max(scan.lastRecord ?? t, t)
-            }
-            if !s.isNull(2) {
-                scan.largestPacket = max(scan.largestPacket, s.int(2) - 4)
+            let other = s.isNull(2), nocp = !other && s.isBlob(2)
+            let length = other || nocp ? 0 : s.int(2)
+            if length == -1 { continue }  // a note
+            scan.firstRecord = min(scan.firstRecord ?? t, t)
+            scan.lastRecord = max(scan.lastRecord ?? t, t)
+            if !other && !nocp {
+                scan.largestPacket = max(scan.largestPacket, length - 4)
                 inFlight += 1
                 scan.mostInFlight = max(scan.mostInFlight, inFlight)
                 continue
             }
-            guard let raw = s.blob(3) else { continue }
+            guard nocp, let raw = s.blob(2) else { continue }
             for e in CompletedPacketsEvent.entries(raw) {
                 inFlight = max(0, inFlight - e.count)
                 scan.completions[e.handle, default: []].append((t, e.count))

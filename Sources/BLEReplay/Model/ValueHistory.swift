@@ -10,18 +10,32 @@ import BLEDecode
 /// recording never made (PeerSession+Values.swift): the latest value at or before the moment,
 /// never one from later in the connection or from another connection.
 public struct ValueHistory: Sendable {
-    public private(set) var values: [UInt16: [(offset: Int64, value: [UInt8])]] = [:]
+    /// One value as the recording showed it: the PDU that carried it (the recorded PDU's own
+    /// buffer, shared, not a copy: issue 12 and 17, a 64 KiB value was held twice) and where in
+    /// it the value starts.
+    struct Entry: Sendable {
+        var offset: Int64
+        var pdu: [UInt8]
+        var start: Int
+        var value: [UInt8] { Array(pdu.dropFirst(start)) }
+    }
+    private var entries: [UInt16: [Entry]] = [:]
+
+    /// Every value per handle, in time order, with its offset from the connection start.
+    public var values: [UInt16: [(offset: Int64, value: [UInt8])]] {
+        entries.mapValues { $0.map { ($0.offset, $0.value) } }
+    }
 
     public init() {}
 
     /// The value `handle` held at `offset` (µs from the connection start), if the recording
     /// showed one by then.
     public func value(of handle: UInt16, at offset: Int64) -> [UInt8]? {
-        values[handle]?.last { $0.offset <= offset }?.value
+        entries[handle]?.last { $0.offset <= offset }?.value
     }
 
-    mutating func note(_ handle: UInt16, _ value: [UInt8], at offset: Int64) {
-        values[handle, default: []].append((offset, value))
+    mutating func note(_ handle: UInt16, _ pdu: [UInt8], from start: Int, at offset: Int64) {
+        entries[handle, default: []].append(Entry(offset: offset, pdu: pdu, start: start))
     }
 
     /// The peer's answer to a request.
@@ -30,9 +44,9 @@ public struct ValueHistory: Sendable {
         let handle = UInt16(request[1]) | UInt16(request[2]) << 8
         switch (ATTOpcode(request[0]), ATTOpcode(r)) {
         case (.readRequest, .readResponse):
-            note(handle, Array(response.dropFirst()), at: offset)
+            note(handle, response, from: 1, at: offset)
         case (.writeRequest, .writeResponse):
-            note(handle, Array(request.dropFirst(3)), at: offset)
+            note(handle, request, from: 3, at: offset)
         default:
             break
         }
@@ -41,7 +55,7 @@ public struct ValueHistory: Sendable {
     /// A notification or indication from the peer.
     mutating func sent(_ pdu: [UInt8], at offset: Int64) {
         guard pdu.count >= 3 else { return }
-        note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, Array(pdu.dropFirst(3)), at: offset)
+        note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, pdu, from: 3, at: offset)
     }
 
     /// A Write Command from the central.

@@ -8,6 +8,9 @@ final class PeerSession {
     unowned let peripheral: SimulatedPeripheral
     let link: SimulatedLink
     let behaviour: PeerBehaviour?
+    /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
+    /// whole behaviour for each notification (issue 12).
+    let actions: [AnchoredPDU]
     var keyCounts: [ATTMatchKey: Int] = [:]
     var requestCounts: [[UInt8]: Int] = [:]
     var subscriptionCounts: [UInt16: Int] = [:]
@@ -37,6 +40,7 @@ final class PeerSession {
         self.peripheral = peripheral
         self.link = link
         self.behaviour = behaviour
+        actions = behaviour?.actions ?? []
         emulator = GATTServerEmulator(database: peripheral.model.gatt,
                                       serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
     }
@@ -74,8 +78,8 @@ final class PeerSession {
         guard let items = waiting.removeValue(forKey: anchor) else { return }
         for (item, delay) in items {
             var order = Scheduler.unordered
-            if case .action(let i) = item, let b = behaviour {
-                order = b.actions[i].packetID
+            if case .action(let i) = item, behaviour != nil {
+                order = actions[i].packetID
                 underWay.insert(i)
             }
             world.scheduler.schedule(after: delay, order: order) { [self] in perform(item) }
@@ -83,16 +87,17 @@ final class PeerSession {
     }
 
     func perform(_ item: Item) {
-        guard link.isUp, !silent, let b = behaviour else { return }
+        guard link.isUp, !silent, behaviour != nil else { return }
         switch item {
         case .action(let i):
-            let a = b.actions[i]
+            let a = actions[i]
             underWay.remove(i)
-            if lossWaitsFor == i { lossFollows(a, in: b) }
+            if lossWaitsFor == i, let b = behaviour { lossFollows(a, in: b) }
             if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
             // Toward an app's server, with its handles (Server/LocalHandleMap.swift).
             host.deliver(link.localServer?.towardApp(a.pdu) ?? a.pdu, on: link, bearer: a.bearer)
         case .ending:
+            guard let b = behaviour else { return }
             switch b.ending {
             case .linkLoss(_, _, let detection):
                 if let i = lastTrafficUnderWay(before: b) {

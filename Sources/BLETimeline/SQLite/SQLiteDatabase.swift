@@ -281,6 +281,7 @@ public final class SQLiteStatement {
     public var columnCount: Int32 { sqlite3_column_count(statement) }
     public func columnName(_ i: Int32) -> String { String(cString: sqlite3_column_name(statement, i)) }
     public func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+    public func isBlob(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_BLOB }
     public func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
     public func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(statement, i)) }
     public func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
