@@ -16,7 +16,8 @@ Stages:
            ACL fragments), against the floor (`Scripts/sqlite_floor.c`: the capture's records parsed
            and one row per record inserted into SQLite, raw bytes included, nothing decoded) and
            `tshark -r FILE -T fields -e frame.number -e btatt.opcode -e btatt.handle`.
-           Targets: at least 0.5 of the floor's records/s, at least 5x tshark.
+           Targets: at least 0.5 of the floor's records/s, at least 5x tshark. With --before OLD_BIN,
+           OLD_BIN's imports run in the same interleaved rounds and are printed beside this build's.
   memory   peak memory of the import at 100k, 1M and 3M records (target: under 100 MB, flat).
   replay   `Scripts/bench_replay.py` when it exists, else `replay --bench` on the largest shared capture.
   report   `blereplay report` over 1,200 distinct small captures (`Scripts/make_fleet_corpus.py`) with
@@ -152,15 +153,21 @@ def verdict(name: str, ok: bool) -> str:
     return f"{name}: {'met' if ok else 'NOT met'}"
 
 
-def bench_import_one(out: Path, floor_bin: Path, capture: Path, records: int, rounds: int, tshark: bool = True) -> dict:
+def bench_import_one(out: Path, floor_bin: Path, capture: Path, records: int, rounds: int, tshark: bool = True,
+                     before: Path | None = None) -> dict:
     db = out / "bench.db"
     floor_db = out / "floor.db"
     ours, floor, theirs = Run("blereplay import"), Run("sqlite floor"), Run("tshark -T fields")
+    old = Run("import (--before)")
     width = 48
     for r in range(rounds):
         if db.exists():
             db.unlink()
         measure([str(BIN), "import", str(capture), "--db", str(db)], ours)
+        if before is not None:
+            (out / "before.db").unlink(missing_ok=True)
+            measure([str(before), "import", str(capture), "--db", str(out / "before.db")], old)
+            (out / "before.db").unlink(missing_ok=True)
         if r == 0:
             width = summary_width(db)
         _, _, _, _, text = measure([str(floor_bin), str(floor_db), str(width), str(capture)], floor, stdout=subprocess.PIPE)
@@ -175,6 +182,9 @@ def bench_import_one(out: Path, floor_bin: Path, capture: Path, records: int, ro
           f"(floor rows {width}-byte summary + raw bytes)")
     print(line(floor, records))
     print(line(ours, records, floor, theirs if tshark else None))
+    if before is not None:
+        print(line(old, records, floor, theirs if tshark else None))
+        print(f"  this build over --before: {old.w / ours.w:.2f}x wall, {old.c / ours.c:.2f}x CPU")
     if tshark:
         print(line(theirs, records))
     stages = [s.removeprefix("timing: ").strip() for s in timings.splitlines() if s.startswith("timing: ")]
@@ -190,14 +200,14 @@ def bench_import_one(out: Path, floor_bin: Path, capture: Path, records: int, ro
     return result
 
 
-def bench_import(out: Path, records: int, rounds: int) -> None:
+def bench_import(out: Path, records: int, rounds: int, before: Path | None = None) -> None:
     floor_bin = build_floor(out)
     bench = out / f"bench-{records}.btsnoop"
     make_capture(bench, records)
     heavy = out / "att-heavy-500000.btsnoop"
     make_capture(heavy, 500_000, "att-heavy")
-    bench_import_one(out, floor_bin, bench, records, rounds)
-    bench_import_one(out, floor_bin, heavy, 500_000, rounds)
+    bench_import_one(out, floor_bin, bench, records, rounds, before=before)
+    bench_import_one(out, floor_bin, heavy, 500_000, rounds, before=before)
 
 
 def bench_memory(out: Path) -> None:
@@ -310,6 +320,9 @@ def main() -> None:
     parser.add_argument("--skip", nargs="*", default=[])
     parser.add_argument("--only", nargs="*", default=None, help="run only these stages")
     parser.add_argument("--check", action="store_true", help="the CI speed regression check")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another blereplay binary (an older build kept aside): its imports run interleaved "
+                             "in the same rounds and are printed beside this build's")
     args = parser.parse_args()
     stages = ("import", "memory", "replay", "report", "verbose")
     if args.only is not None:
@@ -321,7 +334,7 @@ def main() -> None:
     if args.check:
         sys.exit(check(args.out))
     if "import" not in args.skip:
-        bench_import(args.out, args.records, args.rounds)
+        bench_import(args.out, args.records, args.rounds, args.before.resolve() if args.before else None)
     if "memory" not in args.skip:
         bench_memory(args.out)
     if "replay" not in args.skip:

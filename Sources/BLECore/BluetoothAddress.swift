@@ -90,8 +90,17 @@ public struct AddressType: RawRepresentable, Hashable, Sendable, CustomStringCon
 /// Two upper-case hex digits.
 @inlinable
 public func hex2(_ v: UInt8) -> String {
-    let digits: [Character] = Array("0123456789ABCDEF")
-    return String([digits[Int(v >> 4)], digits[Int(v & 0xF)]])
+    String(unsafeUninitializedCapacity: 2) { out in
+        out[0] = upperHexDigit(v >> 4)
+        out[1] = upperHexDigit(v & 0xF)
+        return 2
+    }
+}
+
+/// The ASCII upper-case hex digit of `nibble` (0–15).
+@inlinable
+public func upperHexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble
 }
 
 /// `0x` and upper-case hex of at least `width` digits.

@@ -54,14 +54,21 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
 
     /// The 16-bit value when this UUID is a 16-bit SIG UUID.
     public var uint16: UInt16? {
-        guard Array(bytes[4...]) == Array(Self.base[4...]), bytes[0] == 0, bytes[1] == 0 else { return nil }
+        guard isOnBase, bytes[0] == 0, bytes[1] == 0 else { return nil }
         return UInt16(bytes[2]) << 8 | UInt16(bytes[3])
     }
 
     /// The 32-bit value when this UUID is built on the Base UUID.
     public var uint32: UInt32? {
-        guard Array(bytes[4...]) == Array(Self.base[4...]) else { return nil }
+        guard isOnBase else { return nil }
         return bytes[0..<4].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// True when bytes 4–15 are the Base UUID's (Core v5.4 Vol 3 Part B 2.5.1), compared in
+    /// place: `uuidString` asks for every GATT row an import stores.
+    var isOnBase: Bool {
+        for i in 4..<16 where bytes[i] != Self.base[i] { return false }
+        return true
     }
 
     /// Wire form (little-endian), shortest that represents it.
@@ -71,12 +78,21 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var uuidString: String {
-        if let v = uint16 { return String(hex(v, width: 4).dropFirst(2)) }
-        if let v = uint32 { return String(hex(v, width: 8).dropFirst(2)) }
-        let h = bytes.map(hex2).joined()
-        let parts = [h.prefix(8), h.dropFirst(8).prefix(4), h.dropFirst(12).prefix(4),
-                     h.dropFirst(16).prefix(4), h.dropFirst(20)]
-        return parts.map(String.init).joined(separator: "-")
+        // Written in one pass into the string's own storage: 4, 8 or 36 characters.
+        let short = isOnBase
+        let first = short && bytes[0] == 0 && bytes[1] == 0 ? 2 : 0
+        let last = short ? 4 : 16
+        let count = (last - first) * 2 + (short ? 0 : 4)
+        return String(unsafeUninitializedCapacity: count) { out in
+            var k = 0
+            for i in first..<last {
+                if !short && (i == 4 || i == 6 || i == 8 || i == 10) { out[k] = UInt8(ascii: "-"); k += 1 }
+                out[k] = upperHexDigit(bytes[i] >> 4)
+                out[k + 1] = upperHexDigit(bytes[i] & 0xF)
+                k += 2
+            }
+            return k
+        }
     }
 
     public var description: String { uuidString }

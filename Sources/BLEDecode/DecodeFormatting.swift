@@ -115,6 +115,50 @@ enum Fmt {
     static func bytes(_ b: some Sequence<UInt8>) -> String { hexString(b) }
 
     /// `"Sent "`, `"Rcvd "` or nothing, as Wireshark's Info column starts.
+    /// `Rcvd ACL fragment (start, 27 of 247 bytes)`, or `(continuation, 54 bytes)` when the
+    /// L2CAP length is not known yet. Written in one pass into the string's storage: in a
+    /// notification-heavy capture most records are such fragments, and string interpolation
+    /// cost more than the rest of their decoding.
+    static func fragmentSummary(prefix: String, start: Bool, received: Int, expected: Int?) -> String {
+        let head: StaticString = start ? "ACL fragment (start, " : "ACL fragment (continuation, "
+        let of: StaticString = " of "
+        let tail: StaticString = " bytes)"
+        var prefix = prefix
+        let capacity = prefix.utf8.count + head.utf8CodeUnitCount + 2 * 20 + of.utf8CodeUnitCount + tail.utf8CodeUnitCount
+        return prefix.withUTF8 { p in
+            String(unsafeUninitializedCapacity: capacity) { out in
+                var k = 0
+                func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                    for b in bytes { out[k] = b; k += 1 }
+                }
+                func put(_ text: StaticString) {
+                    text.withUTF8Buffer { put($0) }
+                }
+                func put(_ n: Int) {
+                    var v = n.magnitude
+                    if n < 0 { out[k] = UInt8(ascii: "-"); k += 1 }
+                    let start = k
+                    repeat {
+                        out[k] = UInt8(ascii: "0") + UInt8(v % 10)
+                        v /= 10
+                        k += 1
+                    } while v > 0
+                    var i = start, j = k - 1
+                    while i < j { out.swapAt(i, j); i += 1; j -= 1 }
+                }
+                put(p)
+                put(head)
+                put(received)
+                if let expected {
+                    put(of)
+                    put(expected)
+                }
+                put(tail)
+                return k
+            }
+        }
+    }
+
     static func prefix(_ d: Direction) -> String {
         switch d {
         case .sent: "Sent "

@@ -100,6 +100,13 @@ final class DecodePipeline: Sendable {
         spent.list.withLock { $0.append(batch) }
     }
 
+    /// Lets go of the batches written after the reader's last release on a background thread:
+    /// the writer still has the indexes and the analysis ahead of it.
+    func releaseSpentBatchesAside() {
+        let spent = self.spent
+        DispatchQueue.global(qos: .utility).async { spent.release() }
+    }
+
     final class SpentBatches: Sendable {
         let list = Mutex<[Batch]>([])
         /// Lets go of every spent batch: the deallocations happen here, outside the lock.

@@ -270,6 +270,7 @@ public enum Importer {
                     running.recycle(batch)
                 case .end(let e):
                     end = e
+                    running.releaseSpentBatchesAside()
                     break reading
                 }
             }

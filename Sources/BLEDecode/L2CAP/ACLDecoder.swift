@@ -61,11 +61,7 @@ extension PacketDecoder {
         case .complete(let frame):
             dispatchL2CAP(frame, connection: conn, into: &d)
         case .needMore(let start, let received, let expected):
-            if let expected {
-                d.summary = "\(d.prefix)ACL fragment (\(start ? "start" : "continuation"), \(received) of \(expected) bytes)"
-            } else {
-                d.summary = "\(d.prefix)ACL fragment (\(start ? "start" : "continuation"), \(received) bytes)"
-            }
+            d.summary = Fmt.fragmentSummary(prefix: d.prefix, start: start, received: received, expected: expected)
         case .dropped:
             d.summary = d.prefix + "ACL fragment (" + (isStart ? "start" : "continuation")
                 + ", \(data.count) bytes, no L2CAP PDU pending: dropped)"

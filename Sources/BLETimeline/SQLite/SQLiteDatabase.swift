@@ -57,17 +57,29 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// Prepared statements of `run`, `rows` and `scalarInt`, by SQL text. Preparing a query costs
+    /// tens of thousands of instructions and the analysis asks the same few queries per connection
+    /// and per finding. Bounded, because some callers write values into the text.
     private var cache: [String: SQLiteStatement] = [:]
+    static let cachedStatementLimit = 256
+
+    /// The cached statement for `sql`, reset, with no values bound. Only the three calls below
+    /// use it, each to completion, so a cached statement is never stepped by two callers at once.
+    private func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = cache[sql] {
+            cached.reset()
+            cached.clearBindings()
+            return cached
+        }
+        let s = try prepare(sql)
+        // A pragma's answer may be fixed when it is prepared (`table_info`): always asked afresh.
+        if cache.count < Self.cachedStatementLimit && !sql.hasPrefix("PRAGMA") { cache[sql] = s }
+        return s
+    }
 
     /// Runs one statement with bindings through a cached prepared statement.
     public func run(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) {
-        let s: SQLiteStatement
-        if let cached = cache[sql] {
-            s = cached
-        } else {
-            s = try prepare(sql)
-            cache[sql] = s
-        }
+        let s = try cachedStatement(sql)
         try s.bind(values)
         try s.run()
     }
@@ -78,7 +90,9 @@ public final class SQLiteDatabase {
 
     /// The first column of the first row of a query, as an integer.
     public func scalarInt(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
-        let s = try prepare(sql)
+        let s = try cachedStatement(sql)
+        // Reset when done: a statement left on a row would keep its read transaction open.
+        defer { s.reset() }
         try s.bind(bindings)
         guard try s.step() else { return nil }
         return s.isNull(0) ? nil : s.int64(0)
@@ -86,7 +100,8 @@ public final class SQLiteDatabase {
 
     /// All rows of a query.
     public func rows(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
-        let s = try prepare(sql)
+        let s = try cachedStatement(sql)
+        defer { s.reset() }
         try s.bind(bindings)
         var out: [[SQLiteValue]] = []
         while try s.step() { out.append(s.row()) }
@@ -277,6 +292,8 @@ public final class SQLiteStatement {
     }
 
     public func reset() { sqlite3_reset(statement) }
+    /// Sets every parameter back to NULL.
+    public func clearBindings() { sqlite3_clear_bindings(statement) }
 
     public var columnCount: Int32 { sqlite3_column_count(statement) }
     public func columnName(_ i: Int32) -> String { String(cString: sqlite3_column_name(statement, i)) }
