@@ -10,8 +10,11 @@ public enum Analyzer {
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
+    /// - Parameter findings: false only for a scratch timeline whose findings nobody reads (the
+    ///   fleet report's, `ImportOptions.referencedPacketRowsOnly`): everything else is analysed
+    ///   as always, the `finding` table stays empty.
     @discardableResult
-    public static func analyze(_ store: TimelineStore, force: Bool = false) throws -> Int {
+    public static func analyze(_ store: TimelineStore, force: Bool = false, findings: Bool = true) throws -> Int {
         let db = store.database
         try endAbandonedRecordings(db)
         let pending = try db.rows("""
@@ -20,7 +23,7 @@ public enum Analyzer {
             """, [.integer(force ? 1 : 0), .integer(version)]).compactMap { $0[0].int64 }
         guard !pending.isEmpty else { return 0 }
         try db.transaction {
-            for captureID in pending { try analyzeCapture(captureID, db: db) }
+            for captureID in pending { try analyzeCapture(captureID, db: db, findings: findings) }
             try DeviceIdentity.rebuild(db)
         }
         return pending.count
@@ -43,7 +46,7 @@ public enum Analyzer {
         }
     }
 
-    static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase) throws {
+    static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase, findings withFindings: Bool = true) throws {
         let connections = try ConnectionFacts.load(captureID: captureID, from: db)
         let ids = connections.map { String($0.id) }.joined(separator: ",")
         for table in ["att_transaction", "gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value", "gatt_include"] where !ids.isEmpty {
@@ -93,6 +96,16 @@ public enum Analyzer {
             }
         }
         try applyCoreBluetoothRule(captureID, db: db)
+        if withFindings {
+            try storeFindings(captureID, connections: connections, captureEnd: captureEnd, db: db)
+        }
+        try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
+                   [.integer(captureID), .integer(version)])
+    }
+
+    /// Runs the findings engine over one capture and stores what it finds.
+    static func storeFindings(_ captureID: Int64, connections: [ConnectionFacts], captureEnd: Int64,
+                              db: SQLiteDatabase) throws {
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         let insertFinding = try db.prepare("""
             INSERT INTO finding (connection_id, capture_id, severity, code, title, detail, evidence_packet_ids, cb_error)
@@ -112,8 +125,6 @@ public enum Analyzer {
                 try s.run()
             }
         }
-        try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
-                   [.integer(captureID), .integer(version)])
     }
 }
 

@@ -13,6 +13,9 @@ public struct ImportOptions: Sendable {
     public var keepRaw = true
     /// Show SMP key material instead of redacting it.
     public var keepKeys = false
+    /// Report-only: store only the packet rows the fleet report reads (`TimelineWriter+ReferencedPackets`).
+    /// Never set by `import`; needs `keepRaw` false.
+    public var referencedPacketRowsOnly = false
     /// Print progress to stderr (only when it is a terminal).
     public var progress = false
     /// Told how long each stage took (`import --timings`, `make bench`): "read, decode, write",
@@ -258,6 +261,7 @@ public enum Importer {
             result.captureID = captureID
             let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
                                             keepKeys: options.keepKeys)
+            writer.referencedPacketRowsOnly = options.referencedPacketRowsOnly && !options.keepRaw
             let progress = Progress(enabled: options.progress, path: path, size: size)
             let running = DecodePipeline(path: path, keepKeys: options.keepKeys)
             pipeline = running

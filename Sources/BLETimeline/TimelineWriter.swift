@@ -12,7 +12,7 @@ final class TimelineWriter {
     let keepKeys: Bool
     let mapping: DisconnectMapping
 
-    private let insertPacket: SQLiteStatement
+    let insertPacket: SQLiteStatement
     private let insertAdv: SQLiteStatement
     private let insertATT: SQLiteStatement
     private let insertSMP: SQLiteStatement
@@ -39,6 +39,11 @@ final class TimelineWriter {
     private(set) var malformedPackets = 0
     private(set) var droppedPackets = 0
     private(set) var firstTimestamp: Int64?
+    /// Connection rows written so far (a new one names its packet in `first_packet_id`).
+    private(set) var connectionRowsWritten = 0
+    /// Report-only mode: see `TimelineWriter+ReferencedPackets.swift`.
+    var referencedPacketRowsOnly = false
+    var referencedRows = ReferencedPacketRows()
     /// The latest record timestamp (records are not always in time order).
     private(set) var lastTimestamp: Int64?
 
@@ -124,15 +129,42 @@ final class TimelineWriter {
         let ts = record.timestamp
 
         // Events first: a connection row may be created by this very packet.
+        let connectionsBefore = connectionRowsWritten
         for event in packet.events {
             try handle(event, frame: frame, ts: ts, record: record)
         }
         let connectionID = packet.connection.flatMap { connectionIDs[$0.index] }
         if let connectionID { connectionState[connectionID, default: ConnectionState()].lastPacketID = frame }
 
+        if referencedPacketRowsOnly {
+            holdPacketRow(record, packet, connectionID: connectionID,
+                          namedByNewConnection: connectionRowsWritten != connectionsBefore)
+        } else {
+            let s = insertPacket
+            bindPacketColumns(record, packet, connectionID: connectionID)
+            if keepRaw && !keepKeys && !packet.secretRanges.isEmpty {
+                var payload = record.payload
+                Redaction.zero(&payload, frame: frame, packet.secretRanges)
+                try s.run(borrowing: packet.summary, at: 7, payload, at: 13)
+                try redactEarlierRecords(packet.secretRanges, frame: frame)
+            } else {
+                try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
+            }
+        }
+
+        if !packet.problems.isEmpty {
+            malformedPackets += 1
+            for p in packet.problems {
+                try problem(p, frame: frame)
+            }
+        }
+    }
+
+    /// Binds every column of `insertPacket` but the summary (7) and the raw bytes (13).
+    func bindPacketColumns(_ record: CaptureRecord, _ packet: DecodedPacket, connectionID: Int64?) {
         let s = insertPacket
-        s.bindInt(PacketKey.make(capture: captureID, frame: frame), at: 1)
-        s.bindInt(ts, at: 2)
+        s.bindInt(PacketKey.make(capture: captureID, frame: record.frameNumber), at: 1)
+        s.bindInt(record.timestamp, at: 2)
         s.bindStatic((packet.direction ?? record.direction).sqlName, at: 3)
         s.bindStatic(record.kind.sqlName, at: 4)
         s.bindInt(record.originalLength, at: 5)
@@ -142,21 +174,6 @@ final class TimelineWriter {
         s.bindInt(Int(record.controllerIndex), at: 10)
         s.bindInt(Int(record.rawType), at: 11)
         s.bindInt(packet.problems.isEmpty ? 0 : 1, at: 12)
-        if keepRaw && !keepKeys && !packet.secretRanges.isEmpty {
-            var payload = record.payload
-            Redaction.zero(&payload, frame: frame, packet.secretRanges)
-            try s.run(borrowing: packet.summary, at: 7, payload, at: 13)
-            try redactEarlierRecords(packet.secretRanges, frame: frame)
-        } else {
-            try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
-        }
-
-        if !packet.problems.isEmpty {
-            malformedPackets += 1
-            for p in packet.problems {
-                try problem(p, frame: frame)
-            }
-        }
     }
 
     func problem(_ p: DecodeError, frame: Int?) throws(SQLiteError) {
@@ -450,6 +467,7 @@ final class TimelineWriter {
         s.bindInt(nil as Int?, at: 17)
         try s.run()
         let rowID = db.lastInsertRowID
+        connectionRowsWritten += 1
         connectionIDs[ref.index] = rowID
         var st = ConnectionState()
         st.intervalKnown = interval != nil
@@ -507,6 +525,7 @@ final class TimelineWriter {
 
     /// Writes what is only known at the end: MTUs, last packets per connection.
     func finish() throws(SQLiteError) {
+        if referencedPacketRowsOnly { try writeReferencedPacketRows() }
         let s = try db.prepare("""
             UPDATE connection SET mtu = ?1, client_rx_mtu = ?2, server_rx_mtu = ?3, last_packet_id = max(last_packet_id, ?4)
             WHERE id = ?5

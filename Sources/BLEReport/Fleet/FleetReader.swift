@@ -132,16 +132,20 @@ public enum FleetReader {
         let results: [CaptureImportResult]
         do {
             // The scratch timeline is this process's alone: no lock, no file moved into place.
+            // Without details the report reads no findings and, of the packet rows, only the few
+            // `TimelineWriter+ReferencedPackets` keeps: neither is made (the ingest asks for details).
             let analyse: (TimelineStore) throws -> Void = { store in
-                try Analyzer.analyze(store)
+                try Analyzer.analyze(store, findings: details)
                 facts = try CaptureFactsLoader.load(store, input: path, details: details)
             }
+            var options = ImportOptions(keepRaw: false)
+            options.referencedPacketRowsOnly = !details
             if inMemory, let store = timelines.take() {
                 // Emptied and given back whatever happened, for the next capture: its schema and
                 // prepared statements are made once per job, not once per capture.
                 defer { timelines.giveBack(store) }
                 results = try Importer.importCaptures([path], intoScratchStore: store, name: path,
-                                                      options: ImportOptions(keepRaw: false), postProcess: analyse)
+                                                      options: options, postProcess: analyse)
             } else {
                 unlink(scratch)
                 defer {
@@ -150,7 +154,7 @@ public enum FleetReader {
                     truncate(scratch, 0)
                     unlink(scratch)
                 }
-                results = try Importer.importCaptures([path], intoScratch: scratch, options: ImportOptions(keepRaw: false)) { store in
+                results = try Importer.importCaptures([path], intoScratch: scratch, options: options) { store in
                     try analyse(store)
                     release(store)
                 }

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import BLEReport
+import BLEAnalysis
+@testable import BLETimeline
+
+/// The fleet report's scratch timelines (`FleetReader.readCapture`) keep only the packet rows the
+/// report reads (`TimelineWriter+ReferencedPackets`) and store no findings, and hold every other
+/// row exactly as a full import of the same capture does: the analysis reads the same input.
+@Suite struct ReportScratchTimelineTests {
+    static let captures = Support.samples.map(Support.sample) + [
+        "android-lock-pairing.btsnoop", "android-yeelock.btsnoop", "ios-glasses.pklg", "btmon-monitor.btsnoop",
+        "nrf-sniffer-att-deadlock.pcap", "smartwatch-h4-phdr.pcapng",
+    ].map(Support.shared)
+
+    /// Imports and analyses `path` into an in-memory scratch timeline, as the report does when
+    /// `reportOnly`, as `import` does otherwise (without raw bytes, as the report reads).
+    static func scratch(_ path: String, reportOnly: Bool) throws -> TimelineStore {
+        let store = try TimelineStore(path: ":memory:")
+        var options = ImportOptions(keepRaw: false)
+        options.referencedPacketRowsOnly = reportOnly
+        let results = try Importer.importCaptures([path], intoScratchStore: store, name: path, options: options) { store in
+            try Analyzer.analyze(store, findings: !reportOnly)
+        }
+        #expect(results.allSatisfy { $0.status == .imported || $0.status == .partial }, "\(path): \(results.map { $0.error ?? "" })")
+        return store
+    }
+
+    static func rows(_ store: TimelineStore, _ table: String) throws -> [[SQLiteValue]] {
+        try store.database.rows("SELECT * FROM \"\(table)\" ORDER BY rowid")
+    }
+
+    @Test(arguments: captures)
+    func sameRowsButPacketsAndFindings(path: String) throws {
+        let full = try Self.scratch(path, reportOnly: false)
+        let report = try Self.scratch(path, reportOnly: true)
+        let tables = try full.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .compactMap { $0[0].string }
+        #expect(tables.contains("packet") && tables.contains("att_transaction"))
+        for table in tables where table != "packet" && table != "finding" {
+            #expect(try Self.rows(report, table) == Self.rows(full, table), "\(path): table \(table) differs")
+        }
+        #expect(try Self.rows(report, "finding").isEmpty)
+
+        // The packet rows kept are rows of the full import, whole; they are the rows the report
+        // reads: each connection's first, completing and last packet, and the capture's last record.
+        let all = Dictionary(uniqueKeysWithValues: try Self.rows(full, "packet").map { ($0[0].int64 ?? -1, $0) })
+        let kept = try Self.rows(report, "packet")
+        for row in kept { #expect(all[row[0].int64 ?? -1] == row, "\(path): packet row \(row[0]) differs") }
+        let named = try full.database.rows("""
+            SELECT first_packet_id FROM connection UNION SELECT complete_packet_id FROM connection WHERE complete_packet_id IS NOT NULL
+            UNION SELECT last_packet_id FROM connection UNION SELECT max(frame) FROM packet
+            """).compactMap { $0[0].int }
+        let keptFrames = Set(try report.database.rows("SELECT frame FROM packet").compactMap { $0[0].int })
+        #expect(Set(named).isSubset(of: keptFrames), "\(path): a packet the report reads is missing")
+        let connections = try full.database.scalarInt("SELECT count(*) FROM connection") ?? 0
+        #expect(kept.count <= 2 * Int(connections) + 1, "\(path): \(kept.count) packet rows kept")
+        #expect(kept.count < all.count, "\(path): every packet row was written")
+    }
+
+    /// The fleet report over the same captures is the same as one computed from full timelines.
+    @Test func factsEqualThoseOfFullTimelines() throws {
+        for path in Self.captures {
+            let full = try CaptureFactsLoader.load(Self.scratch(path, reportOnly: false), input: path)
+            let report = try CaptureFactsLoader.load(Self.scratch(path, reportOnly: true), input: path)
+            let a = FleetStatistics.build(inputs: [], captures: full)
+            let b = FleetStatistics.build(inputs: [], captures: report)
+            let dir = Support.scratch()
+            defer { Support.remove(dir) }
+            _ = try ReportWriter.write(a, to: dir + "/full", formats: [.json, .md])
+            _ = try ReportWriter.write(b, to: dir + "/report", formats: [.json, .md])
+            for name in ["report.json", "report.md"] {
+                #expect(Support.read("\(dir)/full/\(name)") == Support.read("\(dir)/report/\(name)"), "\(path): \(name) differs")
+            }
+        }
+    }
+}
