@@ -4,7 +4,7 @@ SWIFT ?= swift
 CONFIG ?= release
 BIN := .build/$(CONFIG)/blereplay
 # Debian packages the build and the tests need.
-DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev libssl-dev tshark libpq-dev postgresql
+DEB_PACKAGES := libsqlite3-dev libpcap-dev libbluetooth-dev zlib1g-dev libzip-dev libssl-dev tshark libpq-dev postgresql
 .PHONY: deps build run test bench speed-check fuzz clean samples replay-soak
 
 # Regenerate the sample captures (deterministic; validated with tshark).

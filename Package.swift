@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // libzip, for Android bugreport zips (BLECapture's ZipArchive).
+        .systemLibrary(name: "CZip", path: "Sources/CZip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
         // OpenSSL's libcrypto, for SHA-256 with the CPU's SHA instructions (BLECore.SHA256).
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
@@ -28,7 +30,7 @@ let package = Package(
 
         // Pipeline stages, one target each; arrows point one way (DESIGN.md).
         .target(name: "BLECore", dependencies: ["CCrypto"]),
-        .target(name: "BLECapture", dependencies: ["BLECore", "CPcap", "CZlib"]),
+        .target(name: "BLECapture", dependencies: ["BLECore", "CPcap", "CZlib", "CZip"]),
         .target(name: "BLEDecode", dependencies: ["BLECore"]),
         .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"]),
         // Analysis re-reads stored ATT PDUs, so it uses BLEDecode's PDU types as well as the timeline.

@@ -12,7 +12,20 @@ public enum CaptureFile {
     /// `.unsupported`, with a message that says what the file is.
     public static func open(_ path: String) throws(CaptureError) -> any CaptureReader {
         let source = try FileDescriptorSource(path: path)
+        return try open(path: path, source: source, prefix: try readPrefix(source))
+    }
+
+    /// What the file at `path` holds, judged from the bytes `open` reads anyway: a capture (its
+    /// reader's info), or an Android bugreport zip (`ZipArchive.hasMagic` on the same prefix, no
+    /// extra read) with the captures inside it (`BugreportZip`).
+    public static func probe(_ path: String) throws(CaptureError) -> CaptureProbe {
+        let source = try FileDescriptorSource(path: path)
         let prefix = try readPrefix(source)
+        if ZipArchive.hasMagic(prefix) { return .bugreport(try BugreportZip.open(path)) }
+        return .capture(try open(path: path, source: source, prefix: prefix).info)
+    }
+
+    private static func open(path: String, source: FileDescriptorSource, prefix: [UInt8]) throws(CaptureError) -> any CaptureReader {
         // libpcap reopens a regular file itself; a FIFO or device goes through memory instead.
         if let status = Syscall.status(source.fileDescriptor), status.isRegularFile,
            let format = detect(prefix: prefix), format == .pcap || format == .pcapng {
@@ -144,8 +157,8 @@ public enum CaptureFile {
     /// Names what the bytes look like when they are no capture at all.
     private static func unknownMessage(_ prefix: [UInt8]) -> String {
         if prefix.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            return "a ZIP archive (an Android bugreport zip?); unzip it and open the bugreport text "
-                + "or FS/data/misc/bluetooth/logs/btsnoop_hci.log"
+            return "a ZIP archive (an Android bugreport zip?): give it as a file, which every command reads, "
+                + "not as a stream"
         }
         if prefix.starts(with: [0x1F, 0x8B]) {
             return "a gzip-compressed file; decompress it first"

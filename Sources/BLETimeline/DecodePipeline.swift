@@ -44,8 +44,8 @@ final class DecodePipeline: Sendable {
     /// small deallocations a batch carries are not paid on the writer's thread, the slower one.
     private let spent = SpentBatches()
 
-    /// Starts reading `path` on a background thread.
-    init(path: String, keepKeys: Bool) {
+    /// Starts reading `input` on a background thread.
+    init(input: CaptureInput, keepKeys: Bool) {
         let channel = self.channel
         let cancelled = self.cancelled
         let spent = self.spent
@@ -53,7 +53,7 @@ final class DecodePipeline: Sendable {
             var end = End()
             var reader: any CaptureReader
             do throws(CaptureError) {
-                reader = try CaptureFile.open(path)
+                reader = try input.open()
             } catch {
                 end.openError = error
                 channel.send(.end(end))
@@ -153,17 +153,18 @@ final class Flag: Sendable {
     var isSet: Bool { state.withLock { $0 } }
 }
 
-/// A file's SHA-256, computed on another thread (or at once) and waited for when needed.
+/// A capture's SHA-256 (`CaptureInput.sha256Hex`), computed on another thread (or at once) and
+/// waited for when needed.
 final class DigestFuture: Sendable {
     private let box = ResultBox()
     private let done = DispatchGroup()
 
-    init(path: String, now: Bool) {
+    init(input: CaptureInput, now: Bool) {
         done.enter()
         let box = self.box
         let group = done
         let work: @Sendable () -> Void = {
-            box.set(SHA256.hexDigest(ofFile: path))
+            box.set(input.sha256Hex())
             group.leave()
         }
         if now { work() } else { DispatchQueue.global(qos: .utility).async(execute: work) }

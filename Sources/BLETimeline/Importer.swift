@@ -158,11 +158,11 @@ public enum Importer {
             var stages = StageClock(report: options.stageTimer)
             try store.database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16000;")
             for capture in captures {
-                let result = importOne(capture, into: store, options: options)
-                results.append(result)
+                let some = importInput(capture, into: store, options: options)
+                results += some
                 // Without a journal a failed write may leave the file inconsistent: stop and
                 // say why, rather than report what the damage does next.
-                if let storage = result.storageError {
+                if let storage = some.lazy.compactMap(\.storageError).first {
                     throw Failure(message: "\(name): cannot write the timeline: \(storage)")
                 }
             }
@@ -200,10 +200,10 @@ public enum Importer {
         var results: [CaptureImportResult] = []
         var stages = StageClock(report: options.stageTimer)
         for path in captures {
-            let result = importOne(path, into: store, options: options)
-            results.append(result)
+            let some = importInput(path, into: store, options: options)
+            results += some
             // The timeline itself failed (disk full, read-only): the next captures would too.
-            if result.storageError != nil { break }
+            if some.contains(where: { $0.storageError != nil }) { break }
         }
         stages.lap("read, decode, write")
         do {
@@ -219,26 +219,60 @@ public enum Importer {
         return results
     }
 
+    /// Imports what one argument holds: a capture, or each log of an Android bugreport zip as a
+    /// capture of its own (`BugreportZip`, named `ZIP!member`). The zip is told from a capture by
+    /// the bytes format detection reads anyway (`CaptureFile.probe`): nothing more per capture.
+    static func importInput(_ path: String, into store: TimelineStore, options: ImportOptions) -> [CaptureImportResult] {
+        let failed = CaptureImportResult(path: path, status: .failed, captureID: nil, records: 0,
+                                         malformedPackets: 0, formatDescription: nil, warnings: [], error: nil)
+        let probe: CaptureProbe
+        do {
+            probe = try CaptureFile.probe(path)
+        } catch {
+            var result = failed
+            result.error = error.description
+            return [result]
+        }
+        switch probe {
+        case .capture(let info):
+            return [importOne(.file(path), info: info, into: store, options: options)]
+        case .bugreport(let zip):
+            var results: [CaptureImportResult] = []
+            for log in zip.logs {
+                let input = CaptureInput.bugreportLog(log)
+                do {
+                    results.append(importOne(input, info: try input.open().info, into: store, options: options))
+                } catch {
+                    var result = failed
+                    result.path = input.name
+                    result.error = error.description
+                    results.append(result)
+                }
+                if results.last?.storageError != nil { break }
+            }
+            return results
+        }
+    }
+
     /// Imports one capture inside its own transaction.
-    static func importOne(_ path: String, into store: TimelineStore, options: ImportOptions) -> CaptureImportResult {
+    static func importOne(_ input: CaptureInput, info: CaptureInfo, into store: TimelineStore,
+                          options: ImportOptions) -> CaptureImportResult {
+        let path = input.name
         var result = CaptureImportResult(path: path, status: .failed, captureID: nil, records: 0,
                                          malformedPackets: 0, formatDescription: nil, warnings: [], error: nil)
-        let info: CaptureInfo
-        do {
-            info = try CaptureFile.open(path).info
-        } catch {
-            result.error = error.description
-            return result
-        }
         result.formatDescription = info.formatDescription
         let db = store.database
-        let size = fileSize(path)
+        let size: Int
+        switch input {
+        case .file(let file): size = fileSize(file)
+        case .bugreportLog(let log): size = Int(clamping: log.size)
+        }
         var pipeline: DecodePipeline?
         do {
             // The SHA-256 recognises a capture imported before. When no capture of the same size is in
             // the timeline it cannot be a duplicate, so the digest is computed beside the import.
             let sameSize = try db.scalarInt("SELECT count(*) FROM capture WHERE size_bytes = ?1", [.integer(Int64(size))]) ?? 0
-            let digest = DigestFuture(path: path, now: sameSize > 0)
+            let digest = DigestFuture(input: input, now: sameSize > 0)
             if sameSize > 0 {
                 guard let sha = digest.value else {
                     result.error = "\(path): cannot read the file"
@@ -254,16 +288,17 @@ public enum Importer {
             try db.run("""
                 INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """, [.text(path), .text(baseName(path)), .text("pending:\(path)"), .integer(Int64(size)),
+                """, [.text(path), .text(input.fileName), .text("pending:\(path)"), .integer(Int64(size)),
                       .text(info.format.rawValue), .integer(Int64(info.linkType)),
                       .text(info.formatDescription), .integer(options.keepRaw ? 1 : 0)])
             let captureID = db.lastInsertRowID
+            if let phone = input.phone { try PhoneIdentityColumns.write(phone, captureID: captureID, to: db) }
             result.captureID = captureID
             let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
                                             keepKeys: options.keepKeys)
             writer.referencedPacketRowsOnly = options.referencedPacketRowsOnly && !options.keepRaw
             let progress = Progress(enabled: options.progress, path: path, size: size)
-            let running = DecodePipeline(path: path, keepKeys: options.keepKeys)
+            let running = DecodePipeline(input: input, keepKeys: options.keepKeys)
             pipeline = running
             var end = DecodePipeline.End()
             reading: while true {
@@ -332,10 +367,6 @@ public enum Importer {
     static func fileSize(_ path: String) -> Int {
         var st = stat()
         return stat(path, &st) == 0 ? Int(st.st_size) : 0
-    }
-
-    static func baseName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
     }
 }
 

@@ -14,6 +14,7 @@ enum TimelineMigration {
             if version < 2 { try toVersion2(db) }
             if version < 3 { try gattServerColumn(db) }
             if version < 4 { try cutATTColumn(db) }
+            if version < 5 { try phoneIdentityColumns(db) }
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -94,6 +95,17 @@ enum TimelineMigration {
         let columns = try db.rows("PRAGMA table_info(att_pdu)").compactMap { $0[1].string }
         if !columns.isEmpty, !columns.contains("cut") {
             try db.execute("ALTER TABLE att_pdu ADD COLUMN cut INTEGER NOT NULL DEFAULT 0")
+        }
+    }
+
+    /// Version 4 -> 5 (bugreport zips): `capture` gains the phone's identity from its Android
+    /// bugreport (`phone_manufacturer`, `phone_model`, `android_version`, `build_fingerprint`;
+    /// PhoneIdentityColumns), NULL for captures imported before: version 4 read no zip. The
+    /// `captures` view shows them (rebuilt by `migrate`). Each column is skipped when present.
+    private static func phoneIdentityColumns(_ db: SQLiteDatabase) throws(SQLiteError) {
+        let columns = try db.rows("PRAGMA table_info(capture)").compactMap { $0[1].string }
+        for column in PhoneIdentityColumns.names where !columns.isEmpty && !columns.contains(column) {
+            try db.execute("ALTER TABLE capture ADD COLUMN \(column) TEXT")
         }
     }
 

@@ -2,7 +2,7 @@
 /// (the user's query contract in DESIGN.md; keep them stable).
 public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
-    public static let version: Int64 = 4
+    public static let version: Int64 = 5
 
     /// `PRAGMA application_id` of a blereplay timeline ("BLRT"): tells our files from other
     /// SQLite files before their `user_version` is judged (sqlite.org/fileformat.html 1.3.12).
@@ -29,7 +29,11 @@ public enum TimelineSchema {
         dropped_packets INTEGER NOT NULL DEFAULT 0,
         raw_kept INTEGER NOT NULL DEFAULT 1,
         -- While status is 'recording': which process records it (RecorderLiveness).
-        recorder TEXT
+        recorder TEXT,
+        phone_manufacturer TEXT,
+        phone_model TEXT,
+        android_version TEXT,
+        build_fingerprint TEXT
     );
     CREATE TABLE IF NOT EXISTS packet (
         rowid INTEGER PRIMARY KEY,
@@ -282,7 +286,8 @@ public enum TimelineSchema {
     static let views = """
     CREATE VIEW IF NOT EXISTS captures AS
         SELECT id, path, file_name, sha256, format, format_description, records, first_ts_us, last_ts_us,
-               status, warnings, malformed_packets, dropped_packets FROM capture;
+               status, warnings, malformed_packets, dropped_packets,
+               phone_manufacturer, phone_model, android_version, build_fingerprint FROM capture;
     CREATE VIEW IF NOT EXISTS packets AS
         SELECT frame AS id, ts_us, direction, kind, length, summary, capture_id, connection_id, layer, raw FROM packet;
     CREATE VIEW IF NOT EXISTS adv_reports AS

@@ -44,6 +44,10 @@ enum WarehouseGroups {
         case .firmware:
             let c = ["coalesce(r_manufacturer, '?')", "coalesce(r_model, '?')", "coalesce(r_firmware, '?')"]
             return (c, [viaConnection(c[0], none: "(no connection)"), viaConnection(c[1], none: ""), viaConnection(c[2], none: "")])
+        case .phone:
+            // The capture's phone: an error without a connection counts under it too.
+            let c = ["p_manufacturer", "p_model", "p_build"]
+            return (c, c)
         case .capture, .time:
             return (["label", "''", "''"], ["label", "''", "''"])
         }

@@ -47,7 +47,8 @@ public enum WarehouseReport {
         var index: [Int64: Int] = [:]
         for r in try db.execute("""
             SELECT c.id, c.input, c.label, c.capture_name, c.capture_path, c.sha256, c.format_description, c.records,
-                   c.first_ts_us, c.last_ts_us, c.status, c.malformed_packets, c.bredr_links
+                   c.first_ts_us, c.last_ts_us, c.status, c.malformed_packets, c.bredr_links,
+                   c.phone_manufacturer, c.phone_model, c.android_version, c.build_fingerprint
             FROM blereplay.capture c JOIN sel s ON s.id = c.id ORDER BY s.rank
             """) {
             guard let id = r.int64(0) else { continue }
@@ -58,6 +59,9 @@ public enum WarehouseReport {
                 sha256: r.text(5) ?? "", formatDescription: r.text(6) ?? "", records: r.int(7) ?? 0, firstTimestamp: r.int64(8),
                 lastTimestamp: r.int64(9), status: r.text(10) ?? "", malformedPackets: r.int(11) ?? 0, connections: [],
                 bredrLinks: r.int(12) ?? 0, events: [], latencies: [:], outcomes: [:], attOpcodeNames: [:], devices: [:]))
+            let phone = PhoneIdentity(buildFingerprint: r.text(16), manufacturer: r.text(13), model: r.text(14),
+                                      androidVersion: r.text(15))
+            captures[captures.count - 1].phone = phone.isEmpty ? nil : phone
         }
         var identities = Array(repeating: [Int64: DeviceIdentity](), count: captures.count)
         for r in try db.execute("""

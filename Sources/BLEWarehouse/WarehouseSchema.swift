@@ -5,12 +5,12 @@
 /// which is what distributing by capture id on Citus needs (Docs/warehouse.md).
 public enum WarehouseSchema {
     /// Bumped with every change; `migrations[i]` takes a warehouse from version i + 1 to i + 2.
-    public static let version = 1
+    public static let version = 2
 
     /// Serialises schema changes of concurrent workers (`pg_advisory_xact_lock`).
     static let lockKey = "7426587301"
 
-    /// Version 1.
+    /// The current version (1, with version 2's phone columns on `capture`).
     static let create = """
         CREATE TABLE blereplay.capture (
             id bigserial PRIMARY KEY,
@@ -31,7 +31,11 @@ public enum WarehouseSchema {
             status text NOT NULL,
             malformed_packets integer NOT NULL,
             bredr_links integer NOT NULL,
-            ingested_at timestamptz NOT NULL DEFAULT now()
+            ingested_at timestamptz NOT NULL DEFAULT now(),
+            phone_manufacturer text,
+            phone_model text,
+            android_version text,
+            build_fingerprint text
         );
         CREATE INDEX capture_first_ts ON blereplay.capture (first_ts_us);
         CREATE TABLE blereplay.connection (
@@ -117,8 +121,16 @@ public enum WarehouseSchema {
             SELECT capture_id, connection_id, ts_us, packet_id, code AS reason, name, cb_error, detail AS sent_by FROM blereplay.error WHERE kind = 'smp';
         """
 
-    /// Steps from each older version (none yet: version 1 is the first).
-    static let migrations: [String] = []
+    /// Steps from each older version: `migrations[0]` takes version 1 to 2.
+    static let migrations: [String] = [phoneIdentityColumns]
+
+    /// Version 1 -> 2 (bugreport zips): a capture keeps the identity of the phone that wrote it
+    /// (`CaptureFacts.phone`); NULL for captures ingested before, which came from no zip.
+    static let phoneIdentityColumns = """
+        ALTER TABLE blereplay.capture ADD COLUMN IF NOT EXISTS phone_manufacturer text,
+            ADD COLUMN IF NOT EXISTS phone_model text, ADD COLUMN IF NOT EXISTS android_version text,
+            ADD COLUMN IF NOT EXISTS build_fingerprint text;
+        """
 
     /// Creates the schema, or migrates an older one, in one transaction under an advisory lock
     /// (two workers starting at once do it once). Refuses a warehouse of a newer version.

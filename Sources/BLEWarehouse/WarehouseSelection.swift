@@ -1,8 +1,9 @@
 /// The captures a report covers, and the per-connection and per-error keys every figure groups
 /// by, as temporary tables of the report's transaction (dropped at its end):
 ///
-/// - `sel(id, label, rank)`: the captures whose first timestamp is in the window, ranked by label
-///   (byte order, as `FleetStatistics.build` sorts them);
+/// - `sel(id, label, rank, p_manufacturer, p_model, p_build)`: the captures whose first timestamp
+///   is in the window, ranked by label (byte order, as `FleetStatistics.build` sorts them), with
+///   the keys of their phone (`FleetStatistics.groupKey(.phone, …)`);
 /// - `ck`: their connections, with the identity each is counted under, resolved as
 ///   `FleetStatistics.resolveIdentities` does: what was read on the connection, then what its
 ///   capture knows of the address, then what the whole selection agrees on (the first name in
@@ -10,15 +11,20 @@
 /// - `ek`: their errors, with their connection's keys.
 enum WarehouseSelection {
     static func create(_ db: PostgresConnection, since: Int64?, until: Int64?) throws(WarehouseError) {
-        try db.execute("CREATE TEMP TABLE sel (id bigint PRIMARY KEY, label text NOT NULL, rank integer NOT NULL) ON COMMIT DROP")
         try db.execute("""
-            INSERT INTO sel SELECT id, label, row_number() OVER (ORDER BY label COLLATE "C", id) FROM blereplay.capture
+            CREATE TEMP TABLE sel (id bigint PRIMARY KEY, label text NOT NULL, rank integer NOT NULL,
+                                   p_manufacturer text NOT NULL, p_model text NOT NULL, p_build text NOT NULL) ON COMMIT DROP
+            """)
+        try db.execute("""
+            INSERT INTO sel SELECT id, label, row_number() OVER (ORDER BY label COLLATE "C", id),
+                   coalesce(phone_manufacturer, '?'), coalesce(phone_model, '?'),
+                   coalesce(build_fingerprint, 'Android ' || android_version, '?') FROM blereplay.capture
             WHERE ($1::bigint IS NULL OR first_ts_us >= $1::bigint) AND ($2::bigint IS NULL OR first_ts_us <= $2::bigint)
             """, [since.map(String.init), until.map(String.init)])
         try db.execute("""
             CREATE TEMP TABLE ck ON COMMIT DROP AS
             WITH c AS (
-                SELECT c.*, s.rank, s.label,
+                SELECT c.*, s.rank, s.label, s.p_manufacturer, s.p_model, s.p_build,
                        CASE WHEN c.peer_address IS NOT NULL AND c.peer_address <> '00:00:00:00:00:00' THEN c.peer_address END AS peer,
                        coalesce(c.name, d.name) AS l_name, coalesce(c.manufacturer, d.manufacturer) AS l_manufacturer,
                        coalesce(c.model, d.model) AS l_model, coalesce(c.firmware_revision, d.firmware_revision) AS l_firmware
@@ -35,6 +41,7 @@ enum WarehouseSelection {
                    c.start_ts_us, c.end_ts_us, c.began_before_capture, c.open_at_end, c.established, c.duration_us,
                    c.disconnect_reason, c.disconnect_cb_error, c.name AS own_name, c.manufacturer AS own_manufacturer,
                    c.model AS own_model, c.firmware_revision AS own_firmware, c.local_role,
+                   c.p_manufacturer, c.p_model, c.p_build,
                    CASE WHEN c.peer IS NOT NULL THEN coalesce(c.l_name, f.name) END AS r_name,
                    CASE WHEN c.peer IS NOT NULL THEN coalesce(c.l_manufacturer, f.manufacturer) END AS r_manufacturer,
                    CASE WHEN c.peer IS NOT NULL THEN coalesce(c.l_model, f.model) END AS r_model,
@@ -45,7 +52,7 @@ enum WarehouseSelection {
         try db.execute("ANALYZE ck")
         try db.execute("""
             CREATE TEMP TABLE ek ON COMMIT DROP AS
-            SELECT e.*, s.rank, s.label, k.id IS NOT NULL AS has_conn, k.peer, k.r_name, k.r_manufacturer, k.r_model, k.r_firmware
+            SELECT e.*, s.rank, s.label, s.p_manufacturer, s.p_model, s.p_build, k.id IS NOT NULL AS has_conn, k.peer, k.r_name, k.r_manufacturer, k.r_model, k.r_firmware
             FROM blereplay.error e JOIN sel s ON s.id = e.capture_id
             LEFT JOIN ck k ON k.capture_id = e.capture_id AND k.id = e.connection_id
             """)

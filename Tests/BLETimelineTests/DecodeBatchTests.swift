@@ -1,3 +1,4 @@
+import BLECapture
 import BLECore
 import Foundation
 import Testing
@@ -24,7 +25,7 @@ struct DecodeBatchTests {
         try Data(file).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
 
-        let pipeline = DecodePipeline(path: path, keepKeys: false)
+        let pipeline = DecodePipeline(input: .file(path), keepKeys: false)
         var records = 0, largest = 0
         loop: while true {
             switch pipeline.next() {

@@ -77,6 +77,31 @@ struct TimelineMigrationTests {
         }
     }
 
+    /// Version 4 -> 5: `capture` gains the phone identity columns, NULL for the captures already
+    /// in it; every view answers as a fresh import does.
+    @Test func aVersion4TimelineGainsThePhoneColumns() throws {
+        let fresh = TestPaths.temporaryFile("migrate-fresh-v4.db")
+        let old = TestPaths.temporaryFile("migrate-old-v4.db")
+        defer { for p in [fresh, old] { try? FileManager.default.removeItem(atPath: p) } }
+        _ = try Importer.importCaptures([TestPaths.sample("auth-errors.btsnoop")], into: fresh)
+        try FileManager.default.copyItem(atPath: fresh, toPath: old)
+        let db = try SQLiteDatabase(path: old)
+        for view in try db.rows("SELECT name FROM sqlite_master WHERE type = 'view'").compactMap({ $0[0].string }) {
+            try db.execute("DROP VIEW \(view)")
+        }
+        for column in PhoneIdentityColumns.names { try db.execute("ALTER TABLE capture DROP COLUMN \(column)") }
+        try db.execute("PRAGMA user_version = 4")
+
+        let migrated = try TimelineStore(path: old)
+        #expect(try migrated.database.scalarInt("PRAGMA user_version") == TimelineSchema.version)
+        let columns = try migrated.database.rows("PRAGMA table_info(capture)").compactMap { $0[1].string }
+        #expect(PhoneIdentityColumns.names.allSatisfy(columns.contains))
+        #expect(try migrated.database.scalarInt("SELECT count(*) FROM captures WHERE phone_model IS NULL") == 1)
+        for view in Self.views {
+            #expect(try Self.contents(old, view) == Self.contents(fresh, view), "\(view)")
+        }
+    }
+
     @Test func aNewerTimelineIsRefused() throws {
         let path = TestPaths.temporaryFile("migrate-newer.db")
         defer { try? FileManager.default.removeItem(atPath: path) }

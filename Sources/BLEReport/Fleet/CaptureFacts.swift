@@ -1,4 +1,5 @@
 import BLEAnalysis
+import BLECore
 
 /// What the fleet report needs from one capture: plain values, so captures read into their
 /// own timelines on different threads can be brought together afterwards.
@@ -40,6 +41,9 @@ public struct CaptureFacts: Sendable {
     public var devices: [String: DeviceIdentity]
     /// Transactions and findings, when the reader was asked for them (`FleetReader.Options.details`).
     public var details: CaptureDetails? = nil
+    /// The phone that wrote the capture (the local device), from its Android bugreport; nil
+    /// when the capture came from none.
+    public var phone: PhoneIdentity? = nil
 
     /// Time the capture covers, in microseconds.
     public var span: Int64 { (lastTimestamp ?? 0).saturatingSubtracting(firstTimestamp ?? 0) }

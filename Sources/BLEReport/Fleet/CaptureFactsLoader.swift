@@ -33,6 +33,7 @@ public enum CaptureFactsLoader {
                 firstTimestamp: row[6].int64, lastTimestamp: row[7].int64, status: row[8].string ?? "",
                 malformedPackets: row[9].int ?? 0, connections: [], bredrLinks: 0, events: [], latencies: [:],
                 outcomes: [:], attOpcodeNames: [:], devices: [:])
+            facts.phone = try PhoneIdentityColumns.read(captureID: id, from: db)
             try loadConnections(db, captureID: id, into: &facts)
             try loadTransactions(db, captureID: id, into: &facts)
             try loadEvents(db, captureID: id, into: &facts)

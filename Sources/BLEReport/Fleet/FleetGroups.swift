@@ -11,6 +11,11 @@ extension FleetStatistics {
         case .firmware:
             guard connection != nil else { return ["(no connection)", "", ""] }
             return [identity?.manufacturer ?? "?", identity?.model ?? "?", identity?.firmwareRevision ?? "?"]
+        case .phone:
+            // The phone is the capture's: errors without a connection count under it too.
+            guard let phone = capture.phone else { return Dimension.unknownPhone }
+            return [phone.manufacturer ?? "?", phone.model ?? "?",
+                    phone.buildFingerprint ?? phone.androidVersion.map { "Android \($0)" } ?? "?"]
         case .capture:
             return [capture.label]
         case .time:

@@ -162,19 +162,22 @@ public enum FleetReader {
         } catch {
             return (.failed(path, reason: error.description), [])
         }
-        guard let result = results.first else { return (.failed(path, reason: "\(path): not read"), []) }
-        outcome.formatDescription = result.formatDescription
-        outcome.warnings = result.warnings
-        switch result.status {
-        case .failed:
+        guard let first = results.first else { return (.failed(path, reason: "\(path): not read"), []) }
+        // A bugreport zip gives one result per log in it: the input is as good as its worst capture.
+        outcome.formatDescription = first.formatDescription
+        outcome.warnings = results.flatMap(\.warnings)
+        if results.contains(where: { $0.path != path }) { outcome.kind = "bugreport" }
+        let reasons = results.compactMap(\.error)
+        if results.allSatisfy({ $0.status == .failed }) {
             outcome.status = .failed
-            outcome.reason = result.error ?? "\(path): cannot be read"
+            outcome.reason = reasons.isEmpty ? "\(path): cannot be read" : reasons.joined(separator: "; ")
             return (outcome, [])
-        case .partial:
+        }
+        if results.contains(where: { $0.status == .partial || $0.status == .failed }) {
             outcome.status = .partial
-            outcome.reason = result.error
-        case .imported, .alreadyPresent:
-            if !result.warnings.isEmpty { outcome.status = .partial }
+            outcome.reason = reasons.joined(separator: "; ")
+        } else if !outcome.warnings.isEmpty {
+            outcome.status = .partial
         }
         return (outcome, facts)
     }

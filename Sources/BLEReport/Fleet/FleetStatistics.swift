@@ -56,13 +56,19 @@ public struct GroupRow: Sendable {
 
 /// What a breakdown groups by.
 public enum Dimension: String, Sendable, CaseIterable {
-    case device, firmware, capture, time
+    /// `phone`: the local device, the Android phone that wrote the capture (its bugreport's
+    /// identity, `CaptureFacts.phone`); the others are the peers (`device`, `firmware`).
+    case device, firmware, phone, capture, time
+
+    /// The phone key of a capture whose phone is unknown (no bugreport).
+    public static let unknownPhone = ["?", "?", "?"]
 
     /// Key column names.
     public var columns: [String] {
         switch self {
         case .device: ["address", "name"]
         case .firmware: ["manufacturer", "model", "firmware"]
+        case .phone: ["phone_manufacturer", "phone_model", "build_fingerprint"]
         case .capture: ["capture"]
         case .time: ["period"]
         }
@@ -72,6 +78,7 @@ public enum Dimension: String, Sendable, CaseIterable {
         switch self {
         case .device: "device"
         case .firmware: "manufacturer / model / firmware revision"
+        case .phone: "phone (manufacturer / model / build fingerprint)"
         case .capture: "capture"
         case .time: "period"
         }
@@ -189,6 +196,13 @@ public struct FleetStatistics: Sendable {
     public var connectedTime: Int64 { captures.reduce(0) { $0.saturatingAdding($1.connections.map(\.observedDuration).saturatingSum()) } }
     public var bredrLinks: Int { captures.reduce(0) { $0 + $1.bredrLinks } }
     public var failedInputs: [InputOutcome] { inputs.filter { $0.status == .failed } }
+
+    /// The breakdowns the report shows, in order: by phone only when some capture came with
+    /// its phone's identity (an Android bugreport), so reports of other captures keep their tables.
+    public var breakdowns: [Dimension] {
+        let phones = groups[.phone]?.contains { $0.key != Dimension.unknownPhone } ?? false
+        return [.device, .firmware] + (phones ? [.phone] : []) + [.capture, .time]
+    }
 
     /// Total events of a kind.
     public func total(_ kind: ErrorEvent.Kind) -> Int { (counts[kind] ?? []).reduce(0) { $0 + $1.count } }

@@ -5,6 +5,7 @@ extension ReportTables {
         switch d {
         case .device: "device"
         case .firmware: "firmware"
+        case .phone: "phone"
         case .capture: "capture"
         case .time: "period"
         }
@@ -14,6 +15,8 @@ extension ReportTables {
         switch d {
         case .device: [C("Address", "address"), C("Name", "name")]
         case .firmware: [C("Manufacturer", "manufacturer"), C("Model", "model"), C("Firmware", "firmware")]
+        case .phone: [C("Phone manufacturer", "phone_manufacturer"), C("Phone model", "phone_model"),
+                      C("Build fingerprint", "build_fingerprint")]
         case .capture: [C("Capture", "capture")]
         case .time: [C("Period (UTC)", "period")]
         }

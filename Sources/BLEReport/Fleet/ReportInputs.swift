@@ -90,7 +90,8 @@ public struct InputOutcome: Sendable {
     }
 
     public var path: String
-    /// `capture` or `timeline`; nil when the file could not be opened at all.
+    /// `capture`, `bugreport` (a zip whose logs were read as captures) or `timeline`; nil when the
+    /// file could not be opened at all.
     public var kind: String?
     public var status: Status
     /// Why it failed, or where the damage is.

@@ -23,6 +23,7 @@ public enum ReportJSON {
         fields.append(("att_latency", .array(s.latency.map(latency))))
         fields.append(("by_device", groups(s, .device)))
         fields.append(("by_firmware", groups(s, .firmware)))
+        if s.breakdowns.contains(.phone) { fields.append(("by_phone", groups(s, .phone))) }
         fields.append(("by_capture", groups(s, .capture)))
         fields.append(("by_period", .object([("period", .string(s.period)), ("rows", groups(s, .time))])))
         return .object(fields)

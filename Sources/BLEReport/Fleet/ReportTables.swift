@@ -15,8 +15,8 @@ public enum ReportTables {
                       column: C("Characteristic", "characteristic"),
                       note: "The attribute handle of each Error Response, found in the connection's reconstructed GATT database (or another connection to the same device in the capture). Discovery requests (Read By Type, Read By Group Type, Find Information, Find By Type Value) name a range, not an attribute."),
          otherErrors(s)]
-            + [Dimension.device, .firmware, .capture, .time].map { wide(s, $0) }
-            + [Dimension.device, .firmware, .capture, .time].map { long(s, $0) }
+            + s.breakdowns.map { wide(s, $0) }
+            + s.breakdowns.map { long(s, $0) }
             + [inputs(s)]
     }
 

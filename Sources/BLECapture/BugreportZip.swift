@@ -1,0 +1,153 @@
+import BLECore
+
+/// An `adb bugreport` zip, as the captures it holds: its btsnoop logs, or, when it has none, the
+/// btsnooz section of its main text; with the phone's identity from that text's header.
+///
+/// Layout (AOSP `frameworks/native/cmds/dumpstate/bugreport-format.md` and `dumpstate.cpp`):
+/// from Android N on, dumpstate writes the zip itself, with the main text
+/// `bugreport-BUILD_ID-DATE.txt`, `version.txt` and `main_entry.txt` (which names the main text),
+/// and copies device files under `FS/`: `ds.AddDir("/data/misc/bluetooth/logs")` puts the
+/// snoop logs (`btsnoop_hci.log`, the rotated `btsnoop_hci.log.last`, and the
+/// `.filtered`/`.filtered.last` of the filtered snoop mode) under `FS/data/misc/bluetooth/logs/`.
+/// On Android M the Shell app zips the flat `bugreport-DATE.txt` alone. Some phones keep their
+/// snoop log in `/data/log/bt/` (`FS/data/log/bt/btsnoop_hci.log`). Where no full log is in the
+/// zip, the main text still carries dumpsys bluetooth_manager's btsnooz ring buffer.
+///
+/// Bounded (`Limits`): members are never unpacked to disk, and a member whose declared size is
+/// absurd, or whose compression ratio only a bomb reaches, is refused before a byte is inflated.
+public struct BugreportZip: Sendable {
+    /// Caps on what a bugreport zip may declare.
+    public enum Limits {
+        /// Members listed in the central directory.
+        public static let members = 1_000_000
+        /// Uncompressed size of one member read (a log or the main text): 2 GiB. Android rotates
+        /// its snoop log after 65,535 packets (AOSP `btsnoop.cc`), and a bugreport text is
+        /// tens of MiB.
+        public static let memberSize: UInt64 = 1 << 31
+        /// Uncompressed to compressed size, for members over `ratioFloor` bytes: deflate reaches
+        /// about 1,032:1 at most, bombs sit near that, btsnoop logs and bugreport text at 5-30:1.
+        public static let ratio: UInt64 = 200
+        public static let ratioFloor: UInt64 = 1 << 20
+    }
+
+    /// Directories whose `btsnoop*`/`btsnooz*` files are snoop logs.
+    public static let logDirectories = ["FS/data/misc/bluetooth/logs/", "FS/data/log/bt/"]
+
+    public let path: String
+    /// The captures in it, in member-name order.
+    public let logs: [BugreportLog]
+    /// The main bugreport text, when the zip has one.
+    public let mainEntry: String?
+    /// From the main text; nil without one, or when it names nothing.
+    public let phone: PhoneIdentity?
+
+    /// Lists the captures of the zip at `path`.
+    ///
+    /// Throws `.unknownFormat` when it holds no Bluetooth log (saying what it holds), `.corrupt`
+    /// when libzip cannot read its directory or a member is refused by `Limits`.
+    public static func open(_ path: String) throws(CaptureError) -> BugreportZip {
+        let archive = try ZipArchive(path: path)
+        let entries = try archive.entries(limit: Limits.members)
+        let byName = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let main = try mainEntry(entries, byName: byName, archive: archive)
+        let candidates = entries.filter(isLogName).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let logEntries = candidates.filter { $0.size > 0 }
+        for entry in logEntries + [main].compactMap({ $0 }) { try check(entry, in: path) }
+
+        var phone: PhoneIdentity?
+        var hasBtsnooz = false
+        if let main {
+            let source = try archive.open(index: main.index, declaredSize: main.size, name: "\(path)!\(main.name)")
+            let scan = try BugreportHeader.scan(source, needsBtsnooz: logEntries.isEmpty)
+            phone = scan.phone.isEmpty ? nil : scan.phone
+            hasBtsnooz = scan.hasBtsnooz
+        }
+        var chosen = logEntries
+        if chosen.isEmpty, let main, hasBtsnooz { chosen = [main] }
+        guard !chosen.isEmpty else {
+            throw CaptureError(path: path, kind: .unknownFormat,
+                               message: noLogMessage(entries, empty: candidates, main: main))
+        }
+        let logs = chosen.map { BugreportLog(archivePath: path, index: $0.index, member: $0.name, size: $0.size, phone: phone) }
+        return BugreportZip(path: path, logs: logs, mainEntry: main?.name, phone: phone)
+    }
+
+    /// `FS/data/misc/bluetooth/logs/btsnoop_hci.log` and its rotations, in a known log directory.
+    static func isLogName(_ entry: ZipArchive.Entry) -> Bool {
+        guard !entry.isDirectory, let directory = logDirectories.first(where: { entry.name.hasPrefix($0) }) else { return false }
+        let base = entry.name.dropFirst(directory.count)
+        return !base.contains("/") && (base.hasPrefix("btsnoop") || base.hasPrefix("btsnooz"))
+    }
+
+    /// The member `main_entry.txt` names; else a top-level `bugreport*.txt` or `dumpstate*.txt`
+    /// (the Android M zip has no `main_entry.txt`).
+    static func mainEntry(_ entries: [ZipArchive.Entry], byName: [String: ZipArchive.Entry],
+                          archive: ZipArchive) throws(CaptureError) -> ZipArchive.Entry? {
+        if let pointer = byName["main_entry.txt"], pointer.size > 0, pointer.size <= 4096 {
+            let source = try archive.open(index: pointer.index, declaredSize: pointer.size, name: "\(archive.path)!main_entry.txt")
+            var bytes = [UInt8](repeating: 0, count: Int(pointer.size) + 1)
+            var filled = 0
+            while filled < bytes.count {
+                let n = try bytes.withUnsafeMutableBytes { buffer in
+                    Result { () throws(CaptureError) -> Int in
+                        try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                    }
+                }.get()
+                if n <= 0 { break }
+                filled += n
+            }
+            let blank: Set<UInt8> = [0x20, 0x0A, 0x0D, 0x09, 0x00]
+            let text = bytes[0..<filled].drop { blank.contains($0) }
+            let named = String(decoding: text.reversed().drop { blank.contains($0) }.reversed(), as: UTF8.self)
+            if let entry = byName[named] { return entry }
+        }
+        return entries.first { e in
+            !e.name.contains("/") && e.name.hasSuffix(".txt") && (e.name.hasPrefix("bugreport") || e.name.hasPrefix("dumpstate"))
+        }
+    }
+
+    /// Refuses a member whose declared sizes only a bomb or a damaged directory would give.
+    static func check(_ entry: ZipArchive.Entry, in path: String) throws(CaptureError) {
+        let name = "\(path)!\(entry.name)"
+        if entry.size > Limits.memberSize {
+            throw CaptureError(path: name, kind: .corrupt, message:
+                "zip member declares \(entry.size) bytes uncompressed, more than the \(Limits.memberSize) blereplay reads: refused")
+        }
+        if entry.size > Limits.ratioFloor, entry.size / max(entry.compressedSize, 1) > Limits.ratio {
+            throw CaptureError(path: name, kind: .corrupt, message:
+                "zip member declares \(entry.size) bytes from \(entry.compressedSize) compressed, a ratio over "
+                    + "\(Limits.ratio):1 that only a zip bomb reaches: refused")
+        }
+    }
+
+    /// What a zip without a Bluetooth log holds: its member count and first names.
+    static func noLogMessage(_ entries: [ZipArchive.Entry], empty: [ZipArchive.Entry], main: ZipArchive.Entry?) -> String {
+        let files = entries.filter { !$0.isDirectory }
+        let shown = files.prefix(5).map(\.name).joined(separator: ", ")
+        let more = files.count > 5 ? ", … (\(files.count - 5) more)" : ""
+        var why = "no btsnoop log under \(logDirectories.joined(separator: " or "))"
+        if !empty.isEmpty { why += " (\(empty.map(\.name).joined(separator: ", ")) empty)" }
+        why += main.map { " and no --- BEGIN:BTSNOOP_LOG_SUMMARY section in \($0.name)" } ?? " and no bugreport text"
+        let holds = files.isEmpty ? "no files" : "\(files.count) file\(files.count == 1 ? "" : "s"): \(shown)\(more)"
+        return "a zip without a Bluetooth log: \(why); it holds \(holds)"
+    }
+}
+
+/// One capture inside a bugreport zip, named `ZIP!member`.
+public struct BugreportLog: Sendable, Hashable {
+    public var archivePath: String
+    public var index: UInt64
+    /// The member's path inside the zip.
+    public var member: String
+    /// Its declared uncompressed size.
+    public var size: UInt64
+    public var phone: PhoneIdentity?
+
+    /// `ZIP!member`: how the timeline and every message name this capture.
+    public var name: String { "\(archivePath)!\(member)" }
+
+    /// The member's bytes, streamed (the archive is opened again: one libzip handle per reader).
+    public func source() throws(CaptureError) -> ZipMemberSource {
+        try ZipArchive(path: archivePath).open(index: index, declaredSize: size, name: name)
+    }
+}
