@@ -1,15 +1,27 @@
 import BLETimeline
 
-/// Which host stack most likely wrote a capture, from its format: what the diagnosis says the
-/// platform does (iOS never times out a pending connect; Android gives a direct connect 30 s).
+/// Which host stack most likely wrote a capture: what the diagnosis says the platform does (iOS
+/// never times out a pending connect; Android gives a direct connect 30 s) and which app view
+/// `diagnose` shows (an Android app's `BluetoothGattCallback` status, a CoreBluetooth app's error).
 ///
-/// Inferred, not known: a btsnoop H4 file (datalink 1002) is what Android writes, but other
-/// tools write it too; PacketLogger is Apple's (iOS or macOS); btsnoop datalink 2001 is the
-/// Linux monitor format btmon writes (BlueZ).
-enum CapturePlatform: Equatable {
+/// Inferred, not known, from facts the import already stored (no pass over the packets):
+/// - the format: PacketLogger is Apple's (iOS or macOS); btsnooz and btsnoop H4 (datalink 1002)
+///   are what Android writes, but other tools write H4 btsnoop too; btsnoop datalink 2001 and
+///   pcap DLT 254 are the Linux monitor format btmon writes (BlueZ);
+/// - the host's vendor commands, from the `command` table (its index on capture and opcode):
+///   Android's stack sends the Google-defined vendor commands of hcidefs.h (`HCI_BLE_VENDOR_CAP_OCF`
+///   0xFD53, `HCI_BLE_MULTI_ADV_OCF` 0xFD54, `HCI_BLE_BATCH_SCAN_OCF` 0xFD56,
+///   `HCI_BLE_ADV_FILTER_OCF` 0xFD57, `HCI_BLE_ENERGY_INFO_OCF` 0xFD59), which no other host sends;
+/// - the bugreport: a capture read out of an `adb bugreport` zip is Android's whatever its format
+///   (`bugreportSaysAndroid`, the hook for the phone identity kept per capture).
+public enum CapturePlatform: String, Equatable, Sendable {
     case apple, android, bluez, unknown
 
-    init(format: String, linkType: Int) {
+    /// The Android host's vendor-specific command opcodes (OGF 0x3F), from hcidefs.h.
+    public static let androidVendorOpcodes: [Int] = [0xFD53, 0xFD54, 0xFD56, 0xFD57, 0xFD59]
+
+    /// From the format alone.
+    public init(format: String, linkType: Int) {
         switch (format, linkType) {
         case ("packetlogger", _): self = .apple
         case ("btsnooz", _), ("btsnoop", 1002): self = .android
@@ -18,18 +30,62 @@ enum CapturePlatform: Equatable {
         }
     }
 
-    static func load(captureID: Int64, from db: SQLiteDatabase) throws -> CapturePlatform {
+    /// From the format, the bugreport and the host's vendor commands. Android's vendor commands
+    /// make any HCI capture Android's (an H4 pcap from a phone, too); they never override Apple's
+    /// own format.
+    public init(format: String, linkType: Int, fromBugreport: Bool, androidVendorCommands: Bool) {
+        let byFormat = CapturePlatform(format: format, linkType: linkType)
+        if byFormat == .apple { self = .apple; return }
+        self = fromBugreport || androidVendorCommands ? .android : byFormat
+    }
+
+    public static func load(captureID: Int64, from db: SQLiteDatabase) throws -> CapturePlatform {
         let row = try db.rows("SELECT format, link_type FROM capture WHERE id = ?1", [.integer(captureID)]).first
-        return CapturePlatform(format: row?[0].string ?? "", linkType: row?[1].int ?? 0)
+        let placeholders = androidVendorOpcodes.map(String.init).joined(separator: ", ")
+        let vendor = try db.scalarInt("""
+            SELECT EXISTS (SELECT 1 FROM command WHERE capture_id = ?1 AND opcode IN (\(placeholders)))
+            """, [.integer(captureID)]) ?? 0
+        return CapturePlatform(format: row?[0].string ?? "", linkType: row?[1].int ?? 0,
+                               fromBugreport: try bugreportSaysAndroid(captureID: captureID, db: db),
+                               androidVendorCommands: vendor != 0)
+    }
+
+    /// Whether the capture came out of an Android bugreport. The hook for the phone identity the
+    /// bugreport import keeps per capture: true once the `capture` table has an
+    /// `android_version` column (or `build_fingerprint`) and this capture's is set; false until then.
+    static func bugreportSaysAndroid(captureID: Int64, db: SQLiteDatabase) throws -> Bool {
+        let columns = Set(try db.rows("PRAGMA table_info(capture)").compactMap { $0[1].string })
+        for column in ["android_version", "build_fingerprint"] where columns.contains(column) {
+            let set = try db.scalarInt("SELECT \(column) IS NOT NULL FROM capture WHERE id = ?1", [.integer(captureID)]) ?? 0
+            if set != 0 { return true }
+        }
+        return false
     }
 
     /// "a PacketLogger capture, so iOS or macOS".
-    var evidence: String {
+    public var evidence: String {
         switch self {
         case .apple: "a PacketLogger capture, so iOS or macOS"
-        case .android: "a btsnoop H4 capture (datalink 1002), the format Android writes"
+        case .android: "a btsnoop H4 log (datalink 1002) or Android's vendor commands (0xFD53…)"
         case .bluez: "a Linux monitor capture (btmon), so BlueZ"
         case .unknown: "a capture whose format does not tell the host stack"
         }
+    }
+
+    /// Which app views `diagnose` shows: Android's on Android, CoreBluetooth's on Apple, both
+    /// where the platform is not known (BlueZ hosts neither kind of app: both, as unknown).
+    public var showsAndroidView: Bool { self != .apple }
+    public var showsCoreBluetoothView: Bool { self != .android }
+}
+
+extension CapturePlatform {
+    /// The Android major version of the phone that wrote the capture, when the bugreport told it
+    /// (the hook: the phone identity's `android_version` column on `capture`, "15" or "15.0.1");
+    /// nil until that column exists or when it is not set.
+    public static func androidVersion(captureID: Int64, db: SQLiteDatabase) throws -> Int? {
+        let columns = Set(try db.rows("PRAGMA table_info(capture)").compactMap { $0[1].string })
+        guard columns.contains("android_version") else { return nil }
+        let text = try db.rows("SELECT android_version FROM capture WHERE id = ?1", [.integer(captureID)]).first?[0].string
+        return text.flatMap { Int($0.prefix { $0.isNumber }) }
     }
 }

@@ -14,6 +14,7 @@ enum TimelineMigration {
             if version < 2 { try toVersion2(db) }
             if version < 3 { try gattServerColumn(db) }
             if version < 4 { try cutATTColumn(db) }
+            if version < 5 { try androidStatusColumns(db) }
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -94,6 +95,22 @@ enum TimelineMigration {
         let columns = try db.rows("PRAGMA table_info(att_pdu)").compactMap { $0[1].string }
         if !columns.isEmpty, !columns.contains("cut") {
             try db.execute("ALTER TABLE att_pdu ADD COLUMN cut INTEGER NOT NULL DEFAULT 0")
+        }
+    }
+
+    /// Version 4 -> 5: `error` and `finding` gain `android_status` and `android_name`, what an
+    /// Android app's `BluetoothGattCallback` received (AndroidStatusRule). Older rows get NULL;
+    /// Analyzer.version moved on too, so the next analysis fills them. Views are rebuilt by `migrate`.
+    private static func androidStatusColumns(_ db: SQLiteDatabase) throws(SQLiteError) {
+        for table in ["error", "finding"] {
+            let columns = try db.rows("PRAGMA table_info(\(table))").compactMap { $0[1].string }
+            guard !columns.isEmpty else { continue }
+            if !columns.contains("android_status") {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN android_status INTEGER")
+            }
+            if !columns.contains("android_name") {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN android_name TEXT")
+            }
         }
     }
 

@@ -5,12 +5,12 @@
 /// which is what distributing by capture id on Citus needs (Docs/warehouse.md).
 public enum WarehouseSchema {
     /// Bumped with every change; `migrations[i]` takes a warehouse from version i + 1 to i + 2.
-    public static let version = 1
+    public static let version = 2
 
     /// Serialises schema changes of concurrent workers (`pg_advisory_xact_lock`).
     static let lockKey = "7426587301"
 
-    /// Version 1.
+    /// Version 1; `prepare` runs the migrations after it, so a new warehouse is created at `version`.
     static let create = """
         CREATE TABLE blereplay.capture (
             id bigserial PRIMARY KEY,
@@ -117,8 +117,21 @@ public enum WarehouseSchema {
             SELECT capture_id, connection_id, ts_us, packet_id, code AS reason, name, cb_error, detail AS sent_by FROM blereplay.error WHERE kind = 'smp';
         """
 
-    /// Steps from each older version (none yet: version 1 is the first).
-    static let migrations: [String] = []
+    /// Steps from each older version.
+    static let migrations: [String] = [toVersion2]
+
+    /// Version 1 -> 2: `error` and `finding` gain `android_status` and `android_name`, what an
+    /// Android app's BluetoothGattCallback received (the timeline's columns of the same names);
+    /// rows ingested before stay NULL until their capture is ingested again.
+    static let toVersion2 = """
+        ALTER TABLE blereplay.error ADD COLUMN IF NOT EXISTS android_status integer;
+        ALTER TABLE blereplay.error ADD COLUMN IF NOT EXISTS android_name text;
+        ALTER TABLE blereplay.finding ADD COLUMN IF NOT EXISTS android_status integer;
+        ALTER TABLE blereplay.finding ADD COLUMN IF NOT EXISTS android_name text;
+        CREATE OR REPLACE VIEW blereplay.disconnect_reasons AS
+            SELECT capture_id, connection_id, ts_us, packet_id, code AS reason, name, cb_error, android_status, android_name
+            FROM blereplay.error WHERE kind = 'disconnect';
+        """
 
     /// Creates the schema, or migrates an older one, in one transaction under an advisory lock
     /// (two workers starting at once do it once). Refuses a warehouse of a newer version.
@@ -132,6 +145,7 @@ public enum WarehouseSchema {
             switch found {
             case nil:
                 try db.executeScript(create)
+                for step in migrations { try db.executeScript(step) }
                 try db.execute("INSERT INTO blereplay.schema_info (version) VALUES ($1)", [String(version)])
             case let v? where v > version:
                 throw WarehouseError(.newerSchema, "the warehouse has schema version \(v), written by a newer blereplay; this one knows versions up to \(version) and changes nothing")

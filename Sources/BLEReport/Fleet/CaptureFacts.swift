@@ -1,3 +1,4 @@
+import BLECore
 import BLEAnalysis
 
 /// What the fleet report needs from one capture: plain values, so captures read into their
@@ -188,6 +189,8 @@ public struct ErrorEvent: Sendable {
     public var code: Int
     public var name: String
     public var cbError: String?
+    /// What an Android app's BluetoothGattCallback received (`errors.android_status`, `android_name`).
+    public var android: AndroidGattStatus? = nil
     /// HCI command opcode (`hciCommand`) or ATT request opcode (`att`, `attTimeout`).
     public var opcode: Int?
     public var opcodeName: String?
