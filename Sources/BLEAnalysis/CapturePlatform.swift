@@ -1,3 +1,4 @@
+import BLECore
 import BLETimeline
 
 /// Which host stack most likely wrote a capture: what the diagnosis says the platform does (iOS
@@ -40,14 +41,33 @@ public enum CapturePlatform: String, Equatable, Sendable {
     }
 
     public static func load(captureID: Int64, from db: SQLiteDatabase) throws -> CapturePlatform {
+        try infer(captureID: captureID, from: db).platform
+    }
+
+    /// The platform and what it was told by, as a sentence says it.
+    public struct Inference: Sendable, Equatable {
+        public var platform: CapturePlatform
+        /// "a btsnoop H4 log (datalink 1002), the format Android writes, and Android's vendor commands (0xFD53 …)".
+        public var evidence: String
+    }
+
+    public static func infer(captureID: Int64, from db: SQLiteDatabase) throws -> Inference {
         let row = try db.rows("SELECT format, link_type FROM capture WHERE id = ?1", [.integer(captureID)]).first
+        let format = row?[0].string ?? "", linkType = row?[1].int ?? 0
         let placeholders = androidVendorOpcodes.map(String.init).joined(separator: ", ")
-        let vendor = try db.scalarInt("""
-            SELECT EXISTS (SELECT 1 FROM command WHERE capture_id = ?1 AND opcode IN (\(placeholders)))
-            """, [.integer(captureID)]) ?? 0
-        return CapturePlatform(format: row?[0].string ?? "", linkType: row?[1].int ?? 0,
-                               fromBugreport: try bugreportSaysAndroid(captureID: captureID, db: db),
-                               androidVendorCommands: vendor != 0)
+        let vendor = try db.rows("""
+            SELECT DISTINCT opcode FROM command WHERE capture_id = ?1 AND opcode IN (\(placeholders)) ORDER BY opcode
+            """, [.integer(captureID)]).compactMap { $0[0].int }
+        let bugreport = try bugreportSaysAndroid(captureID: captureID, db: db)
+        let platform = CapturePlatform(format: format, linkType: linkType, fromBugreport: bugreport, androidVendorCommands: !vendor.isEmpty)
+        guard platform == .android else { return Inference(platform: platform, evidence: platform.evidence) }
+        var reasons: [String] = []
+        if bugreport { reasons.append("an Android bugreport") }
+        if CapturePlatform(format: format, linkType: linkType) == .android { reasons.append(CapturePlatform.android.evidence) }
+        if !vendor.isEmpty {
+            reasons.append("Android's vendor commands (" + vendor.map { hex($0, width: 4) }.joined(separator: ", ") + ")")
+        }
+        return Inference(platform: platform, evidence: reasons.joined(separator: " and "))
     }
 
     /// Whether the capture came out of an Android bugreport. The hook for the phone identity the
@@ -66,7 +86,7 @@ public enum CapturePlatform: String, Equatable, Sendable {
     public var evidence: String {
         switch self {
         case .apple: "a PacketLogger capture, so iOS or macOS"
-        case .android: "a btsnoop H4 log (datalink 1002) or Android's vendor commands (0xFD53…)"
+        case .android: "the btsnoop H4 format Android writes (datalink 1002)"
         case .bluez: "a Linux monitor capture (btmon), so BlueZ"
         case .unknown: "a capture whose format does not tell the host stack"
         }

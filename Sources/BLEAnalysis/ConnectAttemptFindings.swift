@@ -27,7 +27,8 @@ extension FindingsEngine {
     /// Android's direct connect (`connectGatt` with autoConnect false) gives up after 30 s.
     static let androidDirectConnectTimeoutUs = AndroidStatusRule.directConnectTimeoutUs
 
-    func cancelledAttemptFindings(_ connections: [ConnectionFacts], platform: CapturePlatform) throws -> [Finding] {
+    func cancelledAttemptFindings(_ connections: [ConnectionFacts], platform inference: CapturePlatform.Inference) throws -> [Finding] {
+        let platform = inference.platform
         let cancelled = connections.filter { !$0.beganBeforeCapture && $0.status == 0x02 && $0.transport == "le" && $0.completePacketID != nil }
         guard !cancelled.isEmpty else { return [] }
         let creates = try db.rows("""
@@ -70,14 +71,14 @@ extension FindingsEngine {
         }
         let version = try CapturePlatform.androidVersion(captureID: captureID, db: db)
         return order.flatMap { target in
-            (timeouts[target].map { [directConnectTimeoutFinding(target, $0, platform: platform, androidVersion: version)] } ?? [])
-                + (groups[target].map { [cancelledGroupFinding(target, $0, platform: platform)] } ?? [])
+            (timeouts[target].map { [directConnectTimeoutFinding(target, $0, platform: inference, androidVersion: version)] } ?? [])
+                + (groups[target].map { [cancelledGroupFinding(target, $0, platform: inference)] } ?? [])
         }
     }
 
     /// `android-direct-connect-timeout`: Android's stack gave up a direct connect after 30 s
     /// (connection_manager.cc `DIRECT_CONNECT_TIMEOUT`); the status the app got depends on the version.
-    private func directConnectTimeoutFinding(_ target: String, _ list: [CancelledAttempt], platform: CapturePlatform,
+    private func directConnectTimeoutFinding(_ target: String, _ list: [CancelledAttempt], platform: CapturePlatform.Inference,
                                              androidVersion: Int?) -> Finding {
         let n = list.count
         let status = AndroidStatusRule.directConnectTimeout(androidVersion: androidVersion)
@@ -123,7 +124,8 @@ extension FindingsEngine {
         return nil
     }
 
-    private func cancelledGroupFinding(_ target: String, _ list: [CancelledAttempt], platform: CapturePlatform) -> Finding {
+    private func cancelledGroupFinding(_ target: String, _ list: [CancelledAttempt], platform inference: CapturePlatform.Inference) -> Finding {
+        let platform = inference.platform
         let n = list.count
         let waits = list.compactMap(\.waitedUs).sorted()
         let waited = waits.isEmpty ? "" : waits[0] == waits[waits.count - 1] ? ", \(TextFormat.duration(waits[0])) after the LE Create Connection"
@@ -134,7 +136,7 @@ extension FindingsEngine {
             detail += " Attempts: " + each.joined(separator: ", ") + (n > 12 ? ", … (\(n - 12) more)" : "") + "."
         }
         let retried = list.filter(\.retried).count
-        detail += " Inferred, from \(platform.evidence): "
+        detail += " Inferred, from \(inference.evidence): "
         switch platform {
         case .apple:
             detail += "iOS never times out a pending connect by itself (Apple: connection attempts don't time out); it cancels and re-issues its own pending connects as it changes what it is connecting to (another peripheral, its accept list, a scan)."

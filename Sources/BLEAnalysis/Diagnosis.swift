@@ -83,6 +83,8 @@ public struct CaptureDiagnosis: Sendable {
     public var capture: CaptureSummary
     /// Which host stack wrote it, so which app's view the diagnosis shows (`CapturePlatform`).
     public var platform: CapturePlatform
+    /// What the platform was inferred from ("a PacketLogger capture, so iOS or macOS").
+    public var platformEvidence: String
     public var findings: [ConnectionDiagnosis.RenderedFinding]
     public var connections: [ConnectionDiagnosis]
     public var advertisers: Int
@@ -158,7 +160,8 @@ public enum DiagnosisLoader {
                         db, captureID: capture.id, connectionID: c.id, reason: c.disconnectReason, before: frame)
                 }
             }
-            out.append(CaptureDiagnosis(capture: capture, platform: try CapturePlatform.load(captureID: capture.id, from: db),
+            let platform = try CapturePlatform.infer(captureID: capture.id, from: db)
+            out.append(CaptureDiagnosis(capture: capture, platform: platform.platform, platformEvidence: platform.evidence,
                                         findings: findings.filter { $0.finding.connectionID == nil },
                                         connections: connections, advertisers: counts.first?.int ?? 0,
                                         advertisingReports: counts.count > 1 ? counts[1].int ?? 0 : 0,

@@ -12,7 +12,7 @@ public enum DiagnosisRenderer {
                        (c.capture.malformedPackets > 0 ? ", \(c.capture.malformedPackets) malformed" : ""))
             let le = c.connections.filter { $0.transport == "le" }
             let bredr = c.connections.count - le.count
-            out.append("  host: " + platformText(c.platform))
+            out.append("  host: " + platformText(c.platform, evidence: c.platformEvidence))
             out.append("  \(le.count) LE connection(s)" + (bredr > 0 ? ", \(bredr) BR/EDR" : "") +
                        ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)")
             if le.isEmpty && (bredr > 0 || c.bredrPackets > 0) {
@@ -150,12 +150,12 @@ public enum DiagnosisRenderer {
     }
 
     /// "Android (…); showing what an Android app's BluetoothGattCallback received".
-    static func platformText(_ p: CapturePlatform) -> String {
+    static func platformText(_ p: CapturePlatform, evidence: String) -> String {
         let views = p == .android ? "showing what an Android app's BluetoothGattCallback received"
             : p == .apple ? "showing what a CoreBluetooth app saw"
             : "showing both a CoreBluetooth app's and an Android app's view"
         let name = ["apple": "Apple", "android": "Android", "bluez": "BlueZ", "unknown": "not known"][p.rawValue] ?? p.rawValue
-        return "\(name), inferred from \(p.evidence); \(views)"
+        return "\(name), inferred from \(evidence); \(views)"
     }
 
     static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding, platform: CapturePlatform = .unknown) -> [String] {
