@@ -47,8 +47,22 @@ public enum CapturePlatform: String, Equatable, Sendable {
     /// The platform and what it was told by, as a sentence says it.
     public struct Inference: Sendable, Equatable {
         public var platform: CapturePlatform
-        /// "a btsnoop H4 log (datalink 1002), the format Android writes, and Android's vendor commands (0xFD53 …)".
+        /// "the btsnoop H4 format Android writes (datalink 1002) and Android's vendor commands (0xFD53, …)".
         public var evidence: String
+        /// Android's by more than the format: its vendor commands or a bugreport. Other tools
+        /// write btsnoop H4 too, so the format alone shows both app views.
+        public var confirmed: Bool
+
+        public init(platform: CapturePlatform, evidence: String, confirmed: Bool = true) {
+            self.platform = platform
+            self.evidence = evidence
+            self.confirmed = confirmed
+        }
+
+        /// The Android view on Android captures (confirmed), the CoreBluetooth view on Apple's,
+        /// both where the host is not known or only the format says Android.
+        public var showsAndroidView: Bool { platform != .apple }
+        public var showsCoreBluetoothView: Bool { platform != .android || !confirmed }
     }
 
     public static func infer(captureID: Int64, from db: SQLiteDatabase) throws -> Inference {
@@ -61,13 +75,14 @@ public enum CapturePlatform: String, Equatable, Sendable {
         let bugreport = try bugreportSaysAndroid(captureID: captureID, db: db)
         let platform = CapturePlatform(format: format, linkType: linkType, fromBugreport: bugreport, androidVendorCommands: !vendor.isEmpty)
         guard platform == .android else { return Inference(platform: platform, evidence: platform.evidence) }
+        let confirmed = bugreport || !vendor.isEmpty
         var reasons: [String] = []
         if bugreport { reasons.append("an Android bugreport") }
         if CapturePlatform(format: format, linkType: linkType) == .android { reasons.append(CapturePlatform.android.evidence) }
         if !vendor.isEmpty {
             reasons.append("Android's vendor commands (" + vendor.map { hex($0, width: 4) }.joined(separator: ", ") + ")")
         }
-        return Inference(platform: platform, evidence: reasons.joined(separator: " and "))
+        return Inference(platform: platform, evidence: reasons.joined(separator: " and "), confirmed: confirmed)
     }
 
     /// Whether the capture came out of an Android bugreport. The hook for the phone identity the
@@ -92,10 +107,6 @@ public enum CapturePlatform: String, Equatable, Sendable {
         }
     }
 
-    /// Which app views `diagnose` shows: Android's on Android, CoreBluetooth's on Apple, both
-    /// where the platform is not known (BlueZ hosts neither kind of app: both, as unknown).
-    public var showsAndroidView: Bool { self != .apple }
-    public var showsCoreBluetoothView: Bool { self != .android }
 }
 
 extension CapturePlatform {
@@ -108,4 +119,9 @@ extension CapturePlatform {
         let text = try db.rows("SELECT android_version FROM capture WHERE id = ?1", [.integer(captureID)]).first?[0].string
         return text.flatMap { Int($0.prefix { $0.isNumber }) }
     }
+}
+
+extension CapturePlatform.Inference {
+    /// A host nothing tells: both views.
+    public static let unknown = CapturePlatform.Inference(platform: .unknown, evidence: CapturePlatform.unknown.evidence)
 }

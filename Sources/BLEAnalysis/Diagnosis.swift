@@ -81,10 +81,8 @@ public struct ConnectionDiagnosis: Sendable {
 /// Capture-level facts and findings.
 public struct CaptureDiagnosis: Sendable {
     public var capture: CaptureSummary
-    /// Which host stack wrote it, so which app's view the diagnosis shows (`CapturePlatform`).
-    public var platform: CapturePlatform
-    /// What the platform was inferred from ("a PacketLogger capture, so iOS or macOS").
-    public var platformEvidence: String
+    /// Which host stack wrote it, what told it, and so which app views the diagnosis shows.
+    public var platform: CapturePlatform.Inference
     public var findings: [ConnectionDiagnosis.RenderedFinding]
     public var connections: [ConnectionDiagnosis]
     public var advertisers: Int
@@ -161,7 +159,7 @@ public enum DiagnosisLoader {
                 }
             }
             let platform = try CapturePlatform.infer(captureID: capture.id, from: db)
-            out.append(CaptureDiagnosis(capture: capture, platform: platform.platform, platformEvidence: platform.evidence,
+            out.append(CaptureDiagnosis(capture: capture, platform: platform,
                                         findings: findings.filter { $0.finding.connectionID == nil },
                                         connections: connections, advertisers: counts.first?.int ?? 0,
                                         advertisingReports: counts.count > 1 ? counts[1].int ?? 0 : 0,

@@ -12,7 +12,7 @@ public enum DiagnosisRenderer {
                        (c.capture.malformedPackets > 0 ? ", \(c.capture.malformedPackets) malformed" : ""))
             let le = c.connections.filter { $0.transport == "le" }
             let bredr = c.connections.count - le.count
-            out.append("  host: " + platformText(c.platform, evidence: c.platformEvidence))
+            out.append("  host: " + platformText(c.platform))
             out.append("  \(le.count) LE connection(s)" + (bredr > 0 ? ", \(bredr) BR/EDR" : "") +
                        ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)")
             if le.isEmpty && (bredr > 0 || c.bredrPackets > 0) {
@@ -39,7 +39,7 @@ public enum DiagnosisRenderer {
         return out.joined(separator: "\n")
     }
 
-    static func connectionLines(_ c: ConnectionDiagnosis, platform: CapturePlatform = .unknown) -> [String] {
+    static func connectionLines(_ c: ConnectionDiagnosis, platform: CapturePlatform.Inference = .unknown) -> [String] {
         var out: [String] = []
         // An attempt on the filter accept list reports no peer (all-zero address, Vol 4 Part E 7.7.65.1).
         let peer = c.status != 0 && c.peerAddress == "00:00:00:00:00:00" ? "a device on the filter accept list"
@@ -150,15 +150,15 @@ public enum DiagnosisRenderer {
     }
 
     /// "Android (…); showing what an Android app's BluetoothGattCallback received".
-    static func platformText(_ p: CapturePlatform, evidence: String) -> String {
-        let views = p == .android ? "showing what an Android app's BluetoothGattCallback received"
-            : p == .apple ? "showing what a CoreBluetooth app saw"
+    static func platformText(_ p: CapturePlatform.Inference) -> String {
+        let views = !p.showsCoreBluetoothView ? "showing what an Android app's BluetoothGattCallback received"
+            : !p.showsAndroidView ? "showing what a CoreBluetooth app saw"
             : "showing both a CoreBluetooth app's and an Android app's view"
-        let name = ["apple": "Apple", "android": "Android", "bluez": "BlueZ", "unknown": "not known"][p.rawValue] ?? p.rawValue
-        return "\(name), inferred from \(evidence); \(views)"
+        let name = ["apple": "Apple", "android": "Android", "bluez": "BlueZ", "unknown": "not known"][p.platform.rawValue] ?? p.platform.rawValue
+        return "\(name), inferred from \(p.evidence); \(views)"
     }
 
-    static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding, platform: CapturePlatform = .unknown) -> [String] {
+    static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding, platform: CapturePlatform.Inference = .unknown) -> [String] {
         let f = r.finding
         var out = ["    \(TextFormat.padded(f.severity.rawValue.uppercased(), 7)) \(f.code): \(f.title)"]
         out += TextFormat.wrap(f.detail, width: 96, indent: "            ")
@@ -178,7 +178,7 @@ public enum DiagnosisRenderer {
                 ("format", .string(c.capture.formatDescription)),
                 ("records", .int(Int64(c.capture.records))),
                 ("status", .string(c.capture.status)),
-                ("platform", .string(c.platform.rawValue)),
+                ("platform", .string(c.platform.platform.rawValue)), ("platform_evidence", .string(c.platform.evidence)),
                 ("findings", .array(c.findings.map(findingJSON))),
                 ("connections", .array(c.connections.map(connectionJSON))),
             ])

@@ -38,7 +38,7 @@ struct AndroidHostBehaviourTests {
         let dir = try Self.generate()
         defer { Support.remove(dir) }
         let (store, d) = try load("android-host.btsnoop", in: dir)
-        #expect(d.platform == .android)
+        #expect(d.platform.platform == .android && d.platform.confirmed)
         let f = Self.findings(d)
         // The stack's own disconnect 30 s after the unanswered Write Request (frame 24).
         let att = try #require(f.first { $0.code == "android-att-timeout-disconnect" })
@@ -92,7 +92,7 @@ struct AndroidHostBehaviourTests {
         #expect(!androidText.contains("app sees CBError"))
 
         let (_, apple) = try load("android-host.pklg", in: dir)
-        #expect(apple.platform == .apple)
+        #expect(apple.platform.platform == .apple)
         #expect(!Self.findings(apple).contains { $0.code.hasPrefix("android-") })
         let appleText = DiagnosisRenderer.text([apple])
         #expect(appleText.contains("host: Apple"))
@@ -111,8 +111,14 @@ struct AndroidHostBehaviourTests {
         #expect(CapturePlatform(format: "pcap", linkType: 201, fromBugreport: false, androidVendorCommands: false) == .unknown)
         #expect(CapturePlatform(format: "btsnoop", linkType: 2001, fromBugreport: true, androidVendorCommands: false) == .android)
         #expect(CapturePlatform(format: "packetlogger", linkType: 0, fromBugreport: false, androidVendorCommands: true) == .apple)
-        #expect(CapturePlatform.unknown.showsAndroidView && CapturePlatform.unknown.showsCoreBluetoothView)
-        #expect(!CapturePlatform.android.showsCoreBluetoothView && !CapturePlatform.apple.showsAndroidView)
+        // Views: Android's only where more than the format says Android; both where nothing tells.
+        let confirmed = CapturePlatform.Inference(platform: .android, evidence: "", confirmed: true)
+        let byFormat = CapturePlatform.Inference(platform: .android, evidence: "", confirmed: false)
+        let apple = CapturePlatform.Inference(platform: .apple, evidence: "")
+        #expect(confirmed.showsAndroidView && !confirmed.showsCoreBluetoothView)
+        #expect(byFormat.showsAndroidView && byFormat.showsCoreBluetoothView)
+        #expect(!apple.showsAndroidView && apple.showsCoreBluetoothView)
+        #expect(CapturePlatform.Inference.unknown.showsAndroidView && CapturePlatform.Inference.unknown.showsCoreBluetoothView)
     }
 
     @Test func reportShowsTheAndroidColumns() throws {

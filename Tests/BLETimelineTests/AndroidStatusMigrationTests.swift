@@ -21,19 +21,8 @@ struct AndroidStatusMigrationTests {
     @Test func aVersion4TimelineGainsTheColumns() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("android-status-migration-\(UUID().uuidString).db").path
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
-        _ = try TimelineStore(path: path)
-        let old = try SQLiteDatabase(path: path)
-        for view in try old.rows("SELECT name FROM sqlite_master WHERE type = 'view'").compactMap({ $0[0].string }) {
-            try old.execute("DROP VIEW \(view)")
-        }
-        try old.execute("""
-            BEGIN;
-            DROP INDEX IF EXISTS error_connection;
-            DROP TABLE error; DROP TABLE finding;
-            \(Self.version4)
-            PRAGMA user_version = 4;
-            COMMIT;
-            """)
+        let old = try Self.olderTimeline(at: path, version: 4, replacing: "DROP INDEX IF EXISTS error_connection; DROP TABLE error; DROP TABLE finding;",
+                                         with: Self.version4)
         #expect(try old.rows("PRAGMA table_info(error)").compactMap { $0[1].string }.contains("android_status") == false)
 
         let db = try TimelineStore(path: path).database
@@ -47,5 +36,17 @@ struct AndroidStatusMigrationTests {
         // The columns take values as the analysis writes them.
         try db.execute("UPDATE error SET android_status = 8, android_name = 'GATT_CONN_TIMEOUT'")
         #expect(try rows("SELECT android_status, android_name FROM errors") == ["8 GATT_CONN_TIMEOUT"])
+    }
+
+    /// A current timeline rewritten into an older version's shape: views dropped (the migration
+    /// builds them again), `drop` run, `tables` created, `user_version` set back.
+    static func olderTimeline(at path: String, version: Int, replacing drop: String, with tables: String) throws -> SQLiteDatabase {
+        _ = try TimelineStore(path: path)
+        let old = try SQLiteDatabase(path: path)
+        for view in try old.rows("SELECT name FROM sqlite_master WHERE type = 'view'").compactMap({ $0[0].string }) {
+            try old.execute("DROP VIEW \(view)")
+        }
+        try old.execute("BEGIN; \(drop) \(tables) PRAGMA user_version = \(version); COMMIT;")
+        return old
     }
 }
