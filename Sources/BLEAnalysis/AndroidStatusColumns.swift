@@ -10,14 +10,19 @@ extension Analyzer {
         let androidVersion = try CapturePlatform.androidVersion(captureID: captureID, db: db)
         let rows = try db.rows("""
             SELECT e.rowid, e.layer, e.context, e.code, e.opcode, c.transport, c.role, c.local_disconnect_requested,
-                   EXISTS (SELECT 1 FROM att_transaction t WHERE t.connection_id = e.connection_id AND t.outcome = 'timeout'
-                           AND t.request_ts_us + 30000000 <= e.ts_us),
-                   (SELECT m.ts_us FROM command m WHERE m.capture_id = e.capture_id AND m.opcode IN (0x200D, 0x2043, 0x2085)
-                           AND m.packet_id < e.packet_id ORDER BY m.packet_id DESC LIMIT 1),
-                   (SELECT m.packet_id FROM command m WHERE m.capture_id = e.capture_id AND m.opcode IN (0x200D, 0x2043, 0x2085)
-                           AND m.packet_id < e.packet_id ORDER BY m.packet_id DESC LIMIT 1),
-                   (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id
-                           AND a.opcode = 1 LIMIT 1),
+                   -- Each lookup only for the rows whose rule needs it (CASE evaluates one branch).
+                   CASE WHEN e.context = 'disconnect' THEN
+                       EXISTS (SELECT 1 FROM att_transaction t WHERE t.connection_id = e.connection_id AND t.outcome = 'timeout'
+                               AND t.request_ts_us + 30000000 <= e.ts_us) END,
+                   CASE WHEN e.context = 'connection' AND e.code = 2 THEN
+                       (SELECT m.ts_us FROM command m WHERE m.capture_id = e.capture_id AND m.opcode IN (0x200D, 0x2043, 0x2085)
+                               AND m.packet_id < e.packet_id ORDER BY m.packet_id DESC LIMIT 1) END,
+                   CASE WHEN e.context = 'connection' AND e.code = 2 THEN
+                       (SELECT m.packet_id FROM command m WHERE m.capture_id = e.capture_id AND m.opcode IN (0x200D, 0x2043, 0x2085)
+                               AND m.packet_id < e.packet_id ORDER BY m.packet_id DESC LIMIT 1) END,
+                   CASE WHEN e.layer = 'att' THEN
+                       (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id
+                               AND a.opcode = 1 LIMIT 1) END,
                    e.packet_id, e.ts_us, e.connection_id
             FROM error e LEFT JOIN connection c ON c.id = e.connection_id
             WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection'))
