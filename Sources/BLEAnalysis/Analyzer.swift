@@ -6,7 +6,7 @@ import BLETimeline
 /// device identities and findings. Idempotent per capture (`analysis_state`).
 public enum Analyzer {
     /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
-    public static let version: Int64 = 6
+    public static let version: Int64 = 7
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
@@ -96,20 +96,23 @@ public enum Analyzer {
             }
         }
         try applyCoreBluetoothRule(captureID, db: db)
+        let androidByPacket = try applyAndroidRule(captureID, db: db)
         if withFindings {
-            try storeFindings(captureID, connections: connections, captureEnd: captureEnd, db: db)
+            try storeFindings(captureID, connections: connections, captureEnd: captureEnd, android: androidByPacket, db: db)
         }
         try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
                    [.integer(captureID), .integer(version)])
     }
 
-    /// Runs the findings engine over one capture and stores what it finds.
+    /// Runs the findings engine over one capture and stores what it finds; a finding without its
+    /// own Android status takes its evidence's (`android`, from `applyAndroidRule`).
     static func storeFindings(_ captureID: Int64, connections: [ConnectionFacts], captureEnd: Int64,
-                              db: SQLiteDatabase) throws {
+                              android androidByPacket: AndroidStatusByPacket, db: SQLiteDatabase) throws {
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         let insertFinding = try db.prepare("""
-            INSERT INTO finding (connection_id, capture_id, severity, code, title, detail, evidence_packet_ids, cb_error)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            INSERT INTO finding (connection_id, capture_id, severity, code, title, detail, evidence_packet_ids, cb_error,
+                                 android_status, android_name)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
         try engine.findings(for: connections) { findings in
             for f in findings {
@@ -122,6 +125,9 @@ public enum Analyzer {
                 s.bindText(f.detail, at: 6)
                 s.bindText("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 7)
                 s.bindText(f.cbError, at: 8)
+                let android = f.android ?? androidByPacket.status(for: f)
+                s.bindInt(android?.status, at: 9)
+                s.bindText(android?.name, at: 10)
                 try s.run()
             }
         }

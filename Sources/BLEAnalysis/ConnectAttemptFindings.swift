@@ -25,9 +25,10 @@ extension FindingsEngine {
     }
 
     /// Android's direct connect (`connectGatt` with autoConnect false) gives up after 30 s.
-    static let androidDirectConnectTimeoutUs: ClosedRange<Int64> = 29_500_000...31_000_000
+    static let androidDirectConnectTimeoutUs = AndroidStatusRule.directConnectTimeoutUs
 
-    func cancelledAttemptFindings(_ connections: [ConnectionFacts]) throws -> [Finding] {
+    func cancelledAttemptFindings(_ connections: [ConnectionFacts], platform inference: CapturePlatform.Inference) throws -> [Finding] {
+        let platform = inference.platform
         let cancelled = connections.filter { !$0.beganBeforeCapture && $0.status == 0x02 && $0.transport == "le" && $0.completePacketID != nil }
         guard !cancelled.isEmpty else { return [] }
         let creates = try db.rows("""
@@ -55,14 +56,44 @@ extension FindingsEngine {
                 waitedUs: create.flatMap { cr in completeTs.map { $0.saturatingSubtracting(cr.ts) } }, target: target ?? "an unnamed peer",
                 retried: retried))
         }
-        let platform = try CapturePlatform.load(captureID: captureID, from: db)
         var order: [String] = []
         var groups: [String: [CancelledAttempt]] = [:]
+        var timeouts: [String: [CancelledAttempt]] = [:]
         for a in attempts {
+            // On Android, an attempt cancelled 30 s after it began is the stack's direct-connect timeout: its own finding.
+            if platform == .android, let w = a.waitedUs, Self.androidDirectConnectTimeoutUs.contains(w) {
+                if groups[a.target] == nil && timeouts[a.target] == nil { order.append(a.target) }
+                timeouts[a.target, default: []].append(a)
+                continue
+            }
             if groups[a.target] == nil { order.append(a.target) }
             groups[a.target, default: []].append(a)
         }
-        return order.map { target in cancelledGroupFinding(target, groups[target] ?? [], platform: platform) }
+        let version = try CapturePlatform.androidVersion(captureID: captureID, db: db)
+        return order.flatMap { target in
+            (timeouts[target].map { [directConnectTimeoutFinding(target, $0, platform: inference, androidVersion: version)] } ?? [])
+                + (groups[target].map { [cancelledGroupFinding(target, $0, platform: inference)] } ?? [])
+        }
+    }
+
+    /// `android-direct-connect-timeout`: Android's stack gave up a direct connect after 30 s
+    /// (connection_manager.cc `DIRECT_CONNECT_TIMEOUT`); the status the app got depends on the version.
+    private func directConnectTimeoutFinding(_ target: String, _ list: [CancelledAttempt], platform: CapturePlatform.Inference,
+                                             androidVersion: Int?) -> Finding {
+        let n = list.count
+        let status = AndroidStatusRule.directConnectTimeout(androidVersion: androidVersion)
+        let got = androidVersion.map { "on this phone's Android \($0), status \(status)" }
+            ?? "status 133 GATT_ERROR up to Android 14, 147 GATT_CONNECTION_TIMEOUT from Android 15"
+        let detail = "Known: the host sent LE Create Connection Cancel 30 s after LE Create Connection and the controller closed \(n == 1 ? "the attempt" : "each of the \(n) attempts") with status 0x02 Unknown Connection Identifier" +
+            (n > 1 ? " (connections " + list.prefix(12).map { String($0.connection.id) }.joined(separator: ", ") + (n > 12 ? ", …" : "") + ")" : "") + ". " +
+            "Inferred, from \(platform.evidence): Android's direct connect (connectGatt with autoConnect false) gives up after 30 s. " +
+            "The app's onConnectionStateChange got \(got), STATE_DISCONNECTED. The peer did not advertise connectably in range during those 30 s; connectGatt with autoConnect true would have waited without a timeout."
+        return Finding(connectionID: n == 1 ? list[0].connection.id : nil, captureID: captureID, severity: .warning,
+                       code: "android-direct-connect-timeout",
+                       title: n == 1 ? "Android gave up connecting to \(target) after 30 s"
+                           : "Android gave up \(n) connects to \(target) after 30 s each",
+                       detail: detail, evidence: list.flatMap { [$0.create, $0.cancel, $0.complete].compactMap { $0 } },
+                       android: status)
     }
 
     /// "the filter accept list (E8:3C:51:07:D4:2F, …)" from the list commands before the create.
@@ -93,7 +124,8 @@ extension FindingsEngine {
         return nil
     }
 
-    private func cancelledGroupFinding(_ target: String, _ list: [CancelledAttempt], platform: CapturePlatform) -> Finding {
+    private func cancelledGroupFinding(_ target: String, _ list: [CancelledAttempt], platform inference: CapturePlatform.Inference) -> Finding {
+        let platform = inference.platform
         let n = list.count
         let waits = list.compactMap(\.waitedUs).sorted()
         let waited = waits.isEmpty ? "" : waits[0] == waits[waits.count - 1] ? ", \(TextFormat.duration(waits[0])) after the LE Create Connection"
@@ -104,7 +136,7 @@ extension FindingsEngine {
             detail += " Attempts: " + each.joined(separator: ", ") + (n > 12 ? ", … (\(n - 12) more)" : "") + "."
         }
         let retried = list.filter(\.retried).count
-        detail += " Inferred, from \(platform.evidence): "
+        detail += " Inferred, from \(inference.evidence): "
         switch platform {
         case .apple:
             detail += "iOS never times out a pending connect by itself (Apple: connection attempts don't time out); it cancels and re-issues its own pending connects as it changes what it is connecting to (another peripheral, its accept list, a scan)."
@@ -112,15 +144,9 @@ extension FindingsEngine {
                 ? " \(retried) of \(n == 1 ? "it" : "these \(n)") were followed by a new attempt within a second: that is the system's cycling, not the app's cancelPeripheralConnection."
                 : " No new attempt followed: this cancel may be the app's cancelPeripheralConnection."
         case .android:
-            let timeouts = waits.filter { Self.androidDirectConnectTimeoutUs.contains($0) }.count
-            if timeouts > 0 {
-                detail += "\(timeouts == n ? (n == 1 ? "it" : "all of them") : "\(timeouts) of them") came 30 s after the attempt: Android's direct-connect timeout (connectGatt with autoConnect false gives up after 30 s; the app gets status 133 GATT_ERROR)."
-            }
-            if timeouts < n {
-                detail += (timeouts > 0 ? " The other \(n - timeouts) \(n - timeouts == 1 ? "is" : "are") not that timeout: "
-                           : "\(n == 1 ? "it was not" : "none was") cancelled 30 s after the attempt, so not by Android's 30 s direct-connect timeout: ") +
-                    "Android cancels a pending connect to change its accept list (a background autoConnect, another device joining), or the app called BluetoothGatt.disconnect() or close()."
-            }
+            // The 30 s direct-connect timeouts are android-direct-connect-timeout findings of their own.
+            detail += "\(n == 1 ? "it was not" : "none was") cancelled 30 s after the attempt, so not by Android's 30 s direct-connect timeout: " +
+                "Android cancels a pending connect to change its accept list (a background autoConnect, another device joining), or the app called BluetoothGatt.disconnect() or close()."
         case .bluez:
             detail += "the kernel or bluetoothd cancelled \(n == 1 ? "it" : "them"): its connection attempt timed out, or the application gave up on the connect."
         case .unknown:

@@ -68,6 +68,8 @@ public struct ConnectionDiagnosis: Sendable {
     public var disconnectReason: Int?
     public var disconnectPacketID: Int?
     public var disconnectCBError: String?
+    /// What an Android app's `onConnectionStateChange` got for that disconnect (`errors.android_status`).
+    public var disconnectAndroid: AndroidGattStatus?
     /// On an LE link where the local device was the peripheral: what the CBPeripheralManager app
     /// and the remote central's app see of its end (nil on other links, and while still open).
     public var peripheralManager: PeripheralManagerView?
@@ -79,6 +81,8 @@ public struct ConnectionDiagnosis: Sendable {
 /// Capture-level facts and findings.
 public struct CaptureDiagnosis: Sendable {
     public var capture: CaptureSummary
+    /// Which host stack wrote it, what told it, and so which app views the diagnosis shows.
+    public var platform: CapturePlatform.Inference
     public var findings: [ConnectionDiagnosis.RenderedFinding]
     public var connections: [ConnectionDiagnosis]
     public var advertisers: Int
@@ -118,7 +122,9 @@ public enum DiagnosisLoader {
                        (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0 ORDER BY packet_id DESC LIMIT 1),
                        c.client_rx_mtu IS NOT NULL AND c.server_rx_mtu IS NOT NULL,
                        (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = 'Transport' ORDER BY packet_id DESC LIMIT 1),
-                       (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete'))
+                       (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete')),
+                       (SELECT android_status FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
+                       (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1)
                 FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
                 """)
             try s.bind([.integer(capture.id)])
@@ -134,7 +140,8 @@ public enum DiagnosisLoader {
                     encryptionKnown: s.int(7) == 0 || s.int(16) != 0 || s.int(30) > 0, transportClue: s.text(29),
                     packets: s.int(17), attPDUs: s.int(18), transactions: s.int(19), transactionErrors: s.int(20),
                     transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
-                    disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25), peripheralManager: nil, findings: []))
+                    disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25),
+                    disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: []))
             }
             // Grouped once: filtering every finding per connection was quadratic in the links.
             let findingsByConnection = Dictionary(grouping: findings.filter { $0.finding.connectionID != nil },
@@ -151,7 +158,9 @@ public enum DiagnosisLoader {
                         db, captureID: capture.id, connectionID: c.id, reason: c.disconnectReason, before: frame)
                 }
             }
-            out.append(CaptureDiagnosis(capture: capture, findings: findings.filter { $0.finding.connectionID == nil },
+            let platform = try CapturePlatform.infer(captureID: capture.id, from: db)
+            out.append(CaptureDiagnosis(capture: capture, platform: platform,
+                                        findings: findings.filter { $0.finding.connectionID == nil },
                                         connections: connections, advertisers: counts.first?.int ?? 0,
                                         advertisingReports: counts.count > 1 ? counts[1].int ?? 0 : 0,
                                         bredrPackets: counts.count > 2 ? counts[2].int ?? 0 : 0))
@@ -171,7 +180,7 @@ public enum DiagnosisLoader {
 
     static func loadFindings(_ db: SQLiteDatabase, captureID: Int64) throws -> [ConnectionDiagnosis.RenderedFinding] {
         let rows = try db.rows("""
-            SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error FROM finding
+            SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error, android_status, android_name FROM finding
             WHERE capture_id = ?1 ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rowid
             """, [.integer(captureID)])
         let packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE rowid = \(PacketKey.sql(capture: "?1", frame: "?2"))")
@@ -190,7 +199,8 @@ public enum DiagnosisLoader {
             }
             let f = Finding(connectionID: r[0].int64, captureID: captureID,
                             severity: Finding.Severity(rawValue: r[1].string ?? "info") ?? .info, code: r[2].string ?? "",
-                            title: r[3].string ?? "", detail: r[4].string ?? "", evidence: evidenceIDs, cbError: r[6].string)
+                            title: r[3].string ?? "", detail: r[4].string ?? "", evidence: evidenceIDs, cbError: r[6].string,
+                            android: r[7].int.map { AndroidGattStatus($0, r[8].string) })
             return ConnectionDiagnosis.RenderedFinding(finding: f, evidence: evidence)
         }
     }

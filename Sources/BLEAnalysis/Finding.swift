@@ -1,3 +1,5 @@
+import BLECore
+
 /// One diagnosis about a connection (or a capture), with the packets that prove it.
 public struct Finding: Sendable, Equatable {
     public enum Severity: String, Sendable, Comparable, CaseIterable {
@@ -18,9 +20,12 @@ public struct Finding: Sendable, Equatable {
     public var evidence: [Int]
     /// What a CoreBluetooth app would have seen (`CBError.connectionTimeout`, `CBATTError.…`).
     public var cbError: String?
+    /// What an Android app's `BluetoothGattCallback` received (`AndroidStatusRule`). Nil here:
+    /// the analysis takes the one of the last error among the evidence packets.
+    public var android: AndroidGattStatus?
 
     public init(connectionID: Int64?, captureID: Int64, severity: Severity, code: String, title: String,
-                detail: String, evidence: [Int], cbError: String? = nil) {
+                detail: String, evidence: [Int], cbError: String? = nil, android: AndroidGattStatus? = nil) {
         self.connectionID = connectionID
         self.captureID = captureID
         self.severity = severity
@@ -30,5 +35,6 @@ public struct Finding: Sendable, Equatable {
         // Read in capture order, as the packets happened (the engine collects them by role).
         self.evidence = Array(Set(evidence)).sorted()
         self.cbError = cbError
+        self.android = android
     }
 }

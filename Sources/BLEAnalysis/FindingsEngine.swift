@@ -16,8 +16,10 @@ struct FindingsEngine {
     /// thousands of links they are stored as they come, not held all at once. Only the findings
     /// `FindingGroups` may merge wait for the end, where the repeated ones become one.
     func findings(for connections: [ConnectionFacts], _ emit: ([Finding]) throws -> Void) throws {
+        let platform = try CapturePlatform.infer(captureID: captureID, from: db)
         try emit(try captureFindings(connections))
-        try emit(try cancelledAttemptFindings(connections))
+        try emit(try cancelledAttemptFindings(connections, platform: platform))
+        try emit(try androidHostFindings(connections, platform: platform.platform))
         let losses = try LinkLossOnsets(connections, engine: self)
         var earlier = EarlierConnections()
         var groupable: [Finding] = []

@@ -12,18 +12,19 @@ public enum DiagnosisRenderer {
                        (c.capture.malformedPackets > 0 ? ", \(c.capture.malformedPackets) malformed" : ""))
             let le = c.connections.filter { $0.transport == "le" }
             let bredr = c.connections.count - le.count
+            out.append("  host: " + platformText(c.platform))
             out.append("  \(le.count) LE connection(s)" + (bredr > 0 ? ", \(bredr) BR/EDR" : "") +
                        ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)")
             if le.isEmpty && (bredr > 0 || c.bredrPackets > 0) {
                 out.append("  No LE connection: this capture is mostly Classic BR/EDR traffic (\(c.bredrPackets) BR/EDR packets); nothing LE to diagnose beyond advertising.")
             }
-            for f in c.findings { out += findingLines(f) }
+            for f in c.findings { out += findingLines(f, platform: c.platform) }
             // Failed or cancelled attempts a capture-level finding covers (connect-cancelled, a repeated
             // connection-failed): one line, not one block each.
             let grouped = c.connections.filter { $0.status != 0 && $0.findings.isEmpty }
             for conn in c.connections where !grouped.contains(where: { $0.id == conn.id }) {
                 out.append("")
-                out += connectionLines(conn)
+                out += connectionLines(conn, platform: c.platform)
             }
             if !grouped.isEmpty {
                 out.append("")
@@ -38,7 +39,7 @@ public enum DiagnosisRenderer {
         return out.joined(separator: "\n")
     }
 
-    static func connectionLines(_ c: ConnectionDiagnosis) -> [String] {
+    static func connectionLines(_ c: ConnectionDiagnosis, platform: CapturePlatform.Inference = .unknown) -> [String] {
         var out: [String] = []
         // An attempt on the filter accept list reports no peer (all-zero address, Vol 4 Part E 7.7.65.1).
         let peer = c.status != 0 && c.peerAddress == "00:00:00:00:00:00" ? "a device on the filter accept list"
@@ -83,7 +84,8 @@ public enum DiagnosisRenderer {
             }
             if let r = c.disconnectReason {
                 out.append("  ended: \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name) at packet \(c.disconnectPacketID ?? 0)" +
-                           appSees(c, reason: r))
+                           (platform.showsCoreBluetoothView ? appSees(c, reason: r) : "") +
+                           (platform.showsAndroidView ? androidSees(c) : ""))
                 if let view = c.peripheralManager {
                     out.append("  CoreBluetooth (local peripheral):")
                     out += TextFormat.wrap(view.sentence, width: 96, indent: "    ")
@@ -96,7 +98,7 @@ public enum DiagnosisRenderer {
             out.append("  findings: none")
         } else {
             out.append("  findings:")
-            for f in c.findings { out += findingLines(f) }
+            for f in c.findings { out += findingLines(f, platform: platform) }
         }
         return out
     }
@@ -139,11 +141,29 @@ public enum DiagnosisRenderer {
         return " → CoreBluetooth error not known (\(hex(reason)))"
     }
 
-    static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding) -> [String] {
+    /// What an Android app's `onConnectionStateChange` got for the disconnect (AndroidStatusRule).
+    static func androidSees(_ c: ConnectionDiagnosis) -> String {
+        if c.transport != "le" { return "; Android: no GATT callback (a BR/EDR link)" }
+        if c.role == "peripheral" { return "; Android: no BluetoothGattCallback (the phone was the peripheral)" }
+        guard let a = c.disconnectAndroid else { return "" }
+        return "; Android app: onConnectionStateChange status \(a)"
+    }
+
+    /// "Android (…); showing what an Android app's BluetoothGattCallback received".
+    static func platformText(_ p: CapturePlatform.Inference) -> String {
+        let views = !p.showsCoreBluetoothView ? "showing what an Android app's BluetoothGattCallback received"
+            : !p.showsAndroidView ? "showing what a CoreBluetooth app saw"
+            : "showing both a CoreBluetooth app's and an Android app's view"
+        let name = ["apple": "Apple", "android": "Android", "bluez": "BlueZ", "unknown": "not known"][p.platform.rawValue] ?? p.platform.rawValue
+        return "\(name), inferred from \(p.evidence); \(views)"
+    }
+
+    static func findingLines(_ r: ConnectionDiagnosis.RenderedFinding, platform: CapturePlatform.Inference = .unknown) -> [String] {
         let f = r.finding
         var out = ["    \(TextFormat.padded(f.severity.rawValue.uppercased(), 7)) \(f.code): \(f.title)"]
         out += TextFormat.wrap(f.detail, width: 96, indent: "            ")
-        if let cb = f.cbError { out.append("            CoreBluetooth: \(cb)") }
+        if platform.showsCoreBluetoothView, let cb = f.cbError { out.append("            CoreBluetooth: \(cb)") }
+        if platform.showsAndroidView, let a = f.android { out.append("            Android: status \(a)") }
         for e in r.evidence.prefix(6) {
             out.append("            #\(e.packetID) \(TextFormat.clock(e.timestamp))  \(e.summary)")
         }
@@ -158,6 +178,7 @@ public enum DiagnosisRenderer {
                 ("format", .string(c.capture.formatDescription)),
                 ("records", .int(Int64(c.capture.records))),
                 ("status", .string(c.capture.status)),
+                ("platform", .string(c.platform.platform.rawValue)), ("platform_evidence", .string(c.platform.evidence)),
                 ("findings", .array(c.findings.map(findingJSON))),
                 ("connections", .array(c.connections.map(connectionJSON))),
             ])
@@ -186,6 +207,7 @@ public enum DiagnosisRenderer {
             ("disconnect_reason", JSON(c.disconnectReason)),
             ("disconnect_reason_name", JSON(c.disconnectReason.map { HCIStatusCode(UInt8(truncatingIfNeeded: $0)).name })),
             ("disconnect_packet_id", JSON(c.disconnectPacketID)), ("cb_error", JSON(c.disconnectCBError)),
+            ("android_status", JSON(c.disconnectAndroid?.status)), ("android_name", JSON(c.disconnectAndroid?.name)),
             ("peripheral_manager", c.peripheralManager.map(peripheralManagerJSON) ?? .null),
             ("findings", .array(c.findings.map(findingJSON))),
         ])
@@ -208,6 +230,7 @@ public enum DiagnosisRenderer {
         return .object([
             ("connection_id", JSON(f.connectionID)), ("severity", .string(f.severity.rawValue)), ("code", .string(f.code)),
             ("title", .string(f.title)), ("detail", .string(f.detail)), ("cb_error", JSON(f.cbError)),
+            ("android_status", JSON(f.android?.status)), ("android_name", JSON(f.android?.name)),
             ("evidence", .array(r.evidence.map { .object([("packet_id", .int(Int64($0.packetID))), ("ts_us", .int($0.timestamp)),
                                                          ("summary", .string($0.summary))]) })),
         ])

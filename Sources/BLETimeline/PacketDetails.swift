@@ -31,6 +31,9 @@ public struct PacketDetails: Sendable {
         public var code: Int
         public var name: String
         public var cbError: String?
+        /// What an Android app's BluetoothGattCallback received (`errors.android_status`, `android_name`).
+        public var androidStatus: Int? = nil
+        public var androidName: String? = nil
     }
 
     public var att: ATT?
@@ -67,7 +70,8 @@ public struct PacketDetails: Sendable {
             out.append("\(indent)HCI \(l.name)" + (rest.isEmpty ? "" : ": \(rest)"))
         }
         for e in errors {
-            out.append("\(indent)error \(e.layer) \(e.context): \(hex(e.code)) \(e.name)" + (e.cbError.map { " → \($0)" } ?? ""))
+            out.append("\(indent)error \(e.layer) \(e.context): \(hex(e.code)) \(e.name)" + (e.cbError.map { " → \($0)" } ?? "") +
+                       (e.androidStatus.map { "; Android status \($0)" + (e.androidName.map { " \($0)" } ?? "") } ?? ""))
         }
         return out
     }
@@ -102,7 +106,8 @@ public struct PacketDetails: Sendable {
         if !errors.isEmpty {
             o.append(("errors", .array(errors.map { e in
                 .object([("layer", .string(e.layer)), ("context", .string(e.context)), ("code", .int(Int64(e.code))),
-                         ("name", .string(e.name)), ("cb_error", JSON(e.cbError))])
+                         ("name", .string(e.name)), ("cb_error", JSON(e.cbError)),
+                         ("android_status", JSON(e.androidStatus)), ("android_name", JSON(e.androidName))])
             })))
         }
         return .object(o)

@@ -35,7 +35,7 @@ final class PacketDetailsReader {
         smp = try cursor("name, detail", from: "smp_event")
         reports = try cursor("address, address_type, event_type, rssi, data", from: "adv_report")
         links = try cursor("name, status, detail", from: "link_event")
-        errors = try cursor("layer, context, code, name, cb_error", from: "error")
+        errors = try cursor("layer, context, code, name, cb_error, android_status, android_name", from: "error")
         characteristics = try CharacteristicIndex(database: db)
     }
 
@@ -64,7 +64,8 @@ final class PacketDetailsReader {
         }
         try links.forEachRow(at: key) { s in d.links.append(.init(name: s.text(2) ?? "", status: s.optionalInt(3), detail: s.text(4))) }
         try errors.forEachRow(at: key) { s in
-            d.errors.append(.init(layer: s.text(2) ?? "", context: s.text(3) ?? "", code: s.int(4), name: s.text(5) ?? "", cbError: s.text(6)))
+            d.errors.append(.init(layer: s.text(2) ?? "", context: s.text(3) ?? "", code: s.int(4), name: s.text(5) ?? "", cbError: s.text(6),
+                                   androidStatus: s.optionalInt(7), androidName: s.text(8)))
         }
         return d
     }

@@ -14,7 +14,10 @@ enum TimelineMigration {
             if version < 2 { try toVersion2(db) }
             if version < 3 { try gattServerColumn(db) }
             if version < 4 { try cutATTColumn(db) }
-            if version < 5 { try phoneIdentityColumns(db) }
+            if version < 5 {
+                try phoneIdentityColumns(db)
+                try androidStatusColumns(db)
+            }
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -98,7 +101,7 @@ enum TimelineMigration {
         }
     }
 
-    /// Version 4 -> 5 (bugreport zips): `capture` gains the phone's identity from its Android
+    /// Version 4 -> 5, first step (bugreport zips): `capture` gains the phone's identity from its Android
     /// bugreport (`phone_manufacturer`, `phone_model`, `android_version`, `build_fingerprint`;
     /// PhoneIdentityColumns), NULL for captures imported before: version 4 read no zip. The
     /// `captures` view shows them (rebuilt by `migrate`). Each column is skipped when present.
@@ -106,6 +109,22 @@ enum TimelineMigration {
         let columns = try db.rows("PRAGMA table_info(capture)").compactMap { $0[1].string }
         for column in PhoneIdentityColumns.names where !columns.isEmpty && !columns.contains(column) {
             try db.execute("ALTER TABLE capture ADD COLUMN \(column) TEXT")
+        }
+    }
+
+    /// Version 4 -> 5, second step: `error` and `finding` gain `android_status` and `android_name`, what an
+    /// Android app's `BluetoothGattCallback` received (AndroidStatusRule). Older rows get NULL;
+    /// Analyzer.version moved on too, so the next analysis fills them. Views are rebuilt by `migrate`.
+    private static func androidStatusColumns(_ db: SQLiteDatabase) throws(SQLiteError) {
+        for table in ["error", "finding"] {
+            let columns = try db.rows("PRAGMA table_info(\(table))").compactMap { $0[1].string }
+            guard !columns.isEmpty else { continue }
+            if !columns.contains("android_status") {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN android_status INTEGER")
+            }
+            if !columns.contains("android_name") {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN android_name TEXT")
+            }
         }
     }
 

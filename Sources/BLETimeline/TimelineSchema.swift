@@ -146,7 +146,10 @@ public enum TimelineSchema {
         name TEXT NOT NULL,
         cb_error TEXT,
         opcode INTEGER,
-        handle INTEGER
+        handle INTEGER,
+        -- What an Android app's BluetoothGattCallback received (AndroidStatusRule; filled by the analysis).
+        android_status INTEGER,
+        android_name TEXT
     );
     CREATE TABLE IF NOT EXISTS link_event (
         capture_id INTEGER NOT NULL,
@@ -220,7 +223,9 @@ public enum TimelineSchema {
         title TEXT NOT NULL,
         detail TEXT NOT NULL,
         evidence_packet_ids TEXT NOT NULL,
-        cb_error TEXT
+        cb_error TEXT,
+        android_status INTEGER,
+        android_name TEXT
     );
     CREATE TABLE IF NOT EXISTS gatt_value (
         connection_id INTEGER NOT NULL,
@@ -315,7 +320,8 @@ public enum TimelineSchema {
     CREATE VIEW IF NOT EXISTS gatt_descriptors AS
         SELECT connection_id, characteristic_uuid, uuid, handle, server FROM gatt_descriptor;
     CREATE VIEW IF NOT EXISTS errors AS
-        SELECT packet_id, ts_us, connection_id, layer, code, name, cb_error, capture_id, context FROM error;
+        SELECT packet_id, ts_us, connection_id, layer, code, name, cb_error, capture_id, context, android_status, android_name
+        FROM error;
     CREATE VIEW IF NOT EXISTS smp_events AS
         SELECT packet_id, ts_us, connection_id, direction, code, name, detail FROM smp_event;
     CREATE VIEW IF NOT EXISTS devices AS
@@ -323,6 +329,7 @@ public enum TimelineSchema {
                software_revision, serial_number, company_id, company_name, appearance, rssi_max, adv_reports,
                connections FROM device;
     CREATE VIEW IF NOT EXISTS findings AS
-        SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error, capture_id FROM finding;
+        SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error, capture_id, android_status, android_name
+        FROM finding;
     """
 }

@@ -43,12 +43,13 @@ enum CaptureRows {
     }
 
     static let errorColumns = ["capture_id", "ordinal", "kind", "ts_us", "packet_id", "connection_id", "code", "name", "cb_error",
-                               "opcode", "opcode_name", "handle", "characteristic", "descriptor", "detail"]
+                               "opcode", "opcode_name", "handle", "characteristic", "descriptor", "detail", "android_status", "android_name"]
 
     static func errors(_ f: CaptureFacts, id: String) -> [[String?]] {
         f.events.enumerated().map { i, e in
             [id, text(i), e.kind.rawValue, text(e.timestamp), text(e.packetID), text(e.connectionID), text(e.code), e.name,
-             e.cbError, text(e.opcode), e.opcodeName, text(e.handle), e.characteristic, e.descriptor, e.detail]
+             e.cbError, text(e.opcode), e.opcodeName, text(e.handle), e.characteristic, e.descriptor, e.detail,
+             text(e.android?.status), e.android?.name]
         }
     }
 
@@ -64,11 +65,12 @@ enum CaptureRows {
     }
 
     static let findingColumns = ["capture_id", "ordinal", "connection_id", "severity", "code", "title", "detail",
-                                 "evidence_packet_ids", "cb_error"]
+                                 "evidence_packet_ids", "cb_error", "android_status", "android_name"]
 
     static func findings(_ d: CaptureDetails?, id: String) -> [[String?]] {
         (d?.findings ?? []).enumerated().map { i, x in
-            [id, text(i), text(x.connectionID), x.severity, x.code, x.title, x.detail, x.evidencePacketIDs, x.cbError]
+            [id, text(i), text(x.connectionID), x.severity, x.code, x.title, x.detail, x.evidencePacketIDs, x.cbError,
+             text(x.androidStatus), x.androidName]
         }
     }
 }

@@ -51,6 +51,14 @@ enum WarehouseCounts {
             guard let kind = r.text(0).flatMap(ErrorEvent.Kind.init(rawValue:)) else { continue }
             cb[EventKey.make(kind: kind, code: r.int(1) ?? 0), default: [:]][r.text(2) ?? "", default: 0] += r.int(3) ?? 0
         }
+        // What an Android app got, per code: counted as `FleetStatistics.build` counts it.
+        var android: [EventKey: [AndroidGattStatus: Int]] = [:]
+        for r in try db.execute("""
+            SELECT kind, code, android_status, android_name, count(*) FROM ek WHERE android_status IS NOT NULL GROUP BY 1, 2, 3, 4
+            """) {
+            guard let kind = r.text(0).flatMap(ErrorEvent.Kind.init(rawValue:)), let status = r.int(2) else { continue }
+            android[EventKey.make(kind: kind, code: r.int(1) ?? 0), default: [:]][AndroidGattStatus(status, r.text(3)), default: 0] += r.int(4) ?? 0
+        }
         // Breakdown -> part id -> (label of the earliest error, count).
         var parts: [EventKey: [String: [String: (label: String, first: Int64, count: Int)]]] = [:]
         for g in groups {
@@ -94,7 +102,8 @@ enum WarehouseCounts {
                 ids.map { CodeCount.Part.make(id: $0.key, label: $0.value.label, count: $0.value.count) }.sorted()
             }
             out[key.kind, default: []].append(CodeCount.make(key: key, name: t.name, cbError: list.first?.cbError,
-                                                         cbErrors: list.count > 1 ? list : [], count: t.count, parts: byPart))
+                                                         cbErrors: list.count > 1 ? list : [], count: t.count, parts: byPart,
+                                                         androids: CodeCount.androidCounts(android[key] ?? [:])))
         }
         return out.mapValues { $0.sorted { ($1.count, $0.key.code) < ($0.count, $1.key.code) } }
     }

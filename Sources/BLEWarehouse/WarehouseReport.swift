@@ -108,14 +108,15 @@ public enum WarehouseReport {
         let list = "{" + indices.map { String(ids[$0]) }.joined(separator: ",") + "}"
         for r in try db.execute("""
             SELECT capture_id, kind, ts_us, packet_id, connection_id, code, name, cb_error, opcode, opcode_name, handle,
-                   characteristic, descriptor, detail
+                   characteristic, descriptor, detail, android_status, android_name
             FROM blereplay.error WHERE capture_id = ANY($1::bigint[]) ORDER BY capture_id, ordinal
             """, [list]) {
             guard let id = r.int64(0), let i = at[id], let kind = r.text(1).flatMap(ErrorEvent.Kind.init(rawValue:)) else { continue }
             captures[i].events.append(ErrorEvent.make(
                 kind: kind, timestamp: r.int64(2) ?? 0, packetID: r.int(3) ?? 0, connectionID: r.int64(4), code: r.int(5) ?? 0,
                 name: r.text(6) ?? "", cbError: r.text(7), opcode: r.int(8), opcodeName: r.text(9), handle: r.int(10),
-                characteristic: r.text(11), descriptor: r.text(12), detail: r.text(13)))
+                characteristic: r.text(11), descriptor: r.text(12), detail: r.text(13),
+                android: r.int(14).map { AndroidGattStatus($0, r.text(15)) }))
         }
     }
 

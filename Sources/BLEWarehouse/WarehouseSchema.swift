@@ -10,7 +10,8 @@ public enum WarehouseSchema {
     /// Serialises schema changes of concurrent workers (`pg_advisory_xact_lock`).
     static let lockKey = "7426587301"
 
-    /// The current version (1, with version 2's phone columns on `capture`).
+    /// Version 1 with `capture`'s phone columns; `prepare` runs the migrations after it (each step
+    /// is idempotent), so a new warehouse is created at `version`.
     static let create = """
         CREATE TABLE blereplay.capture (
             id bigserial PRIMARY KEY,
@@ -122,14 +123,24 @@ public enum WarehouseSchema {
         """
 
     /// Steps from each older version: `migrations[0]` takes version 1 to 2.
-    static let migrations: [String] = [phoneIdentityColumns]
+    static let migrations: [String] = [toVersion2]
 
-    /// Version 1 -> 2 (bugreport zips): a capture keeps the identity of the phone that wrote it
-    /// (`CaptureFacts.phone`); NULL for captures ingested before, which came from no zip.
-    static let phoneIdentityColumns = """
+    /// Version 1 -> 2. Bugreport zips: a capture keeps the identity of the phone that wrote it
+    /// (`CaptureFacts.phone`), NULL for captures ingested before, which came from no zip. And
+    /// `error` and `finding` gain `android_status` and `android_name`, what an Android app's
+    /// BluetoothGattCallback received (the timeline's columns of the same names); rows ingested
+    /// before stay NULL until their capture is ingested again.
+    static let toVersion2 = """
         ALTER TABLE blereplay.capture ADD COLUMN IF NOT EXISTS phone_manufacturer text,
             ADD COLUMN IF NOT EXISTS phone_model text, ADD COLUMN IF NOT EXISTS android_version text,
             ADD COLUMN IF NOT EXISTS build_fingerprint text;
+        ALTER TABLE blereplay.error ADD COLUMN IF NOT EXISTS android_status integer;
+        ALTER TABLE blereplay.error ADD COLUMN IF NOT EXISTS android_name text;
+        ALTER TABLE blereplay.finding ADD COLUMN IF NOT EXISTS android_status integer;
+        ALTER TABLE blereplay.finding ADD COLUMN IF NOT EXISTS android_name text;
+        CREATE OR REPLACE VIEW blereplay.disconnect_reasons AS
+            SELECT capture_id, connection_id, ts_us, packet_id, code AS reason, name, cb_error, android_status, android_name
+            FROM blereplay.error WHERE kind = 'disconnect';
         """
 
     /// Creates the schema, or migrates an older one, in one transaction under an advisory lock
@@ -144,6 +155,7 @@ public enum WarehouseSchema {
             switch found {
             case nil:
                 try db.executeScript(create)
+                for step in migrations { try db.executeScript(step) }
                 try db.execute("INSERT INTO blereplay.schema_info (version) VALUES ($1)", [String(version)])
             case let v? where v > version:
                 throw WarehouseError(.newerSchema, "the warehouse has schema version \(v), written by a newer blereplay; this one knows versions up to \(version) and changes nothing")

@@ -13,7 +13,7 @@ import Testing
         #expect(r.status == 65, "\(r.stderr)")
         #expect(r.stderr.contains("1 input(s) unreadable or corrupt (the report covers the rest): \(dir)/junk.log"))
         #expect(r.stdout.contains("1 capture(s) from 1 file(s), 1 file(s) could not be read"))
-        #expect(r.stdout.contains("0x08 Connection Timeout ×1 (CBError.connectionTimeout)"))
+        #expect(r.stdout.contains("0x08 Connection Timeout ×1 (CBError.connectionTimeout; Android 8 GATT_CONN_TIMEOUT)"))
         #expect(r.stdout.contains("not read: 1 file(s)"))
         #expect(r.stdout.contains("written: \(out)/report.html, \(out)/report.md, \(out)/report.json"))
         #expect(r.stderr.contains("junk.log"))
@@ -21,8 +21,8 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: out + "/" + file), "\(file)")
         }
         let csv = String(decoding: Support.read(out + "/disconnect_reasons.csv"), as: UTF8.self)
-        #expect(csv.hasPrefix("code,code_hex,name,cb_error,count,share_percent\n"))
-        #expect(csv.contains("8,0x08,Connection Timeout,CBError.connectionTimeout,1,50.0\n"))
+        #expect(csv.hasPrefix("code,code_hex,name,cb_error,android_status,android_name,count,share_percent\n"))
+        #expect(csv.contains("8,0x08,Connection Timeout,CBError.connectionTimeout,8,GATT_CONN_TIMEOUT,1,50.0\n"))
     }
 
     @Test func reportWithNothingReadable() throws {

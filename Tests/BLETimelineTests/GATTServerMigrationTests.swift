@@ -28,18 +28,10 @@ struct GATTServerMigrationTests {
     @Test func aVersion2TimelineKeepsItsGATTRowsAsThePeers() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("gatt-server-migration-\(UUID().uuidString).db").path
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
-        _ = try TimelineStore(path: path)
-        let old = try SQLiteDatabase(path: path)
-        for view in try old.rows("SELECT name FROM sqlite_master WHERE type = 'view'").compactMap({ $0[0].string }) {
-            try old.execute("DROP VIEW \(view)")
-        }
-        try old.execute("""
-            BEGIN;
-            DROP TABLE gatt_service; DROP TABLE gatt_characteristic; DROP TABLE gatt_descriptor; DROP TABLE gatt_value; DROP TABLE gatt_include;
-            \(Self.version2)
-            PRAGMA user_version = 2;
-            COMMIT;
-            """)
+        _ = try AndroidStatusMigrationTests.olderTimeline(
+            at: path, version: 2,
+            replacing: "DROP TABLE gatt_service; DROP TABLE gatt_characteristic; DROP TABLE gatt_descriptor; DROP TABLE gatt_value; DROP TABLE gatt_include;",
+            with: Self.version2)
 
         let db = try TimelineStore(path: path).database
         #expect(try db.scalarInt("PRAGMA user_version") == TimelineSchema.version)

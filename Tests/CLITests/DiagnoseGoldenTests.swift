@@ -11,6 +11,7 @@ struct DiagnoseGoldenTests {
         ("android-pongbot.btsnoop", true),
         ("android-lock-pairing.btsnoop", true),
         ("android-yeelock.btsnoop", true),
+        ("android-lock-long-session.btsnoop", true),
         ("smartwatch-h4-phdr.pcapng", true),
         ("heart-rate-supervision-timeout.btsnoop", false),
         ("att-timeout.btsnoop", false),

@@ -50,7 +50,9 @@ struct TimelineCLITests {
         let r = try CLI.run(["diagnose", capture, "--fail-on", "error"])
         #expect(r.status == 1)   // connection 4 failed to be established (0x3E)
         #expect(r.stdout.contains("failed-to-establish"))
-        #expect(r.stdout.contains("CBError.connectionFailed"))
+        // An Android phone's log (its vendor commands say so): the Android app's view, not CoreBluetooth's.
+        #expect(r.stdout.contains("onConnectionStateChange status 62 GATT_CONN_FAIL_ESTABLISH"))
+        #expect(!r.stdout.contains("CBError.connectionFailed"))
         #expect(r.stdout.contains("local-terminated"))
         let json = try CLI.run(["diagnose", capture, "--json"])
         #expect(json.status == 0)
@@ -58,6 +60,9 @@ struct TimelineCLITests {
         let connections = parsed?.first?["connections"] as? [[String: Any]]
         #expect(connections?.count == 7)
         #expect(connections?.compactMap { $0["disconnect_reason"] as? Int }.sorted() == [0x16, 0x3E])
+        // JSON carries both views.
+        #expect(connections?.compactMap { $0["cb_error"] as? String }.contains("CBError.connectionFailed") == true)
+        #expect(connections?.compactMap { $0["android_status"] as? Int }.sorted() == [0, 62])
     }
 
     @Test func gattShowsTheDiscoveredDatabase() throws {

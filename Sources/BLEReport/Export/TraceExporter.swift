@@ -74,7 +74,9 @@ public enum TraceExporter {
             SELECT c.id, c.handle, c.peer_address, c.status, c.connected_ts_us, c.disconnected_ts_us, c.disconnect_reason,
                    (SELECT min(p.ts_us) FROM packet p WHERE p.connection_id = c.id),
                    (SELECT max(p.ts_us) FROM packet p WHERE p.connection_id = c.id),
-                   (SELECT e.cb_error FROM errors e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1)
+                   (SELECT e.cb_error FROM errors e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
+                   (SELECT e.android_status FROM errors e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
+                   (SELECT e.android_name FROM errors e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1)
             FROM connections c WHERE c.capture_id = ?1 ORDER BY c.id
             """, capture) {
             guard let id = row[0].int64 else { continue }
@@ -103,12 +105,16 @@ public enum TraceExporter {
                 args.append(("open_at_end", .bool(true)))
             }
             if let cb = row[9].string { args.append(("cb_error", .string(cb))) }
+            if let status = row[10].int {
+                args.append(("android_status", .int(Int64(status))))
+                if let name = row[11].string { args.append(("android_name", .string(name))) }
+            }
             out.append(slice("connection \(peer)", cat: "connection", ts: start, dur: max(start, end).saturatingSubtracting(start), pid: pid, tid: track, args: args))
         }
         out += try transactions(db, pid: pid, lifetimes: lifetimes, labels: labels, last: last)
         // Errors.
         for row in try db.rows("""
-            SELECT packet_id, ts_us, connection_id, layer, context, code, name, cb_error FROM errors
+            SELECT packet_id, ts_us, connection_id, layer, context, code, name, cb_error, android_status, android_name FROM errors
             WHERE capture_id = ?1 ORDER BY packet_id
             """, capture) {
             let connection = row[2].int64
@@ -117,6 +123,10 @@ public enum TraceExporter {
             var args: [(String, JSON)] = [("packet", JSON(row[0].int)), ("layer", JSON(row[3].string)), ("context", JSON(row[4].string)),
                                           ("code", .int(Int64(code)))]
             if let cb = row[7].string { args.append(("cb_error", .string(cb))) }
+            if let status = row[8].int {
+                args.append(("android_status", .int(Int64(status))))
+                if let name = row[9].string { args.append(("android_name", .string(name))) }
+            }
             out.append(instant("\(row[3].string ?? "") \(row[4].string ?? "") \(hex(code)) \(row[6].string ?? "")", cat: "error",
                                ts: row[1].int64 ?? first, pid: pid, tid: track, args: args))
         }

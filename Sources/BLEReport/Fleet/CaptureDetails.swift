@@ -32,6 +32,9 @@ public struct CaptureDetails: Sendable {
         /// Frame numbers, comma-separated as the timeline stores them.
         public var evidencePacketIDs: String
         public var cbError: String?
+        /// What an Android app's callback got (`findings.android_status`, `android_name`).
+        public var androidStatus: Int? = nil
+        public var androidName: String? = nil
     }
 
     public var transactions: [Transaction]
@@ -55,14 +58,15 @@ public struct CaptureDetails: Sendable {
                 latency: t.isNull(7) ? nil : t.int64(7), outcome: t.text(8) ?? "?", errorCode: t.optionalInt(9)))
         }
         let f = try db.prepare("""
-            SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error
+            SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error, android_status, android_name
             FROM finding WHERE capture_id = ?1 ORDER BY rowid
             """)
         try f.bind([.integer(captureID)])
         while try f.step() {
             out.findings.append(Finding(
                 connectionID: f.isNull(0) ? nil : f.int64(0), severity: f.text(1) ?? "", code: f.text(2) ?? "",
-                title: f.text(3) ?? "", detail: f.text(4) ?? "", evidencePacketIDs: f.text(5) ?? "", cbError: f.text(6)))
+                title: f.text(3) ?? "", detail: f.text(4) ?? "", evidencePacketIDs: f.text(5) ?? "", cbError: f.text(6),
+                androidStatus: f.optionalInt(7), androidName: f.text(8)))
         }
         return out
     }

@@ -1,3 +1,4 @@
+import BLECore
 import BLEAnalysis
 import BLECore
 
@@ -192,6 +193,8 @@ public struct ErrorEvent: Sendable {
     public var code: Int
     public var name: String
     public var cbError: String?
+    /// What an Android app's BluetoothGattCallback received (`errors.android_status`, `android_name`).
+    public var android: AndroidGattStatus? = nil
     /// HCI command opcode (`hciCommand`) or ATT request opcode (`att`, `attTimeout`).
     public var opcode: Int?
     public var opcodeName: String?

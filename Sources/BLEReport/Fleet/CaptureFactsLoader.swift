@@ -194,7 +194,8 @@ public enum CaptureFactsLoader {
             SELECT e.packet_id, e.ts_us, e.connection_id, e.layer, e.context, e.code, e.name, e.cb_error, e.opcode, e.handle,
                    (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id AND a.opcode = 1 LIMIT 1),
                    (SELECT p.direction FROM smp_event p WHERE p.connection_id = e.connection_id AND p.packet_id = e.packet_id AND p.code = 5 LIMIT 1),
-                   (SELECT m.name FROM command m WHERE m.capture_id = e.capture_id AND m.opcode = e.opcode LIMIT 1)
+                   (SELECT m.name FROM command m WHERE m.capture_id = e.capture_id AND m.opcode = e.opcode LIMIT 1),
+                   e.android_status, e.android_name
             FROM error e WHERE e.capture_id = ?1 ORDER BY e.packet_id, e.rowid
             """)
         try s.bind([.integer(captureID)])
@@ -208,6 +209,7 @@ public enum CaptureFactsLoader {
                                    code: s.int(5), name: s.text(6) ?? "", cbError: s.text(7), opcode: s.optionalInt(8),
                                    opcodeName: nil, handle: s.optionalInt(9), characteristic: nil, descriptor: nil,
                                    detail: nil)
+            event.android = s.optionalInt(13).map { AndroidGattStatus($0, s.text(14)) }
             switch (layer, context) {
             case ("hci", "disconnect"):
                 event.kind = .disconnect

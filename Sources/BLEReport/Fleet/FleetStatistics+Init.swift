@@ -32,8 +32,9 @@ extension ConnectionFact {
 
 extension ErrorEvent {
     public static func make(kind: Kind, timestamp: Int64, packetID: Int, connectionID: Int64?, code: Int, name: String, cbError: String?,
-                opcode: Int?, opcodeName: String?, handle: Int?, characteristic: String?, descriptor: String?, detail: String?) -> Self {
-        Self(kind: kind, timestamp: timestamp, packetID: packetID, connectionID: connectionID, code: code, name: name, cbError: cbError, opcode: opcode, opcodeName: opcodeName, handle: handle, characteristic: characteristic, descriptor: descriptor, detail: detail)
+                opcode: Int?, opcodeName: String?, handle: Int?, characteristic: String?, descriptor: String?, detail: String?,
+                android: AndroidGattStatus? = nil) -> Self {
+        Self(kind: kind, timestamp: timestamp, packetID: packetID, connectionID: connectionID, code: code, name: name, cbError: cbError, android: android, opcode: opcode, opcodeName: opcodeName, handle: handle, characteristic: characteristic, descriptor: descriptor, detail: detail)
     }
 }
 
@@ -44,8 +45,10 @@ extension EventKey {
 }
 
 extension CodeCount {
-    public static func make(key: EventKey, name: String, cbError: String?, cbErrors: [CBCount], count: Int, parts: [String: [Part]]) -> Self {
-        Self(key: key, name: name, cbError: cbError, cbErrors: cbErrors, count: count, parts: parts)
+    public static func make(key: EventKey, name: String, cbError: String?, cbErrors: [CBCount], count: Int, parts: [String: [Part]],
+                            androids: [AndroidCount] = []) -> Self {
+        Self(key: key, name: name, cbError: cbError, cbErrors: cbErrors, android: androids.first?.android,
+             androids: androids.count > 1 ? androids : [], count: count, parts: parts)
     }
 }
 

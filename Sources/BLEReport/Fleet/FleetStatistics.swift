@@ -17,6 +17,11 @@ public struct CodeCount: Sendable {
     /// Every CoreBluetooth outcome and its count, when the same code maps to more than one
     /// (0x16 after the app's own cancel gives no error, otherwise CBError.unknown).
     public var cbErrors: [CBCount]
+    /// What an Android app's callback got for it most often (nil when no Android status applies).
+    public var android: AndroidGattStatus? = nil
+    /// Every Android status and its count, when the same code gives more than one (0x16: 0
+    /// `GATT_SUCCESS` after the app's own disconnect, 22 after the stack's).
+    public var androids: [AndroidCount] = []
     public var count: Int
     /// Finer breakdowns by name: `command` (HCI opcode), `request` (ATT opcode), `characteristic`,
     /// `sender` (`peer` or `local`), `device`.
@@ -24,6 +29,11 @@ public struct CodeCount: Sendable {
 
     public struct CBCount: Sendable {
         public var cbError: String?
+        public var count: Int
+    }
+
+    public struct AndroidCount: Sendable {
+        public var android: AndroidGattStatus
         public var count: Int
     }
 

@@ -98,6 +98,7 @@ extension FleetStatistics {
             var name = ""
             var count = 0
             var cb: [String: Int] = [:]   // "" for none
+            var android: [AndroidGattStatus: Int] = [:]
             var parts: [String: [String: (label: String, count: Int)]] = [:]
             mutating func part(_ breakdown: String, _ id: String, _ label: String) {
                 parts[breakdown, default: [:]][id, default: (label, 0)].count += 1
@@ -114,6 +115,7 @@ extension FleetStatistics {
                 // A peripheral manager gets no disconnect callback: say so, never "none" as if it saw no error.
                 let peripheralEnd = e.kind == .disconnect && e.detail == ErrorEvent.localPeripheral
                 t.cb[e.cbError ?? (peripheralEnd ? PeripheralManagerView.reportLabel : ""), default: 0] += 1
+                if let a = e.android { t.android[a, default: 0] += 1 }
                 switch e.kind {
                 case .hciCommand:
                     let op = e.opcode.map { hex($0, width: 4) } ?? "?"
@@ -148,8 +150,10 @@ extension FleetStatistics {
             let parts = t.parts.mapValues { list in
                 list.map { CodeCount.Part(id: $0.key, label: $0.value.label, count: $0.value.count) }.sorted()
             }
+            let androids = CodeCount.androidCounts(t.android)
             out[key.kind, default: []].append(CodeCount(key: key, name: t.name, cbError: cb.first?.cbError,
-                                                         cbErrors: cb.count > 1 ? cb : [], count: t.count, parts: parts))
+                                                         cbErrors: cb.count > 1 ? cb : [], android: androids.first?.android,
+                                                         androids: androids.count > 1 ? androids : [], count: t.count, parts: parts))
         }
         return out.mapValues { $0.sorted { ($1.count, $0.key.code) < ($0.count, $1.key.code) } }
     }
@@ -195,5 +199,13 @@ extension FleetStatistics {
             rows.append(DurationStats.Row(reason: nil, label: "still open at the end of the capture (lower bound)", samples: summary(open)))
         }
         return DurationStats(complete: summary(complete), partial: partial, byReason: rows)
+    }
+}
+
+extension CodeCount {
+    /// Android statuses by count, most frequent first (ties by status).
+    public static func androidCounts(_ tally: [AndroidGattStatus: Int]) -> [AndroidCount] {
+        tally.map { AndroidCount(android: $0.key, count: $0.value) }
+            .sorted { ($1.count, $0.android.status) < ($0.count, $1.android.status) }
     }
 }

@@ -68,18 +68,20 @@ extension ReportTables {
                 let per100: Cell = g.connections > 0 ? .real(Double(n) * 100 / Double(g.connections), digits: 1) : .empty
                 rows.append(g.key.map { Cell.text($0) } + denominators(g) + [
                     .text(key.kind.rawValue), .code(key.code, digits: 2), .text(c?.name ?? ""),
-                    .text(c?.cbError ?? ""), .int(n), perHour, per100,
+                    .text(c?.cbError ?? ""), c.map(ReportTables.androidStatus) ?? .empty, .text(c?.android?.name ?? ""),
+                    .int(n), perHour, per100,
                 ])
             }
         }
         let period = d == .time ? " (one row per \(s.period) and code)" : ""
         return ReportTable(
             id: "events_by_\(file(d))", title: "Error codes by \(d.title)\(period)",
-            note: "Every counted code per group with rates: per hour of connection and per 100 established connections. Event: disconnect, connection-failed, connection-cancelled, hci-command, att, att-timeout (code = request opcode), smp.",
+            note: "Every counted code per group with rates: per hour of connection and per 100 established connections. Android status and name: what an Android app's callback got (the most frequent). Event: disconnect, connection-failed, connection-cancelled, hci-command, att, att-timeout (code = request opcode), smp.",
             // The code's name is `name` here, so a device's name is `device_name` (a CSV header
             // with `name` twice loses one of them in csv.DictReader and most CSV tools).
             columns: keyColumns(d).map { $0.csv == "name" ? C("Device name", "device_name") : $0 } + denominatorColumns + [
                 C("Event", "event"), C("Code", "code", .code), C("Name", "name"), C("CoreBluetooth", "cb_error"),
+            ] + ReportTables.androidColumns + [
                 C("Count", "count", .number), C("Per connection hour", "per_connection_hour", .number),
                 C("Per 100 connections", "per_100_connections", .number),
             ],

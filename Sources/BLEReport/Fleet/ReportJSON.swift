@@ -52,12 +52,20 @@ public enum ReportJSON {
 
     static func int(_ v: Int) -> JSON { .int(Int64(v)) }
 
-    /// `{code, name, count, cb_error}` (+ `cb_errors` when the code maps to several).
+    /// `{code, name, count, cb_error, android_status, android_name}` (+ `cb_errors`, `android_statuses`
+    /// when the code maps to several).
     static func code(_ c: CodeCount, extra: [(String, JSON)] = []) -> JSON {
         var fields: [(String, JSON)] = [("code", int(c.key.code)), ("name", .string(c.name)), ("count", int(c.count)),
                                          ("cb_error", JSON(c.cbError))]
         if !c.cbErrors.isEmpty {
             fields.append(("cb_errors", .array(c.cbErrors.map { .object([("cb_error", JSON($0.cbError)), ("count", int($0.count))]) })))
+        }
+        fields.append(("android_status", JSON(c.android?.status)))
+        fields.append(("android_name", JSON(c.android?.name)))
+        if !c.androids.isEmpty {
+            fields.append(("android_statuses", .array(c.androids.map {
+                .object([("android_status", int($0.android.status)), ("android_name", JSON($0.android.name)), ("count", int($0.count))])
+            })))
         }
         return .object(fields + extra)
     }

@@ -3,11 +3,14 @@ import BLECore
 /// The short text the `report` command prints, and the headline lines the Markdown and HTML
 /// reports open with.
 public enum ReportSummary {
-    /// `0x13 Remote User Terminated Connection ×2 (CBError.peripheralDisconnected)`.
+    /// `0x13 Remote User Terminated Connection ×2 (CBError.peripheralDisconnected; Android 19 GATT_CONN_TERMINATE_PEER_USER)`.
     public static func codeLine(_ c: CodeCount) -> String {
-        let cb = c.cbErrors.isEmpty ? (c.cbError.map { " (\($0))" } ?? "")
-            : " (" + c.cbErrors.map { "\($0.cbError ?? "no error") ×\($0.count)" }.joined(separator: ", ") + ")"
-        return "\(hex(c.key.code)) \(c.name) ×\(c.count)\(cb)"
+        let cb = c.cbErrors.isEmpty ? c.cbError
+            : c.cbErrors.map { "\($0.cbError ?? "no error") ×\($0.count)" }.joined(separator: ", ")
+        let android = c.androids.isEmpty ? c.android.map { "Android \($0)" }
+            : "Android " + c.androids.map { "\($0.android) ×\($0.count)" }.joined(separator: ", ")
+        let views = [cb, android].compactMap { $0 }
+        return "\(hex(c.key.code)) \(c.name) ×\(c.count)" + (views.isEmpty ? "" : " (" + views.joined(separator: "; ") + ")")
     }
 
     /// Headline figures, one per line, without the file list.

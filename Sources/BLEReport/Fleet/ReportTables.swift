@@ -25,6 +25,15 @@ public enum ReportTables {
         return .text(c.cbErrors.map { "\($0.cbError ?? "none") ×\($0.count)" }.joined(separator: ", "))
     }
 
+    /// The Android status an app's callback got for the code (the most frequent, with each
+    /// status's count in the name cell when there are several).
+    static func androidStatus(_ c: CodeCount) -> Cell { c.android.map { .int($0.status) } ?? .empty }
+    static func androidName(_ c: CodeCount) -> Cell {
+        guard !c.androids.isEmpty else { return c.android?.name.map { .text($0) } ?? .empty }
+        return .text(c.androids.map { "\($0.android) ×\($0.count)" }.joined(separator: ", "))
+    }
+    static let androidColumns = [C("Android status", "android_status", .number), C("Android name", "android_name")]
+
     static func share(_ n: Int, of total: Int) -> Cell {
         total > 0 ? .real(Double(n) * 100 / Double(total), digits: 1) : .empty
     }
@@ -46,26 +55,31 @@ public enum ReportTables {
         return ReportTable(
             id: "disconnect_reasons", title: "HCI disconnect reasons",
             note: "Disconnection Complete reasons on LE links (Core Vol 1 Part F). CoreBluetooth: what didDisconnectPeripheral / didFailToConnect would report (0x16 after the app's own cancel: no error); on links where the local device was the peripheral, a CBPeripheralManager app gets no disconnect callback, only didUnsubscribeFrom for each subscribed characteristic.",
-            columns: [C("Code", "code", .code), C("Reason", "name"), C("CoreBluetooth", "cb_error"),
-                      C("Count", "count", .number), C("Share %", "share_percent", .number)],
-            rows: list.map { [.code($0.key.code, digits: 2), .text($0.name), cb($0), .int($0.count), share($0.count, of: total)] })
+            columns: [C("Code", "code", .code), C("Reason", "name"), C("CoreBluetooth", "cb_error")] + androidColumns +
+                [C("Count", "count", .number), C("Share %", "share_percent", .number)],
+            rows: list.map { [.code($0.key.code, digits: 2), .text($0.name), cb($0), androidStatus($0), androidName($0), .int($0.count),
+                              share($0.count, of: total)] })
     }
 
     static func connectionFailures(_ s: FleetStatistics) -> ReportTable {
         var rows: [[Cell]] = []
         if let c = s.count(.disconnect, 0x3E) {
-            rows.append([.text("failed to be established (disconnect 0x3E)"), .code(0x3E, digits: 2), .text(c.name), cb(c), .int(c.count)])
+            rows.append([.text("failed to be established (disconnect 0x3E)"), .code(0x3E, digits: 2), .text(c.name), cb(c),
+                         androidStatus(c), androidName(c), .int(c.count)])
         }
         for c in s.counts[.connectionFailed] ?? [] {
-            rows.append([.text("LE Connection Complete with an error status"), .code(c.key.code, digits: 2), .text(c.name), cb(c), .int(c.count)])
+            rows.append([.text("LE Connection Complete with an error status"), .code(c.key.code, digits: 2), .text(c.name), cb(c),
+                         androidStatus(c), androidName(c), .int(c.count)])
         }
         for c in s.counts[.connectionCancelled] ?? [] {
-            rows.append([.text("cancelled by the host (LE Create Connection Cancel)"), .code(c.key.code, digits: 2), .text(c.name), cb(c), .int(c.count)])
+            rows.append([.text("cancelled by the host (LE Create Connection Cancel)"), .code(c.key.code, digits: 2), .text(c.name), cb(c),
+                         androidStatus(c), androidName(c), .int(c.count)])
         }
         return ReportTable(
             id: "connection_failures", title: "Connection establishment failures and cancellations",
             note: "Attempts the controller reported as established but that ended with 0x3E before the first exchange, attempts LE Connection Complete reported with an error status, and attempts the host cancelled.",
-            columns: [C("Outcome", "outcome"), C("Code", "code", .code), C("Name", "name"), C("CoreBluetooth", "cb_error"), C("Count", "count", .number)],
+            columns: [C("Outcome", "outcome"), C("Code", "code", .code), C("Name", "name"), C("CoreBluetooth", "cb_error")] + androidColumns +
+                [C("Count", "count", .number)],
             rows: rows)
     }
 
@@ -88,11 +102,12 @@ public enum ReportTables {
         return ReportTable(
             id: "att_errors", title: "ATT error codes",
             note: "ATT Error Responses (Core Vol 3 Part F 3.4.1.1) and the CBATTError an app sees. From peer: sent by the remote GATT server.",
-            columns: [C("Code", "code", .code), C("Name", "name"), C("CoreBluetooth", "cb_error"), C("Count", "count", .number),
-                      C("From peer", "from_peer", .number), C("Share %", "share_percent", .number)],
+            columns: [C("Code", "code", .code), C("Name", "name"), C("CoreBluetooth", "cb_error")] + androidColumns +
+                [C("Count", "count", .number), C("From peer", "from_peer", .number), C("Share %", "share_percent", .number)],
             rows: (s.counts[.att] ?? []).map { c in
                 let peer = c.parts["sender"]?.first { $0.id == "peer" }?.count ?? 0
-                return [.code(c.key.code, digits: 2), .text(c.name), cb(c), .int(c.count), .int(peer), share(c.count, of: total)]
+                return [.code(c.key.code, digits: 2), .text(c.name), cb(c), androidStatus(c), androidName(c), .int(c.count), .int(peer),
+                        share(c.count, of: total)]
             })
     }
 

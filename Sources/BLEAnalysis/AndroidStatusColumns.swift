@@ -1,0 +1,82 @@
+import BLECore
+import BLETimeline
+
+/// Fills the `android_status` and `android_name` columns of a capture's `error` and `finding`
+/// rows by `AndroidStatusRule`, at analysis time: errors are few, and the rule needs what only the
+/// analysis knows (an ATT transaction that timed out, the connect that preceded a failure).
+extension Analyzer {
+    @discardableResult
+    static func applyAndroidRule(_ captureID: Int64, db: SQLiteDatabase) throws -> AndroidStatusByPacket {
+        let androidVersion = try CapturePlatform.androidVersion(captureID: captureID, db: db)
+        let rows = try db.rows("""
+            SELECT e.rowid, e.layer, e.context, e.code, e.opcode, c.transport, c.role, c.local_disconnect_requested,
+                   -- Each lookup only for the rows whose rule needs it (CASE evaluates one branch).
+                   CASE WHEN e.context = 'disconnect' THEN
+                       EXISTS (SELECT 1 FROM att_transaction t WHERE t.connection_id = e.connection_id AND t.outcome = 'timeout'
+                               AND t.request_ts_us + 30000000 <= e.ts_us) END,
+                   CASE WHEN e.context = 'connection' AND e.code = 2 THEN
+                       (SELECT m.ts_us FROM command m WHERE m.capture_id = e.capture_id AND m.opcode IN (0x200D, 0x2043, 0x2085)
+                               AND m.packet_id < e.packet_id ORDER BY m.packet_id DESC LIMIT 1) END,
+                   CASE WHEN e.context = 'connection' AND e.code = 2 THEN
+                       (SELECT m.packet_id FROM command m WHERE m.capture_id = e.capture_id AND m.opcode IN (0x200D, 0x2043, 0x2085)
+                               AND m.packet_id < e.packet_id ORDER BY m.packet_id DESC LIMIT 1) END,
+                   CASE WHEN e.layer = 'att' THEN
+                       (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id
+                               AND a.opcode = 1 LIMIT 1) END,
+                   e.packet_id, e.ts_us, e.connection_id
+            FROM error e LEFT JOIN connection c ON c.id = e.connection_id
+            WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection'))
+                                          OR (e.layer = 'att' AND e.context = 'error-response'))
+            """, [.integer(captureID)])
+        let cancels = try db.rows("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
+                                  [.integer(captureID)]).compactMap { $0[0].int64 }
+        try db.run("UPDATE error SET android_status = NULL, android_name = NULL WHERE capture_id = ?1", [.integer(captureID)])
+        let update = try db.prepare("UPDATE error SET android_status = ?1, android_name = ?2 WHERE rowid = ?3")
+        var byPacket = AndroidStatusByPacket()
+        for r in rows {
+            guard let rowID = r[0].int64, r[5].string != nil || r[1].string == "att" else { continue }
+            let code = r[3].int ?? 0
+            let isLE = (r[5].string ?? "le") == "le"
+            let role = r[6].string
+            let status: AndroidGattStatus?
+            switch (r[1].string, r[2].string) {
+            case ("hci", "disconnect"):
+                status = AndroidStatusRule.disconnect(
+                    reason: HCIStatusCode(UInt8(truncatingIfNeeded: code)), isLE: isLE, localRole: role,
+                    localDisconnectRequested: (r[7].int ?? 0) != 0, attTimeoutBefore: (r[8].int ?? 0) != 0)
+            case ("hci", "connection"):
+                let frame = r[12].int64 ?? 0
+                let createFrame = r[10].int64
+                let cancelled = code == 0x02 && cancels.contains { $0 < frame && $0 > (createFrame ?? 0) }
+                status = AndroidStatusRule.connectionFailure(
+                    status: HCIStatusCode(UInt8(truncatingIfNeeded: code)), cancelled: cancelled,
+                    waitedUs: r[9].int64.map { (r[13].int64 ?? 0).saturatingSubtracting($0) }, isLE: isLE,
+                    localRole: role, androidVersion: androidVersion)
+            default:
+                status = AndroidStatusRule.attError(ATTErrorCode(UInt8(truncatingIfNeeded: code)), requestOpcode: r[4].int,
+                                                    receivedByPhone: r[11].string == "rx")
+            }
+            guard let status else { continue }
+            update.bindInt(status.status, at: 1)
+            update.bindText(status.name, at: 2)
+            update.bindInt(rowID, at: 3)
+            try update.run()
+            byPacket.rows[r[12].int ?? 0, default: []].append((r[14].int64, status))
+        }
+        return byPacket
+    }
+
+    /// The Android status of each error row, by packet: what a finding without its own takes.
+    struct AndroidStatusByPacket {
+        var rows: [Int: [(connection: Int64?, status: AndroidGattStatus)]] = [:]
+
+        /// The status of the last error among `f`'s evidence packets (on its connection, for a
+        /// connection's finding): the callback the app got for what the finding is about.
+        func status(for f: Finding) -> AndroidGattStatus? {
+            for frame in f.evidence.reversed() {
+                if let hit = rows[frame]?.last(where: { f.connectionID == nil || $0.connection == f.connectionID }) { return hit.status }
+            }
+            return nil
+        }
+    }
+}

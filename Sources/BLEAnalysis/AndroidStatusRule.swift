@@ -1,0 +1,71 @@
+import BLECore
+
+/// The status an Android app's `BluetoothGattCallback` received for an error row, decided from
+/// what the timeline knows (Docs/android.md "What an Android app receives").
+///
+/// From AOSP's Bluetooth stack (packages/modules/Bluetooth, formerly system/bt):
+/// - a link that ends: `onConnectionStateChange(gatt, reason, STATE_DISCONNECTED)` with the HCI
+///   reason itself (system/bta/gatt/bta_gattc_act.cc `bta_gattc_close`,
+///   `cb_data.close.status = p_data->int_conn.reason`), or `GATT_SUCCESS` after the app's own
+///   `BluetoothGatt.disconnect()` (the same function, `BTA_GATTC_API_CLOSE_EVT`);
+/// - an attempt that fails: `GATT_ERROR` 133 (`bta_gattc_open_fail`, "Cannot establish
+///   Connection … Return GATT_ERROR"); the 30 s direct-connect timeout
+///   (system/stack/gatt/connection_manager.cc `DIRECT_CONNECT_TIMEOUT`) gives 133 up to
+///   Android 14 and `GATT_CONNECTION_TIMEOUT` 147 from Android 15 (tentative, `AndroidGattStatus.connectionTimeout`);
+/// - an ATT Error Response: the read, write or descriptor callback gets the peer's code.
+///
+/// Only a `BluetoothGatt` client hears these: links where the phone was the peripheral (a
+/// `BluetoothGattServer` app) and BR/EDR links get none (nil).
+public enum AndroidStatusRule {
+    /// ATT discovery requests (Core v5.4 Vol 3 Part G 4.4-4.7): their Attribute Not Found ends
+    /// the procedure, and the app's `onServicesDiscovered` gets `GATT_SUCCESS`, not an error.
+    static let discoveryOpcodes: Set<Int> = [0x04, 0x06, 0x08, 0x10]
+
+    /// Whether a `BluetoothGatt` client app hears about the link (LE, the phone not the peripheral).
+    static func clientHears(isLE: Bool, localRole: String?) -> Bool { isLE && localRole != "peripheral" }
+
+    /// `onConnectionStateChange` after a Disconnection Complete (Core v5.4 Vol 4 Part E 7.7.5).
+    ///
+    /// A local 0x16 after an ATT transaction timed out is the stack's own disconnect
+    /// (system/stack/gatt/gatt_utils.cc `gatt_rsp_timeout` -> `gatt_disconnect`): 22
+    /// `GATT_CONN_TERMINATE_LOCAL_HOST`, not the app's `GATT_SUCCESS`.
+    public static func disconnect(reason: HCIStatusCode, isLE: Bool, localRole: String?,
+                                  localDisconnectRequested: Bool, attTimeoutBefore: Bool) -> AndroidGattStatus? {
+        guard clientHears(isLE: isLE, localRole: localRole) else { return nil }
+        if attTimeoutBefore && reason.rawValue == 0x16 { return .connTerminateLocalHost }
+        if localDisconnectRequested { return .success }
+        return .disconnect(reason: reason)
+    }
+
+    /// The status of the direct-connect timeout for an Android version (nil: not known, the
+    /// versions most phones in the field run, 133).
+    public static func directConnectTimeout(androidVersion: Int?) -> AndroidGattStatus {
+        (androidVersion ?? 0) >= 15 ? .connectionTimeout : .error
+    }
+
+    /// Android's direct connect (`connectGatt` with autoConnect false) gives up after 30 s
+    /// (connection_manager.cc `DIRECT_CONNECT_TIMEOUT (30 * 1000)`); the window allows for timer slack.
+    public static let directConnectTimeoutUs: ClosedRange<Int64> = 29_500_000...31_000_000
+
+    /// `onConnectionStateChange` after an LE Connection Complete with a failure status (7.7.65.1).
+    /// An attempt the host cancelled 30 s after it began is the direct-connect timeout; other
+    /// cancels are the app's or the stack's accept-list changes, which no callback reports.
+    public static func connectionFailure(status: HCIStatusCode, cancelled: Bool, waitedUs: Int64?, isLE: Bool,
+                                         localRole: String?, androidVersion: Int?) -> AndroidGattStatus? {
+        guard clientHears(isLE: isLE, localRole: localRole) else { return nil }
+        if cancelled {
+            guard let waitedUs, directConnectTimeoutUs.contains(waitedUs) else { return nil }
+            return directConnectTimeout(androidVersion: androidVersion)
+        }
+        return .error
+    }
+
+    /// The read, write or descriptor callback's status for an ATT Error Response the phone
+    /// received (Core v5.4 Vol 3 Part F 3.4.1.1); nil for one it sent (its GATT server's) and for
+    /// the Attribute Not Found that ends a discovery.
+    public static func attError(_ code: ATTErrorCode, requestOpcode: Int?, receivedByPhone: Bool) -> AndroidGattStatus? {
+        guard receivedByPhone else { return nil }
+        if code == .attributeNotFound, let op = requestOpcode, discoveryOpcodes.contains(op) { return nil }
+        return .att(code)
+    }
+}
