@@ -52,84 +52,104 @@ public struct DeviceGATT: Sendable {
         return out
     }
 
-    /// Which server's database each connection adds to: the peer's own (`local` 0, keyed by its
-    /// address) wherever the local device was central (the peer is expected to be a server) or
-    /// read one; the local device's (`local` 1, one per capture) wherever a peer used it, and on
-    /// every link where the local device was the peripheral (a remote central came for it).
-    /// Which side a link's GATT tables hold is decided per ATT direction (`GATTServerSide`).
-    /// BR/EDR links count when they carried ATT (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
-    static let membership = """
-        WITH link AS (
-            SELECT c.id, c.peer_address, c.peer_address_type, c.role, c.capture_id, k.file_name, k.link_type,
-                   c.role IS NOT 'peripheral' OR \(holds("remote")) AS as_remote,
-                   c.role IS 'peripheral' OR \(holds("local")) AS as_local
-            FROM connection c LEFT JOIN capture k ON k.id = c.capture_id
-            WHERE c.status = 0 AND (c.transport = 'le' OR EXISTS (SELECT 1 FROM att_pdu a WHERE a.connection_id = c.id))
-        ), member AS (
-            SELECT 0 AS local, coalesce(peer_address, 'connection ' || id) AS server, \(columns) FROM link WHERE as_remote
-            UNION ALL
-            SELECT 1 AS local, 'local GATT server ' || coalesce(capture_id, 0) AS server, \(columns) FROM link WHERE as_local
-        )
+    /// The links that count, as `c` (`k` its capture): established, LE or carrying ATT (GATT over
+    /// BR/EDR, Core v5.4 Vol 3 Part G 2.1).
+    static func link(_ c: String) -> String {
+        "\(c).status = 0 AND (\(c).transport = 'le' OR EXISTS (SELECT 1 FROM att_pdu a WHERE a.connection_id = \(c).id))"
+    }
+
+    /// Whether link `c` adds to `side`'s database: the peer's own (`remote`) wherever the local
+    /// device was central (the peer is expected to be a server) or read one; the local device's
+    /// wherever a peer used it, and on every link where the local device was the peripheral (a
+    /// remote central came for it). Which side a link's GATT tables hold is decided per ATT
+    /// direction (`GATTServerSide`).
+    static func serves(_ side: GATTServerSide, _ c: String) -> String {
+        let holds = ["gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value"]
+            .map { "EXISTS (SELECT 1 FROM \($0) g WHERE g.connection_id = \(c).id AND g.server = '\(side.rawValue)')" }
+            .joined(separator: " OR ")
+        return "(\(c).role IS \(side == .remote ? "NOT " : "")'peripheral' OR \(holds))"
+    }
+
+    static let columns = """
+        SELECT c.id, c.peer_address, c.peer_address_type, c.role, k.file_name, k.link_type
+        FROM connection c LEFT JOIN capture k ON k.id = c.capture_id
         """
 
-    static let columns = "id, peer_address, peer_address_type, role, capture_id, file_name, link_type"
-
-    /// Whether connection `c.id` has GATT rows of `side`'s server in any table.
-    static func holds(_ side: String) -> String {
-        ["gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value"]
-            .map { "EXISTS (SELECT 1 FROM \($0) g WHERE g.connection_id = c.id AND g.server = '\(side)')" }
-            .joined(separator: " OR ")
+    /// The captures whose local device's database some link adds to, in the order of their first such link.
+    static func localServers(_ db: SQLiteDatabase) throws -> [Int64] {
+        var first: [(capture: Int64, connection: Int64)] = []
+        for r in try db.rows("SELECT id FROM capture ORDER BY id") {
+            guard let capture = r[0].int64, let id = try db.scalarInt("""
+                SELECT min(c.id) FROM connection c WHERE c.capture_id = ?1 AND \(link("c")) AND \(serves(.local, "c"))
+                """, [.integer(capture)]) else { continue }
+            first.append((capture, id))
+        }
+        return first.sorted { $0.connection < $1.connection }.map(\.capture)
     }
 
     /// How many local GATT servers `forEach` gives (several captures' local devices are named apart).
     public static func localServerCount(_ store: TimelineStore) throws -> Int {
         try Analyzer.analyze(store)
-        return Int(try store.database.scalarInt(membership + "SELECT count(DISTINCT server) FROM member WHERE local") ?? 0)
+        return try localServers(store.database).count
     }
 
     /// Hands `body` every server's database in turn, analysing first when needed: the peers'
     /// own (under their addresses) in the order their first connection came, then the local
     /// devices', when a peer used them. A peer the local device was central to is listed even
-    /// when nothing was discovered. Later connections win where they disagree. Only one server's
-    /// database is held at a time, whatever the number of links (issue 17): SQL orders the
-    /// connections by server.
+    /// when nothing was discovered. Later connections win where they disagree.
+    ///
+    /// Only one server's database is held at a time, whatever the number of links (issue 17):
+    /// the links are walked in id order, and at the first link of each peer address the
+    /// address's links are read through the index on `peer_address`; no SQL sort holds them all.
     public static func forEach(_ store: TimelineStore, _ body: (DeviceGATT) throws -> Void) throws {
         try Analyzer.analyze(store)
         let db = store.database
-        let s = try db.prepare(membership + """
-            SELECT local, server, id, peer_address, peer_address_type, role, file_name, link_type,
-                   min(id) OVER (PARTITION BY local, server) AS first
-            FROM member ORDER BY local, first, id
+        let firsts = try db.prepare(columns + """
+             WHERE \(link("c")) AND \(serves(.remote, "c")) AND (c.peer_address IS NULL OR NOT EXISTS (
+                SELECT 1 FROM connection e WHERE e.peer_address = c.peer_address AND e.id < c.id AND \(link("e")) AND \(serves(.remote, "e"))))
+             ORDER BY c.id
             """)
-        var current: (local: Bool, server: String, device: DeviceGATT, clients: Set<Client>)?
-        func finish() throws {
-            guard let c = current else { return }
-            try body(try complete(c.device, db: db))
-            current = nil
-        }
-        while try s.step() {
-            let local = s.int(0) != 0, server = s.text(1) ?? "", id = s.int64(2)
-            if current.map({ $0.local != local || $0.server != server }) ?? true {
-                try finish()
-                var d = DeviceGATT(address: local ? nil : s.text(3), addressType: local ? nil : s.text(4),
-                                   connectionIDs: [], database: GATTDatabase(), undiscoveredHandles: [])
-                if local {
-                    d.isLocalServer = true
-                    d.captureFileName = s.text(6)
-                    d.isAirCapture = s.isNull(7) ? false : PcapLinkType(rawValue: UInt32(truncatingIfNeeded: s.int(7))).isAirCapture
+        let sameAddress = try db.prepare(columns + " WHERE c.peer_address = ?1 AND \(link("c")) AND \(serves(.remote, "c")) ORDER BY c.id")
+        while try firsts.step() {
+            var d = DeviceGATT(address: firsts.text(1), addressType: firsts.text(2),
+                               connectionIDs: [], database: GATTDatabase(), undiscoveredHandles: [])
+            if let address = firsts.text(1) {
+                try sameAddress.bind([.text(address)])
+                while try sameAddress.step() {
+                    d.connectionIDs.append(sameAddress.int64(0))
+                    try merge(connection: sameAddress.int64(0), server: .remote, into: &d.database, db: db)
                 }
-                current = (local, server, d, [])
+                sameAddress.reset()
+            } else {
+                // A peer of unknown address is its link's alone.
+                d.connectionIDs.append(firsts.int64(0))
+                try merge(connection: firsts.int64(0), server: .remote, into: &d.database, db: db)
             }
-            if local {
-                let role = s.text(5)
-                let peerRole = role == "peripheral" ? "central" : role == "central" ? "peripheral" : "unknown"
-                let client = Client(address: s.text(3) ?? "connection \(id)", role: peerRole)
-                if current!.clients.insert(client).inserted { current!.device.clients.append(client) }
-            }
-            current!.device.connectionIDs.append(id)
-            try merge(connection: id, server: local ? .local : .remote, into: &current!.device.database, db: db)
+            try body(try complete(d, db: db))
         }
-        try finish()
+        // The local servers last, after the devices (their connections are the peers' too).
+        let members = try db.prepare(columns + " WHERE c.capture_id = ?1 AND \(link("c")) AND \(serves(.local, "c")) ORDER BY c.id")
+        for capture in try localServers(db) {
+            var d = DeviceGATT(address: nil, addressType: nil, connectionIDs: [], database: GATTDatabase(), undiscoveredHandles: [])
+            d.isLocalServer = true
+            var clients = Set<Client>()
+            try members.bind([.integer(capture)])
+            while try members.step() {
+                let id = members.int64(0)
+                if d.connectionIDs.isEmpty {
+                    d.captureFileName = members.text(4)
+                    d.isAirCapture = members.isNull(5) ? false : PcapLinkType(rawValue: UInt32(truncatingIfNeeded: members.int(5))).isAirCapture
+                }
+                let role = members.text(3)
+                let peerRole = role == "peripheral" ? "central" : role == "central" ? "peripheral" : "unknown"
+                let client = Client(address: members.text(1) ?? "connection \(id)", role: peerRole)
+                if clients.insert(client).inserted { d.clients.append(client) }
+                d.connectionIDs.append(id)
+                try merge(connection: id, server: .local, into: &d.database, db: db)
+            }
+            members.reset()
+            try body(try complete(d, db: db))
+        }
     }
 
     /// A server's database once all its connections are merged: the handles used but never

@@ -92,6 +92,9 @@ struct CommandsOnHostileInputTests {
             let beside = (FileManager.default.enumerator(atPath: work.path)?.allObjects as? [String] ?? [])
                 .filter { !$0.hasPrefix("tmp/") && ($0.contains(".tmp-") || $0.hasSuffix("-journal") || $0.hasSuffix("-wal") || $0.hasSuffix("-shm")) }
             #expect(beside.isEmpty, "\(what) left \(beside)")
+            // What one command left is not blamed on the next.
+            for name in CLIProcesses.names(tmp.path) { try? FileManager.default.removeItem(at: tmp.appendingPathComponent(name)) }
+            for path in beside { try? FileManager.default.removeItem(at: work.appendingPathComponent(path)) }
         }
     }
 }

@@ -5,8 +5,8 @@ import Testing
 /// (issue 17): their peak memory does not grow with the number of links. Measured as the
 /// kernel's peak RSS of the process (`/usr/bin/time -f %M`) on two many-links files
 /// (`blegen.adversarial --links`, one ATT Write Command per link, inferred connections).
-/// Before the streaming they held ~4 KiB (diagnose) and ~1.7 KiB (gatt) per link: 6,656 more
-/// links cost them ~27 MB and ~11 MB.
+/// Before the streaming they held ~4 KiB (diagnose) and ~1.7 KiB (gatt) per link: 5,632 more
+/// links cost them ~23 MB and ~9 MB.
 @Suite("memory against the number of links", .serialized)
 struct LinkMemoryCLITests {
     static let directory = CLI.temporaryDirectory()
@@ -37,12 +37,12 @@ struct LinkMemoryCLITests {
         let small = try Self.small, large = try Self.large
         let few = try Self.peakKiB([command[0], small] + command.dropFirst())
         let many = try Self.peakKiB([command[0], large] + command.dropFirst())
-        // 6,656 more links (7,680 against 1,024): within 6 MB, where holding them cost 11-27 MB.
-        #expect(many - few < 6 * 1024, "\(command.joined(separator: " ")): \(few) KiB at 1,024 links, \(many) KiB at 7,680")
+        // 5,632 more links (6,144 against 512): within 4 MB, where holding them cost 9-23 MB.
+        #expect(many - few < 4 * 1024, "\(command.joined(separator: " ")): \(few) KiB at 512 links, \(many) KiB at 6,144")
     }
 
-    static let smallTimeline = Result { try timeline(controllers: 2, handles: 512) }
-    static let largeTimeline = Result { try timeline(controllers: 2, handles: 3840) }
+    static let smallTimeline = Result { try timeline(controllers: 2, handles: 256) }
+    static let largeTimeline = Result { try timeline(controllers: 2, handles: 3072) }
     static var small: String { get throws { try smallTimeline.get() } }
     static var large: String { get throws { try largeTimeline.get() } }
 }
