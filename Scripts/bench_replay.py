@@ -93,7 +93,7 @@ MEMORY_LIMIT = 100_000_000
 def memory_figures(binary: Path, out: Path) -> None:
     """Peak RSS and time of `replay DB` on the many-links and 64 KiB-value shapes (issue 17)."""
     shapes = [(f"links-{16 * h}", ["--links", "16", str(h)], ".btsnoop", f"{16 * h:,} links") for h in (480, 960, 1920, 3840)]
-    shapes += [(f"huge-{n}", ["--huge", str(n)], ".pklg", f"{n:,} x 64 KiB values") for n in (750, 1500, 3000)]
+    shapes += [(f"huge-{n}", ["--huge-att", str(n)], ".pklg", f"{n:,} x 64 KiB values") for n in (750, 1500, 3000)]
     print("replay memory (issue 17), replay of the imported timeline:")
     for name, gen, suffix, label in shapes:
         capture = out / (name + suffix)

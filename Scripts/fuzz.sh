@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# `make fuzz`: builds the libFuzzer targets in Fuzz/ and runs each for FUZZ_SECONDS (default 60),
-# seeded with the project's sample captures and the adversarial corpus (Scripts/blegen/adversarial.py,
-# issue 17). Crashes are written to Fuzz/artifacts/. Then the whole adversarial corpus at full size
-# (64 KiB records, 61,440 links, never-completing reassemblies, extreme timestamps) goes through
-# every command of the release build: a crash or an exit code other than 0/1 fails the run, and
-# each file's peak memory (must stay under FUZZ_RSS_LIMIT_MB, default 100) and time are printed.
+# `make fuzz`, in two stages (issue 17).
+#
+# 1. Builds the libFuzzer targets in Fuzz/ and runs each for FUZZ_SECONDS (default 60), seeded
+#    with the sample captures and the adversarial corpus (Scripts/blegen/adversarial.py).
+#    Crashes are written to Fuzz/artifacts/. FUZZ_STAGES=2 skips this stage.
+# 2. Every input through every command line of Fuzz/commands.txt on the release build
+#    (Scripts/fuzz_commands.py): the full-size adversarial corpus (64 KiB records, 61,440 links,
+#    never-completing reassemblies, extreme timestamps), each run's peak RSS held under
+#    FUZZ_RSS_LIMIT_MB (default 100); then the fuzzers' findings (Fuzz/artifacts/), up to
+#    FUZZ_CORPUS_INPUTS (default 300) of the reader fuzzer's corpus and the sample captures.
+#    A crash, a trap or backtrace, an exit code outside 0/1/65, a hang or a leftover temporary
+#    file fails the run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ "${FUZZ_STAGES:-1,2}" != 2 ]; then
 cd "$root/Fuzz"
 seconds="${FUZZ_SECONDS:-60}"
 swift build -c debug -Xswiftc -sanitize=fuzzer,address
@@ -21,30 +28,29 @@ for target in FuzzCaptureReaders FuzzPacketDecoder FuzzAnalysis; do
   ".build/debug/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix=artifacts/ "$corpus"
 done
+fi
 
-echo "== adversarial corpus, full size, through every command"
+echo "== stage 2: every input through every command (Fuzz/commands.txt)"
 cd "$root"
 swift build -c release --product blereplay
 bin="$root/.build/release/blereplay"
-limit_kb=$(( ${FUZZ_RSS_LIMIT_MB:-100} * 1024 ))
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-(cd Scripts && python3 -m blegen.adversarial "$work/corpus" --full) > "$work/listing"
+(cd Scripts && python3 -m blegen.adversarial "$work/adversarial" --full) > /dev/null
+mkdir -p "$work/found"
+cp Fuzz/artifacts/* "$work/found/" 2>/dev/null || true
+# A deterministic spread of the reader fuzzer's corpus (every k-th file by name).
+if [ -d Fuzz/corpus/readers ]; then
+  python3 - "$work/found" "${FUZZ_CORPUS_INPUTS:-300}" <<'PY'
+import shutil, sys
+from pathlib import Path
+files = sorted(p for p in Path("Fuzz/corpus/readers").iterdir() if p.is_file())
+step = max(1, len(files) // max(1, int(sys.argv[2])))
+for p in files[::step][: int(sys.argv[2])]:
+    shutil.copy(p, Path(sys.argv[1]) / ("corpus-" + p.name))
+PY
+fi
 failed=0
-while read -r file fields; do
-  db="$work/t.db"; rm -f "$db"; rm -rf "$work/out"
-  for command in "import $file --db $db" "timeline $db" "diagnose $db" "gatt $db" "replay $db" \
-                 "report $db -o $work/out" "export $db --format btsnoop -o $work/x.btsnoop"; do
-    set +e
-    /usr/bin/time -f "%e %M" -o "$work/time" "$bin" $command > /dev/null 2> "$work/stderr"
-    status=$?
-    set -e
-    read -r secs kb < <(tail -1 "$work/time")
-    name="$(basename "$file") ${command%% *}"
-    printf '%-40s exit %3d  %8.2f s  %7d KB  (%s)\n' "$name" "$status" "$secs" "$kb" "$fields"
-    if [ "$status" -gt 1 ] || [ "$kb" -gt "$limit_kb" ]; then
-      echo "   FAILED: $(tail -3 "$work/stderr")"; failed=1
-    fi
-  done
-done < "$work/listing"
+python3 Scripts/fuzz_commands.py --bin "$bin" --rss-limit-mb "${FUZZ_RSS_LIMIT_MB:-100}" --verbose "$work/adversarial" || failed=1
+python3 Scripts/fuzz_commands.py --bin "$bin" "$work/found" Captures || failed=1
 exit "$failed"

@@ -32,6 +32,10 @@ each shape is written at a small scale (the `make test` sample, a few seconds in
   mix.btsnoop              datalink 2001: many links with NOCP, never-completing reassemblies,
                            64 KiB PDUs and extreme timestamps in one file
 
+`--links C H OUT` writes one many-links file of C controllers x H handles, `--huge-att N OUT`
+one file of N 64 KiB ATT records (PacketLogger for OUT.pklg, else btsnoop), for measuring
+memory and time against the number of links and records.
+
 The expected counts are the generator's own (`EXPECTED` per file, printed with --list): how many
 records each file has and how many carry an absurd timestamp (outside 0000-9999 AD).
 """
@@ -373,15 +377,19 @@ def main(argv: list[str]) -> int:
         frames = [int(f) for f in args[i + 2].split(",")]
         Path(args[i + 4]).write_bytes(restamp(Path(args[i + 1]).read_bytes(), frames, int(args[i + 3], 0)))
         return 0
-    if "--huge" in args:
-        # python3 -m blegen.adversarial --huge COUNT OUT.pklg   (COUNT 64 KiB ATT records, PacketLogger)
-        i = args.index("--huge")
-        Path(args[i + 2]).write_bytes(packetlogger(huge_att_h4(int(args[i + 1]), ACL_MAX_PKLG)))
-        return 0
     if "--links" in args:
         # python3 -m blegen.adversarial --links CONTROLLERS HANDLES OUT.btsnoop
         i = args.index("--links")
         Path(args[i + 3]).write_bytes(many_links_file(int(args[i + 1]), int(args[i + 2])))
+        return 0
+    if "--huge-att" in args:
+        # python3 -m blegen.adversarial --huge-att COUNT OUT.pklg|OUT.btsnoop  (memory against record size)
+        i = args.index("--huge-att")
+        count, target = int(args[i + 1]), Path(args[i + 2])
+        if target.suffix == ".pklg":
+            target.write_bytes(packetlogger(huge_att_h4(count, ACL_MAX_PKLG)))
+        else:
+            target.write_bytes(btsnoop_h4([(ts + EPOCH_OFFSET_US, h4, rx) for ts, h4, rx in huge_att_h4(count)]))
         return 0
     out = Path(rest[0] if rest else ".")
     out.mkdir(parents=True, exist_ok=True)

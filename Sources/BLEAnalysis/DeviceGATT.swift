@@ -38,106 +38,147 @@ public struct DeviceGATT: Sendable {
     public var centrals: [String] { clients.filter { $0.role == "central" }.map(\.address) }
 
     /// A peer that read or wrote the local GATT server.
-    public struct Client: Sendable, Equatable {
+    public struct Client: Sendable, Hashable {
         public var address: String
         /// The peer's link-layer role: "central" when the local device was the peripheral.
         public var role: String
         public init(address: String, role: String) { self.address = address; self.role = role }
     }
 
-    /// Loads every server's database, analysing first when needed: each peer's own (under its
-    /// address) and then the local device's, when a peer used it. A peer the local device was
-    /// central to is listed even when nothing was discovered. Later connections win where they disagree.
-    /// BR/EDR links count when they carried ATT (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
+    /// Loads every server's database, analysing first when needed, in the order `forEach` gives them.
     /// `undiscovered`: also find `undiscoveredHandles`, a scan of every ATT PDU of the device's
     /// connections; a replay, which serves the databases only, goes without (issue 12).
     public static func load(_ store: TimelineStore, undiscovered: Bool = true) throws -> [DeviceGATT] {
-        try Analyzer.analyze(store)
-        let db = store.database
-        var devices: [String: DeviceGATT] = [:]
-        var order: [String] = []
-        let sides = try serversWithData(db)
-        for row in try db.rows("""
-            SELECT c.id, c.peer_address, c.peer_address_type, c.role, c.capture_id, k.file_name, k.link_type
-            FROM connection c LEFT JOIN capture k ON k.id = c.capture_id
-            WHERE c.status = 0 AND (c.transport = 'le' OR EXISTS (SELECT 1 FROM att_pdu a WHERE a.connection_id = c.id))
-            ORDER BY c.id
-            """) {
-            guard let id = row[0].int64 else { continue }
-            // Each capture's local device is its own (a timeline can hold several phones' captures).
-            let localKey = "local GATT server \(row[4].int ?? 0)"
-            let asPeripheral = row[3].string == "peripheral"
-            // The peer's own database: wherever the local device was central (the peer is
-            // expected to be a server), and wherever the local device read one.
-            if !asPeripheral || sides[id, default: []].contains(.remote) {
-                let key = row[1].string ?? "connection \(id)"
-                if devices[key] == nil {
-                    order.append(key)
-                    devices[key] = DeviceGATT(address: row[1].string, addressType: row[2].string,
-                                              connectionIDs: [], database: GATTDatabase(), undiscoveredHandles: [])
-                }
-                devices[key]!.connectionIDs.append(id)
-                try merge(connection: id, server: .remote, into: &devices[key]!.database, db: db)
-            }
-            // The local device's database: wherever a peer used it, and on every link where the
-            // local device was the peripheral (a remote central came for it).
-            if asPeripheral || sides[id, default: []].contains(.local) {
-                if devices[localKey] == nil {
-                    order.append(localKey)
-                    devices[localKey] = DeviceGATT(address: nil, addressType: nil, connectionIDs: [], database: GATTDatabase(),
-                                                   undiscoveredHandles: [])
-                    devices[localKey]!.isLocalServer = true
-                    devices[localKey]!.captureFileName = row[5].string
-                    devices[localKey]!.isAirCapture = row[6].int.map { PcapLinkType(rawValue: UInt32(truncatingIfNeeded: $0)).isAirCapture } ?? false
-                }
-                let peerRole = asPeripheral ? "central" : row[3].string == "central" ? "peripheral" : "unknown"
-                let client = Client(address: row[1].string ?? "connection \(id)", role: peerRole)
-                if !devices[localKey]!.clients.contains(client) { devices[localKey]!.clients.append(client) }
-                devices[localKey]!.connectionIDs.append(id)
-                try merge(connection: id, server: .local, into: &devices[localKey]!.database, db: db)
-            }
-        }
-        // The local servers last, after the devices (their connections are the peers' too).
-        order = order.filter { devices[$0]?.isLocalServer == false } + order.filter { devices[$0]?.isLocalServer == true }
         var out: [DeviceGATT] = []
-        for key in order {
-            guard var d = devices[key] else { continue }
-            let ids = d.connectionIDs.map(String.init).joined(separator: ",")
-            let side = d.isLocalServer ? GATTServerSide.local : .remote
-            let used = !undiscovered ? [] : try db.rows("""
-                SELECT DISTINCT handle FROM att_pdu WHERE connection_id IN (\(ids)) AND handle IS NOT NULL
-                AND opcode IN (0x0A, 0x0C, 0x12, 0x16, 0x52, 0xD2, 0x1B, 0x1D)
-                AND \(GATTServerSide.sql(direction: "direction", opcode: "opcode")) = ?1
-                """, [.text(side.rawValue)]).compactMap { $0[0].int }.map { UInt16(truncatingIfNeeded: $0) }
-            // With no discovery at all, every handle used is one never discovered (a client with a
-            // cached database): listed with its values rather than dropped; so is any value read
-            // by type (Read Using Characteristic UUID) at a handle no discovery revealed.
-            if undiscovered { d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used).union(d.database.values.keys)) }
-            if let a = d.address, let info = try db.rows("""
-                SELECT name, manufacturer, model, firmware_revision, hardware_revision, software_revision, serial_number,
-                       company_id, company_name, appearance FROM device WHERE address = ?1
-                """, [.text(a)]).first {
-                d.name = info[0].string; d.manufacturer = info[1].string; d.model = info[2].string
-                d.firmwareRevision = info[3].string; d.hardwareRevision = info[4].string
-                d.softwareRevision = info[5].string; d.serialNumber = info[6].string
-                d.companyID = info[7].int; d.companyName = info[8].string; d.appearance = info[9].int
-            }
-            out.append(d)
-        }
+        try forEach(store, undiscovered: undiscovered) { out.append($0) }
         return out
     }
 
-    /// Per connection, the sides whose GATT tables hold anything.
-    static func serversWithData(_ db: SQLiteDatabase) throws -> [Int64: Set<GATTServerSide>] {
-        var out: [Int64: Set<GATTServerSide>] = [:]
-        for r in try db.rows("""
-            SELECT connection_id, server FROM gatt_service UNION SELECT connection_id, server FROM gatt_characteristic
-            UNION SELECT connection_id, server FROM gatt_descriptor UNION SELECT connection_id, server FROM gatt_value
-            """) {
-            guard let id = r[0].int64, let side = r[1].string.flatMap(GATTServerSide.init(rawValue:)) else { continue }
-            out[id, default: []].insert(side)
+    /// The links that count, as `c` (`k` its capture): established, LE or carrying ATT (GATT over
+    /// BR/EDR, Core v5.4 Vol 3 Part G 2.1).
+    static func link(_ c: String) -> String {
+        "\(c).status = 0 AND (\(c).transport = 'le' OR EXISTS (SELECT 1 FROM att_pdu a WHERE a.connection_id = \(c).id))"
+    }
+
+    /// Whether link `c` adds to `side`'s database: the peer's own (`remote`) wherever the local
+    /// device was central (the peer is expected to be a server) or read one; the local device's
+    /// wherever a peer used it, and on every link where the local device was the peripheral (a
+    /// remote central came for it). Which side a link's GATT tables hold is decided per ATT
+    /// direction (`GATTServerSide`).
+    static func serves(_ side: GATTServerSide, _ c: String) -> String {
+        let holds = ["gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value"]
+            .map { "EXISTS (SELECT 1 FROM \($0) g WHERE g.connection_id = \(c).id AND g.server = '\(side.rawValue)')" }
+            .joined(separator: " OR ")
+        return "(\(c).role IS \(side == .remote ? "NOT " : "")'peripheral' OR \(holds))"
+    }
+
+    static let columns = """
+        SELECT c.id, c.peer_address, c.peer_address_type, c.role, k.file_name, k.link_type
+        FROM connection c LEFT JOIN capture k ON k.id = c.capture_id
+        """
+
+    /// The captures whose local device's database some link adds to, in the order of their first such link.
+    static func localServers(_ db: SQLiteDatabase) throws -> [Int64] {
+        var first: [(capture: Int64, connection: Int64)] = []
+        for r in try db.rows("SELECT id FROM capture ORDER BY id") {
+            guard let capture = r[0].int64, let id = try db.scalarInt("""
+                SELECT min(c.id) FROM connection c WHERE c.capture_id = ?1 AND \(link("c")) AND \(serves(.local, "c"))
+                """, [.integer(capture)]) else { continue }
+            first.append((capture, id))
         }
-        return out
+        return first.sorted { $0.connection < $1.connection }.map(\.capture)
+    }
+
+    /// How many local GATT servers `forEach` gives (several captures' local devices are named apart).
+    public static func localServerCount(_ store: TimelineStore) throws -> Int {
+        try Analyzer.analyze(store)
+        return try localServers(store.database).count
+    }
+
+    /// Hands `body` every server's database in turn, analysing first when needed: the peers'
+    /// own (under their addresses) in the order their first connection came, then the local
+    /// devices', when a peer used them. A peer the local device was central to is listed even
+    /// when nothing was discovered. Later connections win where they disagree.
+    ///
+    /// Only one server's database is held at a time, whatever the number of links (issue 17):
+    /// the links are walked in id order, and at the first link of each peer address the
+    /// address's links are read through the index on `peer_address`; no SQL sort holds them all.
+    public static func forEach(_ store: TimelineStore, undiscovered: Bool = true, _ body: (DeviceGATT) throws -> Void) throws {
+        try Analyzer.analyze(store)
+        let db = store.database
+        let firsts = try db.prepare(columns + """
+             WHERE \(link("c")) AND \(serves(.remote, "c")) AND (c.peer_address IS NULL OR NOT EXISTS (
+                SELECT 1 FROM connection e WHERE e.peer_address = c.peer_address AND e.id < c.id AND \(link("e")) AND \(serves(.remote, "e"))))
+             ORDER BY c.id
+            """)
+        let sameAddress = try db.prepare(columns + " WHERE c.peer_address = ?1 AND \(link("c")) AND \(serves(.remote, "c")) ORDER BY c.id")
+        while try firsts.step() {
+            var d = DeviceGATT(address: firsts.text(1), addressType: firsts.text(2),
+                               connectionIDs: [], database: GATTDatabase(), undiscoveredHandles: [])
+            if let address = firsts.text(1) {
+                try sameAddress.bind([.text(address)])
+                while try sameAddress.step() {
+                    d.connectionIDs.append(sameAddress.int64(0))
+                    try merge(connection: sameAddress.int64(0), server: .remote, into: &d.database, db: db)
+                }
+                sameAddress.reset()
+            } else {
+                // A peer of unknown address is its link's alone.
+                d.connectionIDs.append(firsts.int64(0))
+                try merge(connection: firsts.int64(0), server: .remote, into: &d.database, db: db)
+            }
+            try body(try complete(d, undiscovered: undiscovered, db: db))
+        }
+        // The local servers last, after the devices (their connections are the peers' too).
+        let members = try db.prepare(columns + " WHERE c.capture_id = ?1 AND \(link("c")) AND \(serves(.local, "c")) ORDER BY c.id")
+        for capture in try localServers(db) {
+            var d = DeviceGATT(address: nil, addressType: nil, connectionIDs: [], database: GATTDatabase(), undiscoveredHandles: [])
+            d.isLocalServer = true
+            var clients = Set<Client>()
+            try members.bind([.integer(capture)])
+            while try members.step() {
+                let id = members.int64(0)
+                if d.connectionIDs.isEmpty {
+                    d.captureFileName = members.text(4)
+                    d.isAirCapture = members.isNull(5) ? false : PcapLinkType(rawValue: UInt32(truncatingIfNeeded: members.int(5))).isAirCapture
+                }
+                let role = members.text(3)
+                let peerRole = role == "peripheral" ? "central" : role == "central" ? "peripheral" : "unknown"
+                let client = Client(address: members.text(1) ?? "connection \(id)", role: peerRole)
+                if clients.insert(client).inserted { d.clients.append(client) }
+                d.connectionIDs.append(id)
+                try merge(connection: id, server: .local, into: &d.database, db: db)
+            }
+            members.reset()
+            try body(try complete(d, undiscovered: undiscovered, db: db))
+        }
+    }
+
+    /// A server's database once all its connections are merged: the handles used but never
+    /// discovered (with `undiscovered`), and the device's identity.
+    static func complete(_ device: DeviceGATT, undiscovered: Bool, db: SQLiteDatabase) throws -> DeviceGATT {
+        var d = device
+        let ids = d.connectionIDs.map(String.init).joined(separator: ",")
+        let side = d.isLocalServer ? GATTServerSide.local : .remote
+        let used = !undiscovered ? [] : try db.rows("""
+            SELECT DISTINCT handle FROM att_pdu WHERE connection_id IN (\(ids)) AND handle IS NOT NULL
+            AND opcode IN (0x0A, 0x0C, 0x12, 0x16, 0x52, 0xD2, 0x1B, 0x1D)
+            AND \(GATTServerSide.sql(direction: "direction", opcode: "opcode")) = ?1
+            """, [.text(side.rawValue)]).compactMap { $0[0].int }.map { UInt16(truncatingIfNeeded: $0) }
+        // With no discovery at all, every handle used is one never discovered (a client with a
+        // cached database): listed with its values rather than dropped; so is any value read
+        // by type (Read Using Characteristic UUID) at a handle no discovery revealed.
+        if undiscovered { d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used).union(d.database.values.keys)) }
+        if let a = d.address, let info = try db.rows("""
+            SELECT name, manufacturer, model, firmware_revision, hardware_revision, software_revision, serial_number,
+                   company_id, company_name, appearance FROM device WHERE address = ?1
+            """, [.text(a)]).first {
+            d.name = info[0].string; d.manufacturer = info[1].string; d.model = info[2].string
+            d.firmwareRevision = info[3].string; d.hardwareRevision = info[4].string
+            d.softwareRevision = info[5].string; d.serialNumber = info[6].string
+            d.companyID = info[7].int; d.companyName = info[8].string; d.appearance = info[9].int
+        }
+        return d
     }
 
     static func merge(connection id: Int64, server: GATTServerSide, into g: inout GATTDatabase, db: SQLiteDatabase) throws {

@@ -91,81 +91,138 @@ public struct CaptureDiagnosis: Sendable {
 }
 
 public enum DiagnosisLoader {
-    /// Loads the diagnosis of every capture in the timeline, analysing first when needed.
+    /// Loads the diagnosis of every capture in the timeline, analysing first when needed. Holds
+    /// every connection at once: `diagnose` reads them one at a time with `DiagnosisReader`.
     public static func load(_ store: TimelineStore) throws -> [CaptureDiagnosis] {
         try Analyzer.analyze(store)
-        let db = store.database
+        let reader = try DiagnosisReader(store.database)
         var out: [CaptureDiagnosis] = []
         for capture in try store.captures() {
-            let findings = try loadFindings(db, captureID: capture.id)
-            let counts = try db.rows("""
-                SELECT (SELECT count(DISTINCT address) FROM adv_report WHERE capture_id = ?1),
-                       (SELECT count(*) FROM adv_report WHERE capture_id = ?1),
-                       (SELECT count(*) FROM packet WHERE \(PacketKey.inCapture("?1")) AND layer = 'bredr')
-                """, [.integer(capture.id)]).first ?? []
-            var connections: [ConnectionDiagnosis] = []
-            let s = try db.prepare("""
-                SELECT c.id, c.handle, c.transport, c.peer_address, c.peer_address_type, c.role, c.status, c.began_before_capture,
-                       coalesce(c.connected_ts_us, (SELECT ts_us FROM packet WHERE rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.first_packet_id")))),
-                       coalesce(c.disconnected_ts_us, (SELECT ts_us FROM packet WHERE rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.last_packet_id")))),
-                       c.first_packet_id, max(c.last_packet_id, coalesce(c.disconnect_packet_id, 0)), c.interval_us, c.latency,
-                       c.supervision_timeout_ms, c.mtu, c.encrypted,
-                       (SELECT count(*) FROM packet p WHERE p.connection_id = c.id),
-                       (SELECT count(*) FROM att_pdu a WHERE a.connection_id = c.id),
-                       (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id),
-                       (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id AND t.outcome = 'error'),
-                       (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id AND t.outcome = 'timeout'),
-                       (SELECT count(*) FROM att_pdu a WHERE a.connection_id = c.id AND a.opcode IN (0x1B, 0x1D, 0x23)),
-                       c.disconnect_reason, c.disconnect_packet_id,
-                       (SELECT cb_error FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
-                       (SELECT name FROM device d WHERE d.address = c.peer_address),
-                       (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0 ORDER BY packet_id DESC LIMIT 1),
-                       c.client_rx_mtu IS NOT NULL AND c.server_rx_mtu IS NOT NULL,
-                       (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = 'Transport' ORDER BY packet_id DESC LIMIT 1),
-                       (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete')),
-                       (SELECT android_status FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
-                       (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1)
-                FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
-                """)
-            try s.bind([.integer(capture.id)])
-            while try s.step() {
-                let id = s.int64(0)
-                connections.append(ConnectionDiagnosis(
-                    id: id, captureID: capture.id, capturePath: capture.path, handle: s.int(1), transport: s.text(2) ?? "le",
-                    peerAddress: s.text(3), peerAddressType: s.text(4), name: s.text(26), role: s.text(5), status: s.int(6),
-                    beganBeforeCapture: s.int(7) != 0, start: s.isNull(8) ? nil : s.int64(8), end: s.isNull(9) ? nil : s.int64(9),
-                    firstPacketID: s.int(10), lastPacketID: s.int(11), intervalUs: s.optionalInt(12), latency: s.optionalInt(13),
-                    supervisionTimeoutMs: s.optionalInt(14), updates: [], mtu: s.int(15), mtuExchanged: s.int(28) != 0,
-                    largestATTPDU: nil, phy: s.text(27), encrypted: s.int(16) != 0,
-                    encryptionKnown: s.int(7) == 0 || s.int(16) != 0 || s.int(30) > 0, transportClue: s.text(29),
-                    packets: s.int(17), attPDUs: s.int(18), transactions: s.int(19), transactionErrors: s.int(20),
-                    transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
-                    disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25),
-                    disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: []))
-            }
-            // Grouped once: filtering every finding per connection was quadratic in the links.
-            let findingsByConnection = Dictionary(grouping: findings.filter { $0.finding.connectionID != nil },
-                                                  by: { $0.finding.connectionID })
-            for i in connections.indices {
-                connections[i].updates = try loadUpdates(db, connection: connections[i].id)
-                connections[i].largestATTPDU = try db.rows("""
-                    SELECT length(pdu), opcode, value_length FROM att_pdu WHERE connection_id = ?1 ORDER BY length(pdu) DESC, packet_id LIMIT 1
-                    """, [.integer(connections[i].id)]).first.map { ($0[0].int ?? 0, $0[1].int ?? 0, $0[2].int) }
-                connections[i].findings = findingsByConnection[connections[i].id] ?? []
-                let c = connections[i]
-                if c.transport == "le", c.role == "peripheral", let frame = c.disconnectPacketID {
-                    connections[i].peripheralManager = try PeripheralManagerView.load(
-                        db, captureID: capture.id, connectionID: c.id, reason: c.disconnectReason, before: frame)
-                }
-            }
-            let platform = try CapturePlatform.infer(captureID: capture.id, from: db)
-            out.append(CaptureDiagnosis(capture: capture, platform: platform,
-                                        findings: findings.filter { $0.finding.connectionID == nil },
-                                        connections: connections, advertisers: counts.first?.int ?? 0,
-                                        advertisingReports: counts.count > 1 ? counts[1].int ?? 0 : 0,
-                                        bredrPackets: counts.count > 2 ? counts[2].int ?? 0 : 0))
+            var d = try reader.head(capture)
+            try reader.forEachConnection(of: capture) { d.connections.append($0) }
+            out.append(d)
         }
         return out
+    }
+}
+
+/// Reads a timeline's diagnosis capture by capture and, within a capture, one connection at a
+/// time, so that what is held does not grow with the number of links (issue 17): the capture's
+/// own facts and findings first (`head`), then each connection with its findings in id order.
+/// The timeline must be analysed (`Analyzer.analyze`).
+public final class DiagnosisReader {
+    let db: SQLiteDatabase
+    private let packet: SQLiteStatement
+    private let values: CharacteristicValueLookup
+
+    public init(_ db: SQLiteDatabase) throws {
+        self.db = db
+        packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE rowid = \(PacketKey.sql(capture: "?1", frame: "?2"))")
+        values = try CharacteristicValueLookup(database: db)
+    }
+
+    /// The findings' order within a capture or a connection: errors, warnings, then the rest, each as stored.
+    static let findingOrder = "CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rowid"
+    static let findingColumns = "connection_id, severity, code, title, detail, evidence_packet_ids, cb_error, android_status, android_name"
+
+    /// The capture's facts and capture-level findings; `connections` is empty.
+    public func head(_ capture: CaptureSummary) throws -> CaptureDiagnosis {
+        let s = try db.prepare("""
+            SELECT \(Self.findingColumns) FROM finding WHERE capture_id = ?1 AND connection_id IS NULL ORDER BY \(Self.findingOrder)
+            """)
+        try s.bind([.integer(capture.id)])
+        var findings: [ConnectionDiagnosis.RenderedFinding] = []
+        while try s.step() { findings.append(try finding(s, captureID: capture.id)) }
+        let counts = try db.rows("""
+            SELECT (SELECT count(DISTINCT address) FROM adv_report WHERE capture_id = ?1),
+                   (SELECT count(*) FROM adv_report WHERE capture_id = ?1),
+                   (SELECT count(*) FROM packet WHERE \(PacketKey.inCapture("?1")) AND layer = 'bredr')
+            """, [.integer(capture.id)]).first ?? []
+        let platform = try CapturePlatform.infer(captureID: capture.id, from: db)
+        return CaptureDiagnosis(capture: capture, platform: platform, findings: findings, connections: [], advertisers: counts.first?.int ?? 0,
+                                advertisingReports: counts.count > 1 ? counts[1].int ?? 0 : 0,
+                                bredrPackets: counts.count > 2 ? counts[2].int ?? 0 : 0)
+    }
+
+    /// How many connections `forEachConnection` gives, LE (a transport not stored is LE) and the rest.
+    public func connectionCounts(of capture: CaptureSummary) throws -> (le: Int, other: Int) {
+        let r = try db.rows("""
+            SELECT count(*) FILTER (WHERE coalesce(transport, 'le') = 'le'), count(*) FROM connection WHERE capture_id = ?1
+            """, [.integer(capture.id)]).first ?? []
+        let le = r.first?.int ?? 0
+        return (le, (r.count > 1 ? r[1].int ?? 0 : 0) - le)
+    }
+
+    /// Hands `body` each connection of the capture in id order, with its findings.
+    public func forEachConnection(of capture: CaptureSummary, _ body: (ConnectionDiagnosis) throws -> Void) throws {
+        let s = try db.prepare("""
+            SELECT c.id, c.handle, c.transport, c.peer_address, c.peer_address_type, c.role, c.status, c.began_before_capture,
+                   coalesce(c.connected_ts_us, (SELECT ts_us FROM packet WHERE rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.first_packet_id")))),
+                   coalesce(c.disconnected_ts_us, (SELECT ts_us FROM packet WHERE rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.last_packet_id")))),
+                   c.first_packet_id, max(c.last_packet_id, coalesce(c.disconnect_packet_id, 0)), c.interval_us, c.latency,
+                   c.supervision_timeout_ms, c.mtu, c.encrypted,
+                   (SELECT count(*) FROM packet p WHERE p.connection_id = c.id),
+                   (SELECT count(*) FROM att_pdu a WHERE a.connection_id = c.id),
+                   (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id),
+                   (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id AND t.outcome = 'error'),
+                   (SELECT count(*) FROM att_transaction t WHERE t.connection_id = c.id AND t.outcome = 'timeout'),
+                   (SELECT count(*) FROM att_pdu a WHERE a.connection_id = c.id AND a.opcode IN (0x1B, 0x1D, 0x23)),
+                   c.disconnect_reason, c.disconnect_packet_id,
+                   (SELECT cb_error FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
+                   (SELECT name FROM device d WHERE d.address = c.peer_address),
+                   (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0 ORDER BY packet_id DESC LIMIT 1),
+                   c.client_rx_mtu IS NOT NULL AND c.server_rx_mtu IS NOT NULL,
+                   (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = 'Transport' ORDER BY packet_id DESC LIMIT 1),
+                   (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete')),
+                   (SELECT android_status FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
+                   (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1)
+            FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
+            """)
+        try s.bind([.integer(capture.id)])
+        // The connections' findings in step with the connections: one pass in connection order,
+        // where a lookup per connection would scan the table each time (finding has no index on
+        // connection_id) and grouping them first would hold them all.
+        let f = try db.prepare("""
+            SELECT \(Self.findingColumns) FROM finding WHERE capture_id = ?1 AND connection_id IS NOT NULL
+            ORDER BY connection_id, \(Self.findingOrder)
+            """)
+        try f.bind([.integer(capture.id)])
+        var findingPending = try f.step()
+        let largest = try db.prepare("""
+            SELECT length(pdu), opcode, value_length FROM att_pdu WHERE connection_id = ?1 ORDER BY length(pdu) DESC, packet_id LIMIT 1
+            """)
+        while try s.step() {
+            let id = s.int64(0)
+            var c = ConnectionDiagnosis(
+                id: id, captureID: capture.id, capturePath: capture.path, handle: s.int(1), transport: s.text(2) ?? "le",
+                peerAddress: s.text(3), peerAddressType: s.text(4), name: s.text(26), role: s.text(5), status: s.int(6),
+                beganBeforeCapture: s.int(7) != 0, start: s.isNull(8) ? nil : s.int64(8), end: s.isNull(9) ? nil : s.int64(9),
+                firstPacketID: s.int(10), lastPacketID: s.int(11), intervalUs: s.optionalInt(12), latency: s.optionalInt(13),
+                supervisionTimeoutMs: s.optionalInt(14), updates: [], mtu: s.int(15), mtuExchanged: s.int(28) != 0,
+                largestATTPDU: nil, phy: s.text(27), encrypted: s.int(16) != 0,
+                encryptionKnown: s.int(7) == 0 || s.int(16) != 0 || s.int(30) > 0, transportClue: s.text(29),
+                packets: s.int(17), attPDUs: s.int(18), transactions: s.int(19), transactionErrors: s.int(20),
+                transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
+                disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25),
+                disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: [])
+            c.updates = try Self.loadUpdates(db, connection: id)
+            try largest.bind([.integer(id)])
+            if try largest.step() {
+                c.largestATTPDU = (largest.int(0), largest.int(1), largest.optionalInt(2))
+            }
+            largest.reset()
+            // Findings of connections not in the capture's list (none should be) are passed over.
+            while findingPending, f.int64(0) < id { findingPending = try f.step() }
+            while findingPending, f.int64(0) == id {
+                c.findings.append(try finding(f, captureID: capture.id))
+                findingPending = try f.step()
+            }
+            if c.transport == "le", c.role == "peripheral", let frame = c.disconnectPacketID {
+                c.peripheralManager = try PeripheralManagerView.load(db, captureID: capture.id, connectionID: id,
+                                                                     reason: c.disconnectReason, before: frame)
+            }
+            try body(c)
+        }
     }
 
     static func loadUpdates(_ db: SQLiteDatabase, connection: Int64) throws -> [ConnectionDiagnosis.Update] {
@@ -178,31 +235,24 @@ public enum DiagnosisLoader {
         }
     }
 
-    static func loadFindings(_ db: SQLiteDatabase, captureID: Int64) throws -> [ConnectionDiagnosis.RenderedFinding] {
-        let rows = try db.rows("""
-            SELECT connection_id, severity, code, title, detail, evidence_packet_ids, cb_error, android_status, android_name FROM finding
-            WHERE capture_id = ?1 ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, rowid
-            """, [.integer(captureID)])
-        let packet = try db.prepare("SELECT ts_us, summary FROM packet WHERE rowid = \(PacketKey.sql(capture: "?1", frame: "?2"))")
-        let values = try CharacteristicValueLookup(database: db)
-        return try rows.map { r in
-            let evidenceIDs = (r[5].string ?? "[]").trimmingCharacters(in: "[]").split(separator: ",").compactMap { Int($0) }
-            var evidence: [ConnectionDiagnosis.Evidence] = []
-            for id in evidenceIDs {
-                try packet.bind([.integer(captureID), .integer(Int64(id))])
-                if try packet.step() {
-                    // A standard characteristic's value, decoded (GATT Specification Supplement).
-                    let value = try values.value(captureID: captureID, frame: id).map { " — \($0.value.name): \($0.value.summary)" } ?? ""
-                    evidence.append(.init(packetID: id, timestamp: packet.int64(0), summary: (packet.text(1) ?? "") + value))
-                }
-                packet.reset()
+    /// The finding on the current row of `r` (`findingColumns`), with its evidence packets.
+    func finding(_ r: SQLiteStatement, captureID: Int64) throws -> ConnectionDiagnosis.RenderedFinding {
+        let evidenceIDs = (r.text(5) ?? "[]").trimmingCharacters(in: "[]").split(separator: ",").compactMap { Int($0) }
+        var evidence: [ConnectionDiagnosis.Evidence] = []
+        for id in evidenceIDs {
+            try packet.bind([.integer(captureID), .integer(Int64(id))])
+            if try packet.step() {
+                // A standard characteristic's value, decoded (GATT Specification Supplement).
+                let value = try values.value(captureID: captureID, frame: id).map { " — \($0.value.name): \($0.value.summary)" } ?? ""
+                evidence.append(.init(packetID: id, timestamp: packet.int64(0), summary: (packet.text(1) ?? "") + value))
             }
-            let f = Finding(connectionID: r[0].int64, captureID: captureID,
-                            severity: Finding.Severity(rawValue: r[1].string ?? "info") ?? .info, code: r[2].string ?? "",
-                            title: r[3].string ?? "", detail: r[4].string ?? "", evidence: evidenceIDs, cbError: r[6].string,
-                            android: r[7].int.map { AndroidGattStatus($0, r[8].string) })
-            return ConnectionDiagnosis.RenderedFinding(finding: f, evidence: evidence)
+            packet.reset()
         }
+        let f = Finding(connectionID: r.isNull(0) ? nil : r.int64(0), captureID: captureID,
+                        severity: Finding.Severity(rawValue: r.text(1) ?? "info") ?? .info, code: r.text(2) ?? "",
+                        title: r.text(3) ?? "", detail: r.text(4) ?? "", evidence: evidenceIDs, cbError: r.text(6),
+                        android: r.isNull(7) ? nil : AndroidGattStatus(r.int(7), r.text(8)))
+        return ConnectionDiagnosis.RenderedFinding(finding: f, evidence: evidence)
     }
 }
 

@@ -20,29 +20,16 @@ public struct DiagnosisFilter: Sendable {
 
     public var isEmpty: Bool { minimumSeverity == nil && packets == nil }
 
-    /// What was kept, and whether the packet filters selected any packet at all.
-    public struct Outcome: Sendable {
-        public var diagnosis: [CaptureDiagnosis]
-        public var packetsSelected: Int?
-        public var findingsKept: Int
-    }
-
-    public func apply(_ diagnosis: [CaptureDiagnosis], store: TimelineStore) throws -> Outcome {
+    /// The filter with the packets it selects looked up once, applied to a capture's head and
+    /// then to each connection as it is read (`DiagnosisReader`).
+    public struct Selection: Sendable {
+        var minimumSeverity: Finding.Severity?
+        /// Selected frames per capture; nil without packet filters.
         var frames: [Int64: Set<Int>]?
         var connections = Set<Int64>()
-        var selected = 0
-        if let packets {
-            var f = packets
-            f.withFields = false
-            f.limit = nil
-            var byCapture: [Int64: Set<Int>] = [:]
-            try TimelineQuery(store: store).forEachPacket(f) { p in
-                byCapture[p.captureID, default: []].insert(p.id)
-                if let c = p.connectionID { connections.insert(c) }
-                selected += 1
-            }
-            frames = byCapture
-        }
+        /// How many packets the packet filters selected; nil without packet filters.
+        public var packetsSelected: Int?
+
         func keep(_ f: ConnectionDiagnosis.RenderedFinding, connectionSelected: Bool) -> Bool {
             if let s = minimumSeverity, f.finding.severity < s { return false }
             guard let frames else { return true }
@@ -50,22 +37,43 @@ public struct DiagnosisFilter: Sendable {
             let inCapture = frames[f.finding.captureID] ?? []
             return f.finding.evidence.contains { inCapture.contains($0) }
         }
-        var kept = 0
-        var out: [CaptureDiagnosis] = []
-        for var c in diagnosis {
+
+        /// The capture with the capture-level findings kept.
+        public func capture(_ c: CaptureDiagnosis) -> CaptureDiagnosis {
+            var c = c
             c.findings = c.findings.filter { keep($0, connectionSelected: false) }
-            kept += c.findings.count
-            c.connections = c.connections.compactMap { conn in
-                let selectedConnection = frames == nil || connections.contains(conn.id)
-                var conn = conn
-                conn.findings = conn.findings.filter { keep($0, connectionSelected: selectedConnection) }
-                kept += conn.findings.count
-                if minimumSeverity != nil, conn.findings.isEmpty { return nil }
-                if !selectedConnection && conn.findings.isEmpty { return nil }
-                return conn
-            }
-            out.append(c)
+            return c
         }
-        return Outcome(diagnosis: out, packetsSelected: packets == nil ? nil : selected, findingsKept: kept)
+
+        /// The connection with the findings kept, or nil when the connection is not.
+        public func connection(_ conn: ConnectionDiagnosis) -> ConnectionDiagnosis? {
+            let selectedConnection = frames == nil || connections.contains(conn.id)
+            var conn = conn
+            conn.findings = conn.findings.filter { keep($0, connectionSelected: selectedConnection) }
+            if minimumSeverity != nil, conn.findings.isEmpty { return nil }
+            if !selectedConnection && conn.findings.isEmpty { return nil }
+            return conn
+        }
+    }
+
+    /// Looks up the packets the packet filters select.
+    public func select(in store: TimelineStore) throws -> Selection {
+        var selection = Selection(minimumSeverity: minimumSeverity)
+        guard let packets else { return selection }
+        var f = packets
+        f.withFields = false
+        f.limit = nil
+        var byCapture: [Int64: Set<Int>] = [:]
+        var selected = 0
+        var connections = Set<Int64>()
+        try TimelineQuery(store: store).forEachPacket(f) { p in
+            byCapture[p.captureID, default: []].insert(p.id)
+            if let c = p.connectionID { connections.insert(c) }
+            selected += 1
+        }
+        selection.frames = byCapture
+        selection.connections = connections
+        selection.packetsSelected = selected
+        return selection
     }
 }

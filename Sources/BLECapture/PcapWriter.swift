@@ -20,6 +20,8 @@ public final class PcapWriter {
     public let linkType: PcapLinkType
     /// Records written so far (skipped ones not counted).
     public private(set) var recordsWritten = 0
+    /// Records written whose time a pcap record header cannot hold (`headerTime`).
+    public private(set) var timestampsClamped = 0
 
     private let pcap: OpaquePointer
     private var dumper: OpaquePointer?
@@ -81,17 +83,29 @@ public final class PcapWriter {
             throw CaptureError(path: path, kind: .unsupported, message:
                 "record \(record.frameNumber): \(packet.count)-byte packet is larger than the snapshot length")
         }
-        let seconds = record.timestamp >= 0 ? record.timestamp / 1_000_000 : (record.timestamp + 1) / 1_000_000 - 1
-        let micros = record.timestamp - seconds * 1_000_000
+        let time = Self.headerTime(record.timestamp)
+        if time.clamped { timestampsClamped += 1 }
         var header = pcap_pkthdr()
-        header.ts.tv_sec = Int(seconds)
-        header.ts.tv_usec = Int(micros)
+        header.ts.tv_sec = Int(time.seconds)
+        header.ts.tv_usec = Int(time.micros)
         header.caplen = captured
         header.len = max(original, captured)
         packet.withUnsafeBufferPointer { bytes in
             pcap_dump(UnsafeMutablePointer<UInt8>(dumper), &header, bytes.baseAddress)
         }
         recordsWritten += 1
+    }
+
+    /// A record header's time for `us` µs since the Unix epoch: whole seconds and the floored
+    /// remainder, computed without overflow for any `Int64` (timestamps come from files). The
+    /// header's seconds field is 32 bits, read unsigned (1970 to 2106; libpcap's `pcap_dump`
+    /// truncates wider values to a wrong time): outside it, the nearest time it holds, `clamped`.
+    public static func headerTime(_ us: Int64) -> (seconds: UInt32, micros: UInt32, clamped: Bool) {
+        var seconds = us / 1_000_000, micros = us % 1_000_000
+        if micros < 0 { seconds -= 1; micros += 1_000_000 }
+        if seconds < 0 { return (0, 0, true) }
+        guard let s = UInt32(exactly: seconds) else { return (.max, 999_999, true) }
+        return (s, UInt32(micros), false)
     }
 
     /// Flushes and closes the file. Closing twice is harmless.

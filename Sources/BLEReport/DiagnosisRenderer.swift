@@ -6,37 +6,68 @@ public enum DiagnosisRenderer {
     public static func text(_ captures: [CaptureDiagnosis]) -> String {
         var out: [String] = []
         for c in captures {
-            out.append("Capture \(c.capture.path)")
-            out.append("  \(c.capture.formatDescription), \(c.capture.records) records" +
-                       (c.capture.status == "complete" ? "" : " (\(c.capture.status))") +
-                       (c.capture.malformedPackets > 0 ? ", \(c.capture.malformedPackets) malformed" : ""))
-            let le = c.connections.filter { $0.transport == "le" }
-            let bredr = c.connections.count - le.count
-            out.append("  host: " + platformText(c.platform))
-            out.append("  \(le.count) LE connection(s)" + (bredr > 0 ? ", \(bredr) BR/EDR" : "") +
-                       ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)")
-            if le.isEmpty && (bredr > 0 || c.bredrPackets > 0) {
-                out.append("  No LE connection: this capture is mostly Classic BR/EDR traffic (\(c.bredrPackets) BR/EDR packets); nothing LE to diagnose beyond advertising.")
-            }
-            for f in c.findings { out += findingLines(f, platform: c.platform) }
-            // Failed or cancelled attempts a capture-level finding covers (connect-cancelled, a repeated
-            // connection-failed): one line, not one block each.
-            let grouped = c.connections.filter { $0.status != 0 && $0.findings.isEmpty }
-            for conn in c.connections where !grouped.contains(where: { $0.id == conn.id }) {
-                out.append("")
-                out += connectionLines(conn, platform: c.platform)
-            }
-            if !grouped.isEmpty {
-                out.append("")
-                let ids = grouped.prefix(20).map { String($0.id) }.joined(separator: ", ") + (grouped.count > 20 ? ", …" : "")
-                let cancelled = grouped.allSatisfy { $0.status == 0x02 && $0.transport == "le" }
-                out.append("Connections \(ids) — \(grouped.count) attempt(s) " +
-                           (cancelled ? "cancelled by the host (status 0x02), grouped in the connect-cancelled finding above"
-                                      : "that failed or were cancelled, grouped in the findings above"))
-            }
-            out.append("")
+            out += headLines(c, le: c.connections.filter { $0.transport == "le" }.count,
+                             other: c.connections.filter { $0.transport != "le" }.count)
+            var body = CaptureBody(platform: c.platform)
+            for conn in c.connections { out += body.lines(conn) }
+            out += body.endLines()
         }
         return out.joined(separator: "\n")
+    }
+
+    /// A capture's first lines: its format, how many connections follow (`le` LE, `other`
+    /// BR/EDR) and the capture-level findings.
+    public static func headLines(_ c: CaptureDiagnosis, le: Int, other bredr: Int) -> [String] {
+        var out: [String] = []
+        out.append("Capture \(c.capture.path)")
+        out.append("  \(c.capture.formatDescription), \(c.capture.records) records" +
+                   (c.capture.status == "complete" ? "" : " (\(c.capture.status))") +
+                   (c.capture.malformedPackets > 0 ? ", \(c.capture.malformedPackets) malformed" : ""))
+        out.append("  host: " + platformText(c.platform))
+        out.append("  \(le) LE connection(s)" + (bredr > 0 ? ", \(bredr) BR/EDR" : "") +
+                   ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)")
+        if le == 0 && (bredr > 0 || c.bredrPackets > 0) {
+            out.append("  No LE connection: this capture is mostly Classic BR/EDR traffic (\(c.bredrPackets) BR/EDR packets); nothing LE to diagnose beyond advertising.")
+        }
+        for f in c.findings { out += findingLines(f, platform: c.platform) }
+        return out
+    }
+
+    /// A capture's connections, rendered as they come: each in its own block, except the failed
+    /// or cancelled attempts a capture-level finding covers (connect-cancelled, a repeated
+    /// connection-failed), which end the capture in one line, not one block each. Holds only
+    /// what that line says (the first 20 ids, a count), whatever the number of links.
+    public struct CaptureBody: Sendable {
+        var grouped = 0
+        var groupedIDs: [Int64] = []
+        var allCancelled = true
+        /// Which app views the connections' lines show (`CaptureDiagnosis.platform`).
+        let platform: CapturePlatform.Inference
+
+        public init(platform: CapturePlatform.Inference) { self.platform = platform }
+
+        /// The lines of one connection, in connection order (none when it is grouped).
+        public mutating func lines(_ conn: ConnectionDiagnosis) -> [String] {
+            guard conn.status != 0 && conn.findings.isEmpty else { return [""] + connectionLines(conn, platform: platform) }
+            grouped += 1
+            if groupedIDs.count < 20 { groupedIDs.append(conn.id) }
+            allCancelled = allCancelled && conn.status == 0x02 && conn.transport == "le"
+            return []
+        }
+
+        /// The capture's last lines, after its last connection.
+        public func endLines() -> [String] {
+            var out: [String] = []
+            if grouped > 0 {
+                out.append("")
+                let ids = groupedIDs.map(String.init).joined(separator: ", ") + (grouped > 20 ? ", …" : "")
+                out.append("Connections \(ids) — \(grouped) attempt(s) " +
+                           (allCancelled ? "cancelled by the host (status 0x02), grouped in the connect-cancelled finding above"
+                                         : "that failed or were cancelled, grouped in the findings above"))
+            }
+            out.append("")
+            return out
+        }
     }
 
     static func connectionLines(_ c: ConnectionDiagnosis, platform: CapturePlatform.Inference = .unknown) -> [String] {
@@ -173,19 +204,23 @@ public enum DiagnosisRenderer {
 
     public static func json(_ captures: [CaptureDiagnosis]) -> JSON {
         .array(captures.map { c in
-            .object([
-                ("capture", .string(c.capture.path)),
-                ("format", .string(c.capture.formatDescription)),
-                ("records", .int(Int64(c.capture.records))),
-                ("status", .string(c.capture.status)),
-                ("platform", .string(c.platform.platform.rawValue)), ("platform_evidence", .string(c.platform.evidence)),
-                ("findings", .array(c.findings.map(findingJSON))),
-                ("connections", .array(c.connections.map(connectionJSON))),
-            ])
+            .object(captureJSONFields(c) + [("connections", .array(c.connections.map(connectionJSON)))])
         })
     }
 
-    static func connectionJSON(_ c: ConnectionDiagnosis) -> JSON {
+    /// A capture's JSON members before its `connections`, which come last.
+    public static func captureJSONFields(_ c: CaptureDiagnosis) -> [(String, JSON)] {
+        [
+            ("capture", .string(c.capture.path)),
+            ("format", .string(c.capture.formatDescription)),
+            ("records", .int(Int64(c.capture.records))),
+            ("status", .string(c.capture.status)),
+            ("platform", .string(c.platform.platform.rawValue)), ("platform_evidence", .string(c.platform.evidence)),
+            ("findings", .array(c.findings.map(findingJSON))),
+        ]
+    }
+
+    public static func connectionJSON(_ c: ConnectionDiagnosis) -> JSON {
         .object([
             ("id", .int(c.id)), ("handle", .int(Int64(c.handle))), ("transport", .string(c.transport)),
             ("peer_address", JSON(c.peerAddress)), ("peer_address_type", JSON(c.peerAddressType)), ("name", JSON(c.name)),

@@ -43,93 +43,103 @@ public enum GATTRenderer {
         return head
     }
 
+    /// What `text` says of a timeline with no GATT server.
+    public static let noDatabase = "No LE connection in this timeline: no GATT database to show."
+
     public static func text(_ devices: [DeviceGATT]) -> String {
         var out: [String] = []
-        if devices.isEmpty { out.append("No LE connection in this timeline: no GATT database to show.") }
+        if devices.isEmpty { out.append(noDatabase) }
         let severalLocal = devices.filter(\.isLocalServer).count > 1
-        for d in devices {
-            out.append(heading(d, severalLocal: severalLocal))
-            let identity = [("manufacturer", d.manufacturer), ("model", d.model), ("firmware", d.firmwareRevision),
-                            ("hardware", d.hardwareRevision), ("software", d.softwareRevision), ("serial", d.serialNumber)]
-                .compactMap { k, v in v.map { "\(k) \($0)" } }
-            if !identity.isEmpty { out.append("  " + identity.joined(separator: ", ")) }
-            if let a = d.appearance {
-                out.append("  appearance \(hex(a, width: 4))" + (AssignedNumbers.appearanceName(UInt16(truncatingIfNeeded: a)).map { " \($0)" } ?? ""))
-            }
-            out.append("  connections: " + d.connectionIDs.map(String.init).joined(separator: ", "))
-            let g = d.database
-            if g.isEmpty { out.append("  no discovery in the capture") }
-            let cccd = g.clientConfigurations
-            for s in g.services {
-                out.append("  \(s.isPrimary ? "Service" : "Secondary service") \(uuidText(s.uuid)) [\(hex(s.startHandle, width: 4))–\(hex(s.endHandle, width: 4))]")
-                for i in g.includes where s.startHandle <= i.declarationHandle && i.declarationHandle <= s.endHandle {
-                    out.append("    Include \(i.uuid.map(uuidText) ?? "") [\(hex(i.startHandle, width: 4))–\(hex(i.endHandle, width: 4))]")
-                }
-                for c in g.characteristics where s.startHandle <= c.declarationHandle && c.declarationHandle <= s.endHandle {
-                    var line = "    Characteristic \(uuidText(c.uuid)) value \(hex(c.valueHandle, width: 4)) [\(properties(c.properties).joined(separator: ", "))]"
-                    if let state = cccd[c.valueHandle] {
-                        line += state & 1 != 0 ? " notifying" : state & 2 != 0 ? " indicating" : " notifications off"
-                    }
-                    out.append(line)
-                    if let v = g.values[c.valueHandle] { out.append("      value: \(valueText(v, uuid: c.uuid))") }
-                    for desc in g.descriptors where g.characteristic(owning: desc.handle)?.declarationHandle == c.declarationHandle {
-                        out.append("      Descriptor \(uuidText(desc.uuid)) \(hex(desc.handle, width: 4))" +
-                                   (g.values[desc.handle].map { " = \(valueText($0))" } ?? ""))
-                    }
-                }
-            }
-            let orphans = g.characteristics.filter { g.service(containing: $0.declarationHandle) == nil }
-            for c in orphans {
-                out.append("  Characteristic outside any discovered service: \(uuidText(c.uuid)) value \(hex(c.valueHandle, width: 4))")
-            }
-            if !d.undiscoveredHandles.isEmpty {
-                out.append("  handles used but never discovered: " + d.undiscoveredHandles.map { hex($0, width: 4) }.joined(separator: ", "))
-                for h in d.undiscoveredHandles {
-                    if let v = g.values[h] { out.append("    \(hex(h, width: 4)): \(valueText(v))") }
-                }
-            }
-            out.append("")
-        }
+        for d in devices { out += lines(d, severalLocal: severalLocal) }
         return out.joined(separator: "\n")
     }
 
-    public static func json(_ devices: [DeviceGATT]) -> JSON {
-        .array(devices.map { d in
-            let g = d.database
-            let cccd = g.clientConfigurations
-            func value(_ h: UInt16) -> JSON {
-                g.values[h].map { .object([("hex", .string(hexString($0.bytes))), ("source", .string($0.source)),
-                                           ("packet_id", .int(Int64($0.packetID)))]) } ?? .null
+    /// One server's entry, ending with an empty line; `severalLocal` when the timeline holds
+    /// several captures' local servers.
+    public static func lines(_ d: DeviceGATT, severalLocal: Bool) -> [String] {
+        var out: [String] = []
+        out.append(heading(d, severalLocal: severalLocal))
+        let identity = [("manufacturer", d.manufacturer), ("model", d.model), ("firmware", d.firmwareRevision),
+                        ("hardware", d.hardwareRevision), ("software", d.softwareRevision), ("serial", d.serialNumber)]
+            .compactMap { k, v in v.map { "\(k) \($0)" } }
+        if !identity.isEmpty { out.append("  " + identity.joined(separator: ", ")) }
+        if let a = d.appearance {
+            out.append("  appearance \(hex(a, width: 4))" + (AssignedNumbers.appearanceName(UInt16(truncatingIfNeeded: a)).map { " \($0)" } ?? ""))
+        }
+        out.append("  connections: " + d.connectionIDs.map(String.init).joined(separator: ", "))
+        let g = d.database
+        if g.isEmpty { out.append("  no discovery in the capture") }
+        let cccd = g.clientConfigurations
+        for s in g.services {
+            out.append("  \(s.isPrimary ? "Service" : "Secondary service") \(uuidText(s.uuid)) [\(hex(s.startHandle, width: 4))–\(hex(s.endHandle, width: 4))]")
+            for i in g.includes where s.startHandle <= i.declarationHandle && i.declarationHandle <= s.endHandle {
+                out.append("    Include \(i.uuid.map(uuidText) ?? "") [\(hex(i.startHandle, width: 4))–\(hex(i.endHandle, width: 4))]")
             }
-            return .object([
-                ("address", JSON(d.address)), ("address_type", JSON(d.addressType)), ("local_server", .bool(d.isLocalServer)),
-                ("capture", JSON(d.isLocalServer ? d.captureFileName : nil)), ("centrals", .array(d.centrals.map { .string($0) })),
-                ("clients", .array(d.clients.map { .object([("address", .string($0.address)), ("role", .string($0.role))]) })),
-                ("name", JSON(d.name)),
-                ("manufacturer", JSON(d.manufacturer)), ("model", JSON(d.model)), ("firmware_revision", JSON(d.firmwareRevision)),
-                ("hardware_revision", JSON(d.hardwareRevision)), ("software_revision", JSON(d.softwareRevision)),
-                ("serial_number", JSON(d.serialNumber)), ("company_id", JSON(d.companyID)), ("company_name", JSON(d.companyName)),
-                ("appearance", JSON(d.appearance)), ("connections", .array(d.connectionIDs.map { .int($0) })),
-                ("services", .array(g.services.map { s in
-                    .object([
-                        ("uuid", .string(s.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(s.uuid))),
-                        ("primary", .bool(s.isPrimary)), ("start_handle", .int(Int64(s.startHandle))), ("end_handle", .int(Int64(s.endHandle))),
-                        ("characteristics", .array(g.characteristics.filter { s.startHandle <= $0.declarationHandle && $0.declarationHandle <= s.endHandle }.map { c in
-                            .object([
-                                ("uuid", .string(c.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(c.uuid))),
-                                ("declaration_handle", .int(Int64(c.declarationHandle))), ("value_handle", .int(Int64(c.valueHandle))),
-                                ("properties", .array(properties(c.properties).map { .string($0) })),
-                                ("cccd", JSON(cccd[c.valueHandle].map { Int($0) })), ("value", value(c.valueHandle)),
-                                ("descriptors", .array(g.descriptors.filter { g.characteristic(owning: $0.handle)?.declarationHandle == c.declarationHandle }.map { desc in
-                                    .object([("uuid", .string(desc.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(desc.uuid))),
-                                             ("handle", .int(Int64(desc.handle))), ("value", value(desc.handle))])
-                                })),
-                            ])
-                        })),
-                    ])
-                })),
-                ("undiscovered_handles", .array(d.undiscoveredHandles.map { .int(Int64($0)) })),
-            ])
-        })
+            for c in g.characteristics where s.startHandle <= c.declarationHandle && c.declarationHandle <= s.endHandle {
+                var line = "    Characteristic \(uuidText(c.uuid)) value \(hex(c.valueHandle, width: 4)) [\(properties(c.properties).joined(separator: ", "))]"
+                if let state = cccd[c.valueHandle] {
+                    line += state & 1 != 0 ? " notifying" : state & 2 != 0 ? " indicating" : " notifications off"
+                }
+                out.append(line)
+                if let v = g.values[c.valueHandle] { out.append("      value: \(valueText(v, uuid: c.uuid))") }
+                for desc in g.descriptors where g.characteristic(owning: desc.handle)?.declarationHandle == c.declarationHandle {
+                    out.append("      Descriptor \(uuidText(desc.uuid)) \(hex(desc.handle, width: 4))" +
+                               (g.values[desc.handle].map { " = \(valueText($0))" } ?? ""))
+                }
+            }
+        }
+        let orphans = g.characteristics.filter { g.service(containing: $0.declarationHandle) == nil }
+        for c in orphans {
+            out.append("  Characteristic outside any discovered service: \(uuidText(c.uuid)) value \(hex(c.valueHandle, width: 4))")
+        }
+        if !d.undiscoveredHandles.isEmpty {
+            out.append("  handles used but never discovered: " + d.undiscoveredHandles.map { hex($0, width: 4) }.joined(separator: ", "))
+            for h in d.undiscoveredHandles {
+                if let v = g.values[h] { out.append("    \(hex(h, width: 4)): \(valueText(v))") }
+            }
+        }
+        out.append("")
+        return out
+    }
+
+    public static func json(_ devices: [DeviceGATT]) -> JSON { .array(devices.map(deviceJSON)) }
+
+    /// One server's entry of the JSON array.
+    public static func deviceJSON(_ d: DeviceGATT) -> JSON {
+        let g = d.database
+        let cccd = g.clientConfigurations
+        func value(_ h: UInt16) -> JSON {
+            g.values[h].map { .object([("hex", .string(hexString($0.bytes))), ("source", .string($0.source)),
+                                       ("packet_id", .int(Int64($0.packetID)))]) } ?? .null
+        }
+        return .object([
+            ("address", JSON(d.address)), ("address_type", JSON(d.addressType)), ("local_server", .bool(d.isLocalServer)),
+            ("capture", JSON(d.isLocalServer ? d.captureFileName : nil)), ("centrals", .array(d.centrals.map { .string($0) })),
+            ("clients", .array(d.clients.map { .object([("address", .string($0.address)), ("role", .string($0.role))]) })),
+            ("name", JSON(d.name)),
+            ("manufacturer", JSON(d.manufacturer)), ("model", JSON(d.model)), ("firmware_revision", JSON(d.firmwareRevision)),
+            ("hardware_revision", JSON(d.hardwareRevision)), ("software_revision", JSON(d.softwareRevision)),
+            ("serial_number", JSON(d.serialNumber)), ("company_id", JSON(d.companyID)), ("company_name", JSON(d.companyName)),
+            ("appearance", JSON(d.appearance)), ("connections", .array(d.connectionIDs.map { .int($0) })),
+            ("services", .array(g.services.map { s in
+                .object([
+                    ("uuid", .string(s.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(s.uuid))),
+                    ("primary", .bool(s.isPrimary)), ("start_handle", .int(Int64(s.startHandle))), ("end_handle", .int(Int64(s.endHandle))),
+                    ("characteristics", .array(g.characteristics.filter { s.startHandle <= $0.declarationHandle && $0.declarationHandle <= s.endHandle }.map { c in
+                        .object([
+                            ("uuid", .string(c.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(c.uuid))),
+                            ("declaration_handle", .int(Int64(c.declarationHandle))), ("value_handle", .int(Int64(c.valueHandle))),
+                            ("properties", .array(properties(c.properties).map { .string($0) })),
+                            ("cccd", JSON(cccd[c.valueHandle].map { Int($0) })), ("value", value(c.valueHandle)),
+                            ("descriptors", .array(g.descriptors.filter { g.characteristic(owning: $0.handle)?.declarationHandle == c.declarationHandle }.map { desc in
+                                .object([("uuid", .string(desc.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(desc.uuid))),
+                                         ("handle", .int(Int64(desc.handle))), ("value", value(desc.handle))])
+                            })),
+                        ])
+                    })),
+                ])
+            })),
+            ("undiscovered_handles", .array(d.undiscoveredHandles.map { .int(Int64($0)) })),
+        ])
     }
 }

@@ -36,7 +36,8 @@ enum CLIProcesses {
             defer { try? FileManager.default.removeItem(at: dir) }
             return CLI.Result(status: process.terminationStatus,
                               stdout: (try? String(contentsOf: dir.appendingPathComponent("stdout"), encoding: .utf8)) ?? "",
-                              stderr: (try? String(contentsOf: dir.appendingPathComponent("stderr"), encoding: .utf8)) ?? "")
+                              stderr: (try? String(contentsOf: dir.appendingPathComponent("stderr"), encoding: .utf8)) ?? "",
+                              signalled: process.terminationReason == .uncaughtSignal)
         }
     }
 

@@ -68,6 +68,8 @@ public enum CaptureExporter {
         public var monitor: Bool
         /// Records of the capture the output cannot carry, per kind, in `PacketKind` order.
         public var leftOut: [LeftOut]
+        /// Records written at the nearest time the output holds, not their own (pcap: before 1970 or after 2106).
+        public var timesClamped = 0
 
         public struct LeftOut: Sendable, Equatable {
             public var kind: PacketKind
@@ -109,6 +111,7 @@ public enum CaptureExporter {
         do {
             var leftOut: [PacketKind: Int] = [:]
             let count: Int
+            var clamped = 0
             switch format {
             case .btsnoop:
                 let writer = try BtsnoopWriter(path: temporary.path, datalink: monitor ? 2001 : 1002)
@@ -128,6 +131,7 @@ public enum CaptureExporter {
                 }
                 try writer.close()
                 count = writer.recordsWritten
+                clamped = writer.timestampsClamped
             }
             do {
                 try temporary.moveIntoPlace(path)
@@ -137,7 +141,7 @@ public enum CaptureExporter {
             return ExportSummary(written: count, monitor: monitor,
                                  leftOut: PacketKind.allCases.compactMap { kind in
                                      leftOut[kind].map { ExportSummary.LeftOut(kind: kind, count: $0) }
-                                 })
+                                 }, timesClamped: clamped)
         } catch {
             temporary.discard()
             throw error

@@ -27,32 +27,25 @@ enum DiagnoseCommand {
             Err.line("blereplay diagnose: \(error)")
             return .dataError
         }
-        var diagnosis = try DiagnosisLoader.load(source.store)
+        // Connection by connection: the diagnosis of tens of thousands of links is never held at once.
+        let stream = try DiagnosisStream(store: source.store, filter: filter)
+        let kept = try stream.kept()
         var selectedNothing = false
-        if !filter.isEmpty {
-            let outcome = try filter.apply(diagnosis, store: source.store)
-            diagnosis = outcome.diagnosis
-            if outcome.packetsSelected == 0 {
+        if let selection = stream.selection {
+            if selection.packetsSelected == 0 {
                 Err.line("blereplay diagnose: no packet matches \(PacketFilterOptions.describe(args))")
                 selectedNothing = true
-            } else if outcome.findingsKept == 0 {
+            } else if kept.findings == 0 {
                 Err.line("blereplay diagnose: no finding matches \(PacketFilterOptions.describe(args))")
             }
         }
-        if args.flag("json") {
-            Out.line(DiagnosisRenderer.json(diagnosis).serialized(pretty: true))
-        } else {
-            Out.write(DiagnosisRenderer.text(diagnosis))
-        }
+        let worst = try stream.write(json: args.flag("json"), kept: kept, to: Out.write)
         for r in source.importResults {
             for w in r.warnings { Err.line("warning: \(w)") }
             if let e = r.error { Err.line("error: \(e)") }
         }
         if source.inputWasDamaged { return .dataError }
-        if let threshold {
-            let all = diagnosis.flatMap { $0.findings + $0.connections.flatMap(\.findings) }
-            if all.contains(where: { $0.finding.severity >= threshold }) { return .checkFailed }
-        }
+        if let threshold, let worst, worst >= threshold { return .checkFailed }
         // Packet filters that selected nothing checked nothing: that fails, as it does for `timeline`.
         return selectedNothing ? .checkFailed : .success
     }

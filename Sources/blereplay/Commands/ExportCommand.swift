@@ -52,6 +52,10 @@ enum ExportCommand {
                     Err.line("blereplay export: left out \(summary.leftOutTotal) of \(summary.written + summary.leftOutTotal) records "
                              + "that \(form) cannot carry: \(kinds)")
                 }
+                if summary.timesClamped > 0 {
+                    Err.line("warning: \(summary.timesClamped) record(s) have a time \(form) cannot hold (before 1970 or after 2106): "
+                             + "written at the nearest time it holds")
+                }
             }
         } catch let e as CaptureExporter.Failure {
             Err.line("blereplay export: \(e.message)")

@@ -1,4 +1,5 @@
 import BLEAnalysis
+import BLECore
 import BLEReport
 import BLETimeline
 
@@ -16,11 +17,25 @@ enum GATTCommand {
             Err.line("blereplay gatt: \(error)")
             return .dataError
         }
-        let devices = try DeviceGATT.load(source.store)
+        // One server at a time, as `GATTRenderer` renders them all: with tens of thousands of
+        // links the databases are never held at once.
         if args.flag("json") {
-            Out.line(GATTRenderer.json(devices).serialized(pretty: true))
+            var doc = JSONStream(sink: Out.write)
+            doc.openArray()
+            try DeviceGATT.forEach(source.store) { doc.value(GATTRenderer.deviceJSON($0)) }
+            doc.close(array: true)
+            doc.flush()
+            Out.write("\n")
         } else {
-            Out.write(GATTRenderer.text(devices))
+            let severalLocal = try DeviceGATT.localServerCount(source.store) > 1
+            var text = LineStream(sink: Out.write)
+            var none = true
+            try DeviceGATT.forEach(source.store) {
+                none = false
+                text.lines(GATTRenderer.lines($0, severalLocal: severalLocal))
+            }
+            if none { text.line(GATTRenderer.noDatabase) }
+            text.flush()
         }
         return source.inputWasDamaged ? .dataError : .success
     }
