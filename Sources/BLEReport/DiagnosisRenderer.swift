@@ -185,6 +185,11 @@ public enum DiagnosisRenderer {
         let views = !p.showsCoreBluetoothView ? "showing what an Android app's BluetoothGattCallback received"
             : !p.showsAndroidView ? "showing what a CoreBluetooth app saw"
             : "showing both a CoreBluetooth app's and an Android app's view"
+        // The format alone only hints at Android (other tools write btsnoop H4 too): say so, so the
+        // line does not name one host and show both hosts' views.
+        if p.platform == .android && !p.confirmed {
+            return "possibly Android, from \(p.evidence), which other tools write too (no bugreport, no Android vendor command); \(views)"
+        }
         let name = ["apple": "Apple", "android": "Android", "bluez": "BlueZ", "unknown": "not known"][p.platform.rawValue] ?? p.platform.rawValue
         return "\(name), inferred from \(p.evidence); \(views)"
     }
