@@ -28,13 +28,6 @@ public enum TraceExporter {
     /// ATT transaction timeout (Core Vol 3 Part F 3.3.3): how long an unanswered request is drawn.
     static let attTimeout: Int64 = 30_000_000
 
-    /// The trace of the given captures (all when nil).
-    public static func make(_ store: TimelineStore, captureID: Int64? = nil) throws -> String {
-        var text = ""
-        try stream(store, captureID: captureID) { text += $0 }
-        return text
-    }
-
     /// Writes the trace to `path` as it is made, through a temporary file renamed into place
     /// when complete (`TextFile.write`'s contract, without holding the text).
     public static func write(_ store: TimelineStore, captureID: Int64? = nil, to path: String) throws {
