@@ -19,11 +19,7 @@ extension SpecCapture {
         let h: UInt16 = 0x40
         c.connectionComplete(100, handle: h, role: 0, peer: longValuePeer)
         var t: Int64 = 150
-        func exchange(_ request: [UInt8], _ response: [UInt8]) {
-            c.att(t, handle: h, request, received: false)
-            c.att(t + 30, handle: h, response, received: true)
-            t += 40
-        }
+        func exchange(_ request: [UInt8], _ response: [UInt8]) { c.exchange(&t, handle: h, request, response) }
         // Exchange MTU (Vol 3 Part F 3.4.2): 517 asked, 185 offered.
         exchange([0x02, 0x05, 0x02], [0x03, 0xB9, 0x00])
         // Primary services (Read By Group Type 0x2800).

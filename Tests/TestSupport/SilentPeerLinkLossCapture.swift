@@ -34,11 +34,7 @@ extension SpecCapture {
         let h: UInt16 = 0x41
         c.connectionComplete(100, handle: h, role: 0, peer: silentPeerAddress)
         var t: Int64 = 150
-        func exchange(_ request: [UInt8], _ response: [UInt8]) {
-            c.att(t, handle: h, request, received: false)
-            c.att(t + 30, handle: h, response, received: true)
-            t += 40
-        }
+        func exchange(_ request: [UInt8], _ response: [UInt8]) { c.exchange(&t, handle: h, request, response) }
         // Primary services (Read By Group Type 0x2800, Vol 3 Part G 4.4.1).
         exchange([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28],
                  [0x11, 0x06, 0x01, 0x00, 0x03, 0x00, 0x00, 0x18, 0x0A, 0x00, 0x0D, 0x00, 0x0D, 0x18,

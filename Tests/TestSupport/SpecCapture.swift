@@ -38,6 +38,13 @@ public struct SpecCapture {
     public mutating func att(_ ms: Int64, handle: UInt16, _ pdu: [UInt8], received: Bool) {
         l2cap(ms, handle: handle, cid: 0x0004, pdu, received: received)
     }
+    /// A request the central sends at `t` ms and the peripheral's response 30 ms later; `t`
+    /// moves on 40 ms to the next exchange (one ATT transaction at a time, Vol 3 Part F 3.3.2).
+    public mutating func exchange(_ t: inout Int64, handle: UInt16, _ request: [UInt8], _ response: [UInt8]) {
+        att(t, handle: handle, request, received: false)
+        att(t + 30, handle: handle, response, received: true)
+        t += 40
+    }
 
     /// LE Connection Complete (LE Meta 0x3E, subevent 0x01, Vol 4 Part E 7.7.65.1): role 0 central,
     /// 1 peripheral; interval in 1.25 ms, timeout in 10 ms.
