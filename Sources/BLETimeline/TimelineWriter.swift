@@ -13,6 +13,9 @@ final class TimelineWriter {
     let mapping: DisconnectMapping
 
     let insertPacket: SQLiteStatement
+    /// What `insertPacket` and `insertATT` hold bound from the row before (`RepeatedBindings`).
+    private var packetBindings = RepeatedBindings()
+    private var attBindings = RepeatedBindings()
     private let insertAdv: SQLiteStatement
     private let insertATT: SQLiteStatement
     private let insertSMP: SQLiteStatement
@@ -163,17 +166,19 @@ final class TimelineWriter {
     /// Binds every column of `insertPacket` but the summary (7) and the raw bytes (13).
     func bindPacketColumns(_ record: CaptureRecord, _ packet: DecodedPacket, connectionID: Int64?) {
         let s = insertPacket
+        var b = packetBindings
+        defer { packetBindings = b }
         s.bindInt(PacketKey.make(capture: captureID, frame: record.frameNumber), at: 1)
         s.bindInt(record.timestamp, at: 2)
-        s.bindStatic((packet.direction ?? record.direction).sqlName, at: 3)
-        s.bindStatic(record.kind.sqlName, at: 4)
-        s.bindInt(record.originalLength, at: 5)
-        s.bindStatic(packet.layer.sqlName, at: 6)
-        s.bindInt(connectionID, at: 8)
+        b.bindStatic((packet.direction ?? record.direction).sqlName, at: 3, of: s)
+        b.bindStatic(record.kind.sqlName, at: 4, of: s)
+        b.bindInt(record.originalLength, at: 5, of: s)
+        b.bindStatic(packet.layer.sqlName, at: 6, of: s)
+        b.bindInt(connectionID, at: 8, of: s)
         s.bindInt(record.fileOffset, at: 9)
-        s.bindInt(Int(record.controllerIndex), at: 10)
-        s.bindInt(Int(record.rawType), at: 11)
-        s.bindInt(packet.problems.isEmpty ? 0 : 1, at: 12)
+        b.bindInt(Int(record.controllerIndex), at: 10, of: s)
+        b.bindInt(Int(record.rawType), at: 11, of: s)
+        b.bindInt(packet.problems.isEmpty ? 0 : 1, at: 12, of: s)
     }
 
     func problem(_ p: DecodeError, frame: Int?) throws(SQLiteError) {
@@ -396,35 +401,37 @@ final class TimelineWriter {
         var requestOpcode: Int?
         if op == 0x01, a.bytes.count >= 2 { requestOpcode = Int(a.bytes[1]) }
         let s = insertATT
-        s.bindInt(captureID, at: 1)
+        var b = attBindings
+        defer { attBindings = b }
+        b.bindInt(captureID, at: 1, of: s)
         s.bindInt(frame, at: 2)
         s.bindInt(ts, at: 3)
-        s.bindInt(rowID, at: 4)
-        s.bindText(a.direction.rawValue, at: 5)
-        s.bindInt(Int(op), at: 6)
-        s.bindInt(pdu?.attributeHandle.map { Int($0) }, at: 8)
-        s.bindInt(pdu?.errorCode.map { Int($0.rawValue) }, at: 9)
-        s.bindInt(requestOpcode, at: 10)
+        b.bindInt(rowID, at: 4, of: s)
+        b.bindStatic(a.direction.sqlName, at: 5, of: s)
+        b.bindInt(Int(op), at: 6, of: s)
+        b.bindInt(pdu?.attributeHandle.map { Int($0) }, at: 8, of: s)
+        b.bindInt(pdu?.errorCode.map { Int($0.rawValue) }, at: 9, of: s)
+        b.bindInt(requestOpcode, at: 10, of: s)
         // The value is a slice of the PDU (a malformed PDU keeps all its bytes as the value).
         if a.isCut {
             // A cut PDU's value is unknown: none, not the bytes that were left.
-            s.bindInt(nil as Int?, at: 11)
-            s.bindInt(nil as Int?, at: 12)
+            b.bindInt(nil as Int?, at: 11, of: s)
+            b.bindInt(nil as Int?, at: 12, of: s)
         } else if pdu == nil {
-            s.bindInt(0, at: 11)
-            s.bindInt(a.bytes.count, at: 12)
+            b.bindInt(0, at: 11, of: s)
+            b.bindInt(a.bytes.count, at: 12, of: s)
         } else if let value = pdu?.value {
             // Signed Write Command: the value sits between the handle and the 12-byte signature
             // (Core v5.4 Vol 3 Part F 3.4.5.4); every other value runs to the end of the PDU.
-            s.bindInt(op == 0xD2 ? 3 : a.bytes.count - value.count, at: 11)
-            s.bindInt(value.count, at: 12)
+            b.bindInt(op == 0xD2 ? 3 : a.bytes.count - value.count, at: 11, of: s)
+            b.bindInt(value.count, at: 12, of: s)
         } else {
-            s.bindInt(nil as Int?, at: 11)
-            s.bindInt(nil as Int?, at: 12)
+            b.bindInt(nil as Int?, at: 11, of: s)
+            b.bindInt(nil as Int?, at: 12, of: s)
         }
-        s.bindInt(pdu == nil && !a.isCut ? 1 : 0, at: 13)
-        s.bindInt(a.bearer.map { Int($0) }, at: 15)
-        s.bindInt(a.isCut ? 1 : 0, at: 16)
+        b.bindInt(pdu == nil && !a.isCut ? 1 : 0, at: 13, of: s)
+        b.bindInt(a.bearer.map { Int($0) }, at: 15, of: s)
+        b.bindInt(a.isCut ? 1 : 0, at: 16, of: s)
         try s.run(borrowing: a.opcode.name, at: 7, a.bytes, at: 14)
 
         if let code = pdu?.errorCode {
