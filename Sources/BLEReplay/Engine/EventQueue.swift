@@ -35,6 +35,7 @@ struct EventQueue {
     /// The sequence number of the event each slot holds (`free` when it holds none).
     private var slotSequences: [UInt64] = []
     private var freeSlots: [Int] = []
+    private var nextSequence: UInt64 = 0
     private static let free = UInt64.max
 
     init() {
@@ -45,8 +46,11 @@ struct EventQueue {
     var firstTime: VirtualTime? { heap.first?.time }
     var isEmpty: Bool { heap.isEmpty }
 
-    /// Adds an event; returns the slot its action went to.
-    mutating func push(time: VirtualTime, order: Int, sequence: UInt64, _ action: @escaping () -> Void) -> Int {
+    /// Adds an event; returns its sequence number (the order of scheduling) and the slot its
+    /// action went to.
+    mutating func push(time: VirtualTime, order: Int, _ action: @escaping () -> Void) -> (sequence: UInt64, slot: Int) {
+        let sequence = nextSequence
+        nextSequence += 1
         let slot: Int
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -59,7 +63,7 @@ struct EventQueue {
         }
         heap.append(Entry(time: time, order: order, sequence: sequence, slot: slot))
         siftUp(heap.count - 1)
-        return slot
+        return (sequence, slot)
     }
 
     /// Drops the action of the event `sequence` in `slot`, when that event is still waiting.

@@ -14,7 +14,6 @@ public final class Scheduler {
     }
 
     private var queue = EventQueue()
-    private var nextSequence: UInt64 = 0
     /// The current virtual time.
     public private(set) var now: VirtualTime = 0
     /// Events run so far (cancelled ones not counted).
@@ -30,9 +29,7 @@ public final class Scheduler {
     /// Schedules `action` at `time` (not before now).
     @discardableResult
     public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
-        let sequence = nextSequence
-        nextSequence += 1
-        let slot = queue.push(time: max(time, now), order: order, sequence: sequence, action)
+        let (sequence, slot) = queue.push(time: max(time, now), order: order, action)
         return EventID(sequence: sequence, slot: slot)
     }
 

@@ -124,7 +124,7 @@ public enum ReplayComparison {
             // only those a transaction is made of (notifications and commands are most of them).
             var a = TransactionMatcher(), b = TransactionMatcher()
             for (r, s) in zip(recorded, simulated) where opensOrClosesTransaction(r.bytes) {
-                let decoded = try? ATTPDU(decoding: r.bytes[...])
+                let decoded = matcherReads(r.bytes) ? try? ATTPDU(decoding: r.bytes[...]) : nil
                 a.add(stored(r.packetID, r.time, r.fromCentral, r.bytes, r.bearer, decoded))
                 b.add(stored(s.frame, s.time, s.fromCentral, s.bytes, s.bearer, decoded))
             }
@@ -201,6 +201,18 @@ public enum ReplayComparison {
                        _ decoded: ATTPDU?) -> StoredATTPDU {
         StoredATTPDU(packetID: packet, timestamp: time, direction: fromCentral ? .sent : .received, opcode: ATTOpcode(bytes[0]),
                      pdu: decoded, bytes: bytes, bearer: bearer)
+    }
+
+    /// Whether `TransactionMatcher` reads the decoded PDU: a request's or indication's handle,
+    /// an Error Response's request opcode and code; of other responses and of confirmations only
+    /// the opcode, which it has without decoding.
+    static func matcherReads(_ bytes: [UInt8]) -> Bool {
+        let op = ATTOpcode(bytes[0])
+        switch op.kind {
+        case .request, .indication: return true
+        case .response: return op == .errorResponse
+        case .command, .notification, .confirmation, .unknown: return false
+        }
     }
 
     /// The transactions of a PDU sequence (packet or frame, time, from the central, bytes, ATT

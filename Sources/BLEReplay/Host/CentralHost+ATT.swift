@@ -68,7 +68,10 @@ extension CentralHost {
     /// a free controller buffer and nothing queued for this link.
     public func canSendWriteWithoutResponse(_ link: SimulatedLink) -> Bool {
         let ready = link.isUp && freeBuffers > 0 && !txQueue[txHead...].contains { $0.link === link }
-        if !ready { link.wantsWriteReady = true }
+        if !ready {
+            link.wantsWriteReady = true
+            someLinkWantsWriteReady = true
+        }
         return ready
     }
 
@@ -167,10 +170,12 @@ extension CentralHost {
 
     private func buffersReturned() {
         pumpTx()
+        guard someLinkWantsWriteReady else { return }
         for l in links where l.wantsWriteReady && freeBuffers > 0 && !txQueue[txHead...].contains(where: { $0.link === l }) {
             l.wantsWriteReady = false
             observer?.centralHost(self, linkIsReadyToSendWriteWithoutResponse: l)
         }
+        someLinkWantsWriteReady = links.contains { $0.wantsWriteReady }
     }
 
     // MARK: ATT in

@@ -21,6 +21,9 @@ public final class CentralHost {
     public private(set) var allLinks: [SimulatedLink] = []
     var freeBuffers: Int
     var txQueue: [TxFragment] = []
+    /// Whether any link waits to hear it may send a write without response again: without one,
+    /// returned buffers need no walk over every link (issue 12).
+    var someLinkWantsWriteReady = false
     var txHead = 0
     var nextHandle: UInt16 = 0x0040
     /// Per link handle: how the central's own GATT server answers (the recorded central's answers).
@@ -174,10 +177,8 @@ public final class CentralHost {
         let recorded = p.behaviour(for: behaviour)
         let b = scripted ? nil : recorded
         let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: recorded?.parameters ?? .typical,
-                                 behaviourConnectionID: b?.connectionID)
-        link.localCentral = localCentral
-        link.localServer = localServer
-        link.transport = transport
+                                 behaviourConnectionID: b?.connectionID, localCentral: localCentral, localServer: localServer,
+                                 transport: transport)
         localServer?.attach(link)
         let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
         if transport == .bredr {

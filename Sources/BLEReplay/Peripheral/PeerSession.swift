@@ -47,13 +47,16 @@ final class PeerSession {
         self.behaviour = behaviour
         actions = behaviour?.actions ?? []
         hasBehaviour = behaviour != nil
+        host = peripheral.world.host
         underWay = Array(repeating: false, count: actions.count)
         emulator = GATTServerEmulator(database: peripheral.model.gatt,
                                       serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
     }
 
     var world: ReplayWorld { peripheral.world }
-    var host: CentralHost { world.host }
+    /// The world's host, fixed before any link comes up: read through `world.host` (a `var`) it
+    /// cost a dynamic exclusivity check per event (issue 12).
+    unowned let host: CentralHost
 
     func start() {
         guard let b = behaviour else { return }
@@ -81,16 +84,21 @@ final class PeerSession {
         fire(.linkStart)
     }
 
+    /// The anchor came: what waited for it is scheduled, the recorded actions as one
+    /// `EventChain` (their hints are their packet ids).
     func fire(_ anchor: Anchor) {
         guard let items = waiting.removeValue(forKey: anchor) else { return }
+        var chain = EventChain()
+        let now = world.scheduler.now
         for (item, delay) in items {
-            var order = Scheduler.unordered
             if case .action(let i) = item, hasBehaviour {
-                order = actions[i].packetID
                 underWay[i] = true
+                chain.append(at: now, after: delay, order: actions[i].packetID, item: i)
+            } else {
+                world.scheduler.schedule(after: delay) { [self] in perform(item) }
             }
-            world.scheduler.schedule(after: delay, order: order) { [self] in perform(item) }
         }
+        chain.schedule(on: world.scheduler) { [self] in perform(.action($0)) }
     }
 
     func perform(_ item: Item) {
