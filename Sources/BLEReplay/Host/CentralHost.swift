@@ -46,12 +46,17 @@ public final class CentralHost {
 
     init(world: ReplayWorld) {
         self.world = world
+        scheduler = world.scheduler
+        trace = world.trace
         freeBuffers = world.configuration.aclBufferCount
     }
 
-    var scheduler: Scheduler { world.scheduler }
-    var trace: HCITraceRecorder { world.trace }
-    var now: VirtualTime { world.scheduler.now }
+    /// The world's, held here: reached through the unowned `world` for every PDU they cost a
+    /// reference-count round trip more (issue 12). The trace holds no reference back; the
+    /// scheduler's events capture the host, so it is held unowned.
+    unowned let scheduler: Scheduler
+    let trace: HCITraceRecorder
+    var now: VirtualTime { scheduler.now }
 
     /// What the host does at power-on: Reset and LE Read Buffer Size.
     func powerOn() {

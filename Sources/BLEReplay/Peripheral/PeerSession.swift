@@ -66,10 +66,12 @@ final class PeerSession {
         // An app playing the local server (CBPeripheralManager) notifies on its own schedule: what
         // the recorded central did after one of the local server's spontaneous PDUs keeps its time.
         func byTime(_ a: Anchor) -> Bool { everyByTime || (link.localServer != nil && a.followsLocalInitiative) }
-        for (i, a) in b.actions.enumerated() {
+        var filing = AnchorFiling<(item: Item, delay: Int64)>()
+        for (i, a) in actions.enumerated() {
             let t = byTime(a.anchor)
-            waiting[t ? .linkStart : a.anchor, default: []].append((.action(i), t ? a.offset : a.delay))
+            filing.add((.action(i), t ? a.offset : a.delay), to: t ? .linkStart : a.anchor, in: &waiting)
         }
+        filing.flush(into: &waiting)
         switch b.ending {
         case .linkLoss(let anchor, let delay, _), .terminated(_, let anchor, let delay):
             let offset = b.endingOffset ?? delay
