@@ -9,29 +9,11 @@ public final class Scheduler {
     /// Identifies a scheduled event so it can be cancelled.
     public struct EventID: Hashable, Sendable {
         public let sequence: UInt64
+        /// Where its action waits (`EventQueue`).
+        let slot: Int
     }
 
-    /// A heap entry: plain values only, so sifting moves no reference counts (the closures
-    /// live in `actions`, at `slot`; issue 12: moving closure-holding entries was a fifth of the run).
-    private struct Entry {
-        var time: VirtualTime
-        var order: Int
-        var sequence: UInt64
-        var slot: Int
-
-        @inline(__always) func precedes(_ other: Entry) -> Bool {
-            if time != other.time { return time < other.time }
-            if order != other.order { return order < other.order }
-            return sequence < other.sequence
-        }
-    }
-
-    private var heap: [Entry] = []
-    /// The scheduled actions by slot; a slot is reused once its event ran or was skipped.
-    private var actions: [(() -> Void)?] = []
-    private var freeSlots: [Int] = []
-    private var cancelled: Set<UInt64> = []
-    private var nextSequence: UInt64 = 0
+    private var queue = EventQueue()
     /// The current virtual time.
     public private(set) var now: VirtualTime = 0
     /// Events run so far (cancelled ones not counted).
@@ -42,26 +24,13 @@ public final class Scheduler {
     /// uses it to note the moment the app's code for that event starts; it must not schedule.
     public var willRunEvent: (() -> Void)?
 
-    public init() {
-        heap.reserveCapacity(256)
-    }
+    public init() {}
 
     /// Schedules `action` at `time` (not before now).
     @discardableResult
     public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-            actions[slot] = action
-        } else {
-            slot = actions.count
-            actions.append(action)
-        }
-        let entry = Entry(time: max(time, now), order: order, sequence: nextSequence, slot: slot)
-        nextSequence += 1
-        heap.append(entry)
-        siftUp(heap.count - 1)
-        return EventID(sequence: entry.sequence)
+        let (sequence, slot) = queue.push(time: max(time, now), order: order, action)
+        return EventID(sequence: sequence, slot: slot)
     }
 
     /// Schedules `action` `delay` microseconds from now.
@@ -76,70 +45,31 @@ public final class Scheduler {
     /// Cancels an event that has not run yet (harmless when it has).
     public func cancel(_ id: EventID?) {
         guard let id else { return }
-        cancelled.insert(id.sequence)
+        queue.cancel(sequence: id.sequence, slot: id.slot)
     }
 
     /// The time of the next event, if any.
-    public var nextEventTime: VirtualTime? { heap.first?.time }
+    public var nextEventTime: VirtualTime? { queue.firstTime }
 
     /// True when no event is waiting.
-    public var isIdle: Bool { heap.isEmpty }
+    public var isIdle: Bool { queue.isEmpty }
 
     /// Runs events in order until none is left, `limit` is passed, or an event asks to stop.
-    /// With a limit, the clock ends at the limit when the queue ran dry before it.
+    /// With a limit, the clock ends at the limit when the queue ran dry before it. Kept out of
+    /// line (one call per run) so that a profile names the simulation as one function.
+    @inline(never)
     public func run(until limit: VirtualTime? = nil) {
         stopRequested = false
-        while let first = heap.first {
-            if let limit, first.time > limit { break }
-            let entry = popFirst()
-            let action = actions[entry.slot]
-            actions[entry.slot] = nil
-            freeSlots.append(entry.slot)
-            if !cancelled.isEmpty, cancelled.remove(entry.sequence) != nil { continue }
+        while let time = queue.firstTime {
+            if let limit, time > limit { break }
+            let (entry, action) = queue.pop()
+            guard let action else { continue }
             now = entry.time
             eventsRun += 1
             willRunEvent?()
-            action?()
+            action.run()
             if stopRequested { return }
         }
         if let limit, limit > now { now = limit }
-    }
-
-    private func popFirst() -> Entry {
-        let first = heap[0]
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            siftDown(0)
-        }
-        return first
-    }
-
-    private func siftUp(_ index: Int) {
-        var i = index
-        let item = heap[i]
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard item.precedes(heap[parent]) else { break }
-            heap[i] = heap[parent]
-            i = parent
-        }
-        heap[i] = item
-    }
-
-    private func siftDown(_ index: Int) {
-        var i = index
-        let count = heap.count
-        let item = heap[i]
-        while true {
-            let left = 2 * i + 1
-            if left >= count { break }
-            var child = left
-            if left + 1 < count, heap[left + 1].precedes(heap[left]) { child = left + 1 }
-            guard heap[child].precedes(item) else { break }
-            heap[i] = heap[child]
-            i = child
-        }
-        heap[i] = item
     }
 }

@@ -74,9 +74,11 @@ final class RecordedCentralDriver: CentralHostObserver {
 
         func start() {
             let byTime = world.configuration.anchoring == .time
+            var filing = AnchorFiling<(step: Int, delay: Int64)>()
             for (i, s) in central.steps.enumerated() {
-                waiting[byTime ? .linkStart : s.anchor, default: []].append((i, byTime ? s.offset : s.delay))
+                filing.add((i, byTime ? s.offset : s.delay), to: byTime ? .linkStart : s.anchor, in: &waiting)
             }
+            filing.flush(into: &waiting)
             fire(.linkStart)
         }
 

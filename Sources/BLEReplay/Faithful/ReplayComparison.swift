@@ -120,16 +120,18 @@ public enum ReplayComparison {
         }
         // 2. Transaction outcomes.
         if v.divergence == nil {
-            // Step 1 found the same PDUs in the same order on both sides: decode them once.
-            let decoded = recorded.map { try? ATTPDU(decoding: $0.bytes[...]) }
-            let a = transactions(recorded.indices.map { (recorded[$0].packetID, recorded[$0].time, recorded[$0].fromCentral, recorded[$0].bytes,
-                                                         recorded[$0].bearer, decoded[$0]) },
-                                 end: c.disconnect?.time, captureEnd: c.end)
-            let b = transactions(simulated.indices.map { (simulated[$0].frame, simulated[$0].time, simulated[$0].fromCentral, simulated[$0].bytes,
-                                                          simulated[$0].bearer, decoded[$0]) },
-                                 end: link.endedAt.map(link.relative), captureEnd: c.end)
+            // Step 1 found the same PDUs in the same order on both sides: decode each once, and
+            // only those a transaction is made of (notifications and commands are most of them).
+            var a = TransactionMatcher(), b = TransactionMatcher()
+            for (r, s) in zip(recorded, simulated) where opensOrClosesTransaction(r.bytes) {
+                let decoded = matcherReads(r.bytes) ? try? ATTPDU(decoding: r.bytes[...]) : nil
+                a.add(stored(r.packetID, r.time, r.fromCentral, r.bytes, r.bearer, decoded))
+                b.add(stored(s.frame, s.time, s.fromCentral, s.bytes, s.bearer, decoded))
+            }
+            a.finish(disconnectedAt: c.disconnect?.time, captureEnd: c.end)
+            b.finish(disconnectedAt: link.endedAt.map(link.relative), captureEnd: c.end)
             // Equal fields give equal texts; only fields that differ need their texts compared.
-            for (x, y) in zip(a, b) where !(x.opcode == y.opcode && x.handle == y.handle && x.outcome == y.outcome && x.errorCode == y.errorCode) {
+            for (x, y) in zip(a.transactions, b.transactions) where !(x.opcode == y.opcode && x.handle == y.handle && x.outcome == y.outcome && x.errorCode == y.errorCode) {
                 let (xt, yt) = (outcomeText(x), outcomeText(y))
                 guard xt != yt else { continue }
                 v.divergence = Divergence(kind: "outcome", expected: xt, got: yt, expectedPacketID: x.requestPacketID,
@@ -185,14 +187,39 @@ public enum ReplayComparison {
         return s
     }
 
+    /// Whether a PDU takes part in a transaction (a request, response, indication or
+    /// confirmation, Core v5.4 Vol 3 Part F 3.3): the only ones `TransactionMatcher` looks at.
+    static func opensOrClosesTransaction(_ bytes: [UInt8]) -> Bool {
+        switch ATTOpcode(bytes.first ?? 0).kind {
+        case .request, .response, .indication, .confirmation: true
+        case .command, .notification, .unknown: false
+        }
+    }
+
+    /// One PDU as the matcher takes it (packet or frame, time, from the central, bytes, bearer, decoded).
+    static func stored(_ packet: Int, _ time: Int64, _ fromCentral: Bool, _ bytes: [UInt8], _ bearer: UInt16?,
+                       _ decoded: ATTPDU?) -> StoredATTPDU {
+        StoredATTPDU(packetID: packet, timestamp: time, direction: fromCentral ? .sent : .received, opcode: ATTOpcode(bytes[0]),
+                     pdu: decoded, bytes: bytes, bearer: bearer)
+    }
+
+    /// Whether `TransactionMatcher` reads the decoded PDU: a request's or indication's handle,
+    /// an Error Response's request opcode and code; of other responses and of confirmations only
+    /// the opcode, which it has without decoding.
+    static func matcherReads(_ bytes: [UInt8]) -> Bool {
+        let op = ATTOpcode(bytes[0])
+        switch op.kind {
+        case .request, .indication: return true
+        case .response: return op == .errorResponse
+        case .command, .notification, .confirmation, .unknown: return false
+        }
+    }
+
     /// The transactions of a PDU sequence (packet or frame, time, from the central, bytes, ATT
     /// bearer, decoded), paired per ATT bearer as the analysis pairs them (`TransactionMatcher`).
     static func transactions(_ pdus: [(Int, Int64, Bool, [UInt8], UInt16?, ATTPDU?)], end: Int64?, captureEnd: Int64) -> [ATTTransaction] {
         var m = TransactionMatcher()
-        for (packet, time, fromCentral, bytes, bearer, decoded) in pdus {
-            m.add(StoredATTPDU(packetID: packet, timestamp: time, direction: fromCentral ? .sent : .received,
-                               opcode: ATTOpcode(bytes[0]), pdu: decoded, bytes: bytes, bearer: bearer))
-        }
+        for (packet, time, fromCentral, bytes, bearer, decoded) in pdus { m.add(stored(packet, time, fromCentral, bytes, bearer, decoded)) }
         m.finish(disconnectedAt: end, captureEnd: captureEnd)
         return m.transactions
     }

@@ -68,7 +68,10 @@ extension CentralHost {
     /// a free controller buffer and nothing queued for this link.
     public func canSendWriteWithoutResponse(_ link: SimulatedLink) -> Bool {
         let ready = link.isUp && freeBuffers > 0 && !txQueue[txHead...].contains { $0.link === link }
-        if !ready { link.wantsWriteReady = true }
+        if !ready {
+            link.wantsWriteReady = true
+            someLinkWantsWriteReady = true
+        }
         return ready
     }
 
@@ -167,10 +170,12 @@ extension CentralHost {
 
     private func buffersReturned() {
         pumpTx()
+        guard someLinkWantsWriteReady else { return }
         for l in links where l.wantsWriteReady && freeBuffers > 0 && !txQueue[txHead...].contains(where: { $0.link === l }) {
             l.wantsWriteReady = false
             observer?.centralHost(self, linkIsReadyToSendWriteWithoutResponse: l)
         }
+        someLinkWantsWriteReady = links.contains { $0.wantsWriteReady }
     }
 
     // MARK: ATT in
@@ -244,14 +249,14 @@ extension CentralHost {
     /// The central's GATT server: the recorded answer to this exact request when there is one,
     /// else a confirmation for an indication, our MTU for an MTU exchange, and an error otherwise.
     private func answerAsServer(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16?) {
-        var counts = serverCounts[link.handle] ?? [:]
-        counts[pdu, default: 0] += 1
-        serverCounts[link.handle] = counts
+        // Counted in place: a copy taken out and put back copied the whole table per PDU.
+        serverCounts[link.handle, default: [:]][pdu, default: 0] += 1
+        let occurrence = serverCounts[link.handle]![pdu]!
         let op = ATTOpcode(pdu[0])
         var response: [UInt8]?
         var latency: Int64 = 0
         var order = Scheduler.unordered
-        if let recorded = serverAnswers[link.handle]?.answer(to: pdu, occurrence: counts[pdu]!) {
+        if let recorded = serverAnswers[link.handle]?.answer(to: pdu, occurrence: occurrence) {
             guard let r = recorded.response else { return }
             response = r
             latency = recorded.latency

@@ -21,6 +21,9 @@ public final class CentralHost {
     public private(set) var allLinks: [SimulatedLink] = []
     var freeBuffers: Int
     var txQueue: [TxFragment] = []
+    /// Whether any link waits to hear it may send a write without response again: without one,
+    /// returned buffers need no walk over every link (issue 12).
+    var someLinkWantsWriteReady = false
     var txHead = 0
     var nextHandle: UInt16 = 0x0040
     /// Per link handle: how the central's own GATT server answers (the recorded central's answers).
@@ -43,12 +46,17 @@ public final class CentralHost {
 
     init(world: ReplayWorld) {
         self.world = world
+        scheduler = world.scheduler
+        trace = world.trace
         freeBuffers = world.configuration.aclBufferCount
     }
 
-    var scheduler: Scheduler { world.scheduler }
-    var trace: HCITraceRecorder { world.trace }
-    var now: VirtualTime { world.scheduler.now }
+    /// The world's, held here: reached through the unowned `world` for every PDU they cost a
+    /// reference-count round trip more (issue 12). The trace holds no reference back; the
+    /// scheduler's events capture the host, so it is held unowned.
+    unowned let scheduler: Scheduler
+    let trace: HCITraceRecorder
+    var now: VirtualTime { scheduler.now }
 
     /// What the host does at power-on: Reset and LE Read Buffer Size.
     func powerOn() {
@@ -174,10 +182,8 @@ public final class CentralHost {
         let recorded = p.behaviour(for: behaviour)
         let b = scripted ? nil : recorded
         let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: recorded?.parameters ?? .typical,
-                                 behaviourConnectionID: b?.connectionID)
-        link.localCentral = localCentral
-        link.localServer = localServer
-        link.transport = transport
+                                 behaviourConnectionID: b?.connectionID, localCentral: localCentral, localServer: localServer,
+                                 transport: transport)
         localServer?.attach(link)
         let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
         if transport == .bredr {

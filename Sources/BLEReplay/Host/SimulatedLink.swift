@@ -60,7 +60,7 @@ public final class SimulatedLink {
     /// bearer only (`ATTClientBearer`) and does not set it.
     public internal(set) var attTimedOut = false
     /// The transport (LE, or BR/EDR for GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
-    public internal(set) var transport: LinkTransport = .le
+    public let transport: LinkTransport
 
     /// The CBError code an app sees when this link ends with `reason` (REFERENCE.md mapping):
     /// nil after the app's own disconnection; connectionTimeout when the host disconnected
@@ -75,10 +75,10 @@ public final class SimulatedLink {
     public var tag: Int = 0
     /// The local controller's role, as LE Connection Complete reports it (Core v5.4 Vol 4 Part E
     /// 7.7.65.1): false when the peer is a remote central and the local device its peripheral.
-    public internal(set) var localCentral = true
+    public let localCentral: Bool
     /// The local GATT server when an app plays it (CBPeripheralManager): the peer's requests and
     /// commands go to it instead of the recorded answers (Server/LocalServerLink.swift).
-    public internal(set) var localServer: LocalServerLink?
+    public let localServer: LocalServerLink?
 
     /// The peer stopped reading (`stop-reading` fault): packets sent from then on stay in the
     /// controller's buffers unacknowledged (`stuckPackets` of `packetsInFlight`) and never reach it.
@@ -105,7 +105,12 @@ public final class SimulatedLink {
     var wantsWriteReady = false
 
     init(handle: UInt16, peripheral: SimulatedPeripheral, establishedAt: VirtualTime, parameters: ConnectionParameters,
-         behaviourConnectionID: Int64?) {
+         behaviourConnectionID: Int64?, localCentral: Bool = true, localServer: LocalServerLink? = nil, transport: LinkTransport = .le) {
+        // Fixed for the link's life, so `let`: read for every PDU, a `var` cost a dynamic
+        // exclusivity check each time (issue 12).
+        self.localCentral = localCentral
+        self.localServer = localServer
+        self.transport = transport
         self.handle = handle
         self.peripheral = peripheral
         self.establishedAt = establishedAt

@@ -11,6 +11,9 @@ final class PeerSession {
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
     /// whole behaviour for each notification (issue 12).
     let actions: [AnchoredPDU]
+    /// Whether the peer plays a recorded behaviour: testing `behaviour` itself copied the whole
+    /// optional struct for each event (issue 12).
+    let hasBehaviour: Bool
     var keyCounts: [ATTMatchKey: Int] = [:]
     var requestCounts: [[UInt8]: Int] = [:]
     var subscriptionCounts: [UInt16: Int] = [:]
@@ -33,7 +36,9 @@ final class PeerSession {
     var waiting: [Anchor: [(item: Item, delay: Int64)]] = [:]
     /// Recorded actions whose anchor came and that have not been performed yet, and the one a link
     /// loss waits for (Docs/replay.md "Anchoring rules" 3: a silent peer's own traffic).
-    var underWay: Set<Int> = []
+    /// By action index: a flag per action, not a set (no hashing per event, and a search in
+    /// index order, never in a hash order that changes from run to run).
+    var underWay: [Bool]
     var lossWaitsFor: Int?
 
     init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour: PeerBehaviour?) {
@@ -41,12 +46,17 @@ final class PeerSession {
         self.link = link
         self.behaviour = behaviour
         actions = behaviour?.actions ?? []
+        hasBehaviour = behaviour != nil
+        host = peripheral.world.host
+        underWay = Array(repeating: false, count: actions.count)
         emulator = GATTServerEmulator(database: peripheral.model.gatt,
                                       serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
     }
 
     var world: ReplayWorld { peripheral.world }
-    var host: CentralHost { world.host }
+    /// The world's host, fixed before any link comes up: read through `world.host` (a `var`) it
+    /// cost a dynamic exclusivity check per event (issue 12).
+    unowned let host: CentralHost
 
     func start() {
         guard let b = behaviour else { return }
@@ -56,10 +66,12 @@ final class PeerSession {
         // An app playing the local server (CBPeripheralManager) notifies on its own schedule: what
         // the recorded central did after one of the local server's spontaneous PDUs keeps its time.
         func byTime(_ a: Anchor) -> Bool { everyByTime || (link.localServer != nil && a.followsLocalInitiative) }
-        for (i, a) in b.actions.enumerated() {
+        var filing = AnchorFiling<(item: Item, delay: Int64)>()
+        for (i, a) in actions.enumerated() {
             let t = byTime(a.anchor)
-            waiting[t ? .linkStart : a.anchor, default: []].append((.action(i), t ? a.offset : a.delay))
+            filing.add((.action(i), t ? a.offset : a.delay), to: t ? .linkStart : a.anchor, in: &waiting)
         }
+        filing.flush(into: &waiting)
         switch b.ending {
         case .linkLoss(let anchor, let delay, _), .terminated(_, let anchor, let delay):
             let offset = b.endingOffset ?? delay
@@ -74,24 +86,29 @@ final class PeerSession {
         fire(.linkStart)
     }
 
+    /// The anchor came: what waited for it is scheduled, the recorded actions as one
+    /// `EventChain` (their hints are their packet ids).
     func fire(_ anchor: Anchor) {
         guard let items = waiting.removeValue(forKey: anchor) else { return }
+        var chain = EventChain()
+        let now = world.scheduler.now
         for (item, delay) in items {
-            var order = Scheduler.unordered
-            if case .action(let i) = item, behaviour != nil {
-                order = actions[i].packetID
-                underWay.insert(i)
+            if case .action(let i) = item, hasBehaviour {
+                underWay[i] = true
+                chain.append(at: now, after: delay, order: actions[i].packetID, item: i)
+            } else {
+                world.scheduler.schedule(after: delay) { [self] in perform(item) }
             }
-            world.scheduler.schedule(after: delay, order: order) { [self] in perform(item) }
         }
+        chain.schedule(on: world.scheduler) { [self] in perform(.action($0)) }
     }
 
     func perform(_ item: Item) {
-        guard link.isUp, !silent, behaviour != nil else { return }
+        guard link.isUp, !silent, hasBehaviour else { return }
         switch item {
         case .action(let i):
             let a = actions[i]
-            underWay.remove(i)
+            underWay[i] = false
             if lossWaitsFor == i, let b = behaviour { lossFollows(a, in: b) }
             if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
             // Toward an app's server, with its handles (Server/LocalHandleMap.swift).
@@ -119,7 +136,7 @@ final class PeerSession {
     /// anchor never came (the app never subscribed) does not hold the loss back.
     func lastTrafficUnderWay(before b: PeerBehaviour) -> Int? {
         guard let silence = b.endingOffset else { return nil }
-        return underWay.filter { b.actions[$0].offset <= silence }.max { b.actions[$0].offset < b.actions[$1].offset }
+        return underWay.indices.filter { underWay[$0] && b.actions[$0].offset <= silence }.max { b.actions[$0].offset < b.actions[$1].offset }
     }
 
     /// The action the loss waited for was sent: the loss follows at the recorded gap.

@@ -1,0 +1,121 @@
+/// The scheduler's pending events: a binary min-heap of plain-value entries in (time, order,
+/// sequence) order, with the actions kept apart in reusable slots (DESIGN.md "Replay
+/// semantics", virtual time).
+///
+/// A value type, so the scheduler reaches all of it through one access per push, pop or cancel
+/// (issue 12: the heap, the slots and the cancelled set as separate class properties cost a
+/// dynamic exclusivity check per array access, a quarter of the simulation). Sifting moves no
+/// reference counts: an entry holds its action's slot, not the closure. A cancelled event's
+/// action is dropped from its slot at once; its entry stays in the heap and is skipped when it
+/// comes up. A slot remembers the sequence number of the event it holds, so cancelling an event
+/// that already ran (its slot perhaps reused) does nothing.
+struct EventQueue {
+    struct Entry {
+        var time: VirtualTime
+        var order: Int
+        var sequence: UInt64
+        var slot: Int
+
+        @inline(__always) func precedes(_ other: Entry) -> Bool {
+            if time != other.time { return time < other.time }
+            if order != other.order { return order < other.order }
+            return sequence < other.sequence
+        }
+    }
+
+    /// A scheduled action. Wrapped in a struct, an array holds the closure as it is: an array
+    /// of bare closures holds them reabstracted, which allocated a thunk going in and another
+    /// coming out of the array for each event (issue 12).
+    struct Action {
+        let run: () -> Void
+    }
+
+    private var heap: [Entry] = []
+    private var actions: [Action?] = []
+    /// The sequence number of the event each slot holds (`free` when it holds none).
+    private var slotSequences: [UInt64] = []
+    private var freeSlots: [Int] = []
+    private var nextSequence: UInt64 = 0
+    private static let free = UInt64.max
+
+    init() {
+        heap.reserveCapacity(256)
+    }
+
+    /// The earliest entry's time (a cancelled one's too: it is skipped when popped).
+    var firstTime: VirtualTime? { heap.first?.time }
+    var isEmpty: Bool { heap.isEmpty }
+
+    /// Adds an event; returns its sequence number (the order of scheduling) and the slot its
+    /// action went to.
+    mutating func push(time: VirtualTime, order: Int, _ action: @escaping () -> Void) -> (sequence: UInt64, slot: Int) {
+        let sequence = nextSequence
+        nextSequence += 1
+        let slot: Int
+        if let reused = freeSlots.popLast() {
+            slot = reused
+            actions[slot] = Action(run: action)
+            slotSequences[slot] = sequence
+        } else {
+            slot = actions.count
+            actions.append(Action(run: action))
+            slotSequences.append(sequence)
+        }
+        heap.append(Entry(time: time, order: order, sequence: sequence, slot: slot))
+        siftUp(heap.count - 1)
+        return (sequence, slot)
+    }
+
+    /// Drops the action of the event `sequence` in `slot`, when that event is still waiting.
+    mutating func cancel(sequence: UInt64, slot: Int) {
+        guard slot >= 0, slot < slotSequences.count, slotSequences[slot] == sequence else { return }
+        actions[slot] = nil
+    }
+
+    /// Removes the earliest entry; its action is nil when the event was cancelled. Not empty.
+    mutating func pop() -> (entry: Entry, action: Action?) {
+        let first = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            siftDown(0)
+        }
+        let action = actions[first.slot]
+        actions[first.slot] = nil
+        slotSequences[first.slot] = Self.free
+        freeSlots.append(first.slot)
+        return (first, action)
+    }
+
+    private mutating func siftUp(_ index: Int) {
+        heap.withUnsafeMutableBufferPointer { h in
+            var i = index
+            let item = h[i]
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard item.precedes(h[parent]) else { break }
+                h[i] = h[parent]
+                i = parent
+            }
+            h[i] = item
+        }
+    }
+
+    private mutating func siftDown(_ index: Int) {
+        heap.withUnsafeMutableBufferPointer { h in
+            var i = index
+            let count = h.count
+            let item = h[i]
+            while true {
+                let left = 2 * i + 1
+                if left >= count { break }
+                var child = left
+                if left + 1 < count, h[left + 1].precedes(h[left]) { child = left + 1 }
+                guard h[child].precedes(item) else { break }
+                h[i] = h[child]
+                i = child
+            }
+            h[i] = item
+        }
+    }
+}
