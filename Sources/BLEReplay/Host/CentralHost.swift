@@ -20,6 +20,10 @@ public final class CentralHost {
     /// Every link ever made, in order.
     public private(set) var allLinks: [SimulatedLink] = []
     var freeBuffers: Int
+    /// Links that asked to hear when a write without response would go out, until told or down.
+    var writeReadyWaiting: [SimulatedLink] = []
+    /// Links visited looking for those (the work a buffer return costs; a test counts it).
+    var linksVisitedForWriteReady = 0
     var txQueue: [TxFragment] = []
     var txHead = 0
     var nextHandle: UInt16 = 0x0040
