@@ -26,6 +26,12 @@ public enum RecordingLoader {
             for id in d.connectionIDs where d.address == nil { gatt["connection \(id)"] = d.database }
         }
         let db = store.database
+        // One read transaction for every capture's queries: outside one, SQLite takes and drops
+        // its file lock, looks for a hot journal and rereads the header around each statement,
+        // some twenty system calls per connection (issue 17). The load then reads one state of
+        // the file, and ending a transaction that only read cannot lose anything.
+        try db.execute("BEGIN")
+        defer { try? db.execute("COMMIT") }
         var sessions: [RecordedSession] = []
         for row in try db.rows("SELECT id, path, file_name, format_description FROM capture ORDER BY id") {
             guard let captureID = row[0].int64 else { continue }
