@@ -68,9 +68,9 @@ extension CentralHost {
     /// a free controller buffer and nothing queued for this link.
     public func canSendWriteWithoutResponse(_ link: SimulatedLink) -> Bool {
         let ready = link.isUp && freeBuffers > 0 && !txQueue[txHead...].contains { $0.link === link }
-        if !ready {
+        if !ready, !link.wantsWriteReady {
             link.wantsWriteReady = true
-            someLinkWantsWriteReady = true
+            writeReadyWaiting.append(link)
         }
         return ready
     }
@@ -168,14 +168,18 @@ extension CentralHost {
         buffersReturned()
     }
 
+    /// Tells the links that asked (`canSendWriteWithoutResponse`) that a write would go out now,
+    /// in link order. Only when some link asked: visiting every link at each buffer return made
+    /// a capture of many links quadratic (issue 17).
     private func buffersReturned() {
         pumpTx()
-        guard someLinkWantsWriteReady else { return }
+        guard !writeReadyWaiting.isEmpty else { return }
         for l in links where l.wantsWriteReady && freeBuffers > 0 && !txQueue[txHead...].contains(where: { $0.link === l }) {
             l.wantsWriteReady = false
             observer?.centralHost(self, linkIsReadyToSendWriteWithoutResponse: l)
         }
-        someLinkWantsWriteReady = links.contains { $0.wantsWriteReady }
+        linksVisitedForWriteReady += links.count
+        writeReadyWaiting.removeAll { !$0.wantsWriteReady || !$0.isUp }
     }
 
     // MARK: ATT in

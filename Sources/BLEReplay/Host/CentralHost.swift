@@ -20,10 +20,11 @@ public final class CentralHost {
     /// Every link ever made, in order.
     public private(set) var allLinks: [SimulatedLink] = []
     var freeBuffers: Int
+    /// Links that asked to hear when a write without response would go out, until told or down.
+    var writeReadyWaiting: [SimulatedLink] = []
+    /// Links visited looking for those (the work a buffer return costs; a test counts it).
+    var linksVisitedForWriteReady = 0
     var txQueue: [TxFragment] = []
-    /// Whether any link waits to hear it may send a write without response again: without one,
-    /// returned buffers need no walk over every link (issue 12).
-    var someLinkWantsWriteReady = false
     var txHead = 0
     var nextHandle: UInt16 = 0x0040
     /// Per link handle: how the central's own GATT server answers (the recorded central's answers).

@@ -6,17 +6,31 @@
 enum RecordedCompletions {
     /// Fills `completions` of each connection: one entry per packet the controller reported
     /// completed on its handle while it was up, microseconds from the connection's origin.
-    /// `byHandle` is every Number Of Completed Packets of the capture (`CapturePacketScan`).
-    static func assign(_ byHandle: [UInt16: [(time: Int64, count: Int)]], to connections: inout [RecordedConnection]) {
+    /// `byHandle` is every Number Of Completed Packets of the capture (`CapturePacketScan`), in
+    /// frame order on the capture's clock, so in time order: a connection's are found by binary
+    /// search, where looking at every one of its handle's made a capture whose controller reused
+    /// a handle for many connections quadratic (issue 17). Returns the events looked at.
+    @discardableResult
+    static func assign(_ byHandle: [UInt16: [(time: Int64, count: Int)]], to connections: inout [RecordedConnection]) -> Int {
+        var visited = 0
         for k in connections.indices {
             let c = connections[k]
             guard c.isEstablished, let list = byHandle[c.handle] else { continue }
             let to = c.origin &+ c.end
+            var lo = 0, hi = list.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                visited += 1
+                if list[mid].time < c.origin { lo = mid + 1 } else { hi = mid }
+            }
             var out: [Int64] = []
-            for e in list where e.time >= c.origin && e.time <= to {
-                out += Array(repeating: e.time &- c.origin, count: min(e.count, 4096))
+            for e in list[lo...] {
+                visited += 1
+                guard e.time <= to else { break }
+                out += repeatElement(e.time &- c.origin, count: min(e.count, 4096))
             }
             connections[k].completions = out
         }
+        return visited
     }
 }

@@ -26,6 +26,12 @@ public enum RecordingLoader {
             for id in d.connectionIDs where d.address == nil { gatt["connection \(id)"] = d.database }
         }
         let db = store.database
+        // One read transaction for every capture's queries: outside one, SQLite takes and drops
+        // its file lock, looks for a hot journal and rereads the header around each statement,
+        // some twenty system calls per connection (issue 17). The load then reads one state of
+        // the file, and ending a transaction that only read cannot lose anything.
+        try db.execute("BEGIN")
+        defer { try? db.execute("COMMIT") }
         var sessions: [RecordedSession] = []
         for row in try db.rows("SELECT id, path, file_name, format_description FROM capture ORDER BY id") {
             guard let captureID = row[0].int64 else { continue }
@@ -51,17 +57,15 @@ public enum RecordingLoader {
         let statements = Statements(db)
         let localDisconnects = try localDisconnects(captureID, db: db)
         let clock = scan.clock
-        let creates = try db.rows("""
+        var creates = CreateConnectionClaims(times: try db.rows("""
             SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
-            """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } }
+            """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } })
         // Create Connection (Core v5.4 Vol 4 Part E 7.1.5): the BR/EDR links the local host paged.
-        let classicCreates = try db.rows("""
+        var classicCreates = CreateConnectionClaims(times: try db.rows("""
             SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode = \(0x0405) ORDER BY packet_id
-            """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } }
-        var usedClassicCreates = Set<Int>()
+            """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } })
         var connections: [RecordedConnection] = []
         var classic = 0
-        var usedCreates = Set<Int>()
         for r in try db.rows("""
             SELECT id, handle, transport, peer_address, peer_address_type, role, status, interval_us, latency,
                    supervision_timeout_ms, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
@@ -95,13 +99,10 @@ public enum RecordingLoader {
                 createOffset: nil, completePacketID: r[16].int, parameters: params, parameterUpdates: [], pdus: [],
                 disconnect: nil, localDisconnect: nil, end: last.saturatingSubtracting(origin), clientRxMTU: r[10].int, serverRxMTU: r[11].int,
                 encrypted: (r[19].int ?? 0) != 0, smpPackets: r[22].int ?? 0)
-            if !began, transport == .le, let i = creates.indices.last(where: { creates[$0] <= origin && !usedCreates.contains($0) }) {
-                usedCreates.insert(i)
-                c.createOffset = creates[i].saturatingSubtracting(start)
-            } else if !began, transport == .bredr, c.role != "peripheral",
-                      let i = classicCreates.indices.last(where: { classicCreates[$0] <= origin && !usedClassicCreates.contains($0) }) {
-                usedClassicCreates.insert(i)
-                c.createOffset = classicCreates[i].saturatingSubtracting(start)
+            if !began, transport == .le, let t = creates.claim(atOrBefore: origin) {
+                c.createOffset = t.saturatingSubtracting(start)
+            } else if !began, transport == .bredr, c.role != "peripheral", let t = classicCreates.claim(atOrBefore: origin) {
+                c.createOffset = t.saturatingSubtracting(start)
             }
             if let raw = r[13].int64, let reason = r[14].int, let p = r[17].int {
                 let t = clock.time(frame: p, raw: raw)
