@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import BLEReport
 import BLECore
@@ -12,20 +13,11 @@ import BLECore
                         "<b>&amp;</b>", "it's", "\u{1}ctl", "|\u{301}", "&\u{301}", ",\u{301}"]
 
     /// HTML text and attribute values (HTML 5.2 8.3): & < > " ' as character references.
+    static let htmlReferences: [Character: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"]
+
     @Test(arguments: texts)
     func html(text: String) {
-        var expected = ""
-        for c in text {
-            switch c {
-            case "&": expected += "&amp;"
-            case "<": expected += "&lt;"
-            case ">": expected += "&gt;"
-            case "\"": expected += "&quot;"
-            case "'": expected += "&#39;"
-            default: expected.append(c)
-            }
-        }
-        #expect(SVGCharts.escape(text) == expected)
+        #expect(SVGCharts.escape(text) == text.map { Self.htmlReferences[$0] ?? String($0) }.joined())
     }
 
     /// GitHub Markdown table cells: `|` escaped, line breaks as spaces.
@@ -42,20 +34,13 @@ import BLECore
     }
 
     /// JSON strings (RFC 8259 7): quote, backslash and control characters escaped, the rest as is.
+    static let jsonEscapes: [Unicode.Scalar: String] = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"]
+
     @Test(arguments: texts)
     func json(text: String) {
-        var expected = "\""
-        for u in text.unicodeScalars {
-            switch u {
-            case "\"": expected += "\\\""
-            case "\\": expected += "\\\\"
-            case "\n": expected += "\\n"
-            case "\r": expected += "\\r"
-            case "\t": expected += "\\t"
-            case _ where u.value < 0x20: expected += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16)
-            default: expected.unicodeScalars.append(u)
-            }
-        }
-        #expect(JSON.quote(text) == expected + "\"")
+        let body = text.unicodeScalars.map { u in
+            Self.jsonEscapes[u] ?? (u.value < 0x20 ? String(format: "\\u%04x", u.value) : String(u))
+        }.joined()
+        #expect(JSON.quote(text) == "\"" + body + "\"")
     }
 }
