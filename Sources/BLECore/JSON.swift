@@ -34,27 +34,36 @@ public indirect enum JSON: Sendable, Equatable {
             out += "["
             for (i, item) in items.enumerated() {
                 if i > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                if pretty { JSON.newline(&out, depth: indent + 1) }
                 item.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
+            if pretty { JSON.newline(&out, depth: indent) }
             out += "]"
         case .object(let fields):
             if fields.isEmpty { out += "{}"; return }
             out += "{"
             for (i, (k, v)) in fields.enumerated() {
                 if i > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                out += JSON.quote(k) + (pretty ? ": " : ":")
+                if pretty { JSON.newline(&out, depth: indent + 1) }
+                out += JSON.quote(k)
+                out += pretty ? ": " : ":"
                 v.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
+            if pretty { JSON.newline(&out, depth: indent) }
             out += "}"
         }
     }
 
+    /// A line break and `depth` levels of two-space indent, appended in place.
+    private static func newline(_ out: inout String, depth: Int) {
+        out += "\n"
+        for _ in 0..<depth { out += "  " }
+    }
+
     /// A JSON string literal (RFC 8259 escapes).
     public static func quote(_ s: String) -> String {
+        // Most strings need no escape: a byte scan says so without walking their scalars.
+        guard s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return "\"" + s + "\"" }
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

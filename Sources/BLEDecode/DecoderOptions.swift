@@ -12,6 +12,10 @@ public struct DecoderOptions: Sendable {
     /// 4-byte direction, H4 type) and 17 for LINKTYPE 187. Offsets of bytes in a record are
     /// `fileOffset + payloadOffsetInRecord + position in the payload`.
     public var payloadOffsetInRecord = 25
+    /// Build each packet's one-line summary (`DecodedPacket.summary`). False for a consumer that
+    /// reads none (the fleet report's scratch timelines, `ImportOptions.referencedPacketRowsOnly`):
+    /// the summaries are then empty and never formatted; every fact, event and problem is the same.
+    public var summaries = true
 
     public init(keepKeys: Bool = false, payloadOffsetInRecord: Int = 25) {
         self.keepKeys = keepKeys

@@ -51,7 +51,8 @@ public struct PacketDecoder: Sendable {
     /// packet still comes back.
     public mutating func decode(_ record: CaptureRecord) -> DecodedPacket {
         var d = PacketDraft(direction: record.direction,
-                            base: record.fileOffset &+ options.payloadOffsetInRecord, frame: record.frameNumber)
+                            base: record.fileOffset &+ options.payloadOffsetInRecord, frame: record.frameNumber,
+                            summaries: options.summaries)
         if record.controllerIndex != controller {
             controller = record.controllerIndex
             tracker.controller = controller
@@ -81,12 +82,12 @@ public struct PacketDecoder: Sendable {
             decodeISO(record.payload, into: &d)
         case .note:
             d.layer = .note
-            d.summary = Self.monitorNote(record) ?? Fmt.noteText(record.payload)
+            d.summary.set(Self.monitorNote(record) ?? Fmt.noteText(record.payload))
         case .other where LinkLayerDecoder.isAirRecord(record):
             return decodeLinkLayer(record)
         case .other:
             d.layer = .other
-            d.summary = "Other record (type " + Fmt.h4(record.rawType) + ", \(record.payload.count) bytes)"
+            d.summary.set("Other record (type " + Fmt.h4(record.rawType) + ", \(record.payload.count) bytes)")
         }
         return d.packet
     }
@@ -123,12 +124,12 @@ public struct PacketDecoder: Sendable {
         d.layer = .hci
         guard payload.count >= 3 else {
             d.fail(layer: .hci, at: 0, kind: .truncated, "SCO header: need 3 bytes, have \(payload.count)")
-            d.summary = d.prefix + "SCO (malformed: header cut short)"
+            d.summary.set(d.prefix + "SCO (malformed: header cut short)")
             return
         }
         let handle = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF
         let length = Int(payload[2])
-        d.summary = d.prefix + "SCO handle " + Fmt.h4(handle) + ", \(length) bytes"
+        d.summary.set(d.prefix + "SCO handle " + Fmt.h4(handle) + ", \(length) bytes")
         d.checkDataLength(declared: length, available: payload.count - 3, dataStart: 3, what: "SCO data")
     }
 
@@ -138,12 +139,12 @@ public struct PacketDecoder: Sendable {
         d.layer = .hci
         guard payload.count >= 4 else {
             d.fail(layer: .hci, at: 0, kind: .truncated, "ISO header: need 4 bytes, have \(payload.count)")
-            d.summary = d.prefix + "ISO (malformed: header cut short)"
+            d.summary.set(d.prefix + "ISO (malformed: header cut short)")
             return
         }
         let handle = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF
         let length = Int((UInt16(payload[2]) | UInt16(payload[3]) << 8) & 0x3FFF)
-        d.summary = d.prefix + "ISO handle " + Fmt.h4(handle) + ", \(length) bytes"
+        d.summary.set(d.prefix + "ISO handle " + Fmt.h4(handle) + ", \(length) bytes")
         if let cis = isochronous.cis(controller: controller, handle: handle) {
             d.summary += " (CIS)"
             d.connection = cis.acl
@@ -154,7 +155,7 @@ public struct PacketDecoder: Sendable {
 
 /// What one record is being decoded into.
 struct PacketDraft {
-    var summary = ""
+    var summary: SummaryLine
     var layer: PacketLayer = .hci
     var connection: ConnectionRef?
     var events: [DecodedEvent] = []
@@ -168,7 +169,9 @@ struct PacketDraft {
     /// The record's frame number.
     let frame: Int
 
-    init(direction: Direction, base: Int, frame: Int) {
+    init(direction: Direction, base: Int, frame: Int, summaries: Bool) {
+        summary = SummaryLine(isKept: summaries)
+        prefix = Fmt.prefix(direction)
         self.direction = direction
         self.base = base
         self.frame = frame
@@ -178,13 +181,14 @@ struct PacketDraft {
     var source: FragmentSource { FragmentSource(frame: frame, recordBase: base) }
 
     var packet: DecodedPacket {
-        var p = DecodedPacket(summary: summary, layer: layer, connection: connection, events: events, problems: problems)
+        var p = DecodedPacket(summary: summary.text, layer: layer, connection: connection, events: events, problems: problems)
         p.secretRanges = secrets
         return p
     }
 
-    /// `"Sent "`/`"Rcvd "`/`""` by the record's direction.
-    var prefix: String { Fmt.prefix(direction) }
+    /// `"Sent "`/`"Rcvd "`/`""` by the record's direction (stored: a summary part reads it while
+    /// the summary is being written).
+    let prefix: String
 
     /// Records a problem at payload position `position`.
     mutating func fail(layer: DecodeError.Layer, at position: Int, kind: DecodeError.Kind, _ reason: String) {

@@ -44,8 +44,9 @@ final class DecodePipeline: Sendable {
     /// small deallocations a batch carries are not paid on the writer's thread, the slower one.
     private let spent = SpentBatches()
 
-    /// Starts reading `input` on a background thread.
-    init(input: CaptureInput, keepKeys: Bool) {
+    /// Starts reading `input` on a background thread; `summaries` false decodes no summary
+    /// (`DecoderOptions.summaries`).
+    init(input: CaptureInput, keepKeys: Bool, summaries: Bool = true) {
         let channel = self.channel
         let cancelled = self.cancelled
         let spent = self.spent
@@ -59,7 +60,9 @@ final class DecodePipeline: Sendable {
                 channel.send(.end(end))
                 return
             }
-            var decoder = PacketDecoder(options: .forCapture(reader.info, keepKeys: keepKeys))
+            var options = DecoderOptions.forCapture(reader.info, keepKeys: keepKeys)
+            options.summaries = summaries
+            var decoder = PacketDecoder(options: options)
             var audit = TimestampAudit()
             var batch: [(CaptureRecord, DecodedPacket)] = []
             var batchBytes = 0

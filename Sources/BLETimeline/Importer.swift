@@ -13,9 +13,12 @@ public struct ImportOptions: Sendable {
     public var keepRaw = true
     /// Show SMP key material instead of redacting it.
     public var keepKeys = false
-    /// Report-only: store only the packet rows the fleet report reads (`TimelineWriter+ReferencedPackets`).
-    /// Never set by `import`; needs `keepRaw` false.
+    /// Report-only: store only the packet rows the fleet report reads (`TimelineWriter+ReferencedPackets`)
+    /// and, for a capture alone in its file, the advertising reports of connection peers
+    /// (`TimelineWriter+PeerAdvertising`). Never set by `import`; needs `keepRaw` false.
     public var referencedPacketRowsOnly = false
+    /// Bytes of advertising reports a report-only import holds at most (`PeerAdvertisingReports`).
+    var advertisingHoldLimit = PeerAdvertisingReports.holdLimit
     /// Print progress to stderr (only when it is a terminal).
     public var progress = false
     /// Told how long each stage took (`import --timings`, `make bench`): "read, decode, write",
@@ -297,8 +300,12 @@ public enum Importer {
             let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
                                             keepKeys: options.keepKeys)
             writer.referencedPacketRowsOnly = options.referencedPacketRowsOnly && !options.keepRaw
+            // A bugreport's logs share one timeline: a peer of one log may advertise in another.
+            if case .file = input { writer.advertisingOfPeersOnly = writer.referencedPacketRowsOnly }
+            writer.advertisingHoldLimit = options.advertisingHoldLimit
             let progress = Progress(enabled: options.progress, path: path, size: size)
-            let running = DecodePipeline(input: input, keepKeys: options.keepKeys)
+            // Report-only: the packet rows kept are never read for their summary (nor are any findings made).
+            let running = DecodePipeline(input: input, keepKeys: options.keepKeys, summaries: !writer.referencedPacketRowsOnly)
             pipeline = running
             var end = DecodePipeline.End()
             reading: while true {

@@ -16,7 +16,7 @@ final class TimelineWriter {
     /// What `insertPacket` and `insertATT` hold bound from the row before (`RepeatedBindings`).
     private var packetBindings = RepeatedBindings()
     private var attBindings = RepeatedBindings()
-    private let insertAdv: SQLiteStatement
+    let insertAdv: SQLiteStatement
     private let insertATT: SQLiteStatement
     private let insertSMP: SQLiteStatement
     private let insertError: SQLiteStatement
@@ -47,6 +47,10 @@ final class TimelineWriter {
     /// Report-only mode: see `TimelineWriter+ReferencedPackets.swift`.
     var referencedPacketRowsOnly = false
     var referencedRows = ReferencedPacketRows()
+    /// Report-only mode too: see `TimelineWriter+PeerAdvertising.swift`.
+    var advertisingOfPeersOnly = false
+    var peerAdvertising = PeerAdvertisingReports()
+    var advertisingHoldLimit = PeerAdvertisingReports.holdLimit
     /// The latest record timestamp (records are not always in time order).
     private(set) var lastTimestamp: Int64?
 
@@ -199,20 +203,7 @@ final class TimelineWriter {
     private func handle(_ event: DecodedEvent, frame: Int, ts: Int64, record: CaptureRecord) throws(SQLiteError) {
         switch event {
         case .advertisingReport(let r):
-            let s = insertAdv
-            s.bindInt(captureID, at: 1)
-            s.bindInt(frame, at: 2)
-            s.bindInt(ts, at: 3)
-            s.bindText(r.address.description, at: 4)
-            s.bindText(r.addressType.name, at: 5)
-            s.bindInt(Int(r.eventType), at: 6)
-            s.bindInt(r.isExtended ? 1 : 0, at: 7)
-            s.bindInt(r.isScanResponse ? 1 : 0, at: 8)
-            s.bindInt(r.rssi.map { Int($0) }, at: 9)
-            s.bindText(r.parsed.localName, at: 10)
-            s.bindInt((r.txPower ?? r.parsed.txPowerLevel).map { Int($0) }, at: 11)
-            s.bindBlob(r.data, at: 12)
-            try s.run()
+            try advertisingReport(r, frame: frame, ts: ts)
 
         case .connectionComplete(let c):
             let connected = c.status.rawValue == 0
@@ -533,6 +524,7 @@ final class TimelineWriter {
     /// Writes what is only known at the end: MTUs, last packets per connection.
     func finish() throws(SQLiteError) {
         if referencedPacketRowsOnly { try writeReferencedPacketRows() }
+        if advertisingOfPeersOnly { try writePeerAdvertisingReports() }
         let s = try db.prepare("""
             UPDATE connection SET mtu = ?1, client_rx_mtu = ?2, server_rx_mtu = ?3, last_packet_id = max(last_packet_id, ?4)
             WHERE id = ?5

@@ -5,8 +5,10 @@ import BLEAnalysis
 @testable import BLETimeline
 
 /// The fleet report's scratch timelines (`FleetReader.readCapture`) keep only the packet rows the
-/// report reads (`TimelineWriter+ReferencedPackets`) and store no findings, and hold every other
-/// row exactly as a full import of the same capture does: the analysis reads the same input.
+/// report reads (`TimelineWriter+ReferencedPackets`), only the advertising reports (and so the
+/// `device` rows) of connection peers (`TimelineWriter+PeerAdvertising`), store no findings, and
+/// hold every other row exactly as a full import of the same capture does: the analysis reads the
+/// same input for every connection.
 @Suite struct ReportScratchTimelineTests {
     static let captures = Support.samples.map(Support.sample) + [
         "android-lock-pairing.btsnoop", "android-yeelock.btsnoop", "ios-glasses.pklg", "btmon-monitor.btsnoop",
@@ -15,10 +17,11 @@ import BLEAnalysis
 
     /// Imports and analyses `path` into an in-memory scratch timeline, as the report does when
     /// `reportOnly`, as `import` does otherwise (without raw bytes, as the report reads).
-    static func scratch(_ path: String, reportOnly: Bool) throws -> TimelineStore {
+    static func scratch(_ path: String, reportOnly: Bool, advertisingHoldLimit: Int? = nil) throws -> TimelineStore {
         let store = try TimelineStore(path: ":memory:")
         var options = ImportOptions(keepRaw: false)
         options.referencedPacketRowsOnly = reportOnly
+        if let advertisingHoldLimit { options.advertisingHoldLimit = advertisingHoldLimit }
         let results = try Importer.importCaptures([path], intoScratchStore: store, name: path, options: options) { store in
             try Analyzer.analyze(store, findings: !reportOnly)
         }
@@ -30,6 +33,16 @@ import BLEAnalysis
         try store.database.rows("SELECT * FROM \"\(table)\" ORDER BY rowid")
     }
 
+    /// `table`'s rows whose `address` a connection row names, in rowid order.
+    static func peerRows(_ store: TimelineStore, _ table: String) throws -> [[SQLiteValue]] {
+        try store.database.rows("""
+            SELECT * FROM "\(table)" WHERE address IN (SELECT peer_address FROM connection) ORDER BY rowid
+            """)
+    }
+
+    /// Tables whose rows are kept only for connection peers (`TimelineWriter+PeerAdvertising`).
+    static let peerTables: Set<String> = ["adv_report", "device"]
+
     @Test(arguments: captures)
     func sameRowsButPacketsAndFindings(path: String) throws {
         let full = try Self.scratch(path, reportOnly: false)
@@ -37,14 +50,25 @@ import BLEAnalysis
         let tables = try full.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             .compactMap { $0[0].string }
         #expect(tables.contains("packet") && tables.contains("att_transaction"))
-        for table in tables where table != "packet" && table != "finding" {
+        for table in tables where table != "packet" && table != "finding" && !Self.peerTables.contains(table) {
             #expect(try Self.rows(report, table) == Self.rows(full, table), "\(path): table \(table) differs")
         }
         #expect(try Self.rows(report, "finding").isEmpty)
+        // Advertising and devices: the peers' rows whole, no other device's.
+        for table in Self.peerTables.sorted() {
+            #expect(try Self.rows(report, table) == Self.peerRows(full, table), "\(path): table \(table) differs")
+        }
 
-        // The packet rows kept are rows of the full import, whole; they are the rows the report
-        // reads: each connection's first, completing and last packet, and the capture's last record.
-        let all = Dictionary(uniqueKeysWithValues: try Self.rows(full, "packet").map { ($0[0].int64 ?? -1, $0) })
+        // The packet rows kept are rows of the full import, whole but for their summary, which the
+        // decoder does not make (`DecoderOptions.summaries`) and nothing the report runs reads; they
+        // are the rows the report reads: each connection's first, completing and last packet, and
+        // the capture's last record.
+        let summary = 6
+        let all = Dictionary(uniqueKeysWithValues: try Self.rows(full, "packet").map { row in
+            var row = row
+            row[summary] = .text("")
+            return (row[0].int64 ?? -1, row)
+        })
         let kept = try Self.rows(report, "packet")
         for row in kept { #expect(all[row[0].int64 ?? -1] == row, "\(path): packet row \(row[0]) differs") }
         let named = try full.database.rows("""
@@ -56,6 +80,47 @@ import BLEAnalysis
         let connections = try full.database.scalarInt("SELECT count(*) FROM connection") ?? 0
         #expect(kept.count <= 2 * Int(connections) + 1, "\(path): \(kept.count) packet rows kept")
         #expect(kept.count < all.count, "\(path): every packet row was written")
+    }
+
+    /// Captures with advertising reports of devices that are not connection peers.
+    static let advertising = [
+        "android-lock-long-session.btsnoop", "android-yeelock.btsnoop", "android-lock-pairing.btsnoop",
+    ].map(Support.shared)
+
+    /// Past the hold limit the reports are written as they come, every one, as `import` writes them:
+    /// memory stays bounded however many a large capture holds.
+    @Test(arguments: advertising)
+    func pastTheHoldLimitEveryReportIsKept(path: String) throws {
+        let full = try Self.scratch(path, reportOnly: false)
+        let trimmed = try Self.scratch(path, reportOnly: true)
+        #expect(try Self.rows(trimmed, "adv_report").count < Self.rows(full, "adv_report").count,
+                "\(path): holds no report of a device that is not a peer")
+        let overflowed = try Self.scratch(path, reportOnly: true, advertisingHoldLimit: 1000)
+        for table in Self.peerTables.sorted() {
+            #expect(try Self.rows(overflowed, table) == Self.rows(full, table), "\(path): table \(table) differs")
+        }
+    }
+
+    /// The logs of a bugreport zip share one timeline, where a device may advertise in one log and
+    /// be connected in the other: every advertising report is kept.
+    @Test func bugreportLogsKeepEveryReport() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let zip = dir + "/bugreport.zip"
+        let script = Support.packageRoot.appendingPathComponent("Scripts/make_bugreport_zip.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "-o", zip, "--layout", "o"] + Self.advertising.prefix(2)
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let full = try Self.scratch(zip, reportOnly: false)
+        let report = try Self.scratch(zip, reportOnly: true)
+        #expect(try full.database.scalarInt("SELECT count(*) FROM capture") == 2)
+        #expect(try !Self.rows(full, "adv_report").isEmpty)
+        for table in Self.peerTables.sorted() {
+            #expect(try Self.rows(report, table) == Self.rows(full, table), "table \(table) differs")
+        }
     }
 
     /// The fleet report over the same captures is the same as one computed from full timelines.

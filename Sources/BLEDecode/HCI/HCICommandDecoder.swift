@@ -13,10 +13,10 @@ extension PacketDecoder {
         guard payload.count >= 3 else {
             d.fail(layer: .hci, at: payload.count, kind: .truncated,
                    "HCI command header: need 3 bytes, have \(payload.count)")
-            d.summary = "Sent HCI command (malformed: header cut short)"
+            d.summary.set("Sent HCI command (malformed: header cut short)")
             if payload.count >= 2 {
                 let op = HCIOpcode(UInt16(payload[0]) | UInt16(payload[1]) << 8)
-                d.summary = "Sent " + op.name + " (malformed: no parameter length)"
+                d.summary.set("Sent " + op.name + " (malformed: no parameter length)")
                 d.events.append(.command(HCICommandInfo(opcode: op.rawValue, name: op.name)))
             }
             return
@@ -43,7 +43,7 @@ extension PacketDecoder {
                 learnTransport(.le, handle: c.handle, clue: name, into: &d)
             }
         }
-        d.summary = "Sent " + name + detail
+        d.summary.set("Sent " + name + detail)
         d.events.append(.command(info))
     }
 

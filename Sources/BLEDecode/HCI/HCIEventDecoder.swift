@@ -11,7 +11,7 @@ extension PacketDecoder {
         guard payload.count >= 2 else {
             d.fail(layer: .hci, at: payload.count, kind: .truncated,
                    "HCI event header: need 2 bytes, have \(payload.count)")
-            d.summary = "Rcvd HCI event (malformed: header cut short)"
+            d.summary.set("Rcvd HCI event (malformed: header cut short)")
             return
         }
         let code = payload[0]

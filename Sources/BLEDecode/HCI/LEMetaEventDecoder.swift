@@ -30,7 +30,7 @@ extension PacketDecoder {
                 let report = AdvertisingReport(address: addr, addressType: addrType, eventType: UInt16(type),
                                                isExtended: false, isScanResponse: type == 0x04,
                                                rssi: rssi == 127 ? nil : rssi, txPower: nil, data: Array(data))
-                if n == 1 { Self.summarize(report, into: &d.summary) }
+                if n == 1 { d.summary.append { Self.summarize(report, into: &$0) } }
                 d.events.append(.advertisingReport(report))
             }
             if n != 1 { d.summary += " \(n) reports" }
@@ -48,7 +48,7 @@ extension PacketDecoder {
                 let report = AdvertisingReport(
                     address: addr, addressType: addrType, eventType: UInt16(type), isExtended: false,
                     isScanResponse: false, rssi: rssi == 127 ? nil : rssi, txPower: nil, data: [])
-                if n == 1 { Self.summarize(report, into: &d.summary) }
+                if n == 1 { d.summary.append { Self.summarize(report, into: &$0) } }
                 d.events.append(.advertisingReport(report))
             }
             if n != 1 { d.summary += " \(n) reports" }
@@ -78,7 +78,7 @@ extension PacketDecoder {
                 report = advertisingFragments.add(report, key: .init(controller: controller, address: addr,
                                                                     addressType: addrType, sid: sid))
                 if n == 1 {
-                    Self.summarize(report, into: &d.summary)
+                    d.summary.append { Self.summarize(report, into: &$0) }
                     switch report.dataStatus {
                     case 0: break
                     case 1: d.summary += " (incomplete, more data to come)"
@@ -149,12 +149,17 @@ extension PacketDecoder {
 
         case 0x08:
             // Status u8, Key_X_Coordinate 32, Key_Y_Coordinate 32 (7.7.65.8)
-            d.summary += statusText(HCIStatusCode(try r.readUInt8("Status")))
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            d.summary += statusText(status)
 
         case 0x09:
             // Status u8, DH_Key 32 (7.7.65.9): secret, shown only with keepKeys
-            d.summary += statusText(HCIStatusCode(try r.readUInt8("Status")))
-            if options.keepKeys, r.remaining >= 32 { d.summary += " DHKey " + Fmt.bytes(try r.readBytes(32).reversed()) }
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            d.summary += statusText(status)
+            if options.keepKeys, r.remaining >= 32 {
+                let key = try r.readBytes(32)
+                d.summary += " DHKey " + Fmt.bytes(key.reversed())
+            }
 
         case 0x0C:
             // Status u8, Connection_Handle u16, TX_PHY u8, RX_PHY u8 (7.7.65.12)
@@ -226,7 +231,8 @@ extension PacketDecoder {
 
         case 0x0E, 0x1B, 0x1D, 0x24:
             // Sub-events that start with Status (sync established, CIS established, BIG).
-            d.summary += statusText(HCIStatusCode(try r.readUInt8("Status")))
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            d.summary += statusText(status)
 
         default:
             break

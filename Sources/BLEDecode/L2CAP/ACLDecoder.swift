@@ -20,7 +20,7 @@ extension PacketDecoder {
         d.layer = .acl
         guard payload.count >= 4 else {
             d.fail(layer: .acl, at: payload.count, kind: .truncated, "ACL header: need 4 bytes, have \(payload.count)")
-            d.summary = d.prefix + "ACL (malformed: header cut short)"
+            d.summary.set(d.prefix + "ACL (malformed: header cut short)")
             return
         }
         let word = UInt16(payload[0]) | UInt16(payload[1]) << 8
@@ -34,11 +34,11 @@ extension PacketDecoder {
         let isTruncated = declared > available
 
         guard handle <= Self.maximumConnectionHandle else {
-            d.summary = d.prefix + "ACL on reserved handle " + Fmt.h4(handle) + ", \(declared) bytes (vendor diagnostics)"
+            d.summary.set(d.prefix + "ACL on reserved handle " + Fmt.h4(handle) + ", \(declared) bytes (vendor diagnostics)")
             return
         }
         if handle == Self.vendorDiagnosticHandle, tracker.connection(handle)?.origin != .event {
-            d.summary = d.prefix + "ACL on handle 0x0EDC, \(declared) bytes (controller diagnostics)"
+            d.summary.set(d.prefix + "ACL on handle 0x0EDC, \(declared) bytes (controller diagnostics)")
             return
         }
         let isStart = pb != 0b01
@@ -61,10 +61,10 @@ extension PacketDecoder {
         case .complete(let frame):
             dispatchL2CAP(frame, connection: conn, into: &d)
         case .needMore(let start, let received, let expected):
-            d.summary = Fmt.fragmentSummary(prefix: d.prefix, start: start, received: received, expected: expected)
+            d.summary.set(Fmt.fragmentSummary(prefix: d.prefix, start: start, received: received, expected: expected))
         case .dropped:
-            d.summary = d.prefix + "ACL fragment (" + (isStart ? "start" : "continuation")
-                + ", \(data.count) bytes, no L2CAP PDU pending: dropped)"
+            d.summary.set(d.prefix + "ACL fragment (" + (isStart ? "start" : "continuation")
+                + ", \(data.count) bytes, no L2CAP PDU pending: dropped)")
         }
     }
 

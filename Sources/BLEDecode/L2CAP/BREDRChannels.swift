@@ -128,11 +128,13 @@ extension PacketDecoder {
         let payload = frame.payload
         switch cid {
         case 0x0001:
-            d.summary = d.prefix + "BR/EDR L2CAP " + bredrSignaling(payload, connection: connection, direction: d.direction)
+            // Read whether or not the summary is kept: it learns the channels' PSMs.
+            let commands = bredrSignaling(payload, connection: connection, direction: d.direction)
+            d.summary.set(d.prefix + "BR/EDR L2CAP " + commands)
         case 0x0002:
-            d.summary = d.prefix + "BR/EDR L2CAP connectionless data, \(payload.count) bytes"
+            d.summary.set(d.prefix + "BR/EDR L2CAP connectionless data, \(payload.count) bytes")
         case 0x0003:
-            d.summary = d.prefix + "BR/EDR L2CAP AMP Manager, \(payload.count) bytes"
+            d.summary.set(d.prefix + "BR/EDR L2CAP AMP Manager, \(payload.count) bytes")
         case 0x0007:
             // BR/EDR Security Manager (Core v5.4 Vol 3 Part H 3.2, 2.4.2.4): the same PDUs as
             // on LE CID 0x0006, used for cross-transport key derivation.
@@ -144,9 +146,9 @@ extension PacketDecoder {
                     decodeBREDRATT(frame, channel: channel, connection: connection, into: &d)
                     return
                 }
-                d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)) (\(BREDRNames.psm(channel.psm))), \(payload.count) bytes"
+                d.summary.set("\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)) (\(BREDRNames.psm(channel.psm))), \(payload.count) bytes")
             } else {
-                d.summary = "\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)), \(payload.count) bytes"
+                d.summary.set("\(d.prefix)BR/EDR L2CAP CID \(Fmt.h4(cid)), \(payload.count) bytes")
             }
         }
     }

@@ -18,7 +18,7 @@ extension PacketDecoder {
               let outcome = leChannels.kFrame(payload, offset: absolute(frame, 4), connection: connection.index,
                                              direction: d.direction, cid: cid)
         else {
-            d.summary = "\(d.prefix)L2CAP LE CoC data \(channel), \(payload.count) bytes"
+            d.summary.set("\(d.prefix)L2CAP LE CoC data \(channel), \(payload.count) bytes")
             return
         }
         let psm = known.psm
@@ -32,13 +32,13 @@ extension PacketDecoder {
                           suffix: " (EATT " + channel + ")", into: &d) { single ? Self.remapped($0, frame) : $0 }
                 return
             }
-            d.summary = "\(d.prefix)L2CAP LE CoC \(channel) (\(name)), SDU \(sdu.count) bytes"
-                + (frames > 1 ? " in \(frames) K-frames" : "")
+            d.summary.set("\(d.prefix)L2CAP LE CoC \(channel) (\(name)), SDU \(sdu.count) bytes"
+                + (frames > 1 ? " in \(frames) K-frames" : ""))
         case .needMore(let received, let expected):
-            d.summary = "\(d.prefix)L2CAP LE CoC \(channel) (\(name)), K-frame: \(received) of \(expected) SDU bytes"
+            d.summary.set("\(d.prefix)L2CAP LE CoC \(channel) (\(name)), K-frame: \(received) of \(expected) SDU bytes")
         case .unusable(let reason):
             d.problems.append(DecodeError(layer: .l2cap, offset: absolute(frame, 4), kind: .malformed, reason: reason))
-            d.summary = "\(d.prefix)L2CAP LE CoC \(channel) (\(name)) (malformed: \(reason))"
+            d.summary.set("\(d.prefix)L2CAP LE CoC \(channel) (\(name)) (malformed: \(reason))")
         }
     }
 }

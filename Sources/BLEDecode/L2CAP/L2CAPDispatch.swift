@@ -33,13 +33,13 @@ extension PacketDecoder {
         case 0x0000:
             d.problems.append(DecodeError(layer: .l2cap, offset: frame.offsets.absolute(2), kind: .malformed,
                                           reason: "L2CAP CID 0x0000 (null identifier)"))
-            d.summary = d.prefix + "L2CAP (malformed: CID 0x0000), \(payload.count) bytes"
+            d.summary.set(d.prefix + "L2CAP (malformed: CID 0x0000), \(payload.count) bytes")
         default:
             if Self.cidImpliesBREDR(cid) {
                 d.problems.append(DecodeError(layer: .l2cap, offset: frame.offsets.absolute(2), kind: .malformed,
                                               reason: "BR/EDR channel \(Fmt.h4(cid)) on an LE connection"))
             }
-            d.summary = d.prefix + "L2CAP CID " + Fmt.h4(cid) + ", \(payload.count) bytes"
+            d.summary.set(d.prefix + "L2CAP CID " + Fmt.h4(cid) + ", \(payload.count) bytes")
         }
     }
 
@@ -71,20 +71,20 @@ extension PacketDecoder {
         guard let first = bytes.first else {
             d.problems.append(DecodeError(layer: .att, offset: baseOffset, kind: .truncated,
                                           reason: "empty ATT PDU (no opcode)"))
-            d.summary = d.prefix + "ATT (malformed: empty PDU)" + suffix
+            d.summary.set(d.prefix + "ATT (malformed: empty PDU)" + suffix)
             return
         }
         d.layer = .att
         do {
             let pdu = try ATTPDU(decoding: bytes, baseOffset: baseOffset)
-            d.summary = d.prefix + pdu.summary + suffix
+            d.summary.set(d.prefix + pdu.summary + suffix)
             d.events.append(.att(ATTEvent(connection: connection, direction: d.direction, opcode: pdu.opcode,
                                           pdu: pdu, problem: nil, bytes: Array(bytes), bearer: bearer)))
         } catch {
             let e = remap(error)
             let opcode = ATTOpcode(rawValue: first)
             d.problems.append(e)
-            d.summary = d.prefix + opcode.name + " (malformed: " + e.reason + ")" + suffix
+            d.summary.set(d.prefix + opcode.name + " (malformed: " + e.reason + ")" + suffix)
             d.events.append(.att(ATTEvent(connection: connection, direction: d.direction, opcode: opcode,
                                           pdu: nil, problem: e, bytes: Array(bytes), bearer: bearer)))
         }
@@ -96,14 +96,14 @@ extension PacketDecoder {
         guard let first = bytes.first else {
             d.problems.append(DecodeError(layer: .smp, offset: absolute(frame, 4), kind: .truncated,
                                           reason: "empty SMP PDU (no code)"))
-            d.summary = d.prefix + "SMP (malformed: empty PDU)"
+            d.summary.set(d.prefix + "SMP (malformed: empty PDU)")
             return
         }
         d.layer = .smp
         noteSMPKeyMaterial(frame, connection: connection, into: &d)
         do {
             let pdu = try SMPPDU(decoding: bytes, baseOffset: absolute(frame, 4))
-            d.summary = d.prefix + pdu.summary(keepKeys: options.keepKeys)
+            d.summary.set(d.prefix + pdu.summary(keepKeys: options.keepKeys))
             if SMPKeyMaterial.isDebugPublicKey(bytes) { d.summary += " (the debug key of Core Vol 3 Part H 2.3.5.6.1)" }
             d.events.append(.smp(SMPEvent(connection: connection, direction: d.direction, code: pdu.code,
                                           pdu: pdu, problem: nil)))
@@ -111,7 +111,7 @@ extension PacketDecoder {
             let e = remap(error, frame)
             let code = SMPCode(rawValue: first)
             d.problems.append(e)
-            d.summary = d.prefix + code.name + " (malformed: " + e.reason + ")"
+            d.summary.set(d.prefix + code.name + " (malformed: " + e.reason + ")")
             d.events.append(.smp(SMPEvent(connection: connection, direction: d.direction, code: code,
                                           pdu: nil, problem: e)))
         }

@@ -27,9 +27,11 @@ extension PacketDecoder {
             leChannels.learn(code: code, identifier: id, data: data.readRemaining(), connection: connection.index,
                              direction: d.direction)
             var event = SignalingEvent(connection: connection, direction: d.direction, code: code, identifier: id, name: name)
-            d.summary = d.prefix + name + " (id \(id))"
+            d.summary.set(d.prefix + name + " (id \(id))")
             do {
-                d.summary += try Self.signalingParameters(code, &body, &event)
+                // Read whether or not the summary is kept: the parameters go into the event.
+                let parameters = try Self.signalingParameters(code, &body, &event)
+                d.summary += parameters
             } catch {
                 d.problems.append(remap(error, frame))
                 d.summary += " (malformed: " + error.reason + ")"
@@ -37,7 +39,7 @@ extension PacketDecoder {
             d.events.append(.signaling(event))
         } catch {
             d.problems.append(remap(error, frame))
-            d.summary = d.prefix + "LE signalling (malformed: " + error.reason + ")"
+            d.summary.set(d.prefix + "LE signalling (malformed: " + error.reason + ")")
         }
     }
 

@@ -18,8 +18,8 @@ extension PacketDecoder {
                                  into d: inout PacketDraft) {
         let suffix = " (BR/EDR ATT CID " + Fmt.h4(frame.cid) + ")"
         guard channels.isBasicMode(connection: connection.index, bearer: channel.bearer) else {
-            d.summary = d.prefix + "BR/EDR L2CAP CID " + Fmt.h4(frame.cid)
-                + " (ATT, not in Basic mode: frames not read), \(frame.payload.count) bytes"
+            d.summary.set(d.prefix + "BR/EDR L2CAP CID " + Fmt.h4(frame.cid)
+                + " (ATT, not in Basic mode: frames not read), \(frame.payload.count) bytes")
             return
         }
         decodeATT(frame.payload, baseOffset: absolute(frame, 4), connection: connection, bearer: channel.bearer,

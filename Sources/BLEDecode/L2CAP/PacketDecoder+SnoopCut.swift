@@ -34,7 +34,7 @@ extension PacketDecoder {
         d.layer = .acl
         let note = " (cut by the capture writer: \(kept) of \(original) bytes kept, as Android's filtered snoop log does)"
         guard payload.count >= 4 else {
-            d.summary = d.prefix + "ACL" + note
+            d.summary.set(d.prefix + "ACL" + note)
             return
         }
         let word = UInt16(payload[0]) | UInt16(payload[1]) << 8
@@ -43,7 +43,7 @@ extension PacketDecoder {
         let declared = Int(payload[2]) | Int(payload[3]) << 8
         guard handle <= Self.maximumConnectionHandle,
               handle != Self.vendorDiagnosticHandle || tracker.connection(handle)?.origin == .event else {
-            d.summary = d.prefix + "ACL on handle " + Fmt.h4(handle) + " (controller diagnostics)" + note
+            d.summary.set(d.prefix + "ACL on handle " + Fmt.h4(handle) + " (controller diagnostics)" + note)
             return
         }
         let data = payload[4...]
@@ -62,7 +62,7 @@ extension PacketDecoder {
         d.events.append(.linkEvent(LinkEvent(name: Self.snoopCutEventName, connection: conn.ref, status: nil,
                                              fields: [("kept", "\(kept)"), ("original", "\(original)")])))
         guard let cid else {
-            d.summary = d.prefix + "ACL " + (isStart ? "start" : "continuation") + " fragment, \(declared) bytes" + note
+            d.summary.set(d.prefix + "ACL " + (isStart ? "start" : "continuation") + " fragment, \(declared) bytes" + note)
             return
         }
         if conn.origin.isInferred, let clue = TransportClues.transport(ofChannel: cid) {
@@ -75,9 +75,9 @@ extension PacketDecoder {
         let pdu = data.dropFirst(4)
         let transport = tracker.connection(handle)?.transport ?? conn.transport
         d.layer = .l2cap
-        d.summary = d.prefix + cutChannelName(cid, transport: transport, first: pdu.first, connection: conn.ref,
+        d.summary.set(d.prefix + cutChannelName(cid, transport: transport, first: pdu.first, connection: conn.ref,
                                               direction: d.direction)
-            + ", \(l2capLength) bytes" + note
+            + ", \(l2capLength) bytes" + note)
         // An ATT PDU whose opcode survived: kept as a cut PDU (its opcode pairs transactions;
         // its fields are unknown), on the fixed channel or a BR/EDR ATT channel.
         guard let opcode = pdu.first else { return }
@@ -104,7 +104,7 @@ extension PacketDecoder {
         guard let remaining = cutContinuations[key] else { return false }
         let left = remaining - data.count
         cutContinuations[key] = left > 0 ? left : nil
-        d.summary = d.prefix + "ACL continuation fragment (\(data.count) bytes) of an L2CAP PDU whose start the capture writer cut"
+        d.summary.set(d.prefix + "ACL continuation fragment (\(data.count) bytes) of an L2CAP PDU whose start the capture writer cut")
         return true
     }
 

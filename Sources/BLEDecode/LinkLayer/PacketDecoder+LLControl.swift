@@ -18,10 +18,10 @@ extension PacketDecoder {
         if let problem { d.problems.append(problem) }
         guard let pdu = decoded else {
             let name = payload.first.map { LLControlOpcode($0).name } ?? "LL Control PDU"
-            d.summary = d.prefix + name + " (malformed: " + (problem?.reason ?? "no opcode") + ")"
+            d.summary.set(d.prefix + name + " (malformed: " + (problem?.reason ?? "no opcode") + ")")
             return
         }
-        d.summary = d.prefix + pdu.summary
+        d.summary.set(d.prefix + pdu.summary)
         if let problem { d.summary += " (malformed: " + problem.reason + ")" }
         var status: HCIStatusCode?
         switch pdu {

@@ -95,7 +95,7 @@ extension PacketDecoder {
                 ])))
             }
         }
-        var d = PacketDraft(direction: sender.direction, base: base, frame: record.frameNumber)
+        var d = PacketDraft(direction: sender.direction, base: base, frame: record.frameNumber, summaries: options.summaries)
         d.layer = .linkLayer
         d.connection = conn.ref
         d.events = events
@@ -121,22 +121,22 @@ extension PacketDecoder {
         if let original = conn.retransmissionOriginal(sender: sender, header: dh, payload: payload, frame: frame) {
             var what = Self.llidName(dh.llid)
             if dh.llid == DataChannelHeader.control, let op = payload.first { what = LLControlOpcode(op).name }
-            d.summary = d.prefix + "Retransmission of frame \(original) (" + what + ", \(payload.count) bytes)"
+            d.summary.set(d.prefix + "Retransmission of frame \(original) (" + what + ", \(payload.count) bytes)")
             return
         }
         if dh.isEmptyPDU {
-            d.summary = d.prefix + "Empty PDU"
+            d.summary.set(d.prefix + "Empty PDU")
             return
         }
         if dh.llid == 0 {
             d.fail(layer: .linkLayer, at: packet.payloadOffset &- d.base &- packet.header.count, kind: .malformed,
                    "LLID 0b00 is reserved on an ACL connection")
-            d.summary = d.prefix + "Data PDU with reserved LLID 0b00, \(payload.count) bytes"
+            d.summary.set(d.prefix + "Data PDU with reserved LLID 0b00, \(payload.count) bytes")
             return
         }
         let key = ACLReassembler.Key(handle: conn.handle, direction: sender.direction)
         if !isPlaintext(dh.llid, payload, header: header, conn: conn, key: key) {
-            d.summary = d.prefix + "Encrypted " + Self.llidName(dh.llid) + ", \(payload.count) bytes (ciphertext)"
+            d.summary.set(d.prefix + "Encrypted " + Self.llidName(dh.llid) + ", \(payload.count) bytes (ciphertext)")
             if conn.encryption == .unknown {
                 d.summary += ", or not a valid PDU"
             }
@@ -172,7 +172,7 @@ extension PacketDecoder {
         if !isStart, reassembler.states[key] == nil {
             d.problems.append(DecodeError(layer: .l2cap, offset: packet.payloadOffset, kind: .truncated,
                                           reason: "L2CAP continuation fragment (\(payload.count) bytes) with no start fragment pending (missed by the sniffer?)"))
-            d.summary = d.prefix + "L2CAP Fragment, \(payload.count) bytes (no start fragment seen)"
+            d.summary.set(d.prefix + "L2CAP Fragment, \(payload.count) bytes (no start fragment seen)")
             return
         }
         let outcome = reassembler.add(payload, dataOffset: packet.payloadOffset, source: d.source, key: key, isStart: isStart,
@@ -183,10 +183,10 @@ extension PacketDecoder {
                                                        openedAt: packet.payloadOffset)
             dispatchL2CAP(frame, connection: tracked, into: &d)
         case .needMore(let start, let received, let expected):
-            d.summary = d.prefix + (start ? "L2CAP Fragment Start" : "L2CAP Fragment")
-                + (expected.map { " (\(received) of \($0) bytes)" } ?? " (\(received) bytes)")
+            d.summary.set(d.prefix + (start ? "L2CAP Fragment Start" : "L2CAP Fragment")
+                + (expected.map { " (\(received) of \($0) bytes)" } ?? " (\(received) bytes)"))
         case .dropped:
-            d.summary = d.prefix + (isStart ? "L2CAP Fragment Start" : "L2CAP Fragment") + ", \(payload.count) bytes (dropped)"
+            d.summary.set(d.prefix + (isStart ? "L2CAP Fragment Start" : "L2CAP Fragment") + ", \(payload.count) bytes (dropped)")
         }
     }
 

@@ -10,7 +10,7 @@ import BLECore
 extension PacketDecoder {
     mutating func decodeAdvertisingPDU(_ packet: LinkLayerPacket, header: SnifferHeader, record: CaptureRecord) -> DecodedPacket {
         var d = PacketDraft(direction: .unknown, base: record.fileOffset &+ options.payloadOffsetInRecord,
-                            frame: record.frameNumber)
+                            frame: record.frameNumber, summaries: options.summaries)
         d.layer = .linkLayer
         d.problems = packet.problems
         let h = AdvertisingPDUHeader(octets: packet.header[0], packet.header[1])
@@ -29,7 +29,7 @@ extension PacketDecoder {
             pdu = try AdvertisingChannelPDU(type: h.type, decoding: packet.payload, baseOffset: packet.payloadOffset)
         } catch {
             d.problems.append(error)
-            d.summary = name + " (malformed: " + error.reason + ")"
+            d.summary.set(name + " (malformed: " + error.reason + ")")
             return d.packet
         }
         let rssi = header.rssi
@@ -42,23 +42,23 @@ extension PacketDecoder {
             let report = AdvertisingReport(address: p.advertiserAddress, addressType: h.txAddressType,
                                            eventType: pdu.legacyReportEventType ?? 0, isExtended: false,
                                            isScanResponse: h.type == .scanRsp, rssi: rssi, txPower: nil, data: p.data)
-            d.summary = name + " " + Self.advertiser(report)
+            d.summary.set(name + " " + Self.advertiser(report))
             d.events.append(.advertisingReport(report))
         case .advDirectInd(let p):
             let report = AdvertisingReport(address: p.advertiserAddress, addressType: h.txAddressType, eventType: 1,
                                            isExtended: false, isScanResponse: false, rssi: rssi, txPower: nil, data: [])
-            d.summary = name + " " + Self.advertiser(report) + " -> "
-                + LinkLayerFormat.address(p.targetAddress, h.rxAddressType)
+            d.summary.set(name + " " + Self.advertiser(report) + " -> "
+                + LinkLayerFormat.address(p.targetAddress, h.rxAddressType))
             d.events.append(.advertisingReport(report))
         case .scanReq(let p):
-            d.summary = name + " " + LinkLayerFormat.address(p.scannerAddress, h.txAddressType) + " -> "
-                + LinkLayerFormat.address(p.advertiserAddress, h.rxAddressType)
+            d.summary.set(name + " " + LinkLayerFormat.address(p.scannerAddress, h.txAddressType) + " -> "
+                + LinkLayerFormat.address(p.advertiserAddress, h.rxAddressType))
         case .connectInd(let c):
             connectIndication(c, name: name, header: h, record: record, llDataOffset: packet.payloadOffset &+ 12, into: &d)
         case .extended(let type, let p):
             extendedAdvertising(p, type: type, name: name, secondary: secondary, header: h, rssi: rssi, into: &d)
         case .unknown(_, let payload):
-            d.summary = name + ", \(payload.count) bytes"
+            d.summary.set(name + ", \(payload.count) bytes")
         }
         return d.packet
     }
@@ -89,11 +89,11 @@ extension PacketDecoder {
             _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
         }
         d.connection = ref
-        d.summary = name + " " + LinkLayerFormat.address(c.initiatorAddress, h.txAddressType) + " -> "
+        d.summary.set(name + " " + LinkLayerFormat.address(c.initiatorAddress, h.txAddressType) + " -> "
             + LinkLayerFormat.address(c.advertiserAddress, h.rxAddressType)
             + ", Access Address: " + LinkLayerPacket.accessAddressString(c.accessAddress)
             + ", Interval: " + Fmt.interval(c.interval) + ", Latency: \(c.latency), Timeout: " + Fmt.timeout10ms(c.timeout)
-            + ", Channels: \(c.usedChannels), Hop: \(c.hop)"
+            + ", Channels: \(c.usedChannels), Hop: \(c.hop)")
         d.events.append(.connectionComplete(ConnectionComplete(
             connection: ref, transport: .le, status: .success, role: 0, peerAddress: c.advertiserAddress,
             peerAddressType: h.rxAddressType, interval: c.interval, peripheralLatency: c.latency,
@@ -120,7 +120,7 @@ extension PacketDecoder {
         } else if !p.data.isEmpty {
             summary += ", \(p.data.count) bytes of data"
         }
-        d.summary = summary
+        d.summary.set(summary)
     }
 
     /// `7D:43:82:42:23:16 (random) rssi -60 "Name"`.

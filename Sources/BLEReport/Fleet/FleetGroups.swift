@@ -69,6 +69,14 @@ extension FleetStatistics {
         for d in Dimension.allCases { acc[d] = Accumulator() }
         let hour: Int64 = 3_600_000_000
         let step = period == "hour" ? hour : (period == "day" ? 24 * hour : 168 * hour)
+        // Each period's label is formatted once, not once per connection and event in it.
+        var labels: [Int64: [String]] = [:]
+        func periodKey(_ start: Int64) -> [String] {
+            if let known = labels[start] { return known }
+            let key = [periodLabel(start, period: period)]
+            labels[start] = key
+            return key
+        }
 
         for (index, c) in captures.enumerated() {
             let byID = Dictionary(c.connections.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -84,7 +92,7 @@ extension FleetStatistics {
                 }
                 // Time: the attempt counts where it completed; connected time is split over periods.
                 if let at = conn.completedAt ?? conn.start {
-                    let key = acc[.time]!.touch([periodLabel(periodStart(at, period: period), period: period)], capture: index)
+                    let key = acc[.time]!.touch(periodKey(periodStart(at, period: period)), capture: index)
                     if conn.isAttempt { acc[.time]!.rows[key]!.attempts += 1 }
                     if conn.established { acc[.time]!.rows[key]!.connections += 1 }
                 }
@@ -96,7 +104,7 @@ extension FleetStatistics {
                     while t < end {
                         let p = periodStart(t, period: period)
                         let upto = min(end, p.saturatingAdding(step))
-                        let key = acc[.time]!.touch([periodLabel(p, period: period)], capture: index)
+                        let key = acc[.time]!.touch(periodKey(p), capture: index)
                         acc[.time]!.rows[key]!.connectedTime = acc[.time]!.rows[key]!.connectedTime.saturatingAdding(upto - t)
                         t = upto
                     }
@@ -107,7 +115,7 @@ extension FleetStatistics {
                 let identity = conn.flatMap { identities[index][$0.id] }
                 let ek = EventKey(kind: e.kind, code: e.code)
                 for d in Dimension.allCases {
-                    let raw = d == .time ? [periodLabel(periodStart(e.timestamp, period: period), period: period)]
+                    let raw = d == .time ? periodKey(periodStart(e.timestamp, period: period))
                         : groupKey(d, capture: c, connection: conn, identity: identity)
                     let key = acc[d]!.touch(raw, capture: index)
                     acc[d]!.rows[key]!.events[ek, default: 0] += 1

@@ -111,7 +111,9 @@ public struct ReportTable: Sendable {
     }
 
     static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        // A byte scan first: the characters are walked only when one of the bytes is there.
+        guard s.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }),
+              s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
         return "\"" + s.replacing("\"", with: "\"\"") + "\""
     }
 
@@ -132,6 +134,7 @@ public struct ReportTable: Sendable {
     }
 
     static func markdownEscape(_ s: String) -> String {
-        s.replacing("|", with: "\\|").replacing("\n", with: " ")
+        guard s.utf8.contains(where: { $0 == 0x7C || $0 == 0x0A }) else { return s }
+        return s.replacing("|", with: "\\|").replacing("\n", with: " ")
     }
 }

@@ -5,6 +5,8 @@ import BLECore
 public enum SVGCharts {
     /// Text safe inside HTML and SVG elements and attributes.
     public static func escape(_ s: String) -> String {
+        // Most text has nothing to escape: a byte scan says so without walking its characters.
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for c in s {
