@@ -48,9 +48,11 @@ public enum Analyzer {
 
     static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase, findings withFindings: Bool = true) throws {
         let connections = try ConnectionFacts.load(captureID: captureID, from: db)
-        let ids = connections.map { String($0.id) }.joined(separator: ",")
-        for table in ["att_transaction", "gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value", "gatt_include"] where !ids.isEmpty {
-            try db.execute("DELETE FROM \(table) WHERE connection_id IN (\(ids))")
+        // The capture's links by a subquery, not a list of their ids: with tens of thousands of
+        // links (issue 17) that statement's text and parse tree alone took megabytes.
+        for table in ["att_transaction", "gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value", "gatt_include"] {
+            try db.run("DELETE FROM \(table) WHERE connection_id IN (SELECT id FROM connection WHERE capture_id = ?1)",
+                       [.integer(captureID)])
         }
         try db.run("DELETE FROM finding WHERE capture_id = ?1", [.integer(captureID)])
         // The capture row keeps the latest timestamp; a recording still being written may be ahead of it.
