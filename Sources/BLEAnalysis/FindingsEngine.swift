@@ -15,7 +15,7 @@ struct FindingsEngine {
     /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
     /// thousands of links they are stored as they come, not held all at once. Only the findings
     /// `FindingGroups` may merge wait for the end, where the repeated ones become one.
-    func findings(for connections: [ConnectionFacts], _ emit: ([Finding]) throws -> Void) throws {
+    func findings(for connections: CaptureConnections, _ emit: ([Finding]) throws -> Void) throws {
         let platform = try CapturePlatform.infer(captureID: captureID, from: db)
         try captureFindings(connections, emit)
         try emit(try cancelledAttemptFindings(connections, platform: platform))
@@ -23,7 +23,7 @@ struct FindingsEngine {
         let losses = try LinkLossOnsets(connections, engine: self)
         var earlier = EarlierConnections()
         var groupable: [Finding] = []
-        for c in connections {
+        try connections.forEach { c in
             var out: [Finding] = []
             out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c, losses: losses)
@@ -89,7 +89,7 @@ struct FindingsEngine {
     /// The capture's own findings, then one per link begun before the capture, handed to `emit`
     /// a thousand at a time: a capture of tens of thousands of such links (issue 17) does not
     /// hold all their sentences at once.
-    func captureFindings(_ connections: [ConnectionFacts], _ emit: ([Finding]) throws -> Void) throws {
+    func captureFindings(_ connections: CaptureConnections, _ emit: ([Finding]) throws -> Void) throws {
         var out: [Finding] = []
         let rows = try db.rows("SELECT status, warnings, dropped_packets, records FROM capture WHERE id = ?1", [.integer(captureID)])
         if let r = rows.first {
@@ -117,7 +117,8 @@ struct FindingsEngine {
                                    evidence: frames))
             }
         }
-        for c in connections where c.beganBeforeCapture {
+        try connections.forEach { c in
+            guard c.beganBeforeCapture else { return }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-gap",
                                title: "Connection began before the capture",
                                detail: "ACL traffic on handle \(hex(c.handle, width: 4)) appears with no Connection Complete in the file: peer address, initial parameters and the negotiated MTU may be unknown.",
