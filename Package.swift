@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // libzip, for Android bugreport zips (BLECapture's ZipArchive).
         .systemLibrary(name: "CZip", path: "Sources/CZip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
@@ -43,7 +44,7 @@ let package = Package(
         .target(name: "BLELive", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "CBlueZ"]),
         // The fleet fact store on PostgreSQL; the only target that links libpq (DESIGN.md).
         .target(name: "BLEWarehouse", dependencies: ["BLECore", "BLEAnalysis", "BLEReport", "CPostgres"]),
-        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive", "BLEWarehouse"]),
+        .executableTarget(name: "blereplay", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLEReport", "BLEReplay", "BLELive", "BLEWarehouse", "CMalloc"]),
 
         // Capture builders shared by test targets (test code only, never linked into the tool).
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -2,7 +2,7 @@
 """Stage 2 of `make fuzz`: every input through every command of `Fuzz/commands.txt` (issue 17).
 
     python3 Scripts/fuzz_commands.py --bin .build/release/blereplay [--rss-limit-mb 100]
-                                     [--timeout 900] [--verbose] INPUT_OR_DIRECTORY...
+                                     [--timeout 900] [--verbose] [--skip COMMAND ...] INPUT_OR_DIRECTORY...
 
 Each input (a file, or every file under a directory) gets a fresh directory and an empty TMPDIR;
 the command lines of `Fuzz/commands.txt` run in order (the first imports the input into the
@@ -14,7 +14,8 @@ is the kernel's for that one process (wait4).
 
 Prints one line per failure (and per run with --verbose), then the counts: inputs, runs
 (inputs x commands), exits by code, crashes, failures by kind, the largest peak RSS per command.
-Exits 1 when anything failed.
+Exits 1 when anything failed. `--skip replay` leaves out the table's lines of that command (their
+runs are neither made nor counted), for measuring the others alone.
 """
 
 from __future__ import annotations
@@ -114,9 +115,12 @@ def main() -> int:
     ap.add_argument("--rss-limit-mb", type=int)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--skip", action="append", default=[], metavar="COMMAND",
+                    help="leave out the command lines of COMMAND (the line's first word); repeatable")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
     codes, markers, commands = read_table(Path(a.table))
+    commands = [c for c in commands if c.split()[0] not in a.skip]
     files = inputs(a.paths)
     binary = str(Path(a.bin).resolve())
     exits: Counter[str] = Counter()

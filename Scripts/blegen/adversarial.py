@@ -32,7 +32,8 @@ each shape is written at a small scale (the `make test` sample, a few seconds in
   mix.btsnoop              datalink 2001: many links with NOCP, never-completing reassemblies,
                            64 KiB PDUs and extreme timestamps in one file
 
-`--links C H OUT` writes one many-links file of C controllers x H handles, `--huge-att N OUT`
+`--links C H OUT` writes one many-links file of C controllers x H handles, `--never-complete C H
+OUT` one never-complete file of C controllers x H handles, `--huge-att N OUT`
 one file of N 64 KiB ATT records (PacketLogger for OUT.pklg, else btsnoop), for measuring
 memory and time against the number of links and records.
 
@@ -381,6 +382,12 @@ def main(argv: list[str]) -> int:
         # python3 -m blegen.adversarial --links CONTROLLERS HANDLES OUT.btsnoop
         i = args.index("--links")
         Path(args[i + 3]).write_bytes(many_links_file(int(args[i + 1]), int(args[i + 2])))
+        return 0
+    if "--never-complete" in args:
+        # python3 -m blegen.adversarial --never-complete CONTROLLERS HANDLES OUT.btsnoop
+        i = args.index("--never-complete")
+        controllers = int(args[i + 1])
+        Path(args[i + 3]).write_bytes(btsnoop_monitor(never_complete(controllers, int(args[i + 2])), controllers))
         return 0
     if "--huge-att" in args:
         # python3 -m blegen.adversarial --huge-att COUNT OUT.pklg|OUT.btsnoop  (memory against record size)

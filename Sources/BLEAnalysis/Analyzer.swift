@@ -47,10 +47,12 @@ public enum Analyzer {
     }
 
     static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase, findings withFindings: Bool = true) throws {
-        let connections = try ConnectionFacts.load(captureID: captureID, from: db)
-        let ids = connections.map { String($0.id) }.joined(separator: ",")
-        for table in ["att_transaction", "gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value", "gatt_include"] where !ids.isEmpty {
-            try db.execute("DELETE FROM \(table) WHERE connection_id IN (\(ids))")
+        let connections = CaptureConnections(captureID: captureID, db: db)
+        // The capture's links by a subquery, not a list of their ids: with tens of thousands of
+        // links (issue 17) that statement's text and parse tree alone took megabytes.
+        for table in ["att_transaction", "gatt_service", "gatt_characteristic", "gatt_descriptor", "gatt_value", "gatt_include"] {
+            try db.run("DELETE FROM \(table) WHERE connection_id IN (SELECT id FROM connection WHERE capture_id = ?1)",
+                       [.integer(captureID)])
         }
         try db.run("DELETE FROM finding WHERE capture_id = ?1", [.integer(captureID)])
         // The capture row keeps the latest timestamp; a recording still being written may be ahead of it.
@@ -65,7 +67,7 @@ public enum Analyzer {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
         // Every link: ATT runs on BR/EDR links too (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
-        for c in connections {
+        try connections.forEach { c in
             var matcher = TransactionMatcher()
             var gatt = GATTReconstructor()
             func store(_ list: [ATTTransaction]) throws {
@@ -106,7 +108,7 @@ public enum Analyzer {
 
     /// Runs the findings engine over one capture and stores what it finds; a finding without its
     /// own Android status takes its evidence's (`android`, from `applyAndroidRule`).
-    static func storeFindings(_ captureID: Int64, connections: [ConnectionFacts], captureEnd: Int64,
+    static func storeFindings(_ captureID: Int64, connections: CaptureConnections, captureEnd: Int64,
                               android androidByPacket: AndroidStatusByPacket, db: SQLiteDatabase) throws {
         let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         let insertFinding = try db.prepare("""

@@ -22,22 +22,22 @@ import BLETimeline
 extension FindingsEngine {
     static let createOpcodes: Set<Int> = [0x200D, 0x2043, 0x2085]
 
-    func androidHostFindings(_ connections: [ConnectionFacts], platform: CapturePlatform) throws -> [Finding] {
+    func androidHostFindings(_ connections: CaptureConnections, platform: CapturePlatform) throws -> [Finding] {
         guard platform == .android else { return [] }
         var out = try backgroundConnectFindings(connections)
         out += try connectFailed133Findings(connections)
-        for c in connections { out += try attTimeoutDisconnectFindings(c) }
+        try connections.forEach { out += try attTimeoutDisconnectFindings($0) }
         return out
     }
 
     /// Connects that stayed pending past Android's 30 s direct-connect timeout, completed or
     /// still pending at the end of the capture.
-    func backgroundConnectFindings(_ connections: [ConnectionFacts]) throws -> [Finding] {
+    func backgroundConnectFindings(_ connections: CaptureConnections) throws -> [Finding] {
         let commands = try db.rows("""
             SELECT packet_id, ts_us, opcode FROM command WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043, 0x2085, 0x200E)
             ORDER BY packet_id
             """, [.integer(captureID)]).map { (frame: $0[0].int ?? 0, ts: $0[1].int64 ?? 0, opcode: $0[2].int ?? 0) }
-        let completions = connections.filter { !$0.beganBeforeCapture && $0.transport == "le" && $0.completePacketID != nil }
+        let completions = try connections.filter { !$0.beganBeforeCapture && $0.transport == "le" && $0.completePacketID != nil }
             .sorted { ($0.completePacketID ?? 0) < ($1.completePacketID ?? 0) }
         let longest = AndroidStatusRule.directConnectTimeoutUs.upperBound
         var out: [Finding] = []
@@ -78,8 +78,8 @@ extension FindingsEngine {
     }
 
     /// Failed attempts (not the cancel), one finding per status: the app saw 133 for each.
-    func connectFailed133Findings(_ connections: [ConnectionFacts]) throws -> [Finding] {
-        let failed = connections.filter {
+    func connectFailed133Findings(_ connections: CaptureConnections) throws -> [Finding] {
+        let failed = try connections.filter {
             !$0.beganBeforeCapture && $0.transport == "le" && $0.status != 0 && $0.status != 0x02 && $0.role != "peripheral"
                 && $0.completePacketID != nil
         }

@@ -27,9 +27,9 @@ extension FindingsEngine {
     /// Android's direct connect (`connectGatt` with autoConnect false) gives up after 30 s.
     static let androidDirectConnectTimeoutUs = AndroidStatusRule.directConnectTimeoutUs
 
-    func cancelledAttemptFindings(_ connections: [ConnectionFacts], platform inference: CapturePlatform.Inference) throws -> [Finding] {
+    func cancelledAttemptFindings(_ connections: CaptureConnections, platform inference: CapturePlatform.Inference) throws -> [Finding] {
         let platform = inference.platform
-        let cancelled = connections.filter { !$0.beganBeforeCapture && $0.status == 0x02 && $0.transport == "le" && $0.completePacketID != nil }
+        let cancelled = try connections.filter { !$0.beganBeforeCapture && $0.status == 0x02 && $0.transport == "le" && $0.completePacketID != nil }
         guard !cancelled.isEmpty else { return [] }
         let creates = try db.rows("""
             SELECT packet_id, ts_us, opcode FROM command WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043, 0x2085, 0x2010, 0x2011, 0x2012)

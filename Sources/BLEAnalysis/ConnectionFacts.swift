@@ -27,8 +27,32 @@ struct ConnectionFacts {
     var lastPacketID: Int
     var localDisconnectRequested: Bool
     var encrypted: Bool
+}
 
-    static func load(captureID: Int64, from db: SQLiteDatabase) throws -> [ConnectionFacts] {
+extension ConnectionFacts {
+    /// The facts of the row `s` is on (the columns `CaptureConnections` selects).
+    init(row s: SQLiteStatement, captureID: Int64) {
+        self.init(
+            id: s.int64(0), captureID: captureID, ordinal: s.int(1), handle: s.int(2), transport: s.text(3) ?? "le",
+            peerAddress: s.text(4), role: s.text(5), status: s.int(6), intervalUs: s.optionalInt(7),
+            latency: s.optionalInt(8), supervisionTimeoutMs: s.optionalInt(9), mtu: s.int(10),
+            clientRxMTU: s.optionalInt(11), serverRxMTU: s.optionalInt(12),
+            connectedAt: s.isNull(13) ? nil : s.int64(13), disconnectedAt: s.isNull(14) ? nil : s.int64(14),
+            disconnectReason: s.optionalInt(15), beganBeforeCapture: s.int(16) != 0,
+            completePacketID: s.optionalInt(17), disconnectPacketID: s.optionalInt(18),
+            firstPacketID: s.int(19), lastPacketID: s.int(20), localDisconnectRequested: s.int(21) != 0,
+            encrypted: s.int(22) != 0)
+    }
+}
+
+/// One capture's connections, read from the timeline row by row on each pass instead of held:
+/// a capture of tens of thousands of links (issue 17) cost ~300 bytes of facts a link, all at once.
+struct CaptureConnections {
+    let captureID: Int64
+    let db: SQLiteDatabase
+
+    /// Calls `body` with each connection's facts, in id order.
+    func forEach(_ body: (ConnectionFacts) throws -> Void) throws {
         let s = try db.prepare("""
             SELECT id, ordinal, handle, transport, peer_address, role, status, interval_us, latency,
                    supervision_timeout_ms, mtu, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
@@ -37,19 +61,15 @@ struct ConnectionFacts {
             FROM connection WHERE capture_id = ?1 ORDER BY id
             """)
         try s.bind([.integer(captureID)])
-        var out: [ConnectionFacts] = []
         while try s.step() {
-            out.append(ConnectionFacts(
-                id: s.int64(0), captureID: captureID, ordinal: s.int(1), handle: s.int(2), transport: s.text(3) ?? "le",
-                peerAddress: s.text(4), role: s.text(5), status: s.int(6), intervalUs: s.optionalInt(7),
-                latency: s.optionalInt(8), supervisionTimeoutMs: s.optionalInt(9), mtu: s.int(10),
-                clientRxMTU: s.optionalInt(11), serverRxMTU: s.optionalInt(12),
-                connectedAt: s.isNull(13) ? nil : s.int64(13), disconnectedAt: s.isNull(14) ? nil : s.int64(14),
-                disconnectReason: s.optionalInt(15), beganBeforeCapture: s.int(16) != 0,
-                completePacketID: s.optionalInt(17), disconnectPacketID: s.optionalInt(18),
-                firstPacketID: s.int(19), lastPacketID: s.int(20), localDisconnectRequested: s.int(21) != 0,
-                encrypted: s.int(22) != 0))
+            try body(ConnectionFacts(row: s, captureID: captureID))
         }
+    }
+
+    /// The connections `isIncluded` keeps, in id order.
+    func filter(_ isIncluded: (ConnectionFacts) -> Bool) throws -> [ConnectionFacts] {
+        var out: [ConnectionFacts] = []
+        try forEach { if isIncluded($0) { out.append($0) } }
         return out
     }
 }

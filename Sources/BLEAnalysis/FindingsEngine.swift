@@ -15,15 +15,15 @@ struct FindingsEngine {
     /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
     /// thousands of links they are stored as they come, not held all at once. Only the findings
     /// `FindingGroups` may merge wait for the end, where the repeated ones become one.
-    func findings(for connections: [ConnectionFacts], _ emit: ([Finding]) throws -> Void) throws {
+    func findings(for connections: CaptureConnections, _ emit: ([Finding]) throws -> Void) throws {
         let platform = try CapturePlatform.infer(captureID: captureID, from: db)
-        try emit(try captureFindings(connections))
+        try captureFindings(connections, emit)
         try emit(try cancelledAttemptFindings(connections, platform: platform))
         try emit(try androidHostFindings(connections, platform: platform.platform))
         let losses = try LinkLossOnsets(connections, engine: self)
         var earlier = EarlierConnections()
         var groupable: [Finding] = []
-        for c in connections {
+        try connections.forEach { c in
             var out: [Finding] = []
             out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c, losses: losses)
@@ -86,7 +86,10 @@ struct FindingsEngine {
     /// What `Analyzer.endAbandonedRecordings` writes into the capture's warnings.
     static let abandonedRecordingWarning = "the recorder stopped without finishing the recording"
 
-    func captureFindings(_ connections: [ConnectionFacts]) throws -> [Finding] {
+    /// The capture's own findings, then one per link begun before the capture, handed to `emit`
+    /// a thousand at a time: a capture of tens of thousands of such links (issue 17) does not
+    /// hold all their sentences at once.
+    func captureFindings(_ connections: CaptureConnections, _ emit: ([Finding]) throws -> Void) throws {
         var out: [Finding] = []
         let rows = try db.rows("SELECT status, warnings, dropped_packets, records FROM capture WHERE id = ?1", [.integer(captureID)])
         if let r = rows.first {
@@ -114,13 +117,18 @@ struct FindingsEngine {
                                    evidence: frames))
             }
         }
-        for c in connections where c.beganBeforeCapture {
+        try connections.forEach { c in
+            guard c.beganBeforeCapture else { return }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-gap",
                                title: "Connection began before the capture",
                                detail: "ACL traffic on handle \(hex(c.handle, width: 4)) appears with no Connection Complete in the file: peer address, initial parameters and the negotiated MTU may be unknown.",
                                evidence: [c.firstPacketID]))
+            if out.count >= 1024 {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
-        return out
+        try emit(out)
     }
 
     // MARK: - Establishment

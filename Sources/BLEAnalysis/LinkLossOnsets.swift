@@ -22,16 +22,19 @@ struct LinkLossOnsets {
     /// The longest connection interval among them: it bounds every pair's tolerance.
     private var widestIntervalUs = 0
 
-    init(_ connections: [ConnectionFacts], engine: FindingsEngine) throws {
-        for c in connections where c.disconnectReason == 0x08 && c.transport == "le" {
-            guard let frame = c.disconnectPacketID, let at = c.disconnectedAt,
-                  let p = try engine.parametersInForce(c, before: frame) else { continue }
+    init(_ connections: CaptureConnections, engine: FindingsEngine) throws {
+        var losses: [Loss] = []
+        var widest = 0
+        try connections.forEach { c in
+            guard c.disconnectReason == 0x08 && c.transport == "le", let frame = c.disconnectPacketID,
+                  let at = c.disconnectedAt, let p = try engine.parametersInForce(c, before: frame) else { return }
             let onset = at.saturatingSubtracting(Int64(p.supervisionTimeoutMs).saturatingMultiplied(by: 1000))
             losses.append(Loss(connection: c, frame: frame, at: at, onset: onset, timeoutMs: p.supervisionTimeoutMs,
                                intervalUs: p.intervalUs))
-            widestIntervalUs = max(widestIntervalUs, p.intervalUs)
+            widest = max(widest, p.intervalUs)
         }
-        losses.sort { ($0.onset, $0.connection.id) < ($1.onset, $1.connection.id) }
+        self.losses = losses.sorted { ($0.onset, $0.connection.id) < ($1.onset, $1.connection.id) }
+        widestIntervalUs = widest
     }
 
     /// Slack between two onsets still taken as one moment: four connection events of the

@@ -95,12 +95,23 @@ public struct PacketDecoder: Sendable {
     /// At end of capture: connections still open and partial ACL reassemblies, as problems
     /// (kind `.truncated`). Clears that state.
     public mutating func finish() -> [DecodeError] {
-        var out = reassembler.discardAll(why: "end of capture")
+        var out: [DecodeError] = []
+        finish { out += $0 }
+        return out
+    }
+
+    /// `finish()`, the problems handed to `emit` at most `chunk` at a time, in the same order: a
+    /// capture that ends with tens of thousands of links open or PDUs pending (issue 17) is
+    /// reported without holding every sentence at once.
+    public mutating func finish<E: Error>(chunk: Int = 1024, _ emit: ([DecodeError]) throws(E) -> Void) throws(E) {
+        var chunks = ProblemChunks(size: chunk)
+        try reassembler.discardAll(why: "end of capture", into: &chunks, emit)
         for c in tracker.closeAll() {
             let how = c.origin == .event ? "" : ", begun before the capture"
-            out.append(DecodeError(layer: .hci, offset: c.openedAt, kind: .truncated,
-                                   reason: "connection #\(c.ref.index) (handle \(Fmt.h4(c.ref.handle)), \(c.transport.rawValue)\(how)) still open at end of capture"))
+            try chunks.append(DecodeError(layer: .hci, offset: c.openedAt, kind: .truncated,
+                                          reason: "connection #\(c.ref.index) (handle \(Fmt.h4(c.ref.handle)), \(c.transport.rawValue)\(how)) still open at end of capture"), emit)
         }
+        try chunks.flush(emit)
         pendingCommands.removeAll()
         pendingBREDRCreates.removeAll()
         leCreateCancelPending = false
@@ -109,7 +120,6 @@ public struct PacketDecoder: Sendable {
         cutContinuations.removeAll()
         isochronous.removeAll()
         linkLayer = LinkLayerDecoder()
-        return out
     }
 
     /// Key of `pendingCommands`: a command is answered by its own controller.

@@ -24,12 +24,13 @@ final class DecodePipeline: Sendable {
         var stopError: CaptureError?
         /// The file could not be opened at all.
         var openError: CaptureError?
-        /// Partial reassemblies and other problems found at the end.
-        var finishProblems: [DecodeError] = []
     }
 
     enum Message: Sendable {
         case batch(Batch)
+        /// Partial reassemblies and connections still open at the end of the capture
+        /// (`PacketDecoder.finish`), a chunk at a time, after the last batch.
+        case finishProblems([DecodeError])
         case end(End)
     }
 
@@ -90,7 +91,7 @@ final class DecodePipeline: Sendable {
             if !batch.isEmpty { channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead))) }
             end.warnings = reader.warnings
             end.timestampWarnings = audit.warnings
-            end.finishProblems = decoder.finish()
+            decoder.finish { channel.send(.finishProblems($0)) }
             channel.send(.end(end))
         }
     }
@@ -123,7 +124,9 @@ final class DecodePipeline: Sendable {
     /// Stops the reader early (the writer failed) and waits for it to finish.
     func cancel() {
         cancelled.set()
-        while case .batch = channel.receive() {}
+        while true {
+            if case .end = channel.receive() { return }
+        }
     }
 }
 

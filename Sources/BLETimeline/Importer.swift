@@ -314,6 +314,8 @@ public enum Importer {
                     for (record, decoded) in batch.packets { try writer.write(record, decoded) }
                     progress.update(batch.bytesRead)
                     running.recycle(batch)
+                case .finishProblems(let problems):
+                    for p in problems { try writer.problem(p, frame: nil) }
                 case .end(let e):
                     end = e
                     running.releaseSpentBatchesAside()
@@ -330,7 +332,6 @@ public enum Importer {
                 result.error = stopError.description
                 return result
             }
-            for p in end.finishProblems { try writer.problem(p, frame: nil) }
             try writer.finish()
             let stopError = end.stopError
             // Absurd timestamps are warnings too, but they do not make the capture truncated.

@@ -87,7 +87,7 @@ public final class TimelineRecorder {
             try store.database.execute("BEGIN IMMEDIATE")
             inTransaction = true
         }
-        for p in decoder.finish() { try writer.problem(p, frame: nil) }
+        try decoder.finish { problems throws(SQLiteError) in for p in problems { try writer.problem(p, frame: nil) } }
         try writer.finish()
         // Absurd timestamps are warnings too, but they do not make the recording truncated.
         let timestampWarnings = audit.warnings.map { "\(source): byte \($0.offset): \($0.message)" }

@@ -26,10 +26,8 @@ final class TimelineWriter {
     private let insertConnection: SQLiteStatement
     private let insertUpdate: SQLiteStatement
 
-    /// Connection ordinal (ConnectionRef.index) -> connection row id.
-    private var connectionIDs: [Int: Int64] = [:]
-    /// Per connection: state the rows are derived from.
-    private var connectionState: [Int64: ConnectionState] = [:]
+    /// Per connection, by ordinal (ConnectionRef.index): its row id and the state its rows are derived from.
+    private var connections = WriterConnections()
     /// Last command row per opcode still waiting for its result.
     private var pendingCommands: [UInt16: Int64] = [:]
     /// True after LE Create Connection Cancel, until the next connection completes.
@@ -53,22 +51,6 @@ final class TimelineWriter {
     var advertisingHoldLimit = PeerAdvertisingReports.holdLimit
     /// The latest record timestamp (records are not always in time order).
     private(set) var lastTimestamp: Int64?
-
-    struct ConnectionState {
-        var clientRxMTU: Int?
-        var serverRxMTU: Int?
-        var mtu = 23
-        var localDisconnectRequested = false
-        var encrypted = false
-        var lastPacketID: Int = 0
-        var intervalKnown = false
-        /// CoreBluetooth speaks for LE links only: BR/EDR rows get no CBError.
-        var isLE = true
-        /// The local controller's role from LE Connection Complete (nil: began before the capture).
-        var localRole: String?
-        /// An Encryption Change with status 0x06 PIN or Key Missing was seen on this link.
-        var keyMissing = false
-    }
 
     init(database: SQLiteDatabase, captureID: Int64, keepRaw: Bool, keepKeys: Bool,
          mapping: DisconnectMapping = .default) throws(SQLiteError) {
@@ -140,8 +122,8 @@ final class TimelineWriter {
         for event in packet.events {
             try handle(event, frame: frame, ts: ts, record: record)
         }
-        let connectionID = packet.connection.flatMap { connectionIDs[$0.index] }
-        if let connectionID { connectionState[connectionID, default: ConnectionState()].lastPacketID = frame }
+        let connectionID = id(packet.connection)
+        if let ref = packet.connection { connections[ref.index]?.lastPacketID = frame }
 
         if referencedPacketRowsOnly {
             holdPacketRow(record, packet, connectionID: connectionID,
@@ -198,7 +180,7 @@ final class TimelineWriter {
 
     // MARK: - Events
 
-    private func id(_ ref: ConnectionRef?) -> Int64? { ref.flatMap { connectionIDs[$0.index] } }
+    private func id(_ ref: ConnectionRef?) -> Int64? { ref.flatMap { connections.rowID($0.index) } }
 
     private func handle(_ event: DecodedEvent, frame: Int, ts: Int64, record: CaptureRecord) throws(SQLiteError) {
         switch event {
@@ -238,7 +220,7 @@ final class TimelineWriter {
             // says how it knows a link found in progress is LE or BR/EDR, or that it does not.
             guard let rowID = id(ref) else { return }
             try db.run("UPDATE connection SET transport = ?1 WHERE id = ?2", [.text(transport.rawValue), .integer(rowID)])
-            connectionState[rowID]?.isLE = transport == .le
+            connections[ref.index]?.isLE = transport == .le
             try linkEvent(frame: frame, ts: ts, connection: rowID, name: "Transport", status: nil,
                           detail: transport.rawValue + ": " + clue)
 
@@ -251,7 +233,7 @@ final class TimelineWriter {
                     """, [.integer(ts), .integer(Int64(d.reason.rawValue)), .integer(Int64(frame)), .integer(rowID)])
             }
             if d.status.rawValue == 0 {
-                let state = rowID.flatMap { connectionState[$0] }
+                let state = d.connection.flatMap { connections[$0.index] }
                 // A handle never seen connecting or found in progress: the transport is unknown, so no
                 // CoreBluetooth name. An ATT timeout is not known here (transactions are matched by the analysis).
                 let cb = state.flatMap { st in
@@ -274,13 +256,13 @@ final class TimelineWriter {
             if u.status.rawValue != 0 {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "connection-update",
                           code: Int(u.status.rawValue), name: u.status.name, cbError: nil)
-            } else if connectionState[rowID]?.intervalKnown == false {
+            } else if let ref = u.connection, connections[ref.index]?.intervalKnown == false {
                 // A connection found in progress learns its parameters from the first update.
                 try db.run("""
                     UPDATE connection SET interval_us = ?1, latency = ?2, supervision_timeout_ms = ?3 WHERE id = ?4
                     """, [.integer(Int64(u.interval) * 1250), .integer(Int64(u.peripheralLatency)),
                                .integer(Int64(u.supervisionTimeout) * 10), .integer(rowID)])
-                connectionState[rowID]?.intervalKnown = true
+                connections[ref.index]?.intervalKnown = true
             }
 
         case .command(let c):
@@ -294,8 +276,8 @@ final class TimelineWriter {
             s.bindText(c.name, at: 6)
             try s.run()
             pendingCommands[c.opcode] = db.lastInsertRowID
-            if c.opcode == 0x0406, let rowID {   // HCI_Disconnect
-                connectionState[rowID, default: ConnectionState()].localDisconnectRequested = true
+            if c.opcode == 0x0406, let rowID, let ref = c.connection {   // HCI_Disconnect
+                connections[ref.index]?.localDisconnectRequested = true
                 try db.run("UPDATE connection SET local_disconnect_requested = 1 WHERE id = ?1", [.integer(rowID)])
             }
             if c.opcode == 0x200E { createConnectionCancelled = true }   // LE Create Connection Cancel
@@ -318,14 +300,14 @@ final class TimelineWriter {
             let detail = e.enabled.map { $0 ? "enabled" : "disabled" }
             try linkEvent(frame: frame, ts: ts, connection: rowID, name: name, status: Int(e.status.rawValue), detail: detail)
             if e.status.rawValue != 0 {
-                let state = rowID.flatMap { connectionState[$0] }
-                if e.status.rawValue == 0x06, let rowID { connectionState[rowID, default: ConnectionState()].keyMissing = true }
+                let state = e.connection.flatMap { connections[$0.index] }
+                if e.status.rawValue == 0x06, let ref = e.connection { connections[ref.index]?.keyMissing = true }
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "encryption",
                           code: Int(e.status.rawValue), name: e.status.name,
                           cbError: CoreBluetoothErrorRule.encryptionFailure(
                             status: e.status, isLE: state?.isLE ?? true, localRole: state?.localRole))
-            } else if e.enabled == true, let rowID {
-                connectionState[rowID, default: ConnectionState()].encrypted = true
+            } else if e.enabled == true, let rowID, let ref = e.connection {
+                connections[ref.index]?.encrypted = true
                 try db.run("UPDATE connection SET encrypted = 1 WHERE id = ?1", [.integer(rowID)])
             }
 
@@ -432,11 +414,8 @@ final class TimelineWriter {
         }
         // Exchange MTU (Core v5.4 Vol 3 Part F 3.4.2): ATT_MTU = min(Client Rx MTU, Server Rx MTU).
         if (op == 0x02 || op == 0x03), pdu != nil, a.bytes.count >= 3 {
-            let value = Int(a.bytes[1]) | Int(a.bytes[2]) << 8
-            var st = connectionState[rowID, default: ConnectionState()]
-            if op == 0x02 { st.clientRxMTU = value } else { st.serverRxMTU = value }
-            if let c = st.clientRxMTU, let sv = st.serverRxMTU { st.mtu = max(23, min(c, sv)) }
-            connectionState[rowID] = st
+            let value = UInt16(a.bytes[1]) | UInt16(a.bytes[2]) << 8
+            connections[a.connection.index]?.exchanged(clientRx: op == 0x02 ? value : nil, serverRx: op == 0x03 ? value : nil)
         }
     }
 
@@ -466,12 +445,11 @@ final class TimelineWriter {
         try s.run()
         let rowID = db.lastInsertRowID
         connectionRowsWritten += 1
-        connectionIDs[ref.index] = rowID
-        var st = ConnectionState()
+        var st = WriterConnections.State(rowID: rowID)
         st.intervalKnown = interval != nil
         st.isLE = transport == .le
-        st.localRole = role
-        connectionState[rowID] = st
+        st.isLocalCentral = role.map { $0 == "central" }
+        connections.add(ordinal: ref.index, st)
         return rowID
     }
 
@@ -529,12 +507,12 @@ final class TimelineWriter {
             UPDATE connection SET mtu = ?1, client_rx_mtu = ?2, server_rx_mtu = ?3, last_packet_id = max(last_packet_id, ?4)
             WHERE id = ?5
             """)
-        for (rowID, st) in connectionState {
-            s.bindInt(st.mtu, at: 1)
-            s.bindInt(st.clientRxMTU, at: 2)
-            s.bindInt(st.serverRxMTU, at: 3)
+        try connections.forEach { st throws(SQLiteError) in
+            s.bindInt(Int(st.mtu), at: 1)
+            s.bindInt(st.clientRxMTU.map { Int($0) }, at: 2)
+            s.bindInt(st.serverRxMTU.map { Int($0) }, at: 3)
             s.bindInt(st.lastPacketID, at: 4)
-            s.bindInt(rowID, at: 5)
+            s.bindInt(st.rowID, at: 5)
             try s.run()
         }
     }

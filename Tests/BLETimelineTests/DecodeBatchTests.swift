@@ -33,6 +33,8 @@ struct DecodeBatchTests {
                 records += b.packets.count
                 largest = max(largest, b.packets.reduce(0) { $0 + $1.0.payload.count })
                 pipeline.recycle(b)
+            case .finishProblems:
+                break
             case .end(let e):
                 #expect(e.warnings.isEmpty && e.stopError == nil && e.timestampWarnings.isEmpty)
                 break loop

@@ -288,15 +288,20 @@ struct ACLReassembler: Sendable {
     @discardableResult
     mutating func discard(key: Key) -> Bool { take(key) != nil }
 
-    /// Drops everything pending (end of capture), ordered by where each PDU started.
-    mutating func discardAll(why: String) -> [DecodeError] {
-        let out = states.map { Self.discardProblem($0.value, key: $0.key, why: why) }
-            .sorted { $0.offset < $1.offset }
+    /// Drops everything pending (end of capture), ordered by where each PDU started, each
+    /// problem added to `chunks` (so that tens of thousands of pending PDUs, issue 17, are not
+    /// all put into sentences at once).
+    mutating func discardAll<E: Error>(why: String, into chunks: inout ProblemChunks,
+                                       _ emit: ([DecodeError]) throws(E) -> Void) throws(E) {
+        let order = states.map { (offset: $0.value.pending.startOffset, key: $0.key) }.sorted { $0.offset < $1.offset }
+        for (_, key) in order {
+            guard let state = states[key] else { continue }
+            try chunks.append(Self.discardProblem(state, key: key, why: why), emit)
+        }
         states.removeAll()
         pendingBytes = 0
         age.removeAll()
         ageStart = 0
-        return out
     }
 
     // MARK: helpers
