@@ -50,7 +50,7 @@ public enum ReplayRunner {
             let doc: JSON = results.count == 1 ? FaithfulReport.json(results[0]) : .array(results.map(FaithfulReport.json))
             outcome.stdout = doc.serialized(pretty: true) + "\n"
         } else {
-            outcome.stdout = results.map(FaithfulReport.text).joined()
+            for r in results { FaithfulReport.write(r, to: &outcome.stdout) }
         }
         if let path = request.junitPath {
             do { try TextFile.write(FaithfulReport.junit(results).xml(), to: path) } catch {
