@@ -269,8 +269,14 @@ public enum TimelineSchema {
     """
 
     /// Query indexes, built once after bulk inserts.
+    ///
+    /// `packet_connection` holds only the packets of a connection (issue 12): every query of it
+    /// names a connection (`connection_id = ...`, which implies `IS NOT NULL`, so SQLite uses a
+    /// partial index for it), and the records outside any connection (advertising, commands,
+    /// notes) are NULL keys that SQLite's sorter compares by the slow generic path. Building it
+    /// fell from about 4.0k to 2.75k instructions per packet on 200k-record captures.
     static let indexes = """
-    CREATE INDEX IF NOT EXISTS packet_connection ON packet(connection_id);
+    CREATE INDEX IF NOT EXISTS packet_connection ON packet(connection_id) WHERE connection_id IS NOT NULL;
     CREATE INDEX IF NOT EXISTS att_pdu_connection ON att_pdu(connection_id, packet_id);
     CREATE INDEX IF NOT EXISTS adv_report_address ON adv_report(address);
     CREATE INDEX IF NOT EXISTS connection_capture ON connection(capture_id);
