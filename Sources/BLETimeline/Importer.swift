@@ -333,6 +333,7 @@ public enum Importer {
                 return result
             }
             try writer.finish()
+            try writer.writePacketScan()
             let stopError = end.stopError
             // Absurd timestamps are warnings too, but they do not make the capture truncated.
             let allWarnings = end.warnings + end.timestampWarnings

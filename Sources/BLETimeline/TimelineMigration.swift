@@ -18,6 +18,9 @@ enum TimelineMigration {
                 try phoneIdentityColumns(db)
                 try androidStatusColumns(db)
             }
+            // Version 5 -> 6: `capture_packet_scan` (StoredPacketScan, issue 12), created with the
+            // other tables below. Captures imported before have no row: a replay scans their
+            // packet rows as it always did.
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -26,7 +29,8 @@ enum TimelineMigration {
         }
         // The old tables' pages are free now: give them back (a 1M-packet timeline shrinks from
         // 379 to 197 MB). Best effort: without the room to rebuild, the file stays as it is.
-        try? db.execute("VACUUM")
+        // A step that only added a table freed nothing: no rewrite of the whole file then.
+        if (try? db.scalarInt("PRAGMA freelist_count")).flatMap({ $0 }) ?? 0 > 0 { try? db.execute("VACUUM") }
     }
 
     /// Version 1 -> 2: `packet` is keyed by `capture_id << 32 | frame` (see `PacketKey`) and drops

@@ -89,6 +89,7 @@ public final class TimelineRecorder {
         }
         try decoder.finish { problems throws(SQLiteError) in for p in problems { try writer.problem(p, frame: nil) } }
         try writer.finish()
+        try writer.writePacketScan()
         // Absurd timestamps are warnings too, but they do not make the recording truncated.
         let timestampWarnings = audit.warnings.map { "\(source): byte \($0.offset): \($0.message)" }
         try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings + timestampWarnings)

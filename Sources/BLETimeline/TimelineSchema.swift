@@ -2,7 +2,7 @@
 /// (the user's query contract in DESIGN.md; keep them stable).
 public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
-    public static let version: Int64 = 5
+    public static let version: Int64 = 6
 
     /// `PRAGMA application_id` of a blereplay timeline ("BLRT"): tells our files from other
     /// SQLite files before their `user_version` is judged (sqlite.org/fileformat.html 1.3.12).
@@ -265,6 +265,26 @@ public enum TimelineSchema {
     CREATE TABLE IF NOT EXISTS analysis_state (
         capture_id INTEGER PRIMARY KEY,
         analysis_version INTEGER NOT NULL
+    );
+    -- What a replay's packet scan finds in a capture's packet rows (StoredPacketScan, issue 12),
+    -- written by the import; internal (no view). clock_runs: per run first frame, last frame,
+    -- time (Int64 LE); completions: per entry handle, count (u16 LE), time (Int64 LE).
+    CREATE TABLE IF NOT EXISTS capture_packet_scan (
+        capture_id INTEGER PRIMARY KEY,
+        first_record_us INTEGER,
+        last_record_us INTEGER,
+        first_any_us INTEGER,
+        last_any_us INTEGER,
+        read_buffer_size_found INTEGER NOT NULL,
+        read_buffer_size BLOB,
+        largest_acl INTEGER NOT NULL,
+        most_in_flight INTEGER NOT NULL,
+        clock_runs BLOB,
+        clock_steps_back INTEGER NOT NULL,
+        clock_largest_step_frame INTEGER,
+        clock_largest_step_us INTEGER,
+        clock_absurd INTEGER NOT NULL,
+        completions BLOB
     );
     """
 

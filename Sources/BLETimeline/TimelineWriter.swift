@@ -51,6 +51,8 @@ final class TimelineWriter {
     var advertisingHoldLimit = PeerAdvertisingReports.holdLimit
     /// The latest record timestamp (records are not always in time order).
     private(set) var lastTimestamp: Int64?
+    /// What a replay's packet scan finds in the rows written (issue 12; `writePacketScan`).
+    private var packetScan = PacketScanAccumulator()
 
     init(database: SQLiteDatabase, captureID: Int64, keepRaw: Bool, keepKeys: Bool,
          mapping: DisconnectMapping = .default) throws(SQLiteError) {
@@ -135,9 +137,14 @@ final class TimelineWriter {
                 var payload = record.payload
                 Redaction.zero(&payload, frame: frame, packet.secretRanges)
                 try s.run(borrowing: packet.summary, at: 7, payload, at: 13)
+                packetScan.add(key: PacketKey.make(capture: captureID, frame: frame), ts: ts, kind: record.kind,
+                               direction: packet.direction ?? record.direction, summary: packet.summary, raw: payload)
                 try redactEarlierRecords(packet.secretRanges, frame: frame)
             } else {
                 try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
+                packetScan.add(key: PacketKey.make(capture: captureID, frame: frame), ts: ts, kind: record.kind,
+                               direction: packet.direction ?? record.direction, summary: packet.summary,
+                               raw: keepRaw ? record.payload : nil)
             }
         }
 
@@ -515,5 +522,12 @@ final class TimelineWriter {
             s.bindInt(st.rowID, at: 5)
             try s.run()
         }
+    }
+
+    /// Stores what a replay's packet scan finds (`capture_packet_scan`, issue 12), once the
+    /// capture's last record is written: not in report-only mode, whose packet rows are a part.
+    func writePacketScan() throws(SQLiteError) {
+        guard !referencedPacketRowsOnly else { return }
+        try packetScan.result().write(captureID, db: db)
     }
 }

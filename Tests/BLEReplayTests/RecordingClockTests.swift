@@ -1,5 +1,6 @@
 @testable import BLEReplay
 import BLECore
+import BLETimeline
 import Testing
 
 /// The capture's clock as a replay reads it (`RecordingClock`, issue 17): never backwards.

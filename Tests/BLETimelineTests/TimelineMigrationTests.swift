@@ -102,6 +102,31 @@ struct TimelineMigrationTests {
         }
     }
 
+    /// Version 5 -> 6: the table `capture_packet_scan` (issue 12) is created, empty: a capture
+    /// imported before has no row (the replay scans its packets as before), and the views answer
+    /// as a fresh import's do.
+    @Test func aVersion5TimelineGainsThePacketScanTable() throws {
+        let fresh = TestPaths.temporaryFile("migrate-fresh-v5.db")
+        let old = TestPaths.temporaryFile("migrate-old-v5.db")
+        defer { for p in [fresh, old] { try? FileManager.default.removeItem(atPath: p) } }
+        _ = try Importer.importCaptures([TestPaths.sample("auth-errors.btsnoop")], into: fresh)
+        #expect(try StoredPacketScan.read(1, db: SQLiteDatabase(path: fresh)) != nil)
+        try FileManager.default.copyItem(atPath: fresh, toPath: old)
+        let db = try SQLiteDatabase(path: old)
+        for view in try db.rows("SELECT name FROM sqlite_master WHERE type = 'view'").compactMap({ $0[0].string }) {
+            try db.execute("DROP VIEW \(view)")
+        }
+        try db.execute("DROP TABLE capture_packet_scan; PRAGMA user_version = 5")
+
+        let migrated = try TimelineStore(path: old)
+        #expect(try migrated.database.scalarInt("PRAGMA user_version") == TimelineSchema.version)
+        #expect(try migrated.database.scalarInt("SELECT count(*) FROM capture_packet_scan") == 0)
+        #expect(try StoredPacketScan.read(1, db: migrated.database) == nil)
+        for view in Self.views {
+            #expect(try Self.contents(old, view) == Self.contents(fresh, view), "\(view)")
+        }
+    }
+
     @Test func aNewerTimelineIsRefused() throws {
         let path = TestPaths.temporaryFile("migrate-newer.db")
         defer { try? FileManager.default.removeItem(atPath: path) }

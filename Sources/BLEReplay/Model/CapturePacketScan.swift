@@ -31,6 +31,24 @@ struct CapturePacketScan {
     var start: Int64 { firstRecord ?? firstAny ?? 0 }
     var last: Int64 { lastRecord ?? lastAny ?? start }
 
+    /// The scan the import stored (`StoredPacketScan`, issue 12), or, for a capture without
+    /// one (an older timeline, report-only rows, an unfinished recording), `run`.
+    static func load(_ captureID: Int64, db: SQLiteDatabase) throws -> CapturePacketScan {
+        guard let s = try StoredPacketScan.read(captureID, db: db) else { return try run(captureID, db: db) }
+        var scan = CapturePacketScan()
+        scan.firstRecord = s.firstRecord
+        scan.lastRecord = s.lastRecord
+        scan.firstAny = s.firstAny
+        scan.lastAny = s.lastAny
+        scan.readBufferSizeEvent = s.readBufferSizeEvent
+        scan.largestPacket = s.largestPacket
+        scan.mostInFlight = s.mostInFlight
+        scan.completions = s.completions
+        scan.clock = s.clock
+        return scan
+    }
+
+    /// The scan itself, over every `packet` row of the capture.
     static func run(_ captureID: Int64, db: SQLiteDatabase) throws -> CapturePacketScan {
         let plausible = try db.rows("""
             SELECT ts_us FROM packet WHERE \(PacketKey.inCapture("?1")) AND ts_us BETWEEN ?2 AND ?3 ORDER BY rowid LIMIT 1

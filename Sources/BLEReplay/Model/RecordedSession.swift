@@ -1,5 +1,6 @@
 import BLEAnalysis
 import BLECore
+import BLETimeline
 
 /// One ATT PDU of a recorded connection, timed from the connection's origin.
 public struct RecordedPDU: Sendable {

@@ -44,7 +44,7 @@ public enum RecordingLoader {
     static func session(_ captureID: Int64, path: String, fileName: String, format: String,
                         gatt: [String: GATTDatabase], db: SQLiteDatabase) throws -> RecordedSession {
         let cid = SQLiteValue.integer(captureID)
-        let scan = try CapturePacketScan.run(captureID, db: db)
+        let scan = try CapturePacketScan.load(captureID, db: db)
         let start = scan.start
         let last = scan.last
         var buffer = scan.readBufferSize  // from LE Read Buffer Size, then widened by what was seen

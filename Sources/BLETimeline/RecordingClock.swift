@@ -13,6 +13,9 @@ import BLECore
 ///
 /// Only the records whose time moved are kept, as runs of consecutive frames sharing one time,
 /// so a well-behaved capture costs nothing and a hostile one at most one run per record.
+///
+/// Lives with the timeline since the import runs it too (`StoredPacketScan`, issue 12); what a
+/// replay says about it is `RecordingClock.note` (BLEReplay).
 public struct RecordingClock: Sendable {
     struct Run: Sendable {
         var first: Int
@@ -29,12 +32,12 @@ public struct RecordingClock: Sendable {
 
     /// `firstPlausible`: the capture's first plausible timestamp, the time of absurd records
     /// that come before any plausible one.
-    init(firstPlausible: Int64?) {
+    public init(firstPlausible: Int64?) {
         latest = firstPlausible
     }
 
     /// Takes the next record in frame order; returns its time on this clock.
-    mutating func next(frame: Int, raw: Int64) -> Int64 {
+    public mutating func next(frame: Int, raw: Int64) -> Int64 {
         var time = raw
         if !Timestamp.isPlausible(raw) {
             absurd += 1
@@ -69,15 +72,37 @@ public struct RecordingClock: Sendable {
         return runs[lo].time
     }
 
-    /// What the replay says about the clock, when it moved any record (nil otherwise).
-    public var note: String? {
-        var parts: [String] = []
-        if stepsBack > 0, let s = largestStep {
-            parts.append("steps back at \(stepsBack) record(s) (the largest step \(VirtualDuration.short(s.by)), at packet \(s.frame))")
+    // MARK: - Stored (issue 12)
+
+    /// The runs as `capture_packet_scan.clock_runs` keeps them: per run its first frame, last
+    /// frame and time, each a little-endian Int64.
+    var storedRuns: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(runs.count * 24)
+        for r in runs {
+            for v in [Int64(r.first), Int64(r.last), r.time] {
+                withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) }
+            }
         }
-        if absurd > 0 { parts.append("has \(absurd) record(s) with an absurd timestamp") }
-        guard !parts.isEmpty else { return nil }
-        return "the capture's clock " + parts.joined(separator: " and ")
-            + ": the replay takes each such record as simultaneous with the latest record before it, so no time or duration here runs backwards"
+        return out
+    }
+
+    /// The clock as a finished run over a capture left it (`storedRuns` and the counts), for
+    /// `time(frame:raw:)` and the note; `latest` is not kept, so it must not be run further.
+    init(storedRuns: [UInt8], stepsBack: Int, largestStep: (frame: Int, by: Int64)?, absurd: Int) {
+        var i = 0
+        func int64() -> Int64 {
+            var v: UInt64 = 0
+            for k in 0..<8 { v |= UInt64(storedRuns[i + k]) << (8 * UInt64(k)) }
+            i += 8
+            return Int64(bitPattern: v)
+        }
+        while i + 24 <= storedRuns.count {
+            let first = int64(), last = int64(), time = int64()
+            runs.append(Run(first: Int(truncatingIfNeeded: first), last: Int(truncatingIfNeeded: last), time: time))
+        }
+        self.stepsBack = stepsBack
+        self.largestStep = largestStep
+        self.absurd = absurd
     }
 }
