@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BLEReport
+import BLECore
 
 /// Small pieces: CSV and Markdown escaping, histograms, periods, identity resolution, inputs.
 @Suite struct ReportPartsTests {

@@ -49,17 +49,18 @@ public enum ModelBuilder {
         public var behaviourOf: [Int64: (model: Int, behaviour: Int)]
     }
 
-    public static func build(_ session: RecordedSession) -> Result {
+    /// - Parameter jobs: the threads that extract the connections' behaviours; the models are the
+    ///   same whatever the number.
+    public static func build(_ session: RecordedSession, jobs: Int = WorkerPool.processorCount) -> Result {
         var models: [PeripheralModel] = []
         var index: [String: Int] = [:]
         var centrals: [Int64: RecordedCentral] = [:]
         var behaviourOf: [Int64: (Int, Int)] = [:]
         // Peers connected over LE at least once (the others were reached on BR/EDR only).
         let leConnected = Set(session.connections.filter { $0.transport == .le }.map(RecordedSession.peerKey))
-        for c in session.connections where c.isEstablished {
+        forEachExtracted(session, jobs: jobs) { c, peer, central in
             let key = RecordedSession.peerKey(c)
             let gatt = session.gatt[key] ?? GATTDatabase()
-            let extractor = BehaviourExtractor(gatt: gatt)
             if index[key] == nil {
                 index[key] = models.count
                 let name = deviceName(gatt) ?? session.advertising[key]?.localName
@@ -69,12 +70,11 @@ public enum ModelBuilder {
                 // advertising, or reports the capture missed), whatever its last reports said.
                 adv.connectable = true
                 models.append(PeripheralModel(key: key, address: c.peer, name: name, advertising: adv, gatt: gatt,
-                                              extractor: extractor, behaviours: []))
+                                              extractor: BehaviourExtractor(gatt: gatt), behaviours: []))
                 models[models.count - 1].advertisesOnLE = session.advertising[key] != nil || leConnected.contains(key)
             }
             let m = index[key]!
             models[m].goneAfterLastConnection = isGone(after: c, key: key, in: session)
-            let (peer, central) = extractor.extract(c)
             behaviourOf[c.id] = (m, models[m].behaviours.count)
             models[m].behaviours.append(peer)
             centrals[c.id] = central
@@ -91,6 +91,29 @@ public enum ModelBuilder {
                                           extractor: BehaviourExtractor(gatt: nil), behaviours: []))
         }
         return Result(peripherals: models, centrals: centrals, behaviourOf: behaviourOf)
+    }
+
+    /// At most this many connections are extracted in one parallel pass (the results in flight).
+    static let extractionChunk = 8_192
+
+    /// Calls `body` for every established connection of the session, in connection order, with
+    /// its peer's behaviour and the recorded central's script (`BehaviourExtractor.extract`). Each
+    /// connection is extracted on its own, from its peer's GATT database, so `WorkerPool`'s threads
+    /// share them out (issue 12: extraction was a fifth of a dense session's replay, on one core of
+    /// two), a chunk of connections at a time.
+    static func forEachExtracted(_ session: RecordedSession, jobs: Int,
+                                 _ body: (RecordedConnection, PeerBehaviour, RecordedCentral) -> Void) {
+        let established = session.connections.indices.filter { session.connections[$0].isEstablished }
+        var start = 0
+        while start < established.count {
+            let chunk = Array(established[start..<min(established.count, start + extractionChunk)])
+            let extracted = WorkerPool.map(count: chunk.count, jobs: jobs) { i in
+                let c = session.connections[chunk[i]]
+                return BehaviourExtractor(gatt: session.gatt[RecordedSession.peerKey(c)] ?? GATTDatabase()).extract(c)
+            }
+            for (i, (peer, central)) in extracted.enumerated() { body(session.connections[chunk[i]], peer, central) }
+            start += chunk.count
+        }
     }
 
     /// Whether the recording shows the peer gone after connection `c` (Docs/replay.md "The

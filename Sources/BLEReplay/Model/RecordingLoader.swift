@@ -16,7 +16,9 @@ public enum RecordingLoader {
     }
 
     /// Every capture of the timeline, in id order (analysing it first when needed).
-    public static func load(_ store: TimelineStore) throws -> [RecordedSession] {
+    /// - Parameter jobs: the threads that read the connections' details (`loadDetails`); the
+    ///   sessions are the same whatever the number.
+    public static func load(_ store: TimelineStore, jobs: Int = WorkerPool.processorCount) throws -> [RecordedSession] {
         let devices = try DeviceGATT.load(store, undiscovered: false)
         // Each peer's own database (GATTServerSide.remote): what a simulated peer serves. The local
         // device's server is never a peer's: the peers' requests to it are their client behaviour.
@@ -36,13 +38,13 @@ public enum RecordingLoader {
         for row in try db.rows("SELECT id, path, file_name, format_description FROM capture ORDER BY id") {
             guard let captureID = row[0].int64 else { continue }
             sessions.append(try session(captureID, path: row[1].string ?? "", fileName: row[2].string ?? "",
-                                        format: row[3].string ?? "", gatt: gatt, db: db))
+                                        format: row[3].string ?? "", gatt: gatt, db: db, jobs: jobs))
         }
         return sessions
     }
 
     static func session(_ captureID: Int64, path: String, fileName: String, format: String,
-                        gatt: [String: GATTDatabase], db: SQLiteDatabase) throws -> RecordedSession {
+                        gatt: [String: GATTDatabase], db: SQLiteDatabase, jobs: Int) throws -> RecordedSession {
         let cid = SQLiteValue.integer(captureID)
         let scan = try CapturePacketScan.load(captureID, db: db)
         let start = scan.start
@@ -113,14 +115,16 @@ public enum RecordingLoader {
                 (clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
             }
             c.transport = transport
-            try loadDetails(&c, statements, clock: clock)
-            if transport == .bredr {
-                // GATT over BR/EDR is replayed (its ATT on PSM 0x001F); a BR/EDR link without ATT
-                // carries profiles (RFCOMM, AVDTP, SDP...) that replay does not simulate.
-                guard !c.pdus.isEmpty else { classic += 1; continue }
-                try BREDRLinkParameters.load(&c, statements, clock: clock)
-            }
             connections.append(c)
+        }
+        try loadDetails(&connections, statements, clock: clock, jobs: jobs)
+        // GATT over BR/EDR is replayed (its ATT on PSM 0x001F); a BR/EDR link without ATT carries
+        // profiles (RFCOMM, AVDTP, SDP...) that replay does not simulate.
+        let listed = connections.count
+        connections.removeAll { $0.transport == .bredr && $0.pdus.isEmpty }
+        classic += listed - connections.count
+        for i in connections.indices where connections[i].transport == .bredr {
+            try BREDRLinkParameters.load(&connections[i], statements, clock: clock)
         }
         RecordedCompletions.assign(scan.completions, to: &connections)
         return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),

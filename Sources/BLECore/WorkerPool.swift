@@ -12,18 +12,28 @@ import Synchronization
 /// Work is handed out one index at a time, so a long capture does not hold up the short ones.
 public enum WorkerPool {
     public static func map<T: Sendable>(count: Int, jobs: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        map(count: count, jobs: jobs, state: {}) { _, index in body(index) }
+    }
+
+    /// `map` where each worker thread first makes a state of its own (a database connection, a
+    /// scratch buffer) and hands it to every body it runs; with one job, the caller's thread makes
+    /// it and runs every body.
+    public static func map<State, T: Sendable>(count: Int, jobs: Int, state: @escaping @Sendable () -> State,
+                                               _ body: @escaping @Sendable (inout State, Int) -> T) -> [T] {
         guard count > 0 else { return [] }
         let workers = max(1, min(jobs, count))
         if workers == 1 {
-            return (0..<count).map(body)
+            var local = state()
+            return (0..<count).map { body(&local, $0) }
         }
         let shared = Shared<T>(count: count)
         let threads = (0..<workers).map { _ in
             spawn {
+                var local = state()
                 while true {
                     let index = shared.next.add(1, ordering: .relaxed).oldValue
                     guard index < count else { return }
-                    let value = body(index)
+                    let value = body(&local, index)
                     shared.results.withLock { $0[index] = value }
                 }
             }
