@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release builds of the replay's simulation skip Swift's dynamic exclusivity checks, debug builds
+/// (the ones `make test` runs) keep them: see README "Speed".
+let releaseOnlyExclusivity: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "blereplay",
     platforms: [.macOS(.v13)],
@@ -38,7 +42,8 @@ let package = Package(
         .target(name: "BLEAnalysis", dependencies: ["BLECore", "BLEDecode", "BLETimeline"]),
         .target(name: "BLEReport", dependencies: ["BLECore", "BLECapture", "BLETimeline", "BLEAnalysis"]),
         // Replay: discrete-event simulation over peripheral models built from the timeline.
-        .target(name: "BLEReplay", dependencies: ["BLECore", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLECapture"]),
+        .target(name: "BLEReplay", dependencies: ["BLECore", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLECapture"],
+                swiftSettings: releaseOnlyExclusivity),
         .target(name: "CoreBluetoothReplay", dependencies: ["BLEReplay"]),
         // Live sources; the only target that links libbluetooth (GPL), see DESIGN.md.
         .target(name: "BLELive", dependencies: ["BLECore", "BLECapture", "BLEDecode", "BLETimeline", "BLEAnalysis", "CBlueZ"]),
