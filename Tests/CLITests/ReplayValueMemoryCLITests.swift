@@ -6,12 +6,13 @@ import Testing
 /// process (`/usr/bin/time -f %M`, `LinkMemoryCLITests.peakKiB`) on two PacketLogger captures of
 /// 64 KiB ATT PDUs (`blegen.adversarial --huge-att N`: Write Requests, Notifications, Read
 /// Responses), 400 and 1,000 records, replayed from the capture (imported into a scratch
-/// timeline) and from a timeline.
+/// timeline) and from a timeline, with and without `--write-capture`.
 ///
 /// Before, the recording kept each PDU's bytes (RecordedPDU, RecordedCentral.Action.send, the
 /// AnswerTable keys, AnchoredPDU, ValueHistory), the simulated link's log shared them (~62 KiB
-/// per record, 600 more records cost ~37 MB). Now a long PDU is a reference to its timeline
-/// row, read back when needed (`PDUBytes`).
+/// per record, 600 more records cost ~37 MB), and the written trace held every simulated packet
+/// (~110 KiB per record). Now a long PDU is a reference to its timeline row, read back when
+/// needed (`PDUBytes`), and the trace goes to a file once it outgrows 4 MiB (`HCITraceRecorder`).
 @Suite("replay memory against the number of 64 KiB records", .serialized)
 struct ReplayValueMemoryCLITests {
     static let directory = CLI.temporaryDirectory()
@@ -35,19 +36,21 @@ struct ReplayValueMemoryCLITests {
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")),
-          arguments: [false, true])
-    func peakMemoryIsFlat(fromTimeline: Bool) throws {
+          arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func peakMemoryIsFlat(fromTimeline: Bool, writeCapture: Bool) throws {
         // From 400 records on, the import of a capture (`replay CAPTURE` imports it first) is at
         // its own plateau: its pipeline holds at most 8 batches of 1 MiB in flight plus SQLite's
         // caches (release build: import peak 61 MB at 200 records, 72-75 MB from 400 to 1,500).
         // Below it, the import's growth would be measured, not the replay's.
         var few = try Self.capture(records: 400), many = try Self.capture(records: 1_000)
         if fromTimeline { (few, many) = (try Self.timeline(few), try Self.timeline(many)) }
-        func replay(_ input: String) -> [String] { ["replay", input] }
+        func replay(_ input: String) -> [String] {
+            ["replay", input] + (writeCapture ? ["--write-capture", Self.directory.appendingPathComponent("replayed-\(UUID().uuidString).btsnoop").path] : [])
+        }
         // The generated capture does not reproduce (exit 1, diverged); only the memory is measured.
         let small = try LinkMemoryCLITests.peakKiB(replay(few), statuses: [0, 1])
         let large = try LinkMemoryCLITests.peakKiB(replay(many), statuses: [0, 1])
-        // 600 more records of 64 KiB (~37 MB when the model held them): within 8 MB.
-        #expect(large - small < 8 * 1024, "replay \(fromTimeline ? "DB" : "CAPTURE"): \(small) KiB at 400 records, \(large) KiB at 1,000")
+        // 600 more records of 64 KiB (~37 MB held by the model, ~66 MB by the trace): within 8 MB.
+        #expect(large - small < 8 * 1024, "replay \(fromTimeline ? "DB" : "CAPTURE")\(writeCapture ? " --write-capture" : ""): \(small) KiB at 400 records, \(large) KiB at 1,000")
     }
 }
