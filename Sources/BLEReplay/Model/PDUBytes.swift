@@ -183,6 +183,13 @@ public final class PDUSource: Sendable {
         state.withLock { $0.timeline = timeline }
     }
 
+    /// Closes the timeline (removing a scratch one) once nothing more is to be read: a PDU read
+    /// back after gives its first bytes only. The command calls it when its output is written,
+    /// rather than waiting for the last reference to go.
+    public func close() {
+        state.withLock { $0.timeline = nil }
+    }
+
     /// A long PDU just loaded from `row`: held by reference from now on.
     func spill(_ bytes: [UInt8], row: Int64) -> PDUBytes {
         let stored = StoredPDU(bytes, row: row, source: self)
