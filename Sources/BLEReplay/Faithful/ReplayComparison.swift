@@ -126,11 +126,11 @@ public enum ReplayComparison {
             var a = TransactionMatcher(), b = TransactionMatcher()
             // The matcher reads the opcode and the decoded PDU, not the bytes: a long PDU is read
             // back only to be decoded, and only its first bytes are passed on (issue 17).
-            for (r, s) in zip(recorded, simulated) where opensOrClosesTransaction(r.data.head) {
-                let head = r.data.head
-                let decoded = matcherReads(head) ? try? ATTPDU(decoding: r.bytes[...]) : nil
-                a.add(stored(r.packetID, r.time, r.fromCentral, head, r.bearer, decoded))
-                b.add(stored(s.frame, s.time, s.fromCentral, s.data.head, s.bearer, decoded))
+            for (r, s) in zip(recorded, simulated) where opensOrClosesTransaction(r.data.held) {
+                let held = r.data.held
+                let decoded = matcherReads(held) ? try? ATTPDU(decoding: r.bytes[...]) : nil
+                a.add(stored(r.packetID, r.time, r.fromCentral, held, r.bearer, decoded))
+                b.add(stored(s.frame, s.time, s.fromCentral, s.data.held, s.bearer, decoded))
             }
             a.finish(disconnectedAt: c.disconnect?.time, captureEnd: c.end)
             b.finish(disconnectedAt: link.endedAt.map(link.relative), captureEnd: c.end)

@@ -268,7 +268,7 @@ public struct BehaviourExtractor: Sendable {
     /// Only handles the GATT database knows as CCCDs count; when it knows none, any such write does
     /// (and the characteristic is taken to be the handle before it).
     public func subscriptionWrite(_ data: PDUBytes) -> (cccd: UInt16, enabled: Bool)? {
-        data.count == 5 ? subscriptionWrite(data.head) : nil
+        data.count == 5 ? subscriptionWrite(data.held) : nil
     }
 
     public func subscriptionWrite(_ bytes: [UInt8]) -> (cccd: UInt16, enabled: Bool)? {

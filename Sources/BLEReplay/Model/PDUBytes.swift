@@ -36,24 +36,35 @@ public struct PDUBytes: Sendable, Hashable, ExpressibleByArrayLiteral, CustomStr
     /// its length and digest only. Never read back: it cannot give the bytes of a long PDU.
     static func key(_ bytes: [UInt8]) -> PDUBytes {
         guard bytes.count > inlineLimit else { return PDUBytes(bytes) }
-        return PDUBytes(stored: StoredPDU(bytes, row: 0, source: nil))
+        return PDUBytes(stored: StoredPDU(bytes, row: PDURow(connection: 0, packet: 0, ordinal: 0), source: nil))
     }
 
     public var count: Int {
+        @inline(__always) get {
         switch storage {
         case .inline(let b): b.count
         case .stored(let s): s.count
         }
+        }
     }
 
     public var isEmpty: Bool { count == 0 }
-    public var first: UInt8? { isEmpty ? nil : self[0] }
+    public var first: UInt8? {
+        @inline(__always) get {
+        switch storage {
+        case .inline(let b): b.first
+        case .stored(let s): s.head.first
+        }
+        }
+    }
 
     /// The byte at `index`: a long PDU's first bytes without reading it back.
     public subscript(index: Int) -> UInt8 {
-        switch storage {
-        case .inline(let b): return b[index]
-        case .stored(let s): return index < s.head.count ? s.head[index] : bytes[index]
+        @inline(__always) get {
+            switch storage {
+            case .inline(let b): return b[index]
+            case .stored(let s): return index < s.head.count ? s.head[index] : s.byte(at: index)
+            }
         }
     }
 
@@ -65,11 +76,24 @@ public struct PDUBytes: Sendable, Hashable, ExpressibleByArrayLiteral, CustomStr
         }
     }
 
+    /// The bytes held: the whole PDU when inline (no copy), a long one's first bytes (`head`).
+    /// For what reads only the leading bytes, without reading a long PDU back.
+    public var held: [UInt8] {
+        @inline(__always) get {
+        switch storage {
+        case .inline(let b): b
+        case .stored(let s): s.head
+        }
+        }
+    }
+
     /// The whole PDU: a long one is read back from its timeline.
     public var bytes: [UInt8] {
-        switch storage {
-        case .inline(let b): return b
-        case .stored(let s): return s.bytes()
+        @inline(__always) get {
+            switch storage {
+            case .inline(let b): return b
+            case .stored(let s): return s.bytes()
+            }
         }
     }
 
@@ -81,7 +105,14 @@ public struct PDUBytes: Sendable, Hashable, ExpressibleByArrayLiteral, CustomStr
 
     public var description: String { hexString(head) + (count > Self.headLength ? "… (\(count) bytes)" : "") }
 
+    @inline(__always)
     public static func == (l: PDUBytes, r: PDUBytes) -> Bool {
+        if case .inline(let a) = l.storage, case .inline(let b) = r.storage { return a == b }
+        return referenceEqual(l, r)
+    }
+
+    @inline(never)
+    static func referenceEqual(_ l: PDUBytes, _ r: PDUBytes) -> Bool {
         switch (l.storage, r.storage) {
         case (.inline(let a), .inline(let b)): return a == b
         case (.stored(let a), .stored(let b)): return a === b || (a.count == b.count && a.digest == b.digest)
@@ -90,16 +121,22 @@ public struct PDUBytes: Sendable, Hashable, ExpressibleByArrayLiteral, CustomStr
         }
     }
 
+    @inline(__always)
     public func hash(into hasher: inout Hasher) {
+        if case .inline(let b) = storage, b.count <= Self.inlineLimit {
+            b.hash(into: &hasher)
+        } else {
+            referenceHash(into: &hasher)
+        }
+    }
+
+    /// A long PDU hashes by length and digest, held inline (one the simulation made) or not.
+    @inline(never)
+    func referenceHash(into hasher: inout Hasher) {
         switch storage {
         case .inline(let b):
-            // A long PDU held inline (one the simulation made) hashes as a reference does.
-            if b.count > Self.inlineLimit {
-                hasher.combine(b.count)
-                hasher.combine(PDUDigest(b))
-            } else {
-                b.hash(into: &hasher)
-            }
+            hasher.combine(b.count)
+            hasher.combine(PDUDigest(b))
         case .stored(let s):
             hasher.combine(s.count)
             hasher.combine(s.digest)
@@ -124,17 +161,25 @@ struct PDUDigest: Hashable, Sendable {
     func hash(into hasher: inout Hasher) { hasher.combine(words.0) }
 }
 
+/// Where a long PDU is in the timeline: the `att_pdu` rows of `connection` and `packet`, in rowid
+/// order, the `ordinal`-th (0-based) of them (as the loader reads them).
+struct PDURow: Hashable, Sendable {
+    var connection: Int64
+    var packet: Int
+    var ordinal: Int
+}
+
 /// A long PDU's reference: its `att_pdu` row, length, digest and first bytes.
 final class StoredPDU: Sendable {
     let count: Int
     let digest: PDUDigest
     let head: [UInt8]
-    /// `att_pdu.rowid` in `source`'s timeline.
-    let row: Int64
+    /// Its row in `source`'s timeline.
+    let row: PDURow
     /// Nil for a key (`PDUBytes.key`), which is never read back.
     let source: PDUSource?
 
-    init(_ bytes: [UInt8], row: Int64, source: PDUSource?) {
+    init(_ bytes: [UInt8], row: PDURow, source: PDUSource?) {
         count = bytes.count
         digest = PDUDigest(bytes)
         head = Array(bytes.prefix(PDUBytes.headLength))
@@ -142,7 +187,7 @@ final class StoredPDU: Sendable {
         self.source = source
     }
 
-    init(count: Int, digest: PDUDigest, head: [UInt8], row: Int64, source: PDUSource) {
+    init(count: Int, digest: PDUDigest, head: [UInt8], row: PDURow, source: PDUSource) {
         self.count = count
         self.digest = digest
         self.head = head
@@ -150,7 +195,12 @@ final class StoredPDU: Sendable {
         self.source = source
     }
 
+    /// The byte at `index`, read back.
+    @inline(never)
+    func byte(at index: Int) -> UInt8 { bytes()[index] }
+
     /// The bytes, read back; the first bytes alone if the timeline no longer has the row.
+    @inline(never)
     func bytes() -> [UInt8] {
         source?.bytes(row: row, count: count) ?? head
     }
@@ -165,7 +215,7 @@ public final class PDUSource: Sendable {
         var timeline: OpenTimeline? = nil
         /// Every long PDU loaded, by length and digest -> its row and first bytes: what the
         /// simulated link's log refers to when it carries one of them (`reference(to:)`).
-        var rows: [Key: (row: Int64, head: [UInt8])] = [:]
+        var rows: [Key: (row: PDURow, head: [UInt8])] = [:]
     }
     struct Key: Hashable {
         var count: Int
@@ -191,7 +241,7 @@ public final class PDUSource: Sendable {
     }
 
     /// A long PDU just loaded from `row`: held by reference from now on.
-    func spill(_ bytes: [UInt8], row: Int64) -> PDUBytes {
+    func spill(_ bytes: [UInt8], row: PDURow) -> PDUBytes {
         let stored = StoredPDU(bytes, row: row, source: self)
         let head = stored.head
         state.withLock { $0.rows[Key(count: stored.count, digest: stored.digest)] = (row, head) }
@@ -204,11 +254,11 @@ public final class PDUSource: Sendable {
         guard bytes.count > PDUBytes.inlineLimit else { return PDUBytes(bytes) }
         let digest = PDUDigest(bytes)
         let key = Key(count: bytes.count, digest: digest)
-        guard let found = state.withLock({ s -> (row: Int64, head: [UInt8])? in s.rows[key] }) else { return PDUBytes(bytes) }
+        guard let found = state.withLock({ s -> (row: PDURow, head: [UInt8])? in s.rows[key] }) else { return PDUBytes(bytes) }
         return PDUBytes(stored: StoredPDU(count: bytes.count, digest: digest, head: found.head, row: found.row, source: self))
     }
 
-    func bytes(row: Int64, count: Int) -> [UInt8]? {
+    func bytes(row: PDURow, count: Int) -> [UInt8]? {
         state.withLock { $0.timeline }?.pdu(row: row, count: count)
     }
 }
@@ -222,9 +272,11 @@ final class OpenTimeline: Sendable {
     }
 
     /// `att_pdu.pdu` of `row`, when it is there with `count` bytes.
-    func pdu(row: Int64, count: Int) -> [UInt8]? {
+    func pdu(row: PDURow, count: Int) -> [UInt8]? {
         source.withLock { s -> [UInt8]? in
-            guard let r = try? s.store.database.rows("SELECT pdu FROM att_pdu WHERE rowid = ?1", [.integer(row)]).first,
+            guard let r = try? s.store.database.rows("""
+                SELECT pdu FROM att_pdu WHERE connection_id = ?1 AND packet_id = ?2 ORDER BY rowid LIMIT 1 OFFSET ?3
+                """, [.integer(row.connection), .integer(Int64(row.packet)), .integer(Int64(row.ordinal))]).first,
                   let b = r.first?.blob, b.count == count else { return nil }
             return b
         }

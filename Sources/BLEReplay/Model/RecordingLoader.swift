@@ -181,14 +181,19 @@ public enum RecordingLoader {
         let id = SQLiteValue.integer(c.id)
         // The direction compared in SQL: a String per row was a tenth of loading the PDUs (issue 12).
         // The PDU's own bytes are in `att_pdu.pdu` (also in timelines imported with --no-raw, which
-        // lack `packet.raw`): a long one is read back from its row (`PDUBytes`).
-        let s = try q.statement("SELECT packet_id, ts_us, direction = 'tx', pdu, bearer, rowid FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
+        // lack `packet.raw`): a long one is read back from its row (`PDUBytes`), named by its
+        // connection, packet and place among that packet's rows (selecting each rowid cost more).
+        let s = try q.statement("SELECT packet_id, ts_us, direction = 'tx', pdu, bearer FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
         try s.bind([id])
+        var lastPacket: Int?, ordinal = 0
         while try s.step() {
+            let packet = s.int(0)
+            ordinal = packet == lastPacket ? ordinal + 1 : 0
+            lastPacket = packet
             let bytes = s.blob(3) ?? []
             guard !bytes.isEmpty else { continue }
-            let packet = s.int(0)
-            let data = bytes.count > PDUBytes.inlineLimit ? q.pduSource?.spill(bytes, row: s.int64(5)) ?? PDUBytes(bytes) : PDUBytes(bytes)
+            let data = bytes.count > PDUBytes.inlineLimit
+                ? q.pduSource?.spill(bytes, row: PDURow(connection: c.id, packet: packet, ordinal: ordinal)) ?? PDUBytes(bytes) : PDUBytes(bytes)
             c.pdus.append(RecordedPDU(packetID: packet, time: clock.time(frame: packet, raw: s.int64(1)).saturatingSubtracting(c.origin),
                                       fromCentral: s.int(2) != 0, data: data, bearer: s.optionalInt(4).map { UInt16(truncatingIfNeeded: $0) }))
         }
