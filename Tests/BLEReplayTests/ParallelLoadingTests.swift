@@ -49,4 +49,27 @@ struct ParallelLoadingTests {
         // The inputs hold many connections and PDUs, so the comparison compared something.
         #expect(connections > 200 && pdus > 1_000, "\(connections) connections, \(pdus) PDUs")
     }
+
+    /// Long PDUs held by reference (`PDUSource`) are the same read on several threads: the same
+    /// rows, read back to the same bytes.
+    @Test func longPDUsSpilledTheSameOnOneThreadAndOnFour() throws {
+        let dir = try GeneratedSession.temporaryDirectory("parallel-loading-long")
+        let capture = dir.appendingPathComponent("huge-att.pklg").path
+        try GeneratedSession.runPython(["python3", "-m", "blegen.adversarial", "--huge-att", "24", capture])
+        func load(jobs: Int) throws -> [RecordedSession] {
+            let source = try TimelineSource(path: capture)
+            let pdus = PDUSource()
+            let sessions = try RecordingLoader.load(source.store, pduSource: pdus, jobs: jobs)
+            pdus.keep(source)
+            return sessions
+        }
+        let one = try load(jobs: 1), four = try load(jobs: 4)
+        let a = one.flatMap(\.connections).flatMap(\.pdus), b = four.flatMap(\.connections).flatMap(\.pdus)
+        #expect(a.count == b.count && a.count >= 24)
+        #expect(a.filter(\.data.isReference).count >= 24, "the long PDUs are held by reference")
+        for (x, y) in zip(a, b) {
+            #expect(x.packetID == y.packetID && x.data.isReference == y.data.isReference && x.data == y.data)
+            #expect(x.data.bytes == y.data.bytes && x.data.bytes.count == x.data.count, "packet \(x.packetID): read back differently")
+        }
+    }
 }

@@ -21,6 +21,9 @@ public final class ReplayWorld {
         public var pdu: [UInt8]
     }
     public private(set) var unmatchedRequests: [UnmatchedRequest] = []
+    /// The recording's long PDUs (`PDUBytes`): a simulated link's log refers to them instead of
+    /// holding a copy of each (issue 17). Nil when the session holds every PDU inline.
+    public var pduSource: PDUSource?
     /// Reads of values no recording showed, answered by `configuration.unrecordedValues`.
     public internal(set) var unrecordedReads: [UnmatchedRequest] = []
     /// Faults that fired, with the virtual time and the link.

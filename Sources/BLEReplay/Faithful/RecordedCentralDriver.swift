@@ -18,6 +18,7 @@ final class RecordedCentralDriver: CentralHostObserver {
         self.session = session
         self.models = models
         world.host.observer = self
+        world.pduSource = session.pduSource
     }
 
     /// Schedules every recorded connection.
@@ -93,7 +94,7 @@ final class RecordedCentralDriver: CentralHostObserver {
             guard link.isUp else { return }
             switch central.steps[i].action {
             case .send(let pdu):
-                world.host.send(pdu, on: link, bearer: central.steps[i].bearer, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
+                world.host.send(pdu.bytes, on: link, bearer: central.steps[i].bearer, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
                     switch result {
                     case .response, .error: fire(.completed(i))
                     case .timeout: fire(.timedOut(i))

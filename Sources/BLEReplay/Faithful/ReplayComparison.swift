@@ -93,7 +93,8 @@ public enum ReplayComparison {
             let r = i < recorded.count ? recorded[i] : nil
             let s = i < simulated.count ? simulated[i] : nil
             if let r, let s {
-                if r.fromCentral != s.fromCentral || r.bytes != s.bytes || r.bearer != s.bearer {
+                // Long PDUs compare by length and digest, never read back (`PDUBytes`).
+                if r.fromCentral != s.fromCentral || r.data != s.data || r.bearer != s.bearer {
                     v.divergence = Divergence(kind: "att-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer),
                                               got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer), expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
@@ -123,10 +124,13 @@ public enum ReplayComparison {
             // Step 1 found the same PDUs in the same order on both sides: decode each once, and
             // only those a transaction is made of (notifications and commands are most of them).
             var a = TransactionMatcher(), b = TransactionMatcher()
-            for (r, s) in zip(recorded, simulated) where opensOrClosesTransaction(r.bytes) {
-                let decoded = matcherReads(r.bytes) ? try? ATTPDU(decoding: r.bytes[...]) : nil
-                a.add(stored(r.packetID, r.time, r.fromCentral, r.bytes, r.bearer, decoded))
-                b.add(stored(s.frame, s.time, s.fromCentral, s.bytes, s.bearer, decoded))
+            // The matcher reads the opcode and the decoded PDU, not the bytes: a long PDU is read
+            // back only to be decoded, and only its first bytes are passed on (issue 17).
+            for (r, s) in zip(recorded, simulated) where opensOrClosesTransaction(r.data.held) {
+                let held = r.data.held
+                let decoded = matcherReads(held) ? try? ATTPDU(decoding: r.bytes[...]) : nil
+                a.add(stored(r.packetID, r.time, r.fromCentral, held, r.bearer, decoded))
+                b.add(stored(s.frame, s.time, s.fromCentral, s.data.held, s.bearer, decoded))
             }
             a.finish(disconnectedAt: c.disconnect?.time, captureEnd: c.end)
             b.finish(disconnectedAt: link.endedAt.map(link.relative), captureEnd: c.end)

@@ -39,8 +39,8 @@ public enum FaultFuzzer {
         var counts: [ATTMatchKey: Int] = [:]
         for c in session.connections where c.isEstablished {
             var perConnection: [ATTMatchKey: Int] = [:]
-            for p in c.pdus where p.fromCentral && ATTOpcode(p.bytes[0]).kind == .request {
-                perConnection[ATTMatchKey(pdu: p.bytes), default: 0] += 1
+            for p in c.pdus where p.fromCentral && ATTOpcode(p.data[0]).kind == .request {
+                perConnection[ATTMatchKey(pdu: p.data), default: 0] += 1
             }
             for (k, n) in perConnection { counts[k] = max(counts[k] ?? 0, n) }
         }

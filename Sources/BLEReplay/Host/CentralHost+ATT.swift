@@ -121,7 +121,7 @@ extension CentralHost {
                 // hears nothing (FaultSpec.Kind.stopReading).
                 link.stuckPackets += 1
                 if let pdu = f.pdu {
-                    link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame, bearer: f.bearer))
+                    link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, data: logged(pdu), frame: frame, bearer: f.bearer))
                     f.onSent?()
                 }
                 continue
@@ -136,7 +136,7 @@ extension CentralHost {
                 }
             }
             if let pdu = f.pdu {
-                link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, bytes: pdu, frame: frame, bearer: f.bearer))
+                link.log.append(LoggedPDU(time: link.relative(now), fromCentral: true, data: logged(pdu), frame: frame, bearer: f.bearer))
                 f.onSent?()
                 // From an app's server, as the recorded central names attributes (LocalHandleMap).
                 link.peripheral.receive(link.localServer?.towardRecorded(pdu) ?? pdu, on: link, bearer: f.bearer)
@@ -198,7 +198,7 @@ extension CentralHost {
             let framing = HCIPacketBuilder.attFramingOverhead(bearer: bearer, transport: link.transport)
             frame = trace.skip(HCIPacketBuilder.aclFragmentCount(payloadCount: pdu.count + framing, fragmentSize: 27))
         }
-        link.log.append(LoggedPDU(time: link.relative(now), fromCentral: false, bytes: pdu, frame: frame, bearer: bearer))
+        link.log.append(LoggedPDU(time: link.relative(now), fromCentral: false, data: logged(pdu), frame: frame, bearer: bearer))
         let op = ATTOpcode(pdu[0])
         switch op.kind {
         case .response:
@@ -234,6 +234,12 @@ extension CentralHost {
         }
     }
 
+    /// A PDU as the link's log keeps it: one of the recording's long PDUs by reference (issue 17).
+    func logged(_ pdu: [UInt8]) -> PDUBytes {
+        guard pdu.count > PDUBytes.inlineLimit, let source = world.pduSource else { return PDUBytes(pdu) }
+        return source.reference(to: pdu)
+    }
+
     /// Whether a response PDU answers the outstanding request (Core v5.4 Vol 3 Part F 3.4.1.1:
     /// an Error Response names the request's opcode).
     static func answers(_ response: [UInt8], request: [UInt8]) -> Bool {
@@ -254,15 +260,16 @@ extension CentralHost {
     /// else a confirmation for an indication, our MTU for an MTU exchange, and an error otherwise.
     private func answerAsServer(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16?) {
         // Counted in place: a copy taken out and put back copied the whole table per PDU.
-        serverCounts[link.handle, default: [:]][pdu, default: 0] += 1
-        let occurrence = serverCounts[link.handle]![pdu]!
+        let key = PDUBytes.key(pdu)
+        serverCounts[link.handle, default: [:]][key, default: 0] += 1
+        let occurrence = serverCounts[link.handle]![key]!
         let op = ATTOpcode(pdu[0])
         var response: [UInt8]?
         var latency: Int64 = 0
         var order = Scheduler.unordered
-        if let recorded = serverAnswers[link.handle]?.answer(to: pdu, occurrence: occurrence) {
+        if let recorded = serverAnswers[link.handle]?.answer(to: key, occurrence: occurrence) {
             guard let r = recorded.response else { return }
-            response = r
+            response = r.bytes
             latency = recorded.latency
             order = recorded.packetID ?? order
         } else if op == .handleValueIndication {

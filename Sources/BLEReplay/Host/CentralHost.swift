@@ -29,7 +29,8 @@ public final class CentralHost {
     var nextHandle: UInt16 = 0x0040
     /// Per link handle: how the central's own GATT server answers (the recorded central's answers).
     var serverAnswers: [UInt16: AnswerTable] = [:]
-    var serverCounts: [UInt16: [[UInt8]: Int]] = [:]
+    /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
+    var serverCounts: [UInt16: [PDUBytes: Int]] = [:]
 
     struct TxFragment {
         var link: SimulatedLink

@@ -6,11 +6,15 @@ public struct LoggedPDU: Sendable {
     /// Microseconds since the link came up.
     public var time: Int64
     public var fromCentral: Bool
-    public var bytes: [UInt8]
+    /// The PDU: one of the recording's long PDUs by reference (`PDUBytes`, `ReplayWorld.pduSource`).
+    public var data: PDUBytes
     /// Frame number of its (last) ACL record in the simulated capture.
     public var frame: Int
     /// The ATT bearer (`RecordedPDU.bearer`): nil for the fixed channel 0x0004.
     public var bearer: UInt16? = nil
+
+    /// The whole PDU (a long one read back from the timeline).
+    public var bytes: [UInt8] { data.bytes }
 }
 
 /// What a simulated link is: an LE link, or a BR/EDR ACL link carrying ATT on PSM 0x001F.

@@ -18,6 +18,24 @@ public struct ATTMatchKey: Hashable, Sendable, CustomStringConvertible {
         handle = bytes.count >= 3 ? Self.attributeHandle(bytes) : nil
     }
 
+    /// The key of a PDU as the model holds it: a long one is read back only when its opcode is
+    /// not one whose handle follows it.
+    public init(pdu data: PDUBytes) {
+        opcode = ATTOpcode(data.first ?? 0)
+        handle = data.count >= 3 ? Self.attributeHandle(data) : nil
+    }
+
+    /// `attributeHandle(_:)` of a PDU as the model holds it.
+    public static func attributeHandle(_ data: PDUBytes) -> UInt16? {
+        guard let op = data.first else { return nil }
+        switch ATTOpcode(op) {
+        case .writeRequest, .writeCommand, .handleValueNotification, .handleValueIndication:
+            return data.count >= 3 ? UInt16(data[1]) | UInt16(data[2]) << 8 : nil
+        default:
+            return attributeHandle(data.bytes)
+        }
+    }
+
     /// `ATTPDU(decoding:).attributeHandle` of `bytes`. Write Request, Write Command, Handle Value
     /// Notification and Handle Value Indication (Core v5.4 Vol 3 Part F 3.4.5.1, 3.4.5.3,
     /// 3.4.7.1-2; `ATTHandleValueLayout`) carry it right after the opcode and decode whenever
@@ -88,31 +106,43 @@ public struct AnchoredPDU: Sendable {
     public var delay: Int64
     /// When it happened, from the connection's start (for time anchoring).
     public var offset: Int64
-    public var pdu: [UInt8]
+    /// The PDU: a long one held by reference (`PDUBytes`).
+    public var data: PDUBytes
     /// The recorded packet it came from.
     public var packetID: Int
 
     /// The ATT bearer it goes on (`RecordedPDU.bearer`): nil for the fixed channel.
     public var bearer: UInt16?
 
-    public init(anchor: Anchor, delay: Int64, offset: Int64, pdu: [UInt8], packetID: Int, bearer: UInt16? = nil) {
+    /// The whole PDU (a long one read back from the timeline).
+    public var pdu: [UInt8] {
+        get { data.bytes }
+        set { data = PDUBytes(newValue) }
+    }
+
+    public init(anchor: Anchor, delay: Int64, offset: Int64, data: PDUBytes, packetID: Int, bearer: UInt16? = nil) {
         self.anchor = anchor
         self.delay = delay
         self.offset = offset
-        self.pdu = pdu
+        self.data = data
         self.packetID = packetID
         self.bearer = bearer
+    }
+
+    public init(anchor: Anchor, delay: Int64, offset: Int64, pdu: [UInt8], packetID: Int, bearer: UInt16? = nil) {
+        self.init(anchor: anchor, delay: delay, offset: offset, data: PDUBytes(pdu), packetID: packetID, bearer: bearer)
     }
 }
 
 /// How one side answered a request (or an indication): the response PDU and its latency, or
 /// silence (`response == nil`) when the recording holds no answer.
 public struct RecordedAnswer: Sendable, Equatable {
-    public var response: [UInt8]?
+    /// The response: a long one held by reference (`PDUBytes`).
+    public var response: PDUBytes?
     public var latency: Int64
     public var packetID: Int?
 
-    public init(response: [UInt8]?, latency: Int64, packetID: Int?) {
+    public init(response: PDUBytes?, latency: Int64, packetID: Int?) {
         self.response = response
         self.latency = latency
         self.packetID = packetID
@@ -121,13 +151,23 @@ public struct RecordedAnswer: Sendable, Equatable {
 
 /// Answers per request: the n-th identical request (same bytes: opcode, handle, parameters) gets
 /// the n-th recorded answer, then the last one again (DESIGN.md "Replay semantics").
+///
+/// Keyed by `PDUBytes`: a long request is held by reference and matched by length and digest.
 public struct AnswerTable: Sendable {
-    public private(set) var answers: [[UInt8]: [RecordedAnswer]] = [:]
+    public private(set) var answers: [PDUBytes: [RecordedAnswer]] = [:]
 
     public init() {}
 
     public mutating func record(request: [UInt8], _ answer: RecordedAnswer) {
+        record(request: PDUBytes(request), answer)
+    }
+
+    public mutating func record(request: PDUBytes, _ answer: RecordedAnswer) {
         answers[request, default: []].append(answer)
+    }
+
+    public mutating func record(request: [UInt8], occurrence: Int, _ answer: RecordedAnswer) {
+        record(request: PDUBytes(request), occurrence: occurrence, answer)
     }
 
     /// Records the answer to the `occurrence`-th (1-based) identical request in its place: with
@@ -135,7 +175,7 @@ public struct AnswerTable: Sendable {
     /// bearers may be answered in the other order than they were sent, and the replay counts a
     /// request's occurrence when it arrives. Places not yet answered hold silence until theirs is
     /// recorded.
-    public mutating func record(request: [UInt8], occurrence: Int, _ answer: RecordedAnswer) {
+    public mutating func record(request: PDUBytes, occurrence: Int, _ answer: RecordedAnswer) {
         var list = answers[request] ?? []
         let i = max(0, occurrence - 1)
         while list.count <= i { list.append(RecordedAnswer(response: nil, latency: 0, packetID: nil)) }
@@ -146,12 +186,17 @@ public struct AnswerTable: Sendable {
     /// The answer for the `occurrence`-th (1-based) identical request, or nil when this request
     /// was never recorded.
     public func answer(to request: [UInt8], occurrence: Int) -> RecordedAnswer? {
+        answer(to: PDUBytes.key(request), occurrence: occurrence)
+    }
+
+    /// `answer(to:occurrence:)` for a request as the model holds it (or its `PDUBytes.key`).
+    public func answer(to request: PDUBytes, occurrence: Int) -> RecordedAnswer? {
         guard let list = answers[request], let last = list.last else { return nil }
         return occurrence <= list.count ? list[occurrence - 1] : last
     }
 
     /// How many answers are recorded for `request`.
-    public func count(for request: [UInt8]) -> Int { answers[request]?.count ?? 0 }
+    public func count(for request: [UInt8]) -> Int { answers[PDUBytes.key(request)]?.count ?? 0 }
 
     public var isEmpty: Bool { answers.isEmpty }
     /// Recorded answer latencies (for answers the recording lacks).

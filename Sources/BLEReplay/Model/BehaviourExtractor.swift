@@ -36,7 +36,7 @@ public struct BehaviourExtractor: Sendable {
     static let attTimeout: Int64 = 30_000_000
 
     private struct Pending {
-        var bytes: [UInt8]
+        var bytes: PDUBytes
         var time: Int64
         var step: Int
         var timeoutNoted = false
@@ -69,8 +69,8 @@ public struct BehaviourExtractor: Sendable {
         var pendingPeer = PendingPerBearer()
         var pendingPeerIndication = PendingPerBearer()
         // How many times each request (or indication) was sent, per sending side, over every bearer.
-        var localSent: [[UInt8]: Int] = [:]
-        var peerSent: [[UInt8]: Int] = [:]
+        var localSent: [PDUBytes: Int] = [:]
+        var peerSent: [PDUBytes: Int] = [:]
         var lastPeerPDU: Int64 = 0
         var longRead = LongRead()
         var valueHistory = ValueHistory()
@@ -122,30 +122,32 @@ public struct BehaviourExtractor: Sendable {
                 localAnchor = (.sent(steps.count - 1), e.time)
                 continue
             }
-            let op = ATTOpcode(p.bytes[0])
+            // The PDU as the model holds it (`PDUBytes`): a long one is not read back here.
+            let bytes = p.data
+            let op = ATTOpcode(bytes[0])
             let bearer = p.bearer
             if p.fromCentral {
-                let key = ATTMatchKey(pdu: p.bytes)
+                let key = ATTMatchKey(pdu: bytes)
                 peerCounts[key, default: 0] += 1
                 peerAnchors.append((p.time, .received(key, peerCounts[key]!)))
                 switch op.kind {
                 case .response:
                     if let q = pendingPeer.items.removeValue(forKey: bearer) {
-                        recordCentral(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
+                        recordCentral(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     }
                 case .confirmation:
                     if let q = pendingPeerIndication.items.removeValue(forKey: bearer) {
-                        recordCentral(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
+                        recordCentral(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     }
                 default:
-                    if op == .writeCommand { valueHistory.wrote(p.bytes, at: p.time) }
-                    steps.append(.init(action: .send(p.bytes), anchor: localAnchor.anchor, delay: p.time.saturatingSubtracting(localAnchor.time),
+                    if op == .writeCommand { valueHistory.wrote(bytes, at: p.time) }
+                    steps.append(.init(action: .send(bytes), anchor: localAnchor.anchor, delay: p.time.saturatingSubtracting(localAnchor.time),
                                        offset: p.time, packetID: p.packetID, bearer: bearer))
                     let index = steps.count - 1
                     localAnchor = (.sent(index), p.time)
                     if op.kind == .request || op.kind == .indication {
-                        localSent[p.bytes, default: 0] += 1
-                        let q = Pending(bytes: p.bytes, time: p.time, step: index, occurrence: localSent[p.bytes]!)
+                        localSent[bytes, default: 0] += 1
+                        let q = Pending(bytes: bytes, time: p.time, step: index, occurrence: localSent[bytes]!)
                         // One outstanding per bearer (Core v5.4 Vol 3 Part F 3.3.2); an indication the
                         // peer had not confirmed when the local server sent the next never was (3.4.7.2).
                         if op.kind == .request {
@@ -154,7 +156,7 @@ public struct BehaviourExtractor: Sendable {
                             recordPeer(old, silence)
                         }
                     }
-                    if let (cccd, enabled) = subscriptionWrite(p.bytes) {
+                    if let (cccd, enabled) = subscriptionWrite(bytes) {
                         let valueHandle = valueHandle(forCCCD: cccd)
                         if enabled {
                             subscriptionCounts[cccd, default: 0] += 1
@@ -169,38 +171,38 @@ public struct BehaviourExtractor: Sendable {
                 switch op.kind {
                 case .response where pendingLocal.items[bearer] != nil:
                     let q = pendingLocal.items.removeValue(forKey: bearer)!
-                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
-                    longRead.answered(q.bytes, p.bytes, occurrence: q.occurrence)
-                    valueHistory.answered(q.bytes, p.bytes, at: p.time)
+                    recordPeer(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
+                    longRead.answered(q.bytes, bytes, occurrence: q.occurrence)
+                    valueHistory.answered(q.bytes, bytes, at: p.time)
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .confirmation where pendingLocalIndication.items[bearer] != nil:
                     let q = pendingLocalIndication.items.removeValue(forKey: bearer)!
-                    recordPeer(q, RecordedAnswer(response: p.bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
+                    recordPeer(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
-                    valueHistory.sent(p.bytes, at: p.time)
-                    let handle = ATTMatchKey.attributeHandle(p.bytes)
+                    valueHistory.sent(bytes, at: p.time)
+                    let handle = ATTMatchKey.attributeHandle(bytes)
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
-                        peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, pdu: p.bytes,
+                        peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, data: bytes,
                                                        packetID: p.packetID, bearer: bearer))
                     } else {
-                        peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, pdu: p.bytes, packetID: p.packetID,
+                        peerActions.append(AnchoredPDU(anchor: .linkStart, delay: p.time, offset: p.time, data: bytes, packetID: p.packetID,
                                                        bearer: bearer))
                     }
                     if op.kind == .indication {
                         // A server sends no further indication on a bearer until the last is confirmed
                         // (Core v5.4 Vol 3 Part F 3.4.7.2); one still unconfirmed when the next comes never was.
-                        peerSent[p.bytes, default: 0] += 1
-                        let q = Pending(bytes: p.bytes, time: p.time, step: 0, occurrence: peerSent[p.bytes]!)
+                        peerSent[bytes, default: 0] += 1
+                        let q = Pending(bytes: bytes, time: p.time, step: 0, occurrence: peerSent[bytes]!)
                         if let old = pendingPeerIndication.items.updateValue(q, forKey: bearer) { recordCentral(old, silence) }
                     }
                 default:
                     let last = peerAnchors.last!
-                    peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time.saturatingSubtracting(last.time), offset: p.time, pdu: p.bytes,
+                    peerActions.append(AnchoredPDU(anchor: last.anchor, delay: p.time.saturatingSubtracting(last.time), offset: p.time, data: bytes,
                                                    packetID: p.packetID, bearer: bearer))
                     if op.kind == .request {
-                        peerSent[p.bytes, default: 0] += 1
-                        let q = Pending(bytes: p.bytes, time: p.time, step: 0, occurrence: peerSent[p.bytes]!)
+                        peerSent[bytes, default: 0] += 1
+                        let q = Pending(bytes: bytes, time: p.time, step: 0, occurrence: peerSent[bytes]!)
                         if let old = pendingPeer.items.updateValue(q, forKey: bearer) { recordCentral(old, silence) }
                     }
                 }
@@ -265,6 +267,10 @@ public struct BehaviourExtractor: Sendable {
     /// A Write Request or Write Command of 0x0000-0x0003 (two bytes) to a CCCD: (handle, enabled).
     /// Only handles the GATT database knows as CCCDs count; when it knows none, any such write does
     /// (and the characteristic is taken to be the handle before it).
+    public func subscriptionWrite(_ data: PDUBytes) -> (cccd: UInt16, enabled: Bool)? {
+        data.count == 5 ? subscriptionWrite(data.held) : nil
+    }
+
     public func subscriptionWrite(_ bytes: [UInt8]) -> (cccd: UInt16, enabled: Bool)? {
         guard bytes.count == 5, bytes[0] == 0x12 || bytes[0] == 0x52, bytes[4] == 0, bytes[3] <= 3 else { return nil }
         let handle = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
@@ -288,19 +294,23 @@ struct LongRead {
     /// Read Request bytes -> occurrence (1-based) -> the whole value.
     var values: [[UInt8]: [Int: [UInt8]]] = [:]
 
-    /// `occurrence`: which identical request this answers (1-based).
-    mutating func answered(_ request: [UInt8], _ response: [UInt8], occurrence: Int) {
+    /// `occurrence`: which identical request this answers (1-based). A long PDU (`PDUBytes`) is
+    /// read back only when its value can be part of a long value (512 bytes at most).
+    mutating func answered(_ request: PDUBytes, _ response: PDUBytes, occurrence: Int) {
         guard request.count >= 3, let op = request.first, let r = response.first else { return }
         let handle = UInt16(request[1]) | UInt16(request[2]) << 8
         if op == ATTOpcode.readRequest.rawValue {
-            self.request = r == ATTOpcode.readResponse.rawValue ? request : nil
+            // A first part over 512 bytes never grows into a long value (Core v5.4 Vol 3 Part F
+            // 3.2.9): no Read Blob Response can follow it, as if the read were not a long one.
+            let extendable = r == ATTOpcode.readResponse.rawValue && response.count - 1 <= 512
+            self.request = extendable ? request.bytes : nil
             self.occurrence = occurrence
             self.handle = handle
-            value = Array(response.dropFirst())
+            value = extendable ? Array(response.bytes.dropFirst()) : []
         } else if op == ATTOpcode.readBlobRequest.rawValue, request.count >= 5, let read = self.request, handle == self.handle {
             let offset = Int(request[3]) | Int(request[4]) << 8
-            guard r == ATTOpcode.readBlobResponse.rawValue, offset == value.count else { return }
-            let part = response.dropFirst()
+            guard r == ATTOpcode.readBlobResponse.rawValue, offset == value.count, value.count + response.count - 1 <= 512 else { return }
+            let part = response.bytes.dropFirst()
             guard !part.isEmpty, value.count + part.count <= 512 else { return }
             value += part
             values[read, default: [:]][occurrence] = value

@@ -5,8 +5,9 @@ import BLECore
 /// GATT server answered the peripheral.
 public struct RecordedCentral: Sendable {
     public enum Action: Sendable {
-        /// An ATT PDU sent on the central's initiative (request, command, notification, indication).
-        case send([UInt8])
+        /// An ATT PDU sent on the central's initiative (request, command, notification, indication):
+        /// a long one held by reference (`PDUBytes`).
+        case send(PDUBytes)
         /// HCI Disconnect with this reason.
         case disconnect(reason: UInt8)
     }

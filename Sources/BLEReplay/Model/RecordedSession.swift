@@ -9,11 +9,30 @@ public struct RecordedPDU: Sendable {
     public var time: Int64
     /// True when the local host (the central) sent it.
     public var fromCentral: Bool
-    public var bytes: [UInt8]
+    /// The PDU: inline, or for a long one a reference read back on demand (`PDUBytes`).
+    public var data: PDUBytes
     /// The ATT bearer it travelled on (`ATTBearer`): nil for the fixed channel 0x0004, else the
     /// L2CAP channel of an Enhanced ATT bearer (Core v5.4 Vol 3 Part G 5.4) or of ATT over BR/EDR
     /// (PSM 0x001F, Part G 5.1), named by the requester's Source CID as the timeline names it.
     public var bearer: UInt16? = nil
+
+    /// The whole PDU (a long one read back from the timeline).
+    public var bytes: [UInt8] {
+        get { data.bytes }
+        set { data = PDUBytes(newValue) }
+    }
+
+    public init(packetID: Int, time: Int64, fromCentral: Bool, data: PDUBytes, bearer: UInt16? = nil) {
+        self.packetID = packetID
+        self.time = time
+        self.fromCentral = fromCentral
+        self.data = data
+        self.bearer = bearer
+    }
+
+    public init(packetID: Int, time: Int64, fromCentral: Bool, bytes: [UInt8], bearer: UInt16? = nil) {
+        self.init(packetID: packetID, time: time, fromCentral: fromCentral, data: PDUBytes(bytes), bearer: bearer)
+    }
 }
 
 /// One connection (or connection attempt) of a capture, as the timeline recorded it.
@@ -85,6 +104,9 @@ public struct RecordedSession: Sendable {
     public var gaps: [CaptureGap] = []
     /// The capture's clock as the replay reads it: never running backwards (`RecordingClock`).
     public var clock = RecordingClock(firstPlausible: nil)
+    /// Where the long PDUs of `connections` are read back from (`PDUBytes`); nil when every PDU
+    /// is held inline.
+    public var pduSource: PDUSource? = nil
 
     /// Key of a connection's peer in `gatt` and the peripheral models.
     public static func peerKey(_ c: RecordedConnection) -> String {

@@ -31,7 +31,8 @@ extension RecordingLoader {
         while start < connections.endIndex {
             let end = min(connections.endIndex, start + detailsChunk)
             let chunk = Array(connections[start..<end])
-            let loaded = WorkerPool.map(count: chunk.count, jobs: jobs, state: { DetailsReader(path: path) }) { reader, i in
+            let pduSource = q.pduSource
+            let loaded = WorkerPool.map(count: chunk.count, jobs: jobs, state: { DetailsReader(path: path, pduSource: pduSource) }) { reader, i in
                 reader.load(chunk[i], clock: clock)
             }
             for (offset, result) in loaded.enumerated() { connections[start + offset] = try result.get() }
@@ -52,11 +53,15 @@ extension RecordingLoader {
     final class DetailsReader {
         let statements: Result<Statements, any Error>
 
-        init(path: String) {
+        /// - Parameter pduSource: where the long PDUs it reads are spilled to (`PDUBytes`), as the
+        ///   caller's statements spill them.
+        init(path: String, pduSource: PDUSource?) {
             do {
                 let db = try SQLiteDatabase(path: path, readOnly: true)
                 try db.execute("BEGIN")
-                statements = .success(Statements(db))
+                let statements = Statements(db)
+                statements.pduSource = pduSource
+                self.statements = .success(statements)
             } catch {
                 statements = .failure(error)
             }

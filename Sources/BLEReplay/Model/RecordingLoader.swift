@@ -16,9 +16,14 @@ public enum RecordingLoader {
     }
 
     /// Every capture of the timeline, in id order (analysing it first when needed).
+    ///
+    /// With `pduSource`, each ATT PDU longer than `PDUBytes.inlineLimit` is held as a reference to
+    /// its row, read back from `store` on demand (issue 17): the caller then keeps the store
+    /// open through `pduSource` (`PDUSource.keep`). Without, every PDU is held inline.
     /// - Parameter jobs: the threads that read the connections' details (`loadDetails`); the
     ///   sessions are the same whatever the number.
-    public static func load(_ store: TimelineStore, jobs: Int = WorkerPool.processorCount) throws -> [RecordedSession] {
+    public static func load(_ store: TimelineStore, pduSource: PDUSource? = nil,
+                            jobs: Int = WorkerPool.processorCount) throws -> [RecordedSession] {
         let devices = try DeviceGATT.load(store, undiscovered: false)
         // Each peer's own database (GATTServerSide.remote): what a simulated peer serves. The local
         // device's server is never a peer's: the peers' requests to it are their client behaviour.
@@ -38,13 +43,14 @@ public enum RecordingLoader {
         for row in try db.rows("SELECT id, path, file_name, format_description FROM capture ORDER BY id") {
             guard let captureID = row[0].int64 else { continue }
             sessions.append(try session(captureID, path: row[1].string ?? "", fileName: row[2].string ?? "",
-                                        format: row[3].string ?? "", gatt: gatt, db: db, jobs: jobs))
+                                        format: row[3].string ?? "", gatt: gatt, db: db, pduSource: pduSource, jobs: jobs))
         }
         return sessions
     }
 
     static func session(_ captureID: Int64, path: String, fileName: String, format: String,
-                        gatt: [String: GATTDatabase], db: SQLiteDatabase, jobs: Int) throws -> RecordedSession {
+                        gatt: [String: GATTDatabase], db: SQLiteDatabase, pduSource: PDUSource? = nil,
+                        jobs: Int) throws -> RecordedSession {
         let cid = SQLiteValue.integer(captureID)
         let scan = try CapturePacketScan.load(captureID, db: db)
         let start = scan.start
@@ -57,6 +63,7 @@ public enum RecordingLoader {
             buffer = (max(27, observed.largestPacket), max(8, observed.mostInFlight))
         }
         let statements = Statements(db)
+        statements.pduSource = pduSource
         let localDisconnects = try localDisconnects(captureID, db: db)
         let clock = scan.clock
         var creates = CreateConnectionClaims(times: try db.rows("""
@@ -130,7 +137,7 @@ public enum RecordingLoader {
         return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),
                                connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db, clock: clock),
                                gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
-                               classicConnections: classic, formatDescription: format, clock: clock)
+                               classicConnections: classic, formatDescription: format, clock: clock, pduSource: pduSource)
     }
 
     /// Prepared statements reused for every connection of a capture: preparing them once per
@@ -138,6 +145,9 @@ public enum RecordingLoader {
     final class Statements {
         let db: SQLiteDatabase
         private var cache: [String: SQLiteStatement] = [:]
+
+        /// Where long PDUs are spilled to (`PDUBytes`), if anywhere.
+        var pduSource: PDUSource?
 
         init(_ db: SQLiteDatabase) { self.db = db }
 
@@ -176,14 +186,22 @@ public enum RecordingLoader {
     static func loadDetails(_ c: inout RecordedConnection, _ q: Statements, clock: RecordingClock) throws {
         let id = SQLiteValue.integer(c.id)
         // The direction compared in SQL: a String per row was a tenth of loading the PDUs (issue 12).
+        // The PDU's own bytes are in `att_pdu.pdu` (also in timelines imported with --no-raw, which
+        // lack `packet.raw`): a long one is read back from its row (`PDUBytes`), named by its
+        // connection, packet and place among that packet's rows (selecting each rowid cost more).
         let s = try q.statement("SELECT packet_id, ts_us, direction = 'tx', pdu, bearer FROM att_pdu WHERE connection_id = ?1 ORDER BY packet_id, rowid")
         try s.bind([id])
+        var lastPacket: Int?, ordinal = 0
         while try s.step() {
+            let packet = s.int(0)
+            ordinal = packet == lastPacket ? ordinal + 1 : 0
+            lastPacket = packet
             let bytes = s.blob(3) ?? []
             guard !bytes.isEmpty else { continue }
-            let packet = s.int(0)
+            let data = bytes.count > PDUBytes.inlineLimit
+                ? q.pduSource?.spill(bytes, row: PDURow(connection: c.id, packet: packet, ordinal: ordinal)) ?? PDUBytes(bytes) : PDUBytes(bytes)
             c.pdus.append(RecordedPDU(packetID: packet, time: clock.time(frame: packet, raw: s.int64(1)).saturatingSubtracting(c.origin),
-                                      fromCentral: s.int(2) != 0, bytes: bytes, bearer: s.optionalInt(4).map { UInt16(truncatingIfNeeded: $0) }))
+                                      fromCentral: s.int(2) != 0, data: data, bearer: s.optionalInt(4).map { UInt16(truncatingIfNeeded: $0) }))
         }
         s.reset()
         try loadSecurity(&c, q, clock: clock)

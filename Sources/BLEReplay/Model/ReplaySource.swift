@@ -27,11 +27,16 @@ public enum ReplaySource {
         }
         do {
             try refuseAirCaptures(source.store, path: path)
-            var sessions = try RecordingLoader.load(source.store)
+            // Long ATT PDUs stay in the timeline, read back when needed (issue 17): the timeline
+            // (a capture's scratch one too) then stays open for as long as the sessions are used.
+            let pdus = PDUSource()
+            var sessions = try RecordingLoader.load(source.store, pduSource: pdus)
             for i in sessions.indices {
                 sessions[i].gaps = try CaptureGap.load(sessions[i], store: source.store)
             }
-            return Loaded(sessions: sessions, messages: messages, damaged: source.inputWasDamaged)
+            let damaged = source.inputWasDamaged
+            pdus.keep(source)
+            return Loaded(sessions: sessions, messages: messages, damaged: damaged)
         } catch let failure as RecordingLoader.Failure {
             throw failure
         } catch {

@@ -10,14 +10,14 @@ import BLEDecode
 /// recording never made (PeerSession+Values.swift): the latest value at or before the moment,
 /// never one from later in the connection or from another connection.
 public struct ValueHistory: Sendable {
-    /// One value as the recording showed it: the PDU that carried it (the recorded PDU's own
-    /// buffer, shared, not a copy: issue 12 and 17, a 64 KiB value was held twice) and where in
-    /// it the value starts.
+    /// One value as the recording showed it: the PDU that carried it (the recorded PDU itself,
+    /// shared, not a copy; a long one by reference, `PDUBytes`: issue 12 and 17, a 64 KiB value
+    /// was held twice, then for the whole run) and where in it the value starts.
     struct Entry: Sendable {
         var offset: Int64
-        var pdu: [UInt8]
+        var pdu: PDUBytes
         var start: Int
-        var value: [UInt8] { Array(pdu.dropFirst(start)) }
+        var value: [UInt8] { Array(pdu.bytes.dropFirst(start)) }
     }
     private var entries: [UInt16: [Entry]] = [:]
 
@@ -34,12 +34,23 @@ public struct ValueHistory: Sendable {
         entries[handle]?.last { $0.offset <= offset }?.value
     }
 
-    mutating func note(_ handle: UInt16, _ pdu: [UInt8], from start: Int, at offset: Int64) {
+    mutating func note(_ handle: UInt16, _ pdu: PDUBytes, from start: Int, at offset: Int64) {
         entries[handle, default: []].append(Entry(offset: offset, pdu: pdu, start: start))
     }
 
     /// The peer's answer to a request.
     mutating func answered(_ request: [UInt8], _ response: [UInt8], at offset: Int64) {
+        answered(PDUBytes(request), PDUBytes(response), at: offset)
+    }
+
+    /// A notification or indication from the peer.
+    mutating func sent(_ pdu: [UInt8], at offset: Int64) { sent(PDUBytes(pdu), at: offset) }
+
+    /// A Write Command from the central.
+    mutating func wrote(_ pdu: [UInt8], at offset: Int64) { sent(PDUBytes(pdu), at: offset) }
+
+    /// The peer's answer to a request, as the model holds them.
+    mutating func answered(_ request: PDUBytes, _ response: PDUBytes, at offset: Int64) {
         guard request.count >= 3, let r = response.first else { return }
         let handle = UInt16(request[1]) | UInt16(request[2]) << 8
         switch (ATTOpcode(request[0]), ATTOpcode(r)) {
@@ -52,12 +63,12 @@ public struct ValueHistory: Sendable {
         }
     }
 
-    /// A notification or indication from the peer.
-    mutating func sent(_ pdu: [UInt8], at offset: Int64) {
+    /// A notification or indication from the peer, as the model holds it.
+    mutating func sent(_ pdu: PDUBytes, at offset: Int64) {
         guard pdu.count >= 3 else { return }
         note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, pdu, from: 3, at: offset)
     }
 
-    /// A Write Command from the central.
-    mutating func wrote(_ pdu: [UInt8], at offset: Int64) { sent(pdu, at: offset) }
+    /// A Write Command from the central, as the model holds it.
+    mutating func wrote(_ pdu: PDUBytes, at offset: Int64) { sent(pdu, at: offset) }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BLECapture
 import BLECore
 
@@ -9,12 +14,44 @@ public final class HCITraceRecorder {
     public let epoch: Int64
     /// Whether records are kept (for `--write-capture`); frame numbers are counted either way.
     public let keepsRecords: Bool
-    public private(set) var records: [CaptureRecord] = []
     public private(set) var frameCount = 0
+    /// Records kept in memory while they take less than `memoryLimit` bytes (payload plus
+    /// `recordOverhead` each: most are ACL fragments of 27 bytes); past it, every
+    /// record goes to a btsnoop file in the temporary directory as it comes (`Spill`), so a
+    /// replay of large PDUs does not hold each simulated packet for the whole run (issue 17).
+    public static let memoryLimit = 4 << 20
+    /// What a kept record costs besides its payload: the record and the payload array's header.
+    static let recordOverhead = 128
+    private var kept: [CaptureRecord] = []
+    private var keptBytes = 0
+    private var spill: Spill?
+    /// The first failure to write the spill file, reported by `writeBtsnoop`.
+    private var spillFailure: CaptureError?
+
+    /// The trace file the records go to once they outgrow memory: unlinked as soon as it is open,
+    /// so nothing is left behind however the process ends; read through its descriptor.
+    private struct Spill {
+        let file: TemporaryFile
+        let writer: BtsnoopWriter
+    }
 
     public init(epoch: Int64, keepsRecords: Bool) {
         self.epoch = epoch
         self.keepsRecords = keepsRecords
+    }
+
+    /// Every record kept, in order (read back from the spill file once the trace outgrew memory).
+    public var records: [CaptureRecord] {
+        guard let spill else { return kept }
+        do {
+            try spill.writer.flush()
+            var reader = try CaptureFile.open("/dev/fd/\(spill.file.descriptor)")
+            var out: [CaptureRecord] = []
+            while let r = try reader.next() { out.append(r) }
+            return out
+        } catch {
+            return []
+        }
     }
 
     /// Appends one record; returns its frame number.
@@ -24,10 +61,34 @@ public final class HCITraceRecorder {
         frameCount += 1
         if keepsRecords {
             let p = payload()
-            records.append(CaptureRecord(frameNumber: frameCount, timestamp: epoch &+ time, direction: direction,
-                                         kind: kind, payload: p, fileOffset: 0))
+            keep(CaptureRecord(frameNumber: frameCount, timestamp: epoch &+ time, direction: direction,
+                               kind: kind, payload: p, fileOffset: 0))
         }
         return frameCount
+    }
+
+    private func keep(_ record: CaptureRecord) {
+        if let spill {
+            guard spillFailure == nil else { return }
+            do { try spill.writer.write(record) } catch { spillFailure = error }
+            return
+        }
+        kept.append(record)
+        keptBytes += record.payload.count + Self.recordOverhead
+        guard keptBytes > Self.memoryLimit else { return }
+        do {
+            let file = try TemporaryFile.inTemporaryDirectory(prefix: "blereplay-trace")
+            let writer = try BtsnoopWriter(path: file.path, datalink: 1002)
+            unlink(file.path)
+            for r in kept { try writer.write(r) }
+            spill = Spill(file: file, writer: writer)
+            kept = []
+            keptBytes = 0
+        } catch let error as CaptureError {
+            spillFailure = error
+        } catch {
+            spillFailure = CaptureError(path: TemporaryFile.temporaryDirectory(), kind: .unwritable, message: "\(error)")
+        }
     }
 
     /// Counts `count` records the trace does not keep (`keepsRecords` false); returns the last
@@ -55,13 +116,45 @@ public final class HCITraceRecorder {
         } catch {
             throw CaptureError(path: path, kind: .unwritable, message: error.message)
         }
-        let writer = try BtsnoopWriter(path: temporary.path, datalink: 1002)
-        for r in records { try writer.write(r) }
-        try writer.close()
+        if let spillFailure { throw CaptureError(path: path, kind: .unwritable, message: "the trace could not be kept: \(spillFailure)") }
+        if let spill {
+            // The spill file is the trace so far, as a btsnoop file: copied, it stays open for more.
+            try spill.writer.flush()
+            try Self.copy(spill.file.descriptor, to: temporary, target: path)
+        } else {
+            let writer = try BtsnoopWriter(path: temporary.path, datalink: 1002)
+            for r in kept { try writer.write(r) }
+            try writer.close()
+        }
         do {
             try temporary.moveIntoPlace(path)
         } catch {
             throw CaptureError(path: path, kind: .unwritable, message: error.message)
+        }
+    }
+
+    /// Copies the whole file open as `source` into `temporary` (named for `target` in errors),
+    /// 1 MiB at a time.
+    private static func copy(_ source: Int32, to temporary: TemporaryFile, target: String) throws(CaptureError) {
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: off_t = 0
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress, $0.count, offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CaptureError(path: target, kind: .unreadable, message: "the trace: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            offset += off_t(n)
+            var done = 0
+            while done < n {
+                let w = chunk.withUnsafeBytes { write(temporary.descriptor, $0.baseAddress! + done, n - done) }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    throw CaptureError(path: target, kind: .unwritable, message: String(cString: strerror(errno)))
+                }
+                done += w
+            }
         }
     }
 }

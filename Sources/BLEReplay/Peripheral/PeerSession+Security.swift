@@ -9,9 +9,10 @@ import BLEDecode
 /// except a refusal for lack of security once the link is encrypted: that one is unmatched.
 extension PeerSession {
     func countRequest(_ pdu: [UInt8]) -> Int {
-        requestCounts[pdu, default: 0] += 1
-        guard link.securityModelled else { return requestCounts[pdu]! }
-        let key = (link.isEncrypted ? [0x01] : [0x00]) + pdu
+        let request = PDUBytes.key(pdu)
+        requestCounts[request, default: 0] += 1
+        guard link.securityModelled else { return requestCounts[request]! }
+        let key = PDUBytes.key((link.isEncrypted ? [0x01] : [0x00]) + pdu)
         securedCounts[key, default: 0] += 1
         return securedCounts[key]!
     }

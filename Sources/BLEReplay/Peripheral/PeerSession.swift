@@ -15,7 +15,8 @@ final class PeerSession {
     /// optional struct for each event (issue 12).
     let hasBehaviour: Bool
     var keyCounts: [ATTMatchKey: Int] = [:]
-    var requestCounts: [[UInt8]: Int] = [:]
+    /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
+    var requestCounts: [PDUBytes: Int] = [:]
     var subscriptionCounts: [UInt16: Int] = [:]
     var cccdEnabled: [UInt16: Bool] = [:]
     var faultCounts: [Int: Int] = [:]
@@ -27,7 +28,7 @@ final class PeerSession {
     /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
     var longValues: [UInt16: [UInt8]] = [:]
     /// Requests counted per encryption state, when the link's security is modelled.
-    var securedCounts: [[UInt8]: Int] = [:]
+    var securedCounts: [PDUBytes: Int] = [:]
 
     enum Item {
         case action(Int)
@@ -256,7 +257,7 @@ final class PeerSession {
             response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: errorCode)).encoded()
         } else if let recorded {
             guard let r = recorded.response else { return }
-            response = r
+            response = r.bytes
         } else if op.kind == .indication {
             response = [ATTOpcode.handleValueConfirmation.rawValue]
         } else {

@@ -41,14 +41,15 @@ public enum RecordedLocalServer {
     public static func database(_ session: RecordedSession) -> GATTDatabase {
         var r = GATTServerReconstructor()
         for c in connections(session) {
-            for p in c.pdus where !p.bytes.isEmpty {
-                let kind = ATTOpcode(p.bytes[0]).kind
+            for p in c.pdus where !p.data.isEmpty {
+                let kind = ATTOpcode(p.data[0]).kind
                 // Only the exchange between the local server and its client (GATTServerSide.local).
                 let serverSide = p.fromCentral ? [.response, .notification, .indication].contains(kind)
                     : [.request, .command, .confirmation].contains(kind)
                 guard serverSide else { continue }
+                let bytes = p.bytes
                 r.add(StoredATTPDU(packetID: p.packetID, timestamp: p.time, direction: p.fromCentral ? .sent : .received,
-                                   opcode: ATTOpcode(p.bytes[0]), pdu: try? ATTPDU(decoding: p.bytes[...]), bytes: p.bytes))
+                                   opcode: ATTOpcode(bytes[0]), pdu: try? ATTPDU(decoding: bytes[...]), bytes: bytes))
             }
         }
         return r.database
@@ -79,7 +80,7 @@ public enum RecordedLocalServer {
     static func seenFromTheCentral(_ c: RecordedConnection) -> RecordedConnection {
         var f = c
         f.role = "central"
-        f.pdus = c.pdus.map { RecordedPDU(packetID: $0.packetID, time: $0.time, fromCentral: !$0.fromCentral, bytes: $0.bytes) }
+        f.pdus = c.pdus.map { RecordedPDU(packetID: $0.packetID, time: $0.time, fromCentral: !$0.fromCentral, data: $0.data) }
         f.completions = []
         f.security = []
         f.localDisconnect = nil

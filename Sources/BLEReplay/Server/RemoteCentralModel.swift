@@ -58,8 +58,8 @@ public struct RemoteCentralModel: Sendable {
             var commands: [(pdu: [UInt8], packetID: Int)] = []
             var pending: Int?
             var notifications = 0
-            for p in c.pdus where !p.bytes.isEmpty {
-                let kind = ATTOpcode(p.bytes[0]).kind
+            for p in c.pdus where !p.data.isEmpty {
+                let kind = ATTOpcode(p.data[0]).kind
                 if !p.fromCentral {
                     // The peer (the remote central) sent it.
                     if kind == .request {

@@ -24,6 +24,9 @@ enum ReplayCommand {
         }
         for m in loaded.messages { Err.line(m) }
         let sessions = loaded.sessions
+        // The timeline the long PDUs are read back from (a capture's scratch one) is closed and
+        // removed when the command is done, whatever still refers to it.
+        defer { for s in sessions { s.pduSource?.close() } }
         var request = options.request
         request.bench = args.flag("bench")
         if let scriptPath = options.scriptPath {
