@@ -34,7 +34,8 @@ enum ReplayCommand {
                 return .dataError
             }
         }
-        let outcome = ReplayRunner.run(sessions, request)
+        // A faithful replay's report is written as it is made (issue 17).
+        let outcome = ReplayRunner.run(sessions, request, output: { Out.write($0) })
         if !outcome.stdout.isEmpty { Out.write(outcome.stdout) }
         for line in outcome.stderr { Err.line(line) }
         // Damaged input decides the exit code: a recording cut in the middle diverges because
