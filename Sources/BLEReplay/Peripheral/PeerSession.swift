@@ -7,7 +7,11 @@ import BLEDecode
 final class PeerSession {
     unowned let peripheral: SimulatedPeripheral
     let link: SimulatedLink
-    let behaviour: PeerBehaviour?
+    /// Which of the model's behaviours the peer plays (nil: none). The session reads it from the
+    /// model (`behaviour`) rather than holding a copy: 230 bytes a link (issue 17).
+    let behaviourIndex: Int?
+    /// The behaviour the peer plays, if any.
+    var behaviour: PeerBehaviour? { behaviourIndex.map { peripheral.model.behaviours[$0] } }
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
     /// whole behaviour for each notification (issue 12).
     let actions: [AnchoredPDU]
@@ -41,10 +45,11 @@ final class PeerSession {
     var underWay: [Bool]
     var lossWaitsFor: Int?
 
-    init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour: PeerBehaviour?) {
+    init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour index: Int?) {
         self.peripheral = peripheral
         self.link = link
-        self.behaviour = behaviour
+        behaviourIndex = index
+        let behaviour = index.map { peripheral.model.behaviours[$0] }
         actions = behaviour?.actions ?? []
         hasBehaviour = behaviour != nil
         host = peripheral.world.host
@@ -90,6 +95,8 @@ final class PeerSession {
     /// `EventChain` (their hints are their packet ids).
     func fire(_ anchor: Anchor) {
         guard let items = waiting.removeValue(forKey: anchor) else { return }
+        // An emptied dictionary keeps its storage: let it go (issue 17).
+        if waiting.isEmpty { waiting = [:] }
         var chain = EventChain()
         let now = world.scheduler.now
         for (item, delay) in items {

@@ -25,9 +25,13 @@ public final class SimulatedPeripheral {
 
     /// The behaviour of recorded connection `index`, or the next in turn (then the last again).
     func behaviour(for index: Int?) -> PeerBehaviour? {
+        behaviourIndex(for: index).map { model.behaviours[$0] }
+    }
+
+    /// Where `behaviour(for: index)` is in the model's behaviours.
+    func behaviourIndex(for index: Int?) -> Int? {
         guard !model.behaviours.isEmpty else { return nil }
-        if let index { return model.behaviours[min(index, model.behaviours.count - 1)] }
-        return model.behaviours[min(connectionCount, model.behaviours.count - 1)]
+        return min(index ?? connectionCount, model.behaviours.count - 1)
     }
 
     /// The parameters the next connection will use.
@@ -57,7 +61,8 @@ public final class SimulatedPeripheral {
         }
     }
 
-    func linkEstablished(_ link: SimulatedLink, behaviour: PeerBehaviour?) {
+    /// A link came up, behaving like the model's behaviour `behaviour` (none: nil).
+    func linkEstablished(_ link: SimulatedLink, behaviour: Int?) {
         connectionCount += 1
         let session = PeerSession(peripheral: self, link: link, behaviour: behaviour)
         sessions[link.handle] = session
