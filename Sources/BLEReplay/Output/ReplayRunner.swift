@@ -28,18 +28,20 @@ public struct ReplayOutcome: Sendable {
 public enum ReplayRunner {
     /// With `output`, a faithful replay's report goes there as it is made (in blocks, issue 17)
     /// and the outcome's `stdout` stays empty; without, the report is the outcome's `stdout`.
-    public static func run(_ sessions: [RecordedSession], _ request: ReplayRequest,
+    /// The runner takes `sessions` over: a faithful replay lets each capture's GATT databases and
+    /// advertising go once its models are built, when nothing else holds them (issue 17).
+    public static func run(_ sessions: consuming [RecordedSession], _ request: ReplayRequest,
                            output: ((String) -> Void)? = nil) -> ReplayOutcome {
         if request.bench { return ReplayBench.outcome(sessions) }
         if let script = request.script { return ScriptReplay.outcome(sessions, script: script, request: request) }
-        return faithful(sessions, request, output: output)
+        return faithful(consume sessions, request, output: output)
     }
 
     /// Replays capture by capture, and writes each connection's text as its verdict is made (the
     /// world stopped); JSON capture by capture (its verdicts kept until its object is written:
     /// `reproduced` comes before them); JUnit from every capture's verdicts, kept for it alone.
     /// Only the first capture's trace is kept for `--write-capture`.
-    static func faithful(_ sessions: [RecordedSession], _ request: ReplayRequest, output: ((String) -> Void)?) -> ReplayOutcome {
+    static func faithful(_ sessions: consuming [RecordedSession], _ request: ReplayRequest, output: ((String) -> Void)?) -> ReplayOutcome {
         var outcome = ReplayOutcome()
         var configuration = request.configuration
         if !request.unmatchedGiven { configuration.unmatched = .strict }
@@ -53,9 +55,10 @@ public enum ReplayRunner {
         var trace: HCITraceRecorder?
         var passed = true
         if nested { out.write("[") }
-        for (i, s) in sessions.enumerated() {
-            if !json { FaithfulReport.writeHead(s.fileName, to: out) }
-            let (r, world) = FaithfulReplay.run(s, configuration: configuration, keepingVerdicts: json || request.junitPath != nil) { v in
+        let count = sessions.count
+        for i in 0..<count {
+            if !json { FaithfulReport.writeHead(sessions[i].fileName, to: out) }
+            let (r, world) = FaithfulReplay.run(&sessions[i], configuration: configuration, keepingVerdicts: json || request.junitPath != nil) { v in
                 if !json { FaithfulReport.write(v, to: out) }
             }
             if json {
@@ -68,13 +71,15 @@ public enum ReplayRunner {
             } else {
                 FaithfulReport.writeTail(r, to: out)
             }
+            // Nothing reads the capture's recording after its report.
+            sessions[i].connections = []
             if !r.passed { passed = false }
             if i == 0, request.capturePath != nil { trace = world.trace }
             if request.junitPath != nil { kept.append(r) }
         }
         if nested {
             var close = ""
-            if !sessions.isEmpty { JSON.newline(&close, depth: 0) }
+            if count > 0 { JSON.newline(&close, depth: 0) }
             out.write(close + "]")
         }
         if json { out.write("\n") }
@@ -96,7 +101,7 @@ public enum ReplayRunner {
         }
         kept = []
         if let path = request.capturePath {
-            if sessions.count > 1 { outcome.stderr.append("note: the timeline holds \(sessions.count) captures; writing the first one's replay") }
+            if count > 1 { outcome.stderr.append("note: the timeline holds \(count) captures; writing the first one's replay") }
             if let trace {
                 do { try trace.writeBtsnoop(to: path) } catch {
                     outcome.stderr.append("blereplay replay: \(error)")

@@ -15,7 +15,7 @@ enum ReplayCommand {
             throw Arguments.UsageError(message: "give one capture or timeline (\(usage))")
         }
         let options = try ReplayOptions(args)
-        let loaded: ReplaySource.Loaded
+        var loaded: ReplaySource.Loaded
         do {
             loaded = try ReplaySource.load(path: input)
         } catch {
@@ -23,7 +23,9 @@ enum ReplayCommand {
             return .dataError
         }
         for m in loaded.messages { Err.line(m) }
+        // The runner takes the sessions over (it lets what it is done with go, issue 17).
         let sessions = loaded.sessions
+        loaded.sessions = []
         var request = options.request
         request.bench = args.flag("bench")
         if let scriptPath = options.scriptPath {
@@ -35,7 +37,7 @@ enum ReplayCommand {
             }
         }
         // A faithful replay's report is written as it is made (issue 17).
-        let outcome = ReplayRunner.run(sessions, request, output: { Out.write($0) })
+        let outcome = ReplayRunner.run(consume sessions, request, output: { Out.write($0) })
         if !outcome.stdout.isEmpty { Out.write(outcome.stdout) }
         for line in outcome.stderr { Err.line(line) }
         // Damaged input decides the exit code: a recording cut in the middle diverges because
