@@ -28,6 +28,10 @@ final class PeerSession {
     /// The link failed to be established (0x3E): nothing reaches the peripheral.
     var neverEstablished = false
     var emulator: GATTServerEmulator
+    /// Whether unrecorded requests are answered from the database (`--unmatched database`): only
+    /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
+    /// link of 61,424, issue 17).
+    let answersFromDatabase: Bool
     /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
     var longValues: [UInt16: [UInt8]] = [:]
     /// Requests counted per encryption state, when the link's security is modelled.
@@ -54,6 +58,7 @@ final class PeerSession {
         hasBehaviour = behaviour != nil
         host = peripheral.world.host
         underWay = Array(repeating: false, count: actions.count)
+        if case .database = peripheral.world.configuration.unmatched { answersFromDatabase = true } else { answersFromDatabase = false }
         emulator = GATTServerEmulator(database: peripheral.model.gatt,
                                       serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
     }
@@ -220,7 +225,7 @@ final class PeerSession {
         if op.kind == .request || op.kind == .indication, disconnectReason == nil, !drop {
             let occurrence = countRequest(pdu)
             answer(pdu, occurrence: occurrence, extraDelay: extraDelay, errorCode: errorCode, bearer: bearer)
-        } else if op.kind == .command {
+        } else if op.kind == .command, answersFromDatabase {
             emulator.command(pdu)
         }
         if let (cccd, enabled) = peripheral.model.extractor.subscriptionWrite(pdu) {
