@@ -22,7 +22,9 @@ public indirect enum JSON: Sendable, Equatable {
         return out
     }
 
-    private func write(into out: inout String, pretty: Bool, indent: Int) {
+    /// Appends the serialization to `out`, as a value nested `indent` levels deep (a document
+    /// written a piece at a time, issue 17).
+    public func write(into out: inout String, pretty: Bool, indent: Int) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -55,7 +57,7 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// A line break and `depth` levels of two-space indent, appended in place.
-    private static func newline(_ out: inout String, depth: Int) {
+    public static func newline(_ out: inout String, depth: Int) {
         out += "\n"
         for _ in 0..<depth { out += "  " }
     }

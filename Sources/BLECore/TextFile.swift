@@ -35,6 +35,33 @@ public enum TextFile {
         }
     }
 
+    /// Writes what `produce` hands its writer, piece by piece as it is made, to `path` as
+    /// `write(_:to:)` does (through a `TemporaryFile` renamed into place when complete): a large
+    /// report is never held whole (issue 17). After a failed write the rest is not written.
+    public static func write(to path: String, _ produce: ((String) -> Void) -> Void) throws(Failure) {
+        let temporary: TemporaryFile
+        do {
+            temporary = try TemporaryFile.beside(path)
+        } catch {
+            throw Failure(path: path, message: "cannot create: \(error.message)")
+        }
+        var failure: String?
+        produce { piece in
+            guard failure == nil else { return }
+            if !StandardStreams.write(piece, to: temporary.descriptor) { failure = String(cString: strerror(errno)) }
+        }
+        if let failure {
+            temporary.discard()
+            throw Failure(path: path, message: "write failed: \(failure)")
+        }
+        do {
+            try temporary.moveIntoPlace(path)
+        } catch {
+            temporary.discard()
+            throw Failure(path: path, message: "write failed: \(error.message)")
+        }
+    }
+
     public static func read(_ path: String) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw Failure(path: path, message: String(cString: strerror(errno))) }

@@ -4,7 +4,14 @@ import BLECore
 public struct FaithfulReplayResult: Sendable {
     public var session: String
     public var path: String
+    /// Every connection's verdict, in connection order; empty when they were handed out one by
+    /// one as they were made and not kept (`FaithfulReplay.run(_:configuration:keepingVerdicts:each:)`).
+    /// The counts below hold either way.
     public var verdicts: [ConnectionVerdict]
+    /// Connections judged, reproduced, and not reproduced for a capture gap (`ConnectionVerdict.captureGap`).
+    public var connectionCount = 0
+    public var reproducedCount = 0
+    public var captureGapCount = 0
     /// BR/EDR connections without ATT: not replayed (GATT over BR/EDR is).
     public var classicConnections: Int
     public var firedFaults: [String]
@@ -16,11 +23,18 @@ public struct FaithfulReplayResult: Sendable {
     public var simulatedSpan: Int64
     public var notes: [String]
 
-    public var allReproduced: Bool { verdicts.allSatisfy(\.reproduced) }
+    public var allReproduced: Bool { reproducedCount == connectionCount }
     /// Every connection reproduced or is a capture gap.
-    public var allSettled: Bool { verdicts.allSatisfy(\.settled) }
+    public var allSettled: Bool { reproducedCount + captureGapCount == connectionCount }
     /// Every connection reproduced (or is a capture gap the capture cannot settle) and every fault fired.
     public var passed: Bool { allSettled && unfiredFaults.isEmpty }
+
+    /// Counts `v` (made in connection order) and keeps it when `keep`.
+    mutating func add(_ v: ConnectionVerdict, keep: Bool) {
+        connectionCount += 1
+        if v.reproduced { reproducedCount += 1 } else if v.captureGap != nil { captureGapCount += 1 }
+        if keep { verdicts.append(v) }
+    }
 }
 
 /// Faithful replay (Docs/replay.md "Faithful replay"): the recorded central against the recorded
@@ -49,20 +63,37 @@ public enum FaithfulReplay {
 
     /// Builds the world, runs it to the capture's end, and compares.
     public static func run(_ session: RecordedSession, configuration base: ReplayConfiguration) -> (FaithfulReplayResult, ReplayWorld) {
-        let models = ModelBuilder.build(session)
+        run(session, configuration: base, keepingVerdicts: true, releasingLinks: false) { _ in }
+    }
+
+    /// Builds the world, runs it to the capture's end, and compares connection by connection once
+    /// it stopped: each verdict goes to `each` as it is made, and is kept in the result only with
+    /// `keepingVerdicts` (issue 17: a text report writes each one out, and 61,424 links then hold
+    /// no verdict). With `releasingLinks`, what a link logged is dropped once its verdict is made
+    /// (nothing reads it after; the world's links keep their endings and counts).
+    public static func run(_ session: RecordedSession, configuration base: ReplayConfiguration, keepingVerdicts: Bool,
+                           releasingLinks: Bool = true, each: (ConnectionVerdict) -> Void) -> (FaithfulReplayResult, ReplayWorld) {
+        var session = session
+        return run(&session, configuration: base, keepingVerdicts: keepingVerdicts, releasingLinks: releasingLinks, each: each)
+    }
+
+    /// `run(session, ...)`, and `session` gives up its GATT databases and advertising once the
+    /// peripheral models are made of them (nothing reads them after): when the caller held the
+    /// only copy, their memory goes before the simulation runs (issue 17: a database and a key
+    /// for each of 61,424 unnamed peers, 170 bytes a link).
+    public static func run(_ session: inout RecordedSession, configuration base: ReplayConfiguration, keepingVerdicts: Bool,
+                           releasingLinks: Bool = true, each: (ConnectionVerdict) -> Void) -> (FaithfulReplayResult, ReplayWorld) {
+        var models = ModelBuilder.build(session)
+        session.gatt = [:]
+        session.advertising = [:]
         let configuration = configuration(for: session, base: base)
         let world = ReplayWorld(peripherals: models.peripherals, configuration: configuration)
+        // The world's peripherals hold the models from now on: a second copy of each was 200
+        // bytes a link (issue 17).
+        models.peripherals = []
         let driver = RecordedCentralDriver(world: world, session: session, models: models)
         driver.schedule()
         world.run(until: max(session.end, 0))
-        var verdicts: [ConnectionVerdict] = []
-        for c in session.connections {
-            var rule: String?
-            if let b = models.behaviourOf[c.id] { rule = models.peripherals[b.model].behaviours[b.behaviour].ending.description }
-            var v = ReplayComparison.compare(c, link: driver.links[c.id], unmatched: world.unmatchedRequests, endingRule: rule)
-            if !v.reproduced { v.captureGap = gap(in: c, session.gaps) }
-            verdicts.append(v)
-        }
         var notes: [String] = []
         if session.connections.isEmpty {
             notes.append(session.classicConnections > 0
@@ -72,11 +103,22 @@ public enum FaithfulReplay {
             notes.append("\(session.classicConnections) BR/EDR connection(s) without ATT not replayed (their profiles are not simulated)")
         }
         if let clock = session.clock.note { notes.append(clock) }
-        var result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: verdicts,
+        var result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: [],
                                           classicConnections: session.classicConnections,
                                           firedFaults: world.firedFaults.map { "\(TimeLabel.capture($0.time)) \($0.fault)" },
                                           eventsRun: world.scheduler.eventsRun, simulatedSpan: world.now, notes: notes)
         result.unfiredFaults = world.unfiredFaults.map(\.description)
+        if keepingVerdicts { result.verdicts.reserveCapacity(session.connections.count) }
+        for c in session.connections {
+            var rule: String?
+            if let b = models.behaviourOf[c.id] { rule = world.peripherals[b.model].model.behaviours[b.behaviour].ending.description }
+            let link = driver.links[c.id]
+            var v = ReplayComparison.compare(c, link: link, unmatched: world.unmatchedRequests, endingRule: rule)
+            if !v.reproduced { v.captureGap = gap(in: c, session.gaps) }
+            if releasingLinks { link?.releaseLog() }
+            each(v)
+            result.add(v, keep: keepingVerdicts)
+        }
         return (result, world)
     }
 }

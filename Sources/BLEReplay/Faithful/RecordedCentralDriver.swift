@@ -11,7 +11,6 @@ final class RecordedCentralDriver: CentralHostObserver {
     let models: ModelBuilder.Result
     /// Links by recorded connection id.
     private(set) var links: [Int64: SimulatedLink] = [:]
-    private var runs: [ObjectIdentifier: ScriptRun] = [:]
 
     init(world: ReplayWorld, session: RecordedSession, models: ModelBuilder.Result) {
         self.world = world
@@ -47,15 +46,11 @@ final class RecordedCentralDriver: CentralHostObserver {
                 links[c.id] = link
                 link.recordedCompletions = c.completions
                 host.setServerAnswers(central.answers, for: link)
-                let run = ScriptRun(driver: self, link: link, central: central)
-                runs[ObjectIdentifier(link)] = run
-                run.start()
+                // Held by what can still fire its anchors (the host's callbacks for its sends),
+                // and by nothing once nothing can: no table of runs (issue 17).
+                ScriptRun(driver: self, link: link, central: central).start()
             }
         }
-    }
-
-    func centralHost(_ host: CentralHost, didDisconnect link: SimulatedLink, reason: HCIStatusCode) {
-        runs[ObjectIdentifier(link)] = nil
     }
 
     /// One link's recorded central actions, waiting for their anchors.
@@ -85,6 +80,7 @@ final class RecordedCentralDriver: CentralHostObserver {
 
         func fire(_ anchor: Anchor) {
             guard let items = waiting.removeValue(forKey: anchor) else { return }
+            if waiting.isEmpty { waiting = [:] }
             for (step, delay) in items {
                 world.scheduler.schedule(after: delay, order: central.steps[step].packetID) { [self] in perform(step) }
             }

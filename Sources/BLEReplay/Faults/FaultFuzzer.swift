@@ -129,9 +129,12 @@ public enum FaultFuzzer {
             c.seed = runSeed
             c.faults.append(fault)
             c.keepTrace = false
-            let (r, world) = FaithfulReplay.run(session, configuration: c)
+            // Only the first connection that did not reproduce is reported: no verdict is kept.
+            var first: ConnectionVerdict?
+            let (r, world) = FaithfulReplay.run(session, configuration: c, keepingVerdicts: false) { v in
+                if first == nil, !v.reproduced { first = v }
+            }
             let fired = world.firedFaultIndices.contains(c.faults.count - 1) || isLatencyScale(fault)
-            let first = r.verdicts.first { !$0.reproduced }
             let detail = first.flatMap { v in v.divergence.map { "connection \(v.connectionID): \($0.kind): expected \($0.expected), got \($0.got)" } }
             return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed, fired: fired, detail: detail ?? "reproduced anyway")
         }

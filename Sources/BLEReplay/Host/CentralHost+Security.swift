@@ -77,5 +77,5 @@ extension CentralHost {
 
 extension SimulatedPeripheral {
     /// The recorded behaviour this peripheral follows on `link`.
-    func behaviourOn(_ link: SimulatedLink) -> PeerBehaviour? { sessions[link.handle]?.behaviour }
+    func behaviourOn(_ link: SimulatedLink) -> PeerBehaviour? { session(on: link)?.behaviour }
 }

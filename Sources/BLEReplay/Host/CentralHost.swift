@@ -181,7 +181,8 @@ public final class CentralHost {
                           localServer: LocalServerLink? = nil, scripted: Bool = false,
                           transport: LinkTransport = .le) -> SimulatedLink {
         let h = handle ?? allocateHandle()
-        let recorded = p.behaviour(for: behaviour)
+        let index = p.behaviourIndex(for: behaviour)
+        let recorded = index.map { p.model.behaviours[$0] }
         let b = scripted ? nil : recorded
         let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: recorded?.parameters ?? .typical,
                                  behaviourConnectionID: b?.connectionID, localCentral: localCentral, localServer: localServer,
@@ -196,7 +197,7 @@ public final class CentralHost {
         }
         links.append(link)
         allLinks.append(link)
-        p.linkEstablished(link, behaviour: b)
+        p.linkEstablished(link, behaviour: scripted ? nil : index)
         p.advertisingDemandChanged()
         observer?.centralHost(self, didConnect: link)
         return link

@@ -132,4 +132,8 @@ public final class SimulatedLink {
 
     /// Time since the link came up.
     public func relative(_ time: VirtualTime) -> Int64 { time.saturatingSubtracting(establishedAt) }
+
+    /// Drops the PDUs logged so far, once the link's verdict is made and nothing reads them
+    /// (`FaithfulReplay.run(_:configuration:keepingVerdicts:releasingLinks:each:)`).
+    func releaseLog() { log = [] }
 }

@@ -23,12 +23,20 @@ enum RecordedCompletions {
                 visited += 1
                 if list[mid].time < c.origin { lo = mid + 1 } else { hi = mid }
             }
+            // Counted first, so the list is made at its size (issue 17: grown an event at a time,
+            // a link's list had a third more room than entries).
+            var end = lo, entries = 0
+            while end < list.count, list[end].time <= to {
+                entries += min(list[end].count, 4096)
+                end += 1
+            }
             var out: [Int64] = []
-            for e in list[lo...] {
+            out.reserveCapacity(entries)
+            for e in list[lo..<end] {
                 visited += 1
-                guard e.time <= to else { break }
                 out += repeatElement(e.time &- c.origin, count: min(e.count, 4096))
             }
+            if end < list.count { visited += 1 }
             connections[k].completions = out
         }
         return visited

@@ -6,64 +6,116 @@ public enum FaithfulReport {
     static let neverFiredReason = "(nothing it matches happened in the replay: the run tested nothing it was asked to, so it fails)"
 
     public static func text(_ r: FaithfulReplayResult) -> String {
-        var out = ""
-        write(r, to: &out)
-        return out
+        let out = ReplayTextOutput()
+        write(r, to: out)
+        return out.text
     }
 
-    /// Appends `text(r)` to `out`, a line at a time: a list of lines joined at the end held the
-    /// text three times over, 73 MB of a replay of 61,440 links (issue 17).
-    public static func write(_ r: FaithfulReplayResult, to out: inout String) {
-        func line(_ s: String) {
-            out += s
-            out += "\n"
+    /// `text(r)`, written to `out` a line at a time (issue 17: a list of lines joined at the end
+    /// held the text three times over, 73 MB of a replay of 61,440 links).
+    public static func write(_ r: FaithfulReplayResult, to out: ReplayTextOutput) {
+        writeHead(r.session, to: out)
+        for v in r.verdicts { write(v, to: out) }
+        writeTail(r, to: out)
+    }
+
+    /// The report's first line; each connection's lines (`write(_:to:)` of a verdict) follow it
+    /// as their verdicts are made, then `writeTail`.
+    public static func writeHead(_ session: String, to out: ReplayTextOutput) {
+        out.line("replay \(session) (faithful: the recorded central against the recorded peripherals)")
+    }
+
+    /// One connection's lines.
+    public static func write(_ v: ConnectionVerdict, to out: ReplayTextOutput) {
+        let status = v.reproduced ? "reproduced" : v.captureGap != nil ? "CAPTURE GAP" : "DIVERGED"
+        var head = "  connection \(v.connectionID)  handle \(hex(v.handle, width: 4))  \(v.peer)  \(v.kind): \(status)"
+        if v.kind.hasSuffix("attempt") {
+            head += " (\(v.recordedEnd))"
+            out.line(head)
+            return
         }
-        line("replay \(r.session) (faithful: the recorded central against the recorded peripherals)")
-        for v in r.verdicts {
-            let status = v.reproduced ? "reproduced" : v.captureGap != nil ? "CAPTURE GAP" : "DIVERGED"
-            var head = "  connection \(v.connectionID)  handle \(hex(v.handle, width: 4))  \(v.peer)  \(v.kind): \(status)"
-            if v.kind.hasSuffix("attempt") {
-                head += " (\(v.recordedEnd))"
-                line(head)
-                continue
-            }
-            head += " - \(v.simulatedPDUs)/\(v.recordedPDUs) ATT PDUs, \(v.simulatedEnd)"
-            if v.reproduced { head += ", timing within \(VirtualDuration.short(v.maxTimingError))" }
-            line(head)
-            if let rule = v.endingRule { line("      peripheral: \(rule)") }
-            if let d = v.divergence {
-                line("      first divergence (\(d.kind)) at \(TimeLabel.intoConnection(d.time, v.connectionID)):")
-                line("        expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")")
-                line("        got:      \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
-            }
-            if let gap = v.captureGap { line("      capture gap (the capture cannot settle this connection): \(gap)") }
-            for n in v.notes { line("      note: \(n)") }
+        head += " - \(v.simulatedPDUs)/\(v.recordedPDUs) ATT PDUs, \(v.simulatedEnd)"
+        if v.reproduced { head += ", timing within \(VirtualDuration.short(v.maxTimingError))" }
+        out.line(head)
+        if let rule = v.endingRule { out.line("      peripheral: \(rule)") }
+        if let d = v.divergence {
+            out.line("      first divergence (\(d.kind)) at \(TimeLabel.intoConnection(d.time, v.connectionID)):")
+            out.line("        expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")")
+            out.line("        got:      \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
         }
-        for f in r.firedFaults { line("  fault fired: \(f)") }
-        for f in r.unfiredFaults { line("  FAULT NEVER FIRED: \(f)  \(Self.neverFiredReason)") }
-        for n in r.notes { line("  note: \(n)") }
-        let ok = r.verdicts.filter(\.reproduced).count
-        let gaps = r.verdicts.filter { !$0.reproduced && $0.captureGap != nil }.count
+        if let gap = v.captureGap { out.line("      capture gap (the capture cannot settle this connection): \(gap)") }
+        for n in v.notes { out.line("      note: \(n)") }
+    }
+
+    /// The lines after the connections': faults, notes, and the counts (the result's, whether
+    /// or not it kept its verdicts).
+    public static func writeTail(_ r: FaithfulReplayResult, to out: ReplayTextOutput) {
+        for f in r.firedFaults { out.line("  fault fired: \(f)") }
+        for f in r.unfiredFaults { out.line("  FAULT NEVER FIRED: \(f)  \(Self.neverFiredReason)") }
+        for n in r.notes { out.line("  note: \(n)") }
+        let ok = r.reproducedCount
+        let gaps = r.captureGapCount
         let gapText = gaps > 0 ? "\(gaps) capture gap(s), " : ""
         let unfired = r.unfiredFaults.isEmpty ? "" : "\(r.unfiredFaults.count) fault(s) never fired; "
-        line("  \(r.verdicts.count) connection(s): \(ok) reproduced, \(gapText)\(r.verdicts.count - ok - gaps) diverged; " + unfired
-                     + "\(r.eventsRun) events, \(VirtualDuration.short(r.simulatedSpan)) simulated")
+        out.line("  \(r.connectionCount) connection(s): \(ok) reproduced, \(gapText)\(r.connectionCount - ok - gaps) diverged; " + unfired
+                 + "\(r.eventsRun) events, \(VirtualDuration.short(r.simulatedSpan)) simulated")
     }
 
     public static func json(_ r: FaithfulReplayResult) -> JSON {
-        .object([
+        .object(jsonFields(r, connections: .array(r.verdicts.map(json))))
+    }
+
+    /// The fields of `json(r)`, with `connections` in their place.
+    static func jsonFields(_ r: FaithfulReplayResult, connections: JSON) -> [(String, JSON)] {
+        [
             ("capture", .string(r.session)),
             ("path", .string(r.path)),
             ("mode", .string("faithful")),
             ("reproduced", .bool(r.allReproduced)),
-            ("connections", .array(r.verdicts.map(json))),
+            ("connections", connections),
             ("passed", .bool(r.passed)),
             ("faults_fired", .array(r.firedFaults.map { .string($0) })),
             ("faults_never_fired", .array(r.unfiredFaults.map { .string($0) })),
             ("events", .int(Int64(r.eventsRun))),
             ("simulated_us", .int(r.simulatedSpan)),
             ("notes", .array(r.notes.map { .string($0) })),
-        ])
+        ]
+    }
+
+    /// `json(r).serialized(pretty: true)` as a value nested `indent` levels deep, written to `out`
+    /// a connection at a time: the connections' values are never all held at once (issue 17).
+    public static func writeJSON(_ r: FaithfulReplayResult, indent: Int, to out: ReplayTextOutput) {
+        let fields = jsonFields(r, connections: .null)
+        out.write("{")
+        for (i, (key, value)) in fields.enumerated() {
+            if i > 0 { out.write(",") }
+            var piece = ""
+            JSON.newline(&piece, depth: indent + 1)
+            piece += JSON.quote(key)
+            piece += ": "
+            guard key == "connections" else {
+                value.write(into: &piece, pretty: true, indent: indent + 1)
+                out.write(piece)
+                continue
+            }
+            if r.verdicts.isEmpty {
+                out.write(piece + "[]")
+                continue
+            }
+            out.write(piece + "[")
+            for (k, v) in r.verdicts.enumerated() {
+                var item = k > 0 ? "," : ""
+                JSON.newline(&item, depth: indent + 2)
+                json(v).write(into: &item, pretty: true, indent: indent + 2)
+                out.write(item)
+            }
+            var close = ""
+            JSON.newline(&close, depth: indent + 1)
+            out.write(close + "]")
+        }
+        var end = ""
+        JSON.newline(&end, depth: indent)
+        out.write(end + "}")
     }
 
     static func json(_ v: ConnectionVerdict) -> JSON {
@@ -102,26 +154,72 @@ public enum FaithfulReport {
     public static func junit(_ results: [FaithfulReplayResult]) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
+            for v in r.verdicts { cases.append(testCase(v, r)) }
+            for f in r.unfiredFaults { cases.append(testCase(fault: f, r)) }
+        }
+        var notes: [String] = []
+        forEachJUnitNote(results) { notes.append($0) }
+        return JUnitReport(suiteName: suiteName, cases: cases, notes: notes)
+    }
+
+    static let suiteName = "blereplay replay"
+
+    static func testCase(_ v: ConnectionVerdict, _ r: FaithfulReplayResult) -> JUnitReport.TestCase {
+        var failure: (String, String)?
+        if let d = v.divergence {
+            failure = ("\(d.kind): expected \(d.expected), got \(d.got)",
+                       "first divergence at \(TimeLabel.intoConnection(d.time, v.connectionID))\n"
+                       + "expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")\n"
+                       + "got: \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
+        }
+        return .init(className: "replay.\(r.session)",
+                     name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind))",
+                     time: Double(v.duration) / 1e6, failure: failure)
+    }
+
+    static func testCase(fault f: String, _ r: FaithfulReplayResult) -> JUnitReport.TestCase {
+        .init(className: "replay.\(r.session)", name: "fault \(f) fires", time: 0,
+              failure: ("the fault never fired", "--inject '\(f)' \(Self.neverFiredReason)"))
+    }
+
+    /// The suite's notes, each to `body`: each connection's, then the capture's, capture by capture.
+    static func forEachJUnitNote(_ results: [FaithfulReplayResult], _ body: (String) -> Void) {
+        for r in results {
             for v in r.verdicts {
-                var failure: (String, String)?
-                if let d = v.divergence {
-                    failure = ("\(d.kind): expected \(d.expected), got \(d.got)",
-                               "first divergence at \(TimeLabel.intoConnection(d.time, v.connectionID))\n"
-                               + "expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")\n"
-                               + "got: \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
-                }
-                cases.append(.init(className: "replay.\(r.session)",
-                                   name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind))",
-                                   time: Double(v.duration) / 1e6, failure: failure))
+                for n in v.notes { body("connection \(v.connectionID): \(n)") }
             }
-            for f in r.unfiredFaults {
-                cases.append(.init(className: "replay.\(r.session)", name: "fault \(f) fires", time: 0,
-                                   failure: ("the fault never fired", "--inject '\(f)' \(Self.neverFiredReason)")))
+            for n in r.notes { body(n) }
+        }
+    }
+
+    /// `junit(results).xml()`, written a testcase at a time (issue 17): the cases are made from
+    /// the verdicts as they are written, never all held.
+    public static func writeJUnit(_ results: [FaithfulReplayResult], _ write: (String) -> Void) {
+        var tests = 0, failures = 0
+        var time = 0.0
+        for r in results {
+            for v in r.verdicts {
+                tests += 1
+                if v.divergence != nil { failures += 1 }
+                time += Double(v.duration) / 1e6
+            }
+            for _ in r.unfiredFaults {
+                tests += 1
+                failures += 1
             }
         }
-        let notes = results.flatMap { r in
-            r.verdicts.flatMap { v in v.notes.map { "connection \(v.connectionID): \($0)" } } + r.notes
+        write(JUnitReport.head(suiteName: suiteName, tests: tests, failures: failures, time: time))
+        for r in results {
+            for v in r.verdicts { write(JUnitReport.xml(testCase(v, r))) }
+            for f in r.unfiredFaults { write(JUnitReport.xml(testCase(fault: f, r))) }
         }
-        return JUnitReport(suiteName: "blereplay replay", cases: cases, notes: notes)
+        var first = true
+        forEachJUnitNote(results) { n in
+            write(first ? JUnitReport.systemOutOpen : "\n")
+            first = false
+            write(JUnitReport.systemOutNote(n))
+        }
+        if !first { write(JUnitReport.systemOutClose) }
+        write(JUnitReport.tail)
     }
 }

@@ -26,48 +26,90 @@ public struct ReplayOutcome: Sendable {
 /// Runs a replay request over the sessions of a timeline: faithful replay by default, a central
 /// script with `script`, seeded fault runs with `runs`, the benchmark with `bench`.
 public enum ReplayRunner {
-    public static func run(_ sessions: [RecordedSession], _ request: ReplayRequest) -> ReplayOutcome {
+    /// With `output`, a faithful replay's report goes there as it is made (in blocks, issue 17)
+    /// and the outcome's `stdout` stays empty; without, the report is the outcome's `stdout`.
+    /// The runner takes `sessions` over: a faithful replay lets each capture's GATT databases and
+    /// advertising go once its models are built, when nothing else holds them (issue 17).
+    public static func run(_ sessions: consuming [RecordedSession], _ request: ReplayRequest,
+                           output: ((String) -> Void)? = nil) -> ReplayOutcome {
         if request.bench { return ReplayBench.outcome(sessions) }
         if let script = request.script { return ScriptReplay.outcome(sessions, script: script, request: request) }
-        return faithful(sessions, request)
+        return faithful(consume sessions, request, output: output)
     }
 
-    static func faithful(_ sessions: [RecordedSession], _ request: ReplayRequest) -> ReplayOutcome {
+    /// Replays capture by capture, and writes each connection's text as its verdict is made (the
+    /// world stopped); JSON capture by capture (its verdicts kept until its object is written:
+    /// `reproduced` comes before them); JUnit from every capture's verdicts, kept for it alone.
+    /// Only the first capture's trace is kept for `--write-capture`.
+    static func faithful(_ sessions: consuming [RecordedSession], _ request: ReplayRequest, output: ((String) -> Void)?) -> ReplayOutcome {
         var outcome = ReplayOutcome()
         var configuration = request.configuration
         if !request.unmatchedGiven { configuration.unmatched = .strict }
         if let runs = request.runs {
             return FaultFuzzer.faithfulOutcome(sessions, configuration: configuration, runs: runs, seed: request.seed, json: request.json)
         }
-        var results: [FaithfulReplayResult] = []
-        var worlds: [ReplayWorld] = []
-        for s in sessions {
-            let (r, w) = FaithfulReplay.run(s, configuration: configuration)
-            results.append(r)
-            worlds.append(w)
+        let out = ReplayTextOutput(sink: output)
+        let json = request.json
+        let nested = json && sessions.count != 1
+        var kept: [FaithfulReplayResult] = []
+        var trace: HCITraceRecorder?
+        var passed = true
+        if nested { out.write("[") }
+        let count = sessions.count
+        for i in 0..<count {
+            if !json { FaithfulReport.writeHead(sessions[i].fileName, to: out) }
+            let (r, world) = FaithfulReplay.run(&sessions[i], configuration: configuration, keepingVerdicts: json || request.junitPath != nil) { v in
+                if !json { FaithfulReport.write(v, to: out) }
+            }
+            if json {
+                if nested {
+                    var separator = i > 0 ? "," : ""
+                    JSON.newline(&separator, depth: 1)
+                    out.write(separator)
+                }
+                FaithfulReport.writeJSON(r, indent: nested ? 1 : 0, to: out)
+            } else {
+                FaithfulReport.writeTail(r, to: out)
+            }
+            // Nothing reads the capture's recording after its report.
+            sessions[i].connections = []
+            if !r.passed { passed = false }
+            if i == 0, request.capturePath != nil { trace = world.trace }
+            if request.junitPath != nil { kept.append(r) }
         }
-        if request.json {
-            let doc: JSON = results.count == 1 ? FaithfulReport.json(results[0]) : .array(results.map(FaithfulReport.json))
-            outcome.stdout = doc.serialized(pretty: true) + "\n"
-        } else {
-            for r in results { FaithfulReport.write(r, to: &outcome.stdout) }
+        if nested {
+            var close = ""
+            if count > 0 { JSON.newline(&close, depth: 0) }
+            out.write(close + "]")
         }
+        if json { out.write("\n") }
+        out.flush()
+        if output == nil { outcome.stdout = out.text }
         if let path = request.junitPath {
-            do { try TextFile.write(FaithfulReport.junit(results).xml(), to: path) } catch {
+            do {
+                try TextFile.write(to: path) { write in
+                    withoutActuallyEscaping(write) { write in
+                        let file = ReplayTextOutput(sink: write)
+                        FaithfulReport.writeJUnit(kept) { file.write($0) }
+                        file.flush()
+                    }
+                }
+            } catch {
                 outcome.stderr.append("blereplay replay: \(error)")
                 outcome.status = .badInput
             }
         }
+        kept = []
         if let path = request.capturePath {
-            if worlds.count > 1 { outcome.stderr.append("note: the timeline holds \(worlds.count) captures; writing the first one's replay") }
-            if let w = worlds.first {
-                do { try w.trace.writeBtsnoop(to: path) } catch {
+            if count > 1 { outcome.stderr.append("note: the timeline holds \(count) captures; writing the first one's replay") }
+            if let trace {
+                do { try trace.writeBtsnoop(to: path) } catch {
                     outcome.stderr.append("blereplay replay: \(error)")
                     outcome.status = .badInput
                 }
             }
         }
-        if outcome.status == .passed, !results.allSatisfy(\.passed) { outcome.status = .failed }
+        if outcome.status == .passed, !passed { outcome.status = .failed }
         return outcome
     }
 }

@@ -50,26 +50,47 @@ public struct JUnitReport: Sendable {
     }
 
     public func xml() -> String {
-        let failures = cases.filter { $0.failure != nil }.count
-        var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        s += "<testsuites tests=\"\(cases.count)\" failures=\"\(failures)\">\n"
-        let total = String(format3: cases.reduce(0) { $0 + $1.time })
-        s += "  <testsuite name=\"\(XMLText.escape(suiteName))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(total)\">\n"
-        for c in cases {
-            let time = String(format3: c.time)
-            s += "    <testcase classname=\"\(XMLText.escape(c.className))\" name=\"\(XMLText.escape(c.name))\" time=\"\(time)\""
-            if let f = c.failure {
-                s += ">\n      <failure message=\"\(XMLText.escape(f.message))\">\(XMLText.escape(f.detail))</failure>\n    </testcase>\n"
-            } else {
-                s += "/>\n"
-            }
-        }
-        if !notes.isEmpty {
-            s += "    <system-out>\(XMLText.escape(notes.map { "note: \($0)" }.joined(separator: "\n")))</system-out>\n"
-        }
-        s += "  </testsuite>\n</testsuites>\n"
+        var s = Self.head(suiteName: suiteName, tests: cases.count, failures: cases.filter { $0.failure != nil }.count,
+                          time: cases.reduce(0) { $0 + $1.time })
+        for c in cases { s += Self.xml(c) }
+        s += Self.systemOut(notes)
+        s += Self.tail
         return s
     }
+
+    /// The document up to its first testcase: the suite's counts and its total `time` (the sum of
+    /// its cases' times, in their order).
+    static func head(suiteName: String, tests: Int, failures: Int, time: Double) -> String {
+        var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        s += "<testsuites tests=\"\(tests)\" failures=\"\(failures)\">\n"
+        s += "  <testsuite name=\"\(XMLText.escape(suiteName))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" time=\"\(String(format3: time))\">\n"
+        return s
+    }
+
+    /// One testcase element.
+    static func xml(_ c: TestCase) -> String {
+        var s = "    <testcase classname=\"\(XMLText.escape(c.className))\" name=\"\(XMLText.escape(c.name))\" time=\"\(String(format3: c.time))\""
+        if let f = c.failure {
+            s += ">\n      <failure message=\"\(XMLText.escape(f.message))\">\(XMLText.escape(f.detail))</failure>\n    </testcase>\n"
+        } else {
+            s += "/>\n"
+        }
+        return s
+    }
+
+    /// The suite's `<system-out>` of `notes` (nothing without notes): `systemOutOpen`, each
+    /// note's `systemOutNote` with line breaks between them, `systemOutClose`. Escaping works
+    /// character by character, so the pieces may be written one by one.
+    static func systemOut(_ notes: [String]) -> String {
+        guard !notes.isEmpty else { return "" }
+        return systemOutOpen + notes.map(systemOutNote).joined(separator: "\n") + systemOutClose
+    }
+
+    static let systemOutOpen = "    <system-out>"
+    static let systemOutClose = "</system-out>\n"
+    static func systemOutNote(_ note: String) -> String { XMLText.escape("note: \(note)") }
+
+    static let tail = "  </testsuite>\n</testsuites>\n"
 }
 
 extension String {

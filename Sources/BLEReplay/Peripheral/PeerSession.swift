@@ -7,7 +7,11 @@ import BLEDecode
 final class PeerSession {
     unowned let peripheral: SimulatedPeripheral
     let link: SimulatedLink
-    let behaviour: PeerBehaviour?
+    /// Which of the model's behaviours the peer plays (nil: none). The session reads it from the
+    /// model (`behaviour`) rather than holding a copy: 230 bytes a link (issue 17).
+    let behaviourIndex: Int?
+    /// The behaviour the peer plays, if any.
+    var behaviour: PeerBehaviour? { behaviourIndex.map { peripheral.model.behaviours[$0] } }
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
     /// whole behaviour for each notification (issue 12).
     let actions: [AnchoredPDU]
@@ -25,6 +29,10 @@ final class PeerSession {
     /// The link failed to be established (0x3E): nothing reaches the peripheral.
     var neverEstablished = false
     var emulator: GATTServerEmulator
+    /// Whether unrecorded requests are answered from the database (`--unmatched database`): only
+    /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
+    /// link of 61,424, issue 17).
+    let answersFromDatabase: Bool
     /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
     var longValues: [UInt16: [UInt8]] = [:]
     /// Requests counted per encryption state, when the link's security is modelled.
@@ -42,14 +50,16 @@ final class PeerSession {
     var underWay: [Bool]
     var lossWaitsFor: Int?
 
-    init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour: PeerBehaviour?) {
+    init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour index: Int?) {
         self.peripheral = peripheral
         self.link = link
-        self.behaviour = behaviour
+        behaviourIndex = index
+        let behaviour = index.map { peripheral.model.behaviours[$0] }
         actions = behaviour?.actions ?? []
         hasBehaviour = behaviour != nil
         host = peripheral.world.host
         underWay = Array(repeating: false, count: actions.count)
+        if case .database = peripheral.world.configuration.unmatched { answersFromDatabase = true } else { answersFromDatabase = false }
         emulator = GATTServerEmulator(database: peripheral.model.gatt,
                                       serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
     }
@@ -91,6 +101,8 @@ final class PeerSession {
     /// `EventChain` (their hints are their packet ids).
     func fire(_ anchor: Anchor) {
         guard let items = waiting.removeValue(forKey: anchor) else { return }
+        // An emptied dictionary keeps its storage: let it go (issue 17).
+        if waiting.isEmpty { waiting = [:] }
         var chain = EventChain()
         let now = world.scheduler.now
         for (item, delay) in items {
@@ -214,7 +226,7 @@ final class PeerSession {
         if op.kind == .request || op.kind == .indication, disconnectReason == nil, !drop {
             let occurrence = countRequest(pdu)
             answer(pdu, occurrence: occurrence, extraDelay: extraDelay, errorCode: errorCode, bearer: bearer)
-        } else if op.kind == .command {
+        } else if op.kind == .command, answersFromDatabase {
             emulator.command(pdu)
         }
         if let (cccd, enabled) = peripheral.model.extractor.subscriptionWrite(pdu) {

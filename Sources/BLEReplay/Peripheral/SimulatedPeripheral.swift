@@ -11,7 +11,9 @@ public final class SimulatedPeripheral {
     public private(set) var connectionCount = 0
     var isConnecting = false
     var advertisingEvent: Scheduler.EventID?
-    var sessions: [UInt16: PeerSession] = [:]
+    /// Its sessions, one per link up (by link handle): a peer has a link or two at a time, so a
+    /// short list, not a table (a dictionary per peer was 90 bytes a link, issue 17).
+    var sessions: [PeerSession] = []
     /// Advertising events fall at `phase + k * interval` plus a random advDelay of 0-10 ms.
     let phase: Int64
 
@@ -25,9 +27,13 @@ public final class SimulatedPeripheral {
 
     /// The behaviour of recorded connection `index`, or the next in turn (then the last again).
     func behaviour(for index: Int?) -> PeerBehaviour? {
+        behaviourIndex(for: index).map { model.behaviours[$0] }
+    }
+
+    /// Where `behaviour(for: index)` is in the model's behaviours.
+    func behaviourIndex(for index: Int?) -> Int? {
         guard !model.behaviours.isEmpty else { return nil }
-        if let index { return model.behaviours[min(index, model.behaviours.count - 1)] }
-        return model.behaviours[min(connectionCount, model.behaviours.count - 1)]
+        return min(index ?? connectionCount, model.behaviours.count - 1)
     }
 
     /// The parameters the next connection will use.
@@ -57,10 +63,12 @@ public final class SimulatedPeripheral {
         }
     }
 
-    func linkEstablished(_ link: SimulatedLink, behaviour: PeerBehaviour?) {
+    /// A link came up, behaving like the model's behaviour `behaviour` (none: nil).
+    func linkEstablished(_ link: SimulatedLink, behaviour: Int?) {
         connectionCount += 1
         let session = PeerSession(peripheral: self, link: link, behaviour: behaviour)
-        sessions[link.handle] = session
+        sessions.removeAll { $0.link.handle == link.handle }
+        sessions.append(session)
         session.start()
     }
 
@@ -68,16 +76,23 @@ public final class SimulatedPeripheral {
     /// shows the peer gone after it (`PeripheralModel.goneAfterLastConnection`), the peripheral
     /// stops advertising for good: a connect to it stays pending, as iOS's does, with no callback.
     func linkEnded(_ link: SimulatedLink) {
-        sessions[link.handle] = nil
+        sessions.removeAll { $0.link.handle == link.handle }
+        if sessions.isEmpty { sessions = [] }
         if model.goneAfterLastConnection, connectionCount >= model.behaviours.count, link.endReason?.rawValue == 0x08 {
             advertisingEnabled = false
         }
     }
 
+    /// The session on the link with `link`'s handle.
+    func session(on link: SimulatedLink) -> PeerSession? {
+        let handle = link.handle
+        return sessions.first { $0.link.handle == handle }
+    }
+
     /// A PDU from the central on one of the link's ATT bearers (`ATTClientBearer`); the answer goes
     /// back on the same bearer.
     func receive(_ pdu: [UInt8], on link: SimulatedLink, bearer: UInt16? = nil) {
-        sessions[link.handle]?.receive(pdu, bearer: bearer)
+        session(on: link)?.receive(pdu, bearer: bearer)
     }
 
     /// How long the peripheral takes to acknowledge the central's disconnection, and the reason
@@ -85,7 +100,7 @@ public final class SimulatedPeripheral {
     /// `recorded` (the recorded central's own Disconnect, faithful replay), nil when the recording
     /// ended before the controller reported it: the replay must not add an ending it lacks.
     func terminationResponse(for link: SimulatedLink, recorded: Bool = false) -> (Int64, HCIStatusCode)? {
-        if let b = sessions[link.handle]?.behaviour {
+        if let b = session(on: link)?.behaviour {
             if recorded && b.disconnectUnfinished { return nil }
             return (b.terminationDelay, b.terminationReason)
         }
@@ -94,12 +109,12 @@ public final class SimulatedPeripheral {
 
     /// `stop-reading@t=`: the peer stops reading on every link it has now.
     func stopReadingNow() {
-        for session in sessions.values.sorted(by: { $0.link.handle < $1.link.handle }) { session.stopReading() }
+        for session in sessions.sorted(by: { $0.link.handle < $1.link.handle }) { session.stopReading() }
     }
 
     /// Applies a fault that fires at a moment rather than after a request.
     func disconnectNow(reason: HCIStatusCode) {
-        for session in sessions.values.sorted(by: { $0.link.handle < $1.link.handle }) {
+        for session in sessions.sorted(by: { $0.link.handle < $1.link.handle }) {
             session.disconnect(reason: reason)
         }
     }

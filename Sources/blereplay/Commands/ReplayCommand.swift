@@ -15,7 +15,7 @@ enum ReplayCommand {
             throw Arguments.UsageError(message: "give one capture or timeline (\(usage))")
         }
         let options = try ReplayOptions(args)
-        let loaded: ReplaySource.Loaded
+        var loaded: ReplaySource.Loaded
         do {
             loaded = try ReplaySource.load(path: input)
         } catch {
@@ -23,10 +23,14 @@ enum ReplayCommand {
             return .dataError
         }
         for m in loaded.messages { Err.line(m) }
+        // The runner takes the sessions over (it lets what it is done with go, issue 17).
         let sessions = loaded.sessions
+        loaded.sessions = []
         // The timeline the long PDUs are read back from (a capture's scratch one) is closed and
-        // removed when the command is done, whatever still refers to it.
-        defer { for s in sessions { s.pduSource?.close() } }
+        // removed when the command is done, whatever still refers to it. Only the sources are
+        // kept here: the sessions themselves are the runner's to let go.
+        let pduSources = sessions.compactMap(\.pduSource)
+        defer { for source in pduSources { source.close() } }
         var request = options.request
         request.bench = args.flag("bench")
         if let scriptPath = options.scriptPath {
@@ -37,7 +41,8 @@ enum ReplayCommand {
                 return .dataError
             }
         }
-        let outcome = ReplayRunner.run(sessions, request)
+        // A faithful replay's report is written as it is made (issue 17).
+        let outcome = ReplayRunner.run(consume sessions, request, output: { Out.write($0) })
         if !outcome.stdout.isEmpty { Out.write(outcome.stdout) }
         for line in outcome.stderr { Err.line(line) }
         // Damaged input decides the exit code: a recording cut in the middle diverges because
