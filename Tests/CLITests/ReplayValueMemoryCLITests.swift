@@ -50,7 +50,13 @@ struct ReplayValueMemoryCLITests {
         // The generated capture does not reproduce (exit 1, diverged); only the memory is measured.
         let small = try LinkMemoryCLITests.peakKiB(replay(few), statuses: [0, 1])
         let large = try LinkMemoryCLITests.peakKiB(replay(many), statuses: [0, 1])
-        // 600 more records of 64 KiB (~37 MB held by the model, ~66 MB by the trace): within 8 MB.
-        #expect(large - small < 8 * 1024, "replay \(fromTimeline ? "DB" : "CAPTURE")\(writeCapture ? " --write-capture" : ""): \(small) KiB at 400 records, \(large) KiB at 1,000")
+        // 600 more records of 64 KiB (~37 MB held by the model, ~66 MB by the trace): within 8 MB
+        // from a timeline. From a capture, within 20 MB: how full the import's pipeline gets
+        // depends on the scheduling (in a loaded test run the writer lags and up to 8 batches of
+        // about 1 MiB of records, with their decoded copies, wait: 14 MB more at 1,000 records
+        // was seen once in the whole suite, 2 MB alone), still well under what holding the values
+        // costs.
+        let bound = fromTimeline ? 8 * 1024 : 20 * 1024
+        #expect(large - small < bound, "replay \(fromTimeline ? "DB" : "CAPTURE")\(writeCapture ? " --write-capture" : ""): \(small) KiB at 400 records, \(large) KiB at 1,000")
     }
 }
