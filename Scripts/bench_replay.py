@@ -3,6 +3,7 @@
 runs a dense, ATT-heavy session, measured end to end as a user runs it.
 
     python3 Scripts/bench_replay.py [--out DIR] [--records N] [--links L] [--runs K] [--bin PATH] [--memory]
+                                    [--before OLD_BIN]
 
 1. Builds the dense session (Scripts/blegen/dense.py: by default 500,000 records on 40 links,
    most of them ACL fragments of notifications; seeded, so the same bytes every time) unless
@@ -12,6 +13,11 @@ runs a dense, ATT-heavy session, measured end to end as a user runs it.
    fly included), K runs each (default 5), and prints the medians with the simulated span over
    the wall time ("x real time") and the simulated events per second. The events and the span
    are the replay's own (`--json`), and every run must reproduce every connection.
+
+   With `--before OLD_BIN`, `replay DB` of OLD_BIN and of this build then run alternately, K
+   times each, on the same timeline, and both medians are printed with their ratio: a change's
+   effect measured in one sitting (absolute times on the shared 2-core machine drift by more).
+   Loading uses both cores (Docs/replay.md), so the CPU time can exceed the wall time.
 
 3. With `--memory`, the peak RSS of `blereplay replay DB` on the adversarial shapes of issue 17
    (Scripts/blegen/adversarial.py): many links (16 controllers x 480/960/1,920/3,840 handles:
@@ -87,6 +93,21 @@ def replay_figures(binary: Path, source: Path, runs: int) -> tuple[float, float,
     return statistics.median(times), statistics.median(cpus), events, span, rss
 
 
+def before_against(old: Path, new: Path, db: Path, runs: int) -> None:
+    """`replay DB` of `old` and `new` alternately, `runs` times each: medians and their ratio."""
+    walls: dict[Path, list[float]] = {old: [], new: []}
+    cpus: dict[Path, list[float]] = {old: [], new: []}
+    for _ in range(runs):
+        for binary in (old, new):
+            secs, cpu, _, _ = timed([str(binary), "replay", str(db)])
+            walls[binary].append(secs)
+            cpus[binary].append(cpu)
+    w = {b: statistics.median(v) for b, v in walls.items()}
+    c = {b: statistics.median(v) for b, v in cpus.items()}
+    print(f"  alternately, {runs} runs each, replay of the timeline: --before {w[old]:.3f} s (CPU {c[old]:.3f} s), "
+          f"this build {w[new]:.3f} s (CPU {c[new]:.3f} s): {w[old] / w[new]:.2f}x the wall-clock speed")
+
+
 MEMORY_LIMIT = 100_000_000
 
 
@@ -116,6 +137,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--bin", type=Path, default=ROOT / ".build" / "release" / "blereplay")
     ap.add_argument("--memory", action="store_true", help="also the peak RSS on the many-links and 64 KiB-value shapes")
+    ap.add_argument("--before", type=Path, default=None, help="an older build, timed alternately with this one")
     args = ap.parse_args()
     if not args.bin.exists():
         sys.exit(f"{args.bin} is missing: run `swift build -c release` (make bench does)")
@@ -137,6 +159,8 @@ def main() -> int:
         if label == "timeline" and speed < TARGET:
             ok = False
     print(f"  target: {TARGET:,}x real time from the timeline: {'met' if ok else 'NOT met'}")
+    if args.before is not None:
+        before_against(args.before, args.bin, db, args.runs)
     if args.memory:
         memory_figures(args.bin, args.out)
     return 0
