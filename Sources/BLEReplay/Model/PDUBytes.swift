@@ -199,10 +199,11 @@ final class StoredPDU: Sendable {
     @inline(never)
     func byte(at index: Int) -> UInt8 { bytes()[index] }
 
-    /// The bytes, read back; the first bytes alone if the timeline no longer has the row.
+    /// The bytes, read back; the first bytes alone if the timeline no longer has the row as it
+    /// was (its source counts that, `PDUSource.unreadable`, and the command says so).
     @inline(never)
     func bytes() -> [UInt8] {
-        source?.bytes(row: row, count: count) ?? head
+        source?.bytes(row: row, count: count, digest: digest) ?? head
     }
 }
 
@@ -216,6 +217,8 @@ public final class PDUSource: Sendable {
         /// Every long PDU loaded, by length and digest -> its row and first bytes: what the
         /// simulated link's log refers to when it carries one of them (`reference(to:)`).
         var rows: [Key: (row: PDURow, head: [UInt8])] = [:]
+        /// Long PDUs that could not be read back as loaded (`unreadable`).
+        var unreadable = 0
     }
     struct Key: Hashable {
         var count: Int
@@ -258,9 +261,19 @@ public final class PDUSource: Sendable {
         return PDUBytes(stored: StoredPDU(count: bytes.count, digest: digest, head: found.head, row: found.row, source: self))
     }
 
-    func bytes(row: PDURow, count: Int) -> [UInt8]? {
-        state.withLock { $0.timeline }?.pdu(row: row, count: count)
+    /// The row's bytes when they are still the ones loaded (same length and SHA-256); else nil,
+    /// counted in `unreadable`.
+    func bytes(row: PDURow, count: Int, digest: PDUDigest) -> [UInt8]? {
+        let timeline = state.withLock { $0.timeline }
+        if let b = timeline?.pdu(row: row, count: count), PDUDigest(b) == digest { return b }
+        state.withLock { $0.unreadable += 1 }
+        return nil
     }
+
+    /// How many times a long PDU could not be read back as it was loaded (the timeline was changed
+    /// or closed under the replay): each time its first bytes stood in for it, so the replay's
+    /// outcome is not the recording's, and `replay` exits 65 saying so.
+    public var unreadable: Int { state.withLock { $0.unreadable } }
 }
 
 /// A timeline kept open for reading PDUs back, one reader at a time.

@@ -48,6 +48,13 @@ enum ReplayCommand {
         // Damaged input decides the exit code: a recording cut in the middle diverges because
         // it is cut, so "diverged" (1) would blame the central for the file's damage.
         if loaded.damaged { return .dataError }
+        // So does a timeline changed under the replay: a long PDU it could not read back as it was
+        // loaded was replayed as its first bytes (issue 17: no silent loss).
+        let unreadable = pduSources.reduce(0) { $0 + $1.unreadable }
+        if unreadable > 0 {
+            Err.line("blereplay replay: \(input): \(unreadable) read(s) of long ATT PDUs found their timeline rows changed or gone (the timeline was written during the replay); their first bytes stood in, so the outcome above is not the recording's")
+            return .dataError
+        }
         switch outcome.status {
         case .passed: return .success
         case .failed: return .checkFailed
