@@ -16,23 +16,7 @@ public enum TextFile {
     /// complete, so a reader never sees half a file, a failed write leaves the old file as it
     /// was, and a writer killed meanwhile leaves a leftover the next write removes.
     public static func write(_ text: String, to path: String) throws(Failure) {
-        let temporary: TemporaryFile
-        do {
-            temporary = try TemporaryFile.beside(path)
-        } catch {
-            throw Failure(path: path, message: "cannot create: \(error.message)")
-        }
-        guard StandardStreams.write(text, to: temporary.descriptor) else {
-            let reason = String(cString: strerror(errno))
-            temporary.discard()
-            throw Failure(path: path, message: "write failed: \(reason)")
-        }
-        do {
-            try temporary.moveIntoPlace(path)
-        } catch {
-            temporary.discard()
-            throw Failure(path: path, message: "write failed: \(error.message)")
-        }
+        try write(to: path) { write in write(text) }
     }
 
     /// Writes what `produce` hands its writer, piece by piece as it is made, to `path` as
