@@ -33,7 +33,8 @@ each shape is written at a small scale (the `make test` sample, a few seconds in
                            64 KiB PDUs and extreme timestamps in one file
 
 `--same-handle OUT` writes two controllers' links on one handle at once, each past its buffers with
-its own Number Of Completed Packets, and OUT.json the per-link answers. `--links C H OUT` writes one many-links file of C controllers x H handles, `--never-complete C H
+its own Number Of Completed Packets, and OUT.json the per-link answers (with `--link-loss`: one
+link lost with two packets its controller never returned, the other's all returned). `--links C H OUT` writes one many-links file of C controllers x H handles, `--never-complete C H
 OUT` one never-complete file of C controllers x H handles, `--huge-att N OUT`
 one file of N 64 KiB ATT records (PacketLogger for OUT.pklg, else btsnoop), for measuring
 memory and time against the number of links and records.
@@ -412,6 +413,28 @@ def same_handle_two_controllers() -> tuple[list[tuple[int, bytes, bool, int]], d
     return recs, {"links": links, "controllers": len(SAME_HANDLE_LINKS)}
 
 
+def same_handle_link_loss() -> tuple[list[tuple[int, bytes, bool, int]], dict]:
+    """Two controllers, a link each on handle 0x0040: controller 0's host sends four Write Commands,
+    its controller returns two, then reports 0x08 Connection Timeout; controller 1's host sends four
+    and its controller returns all four in between. The answer per link: the packets its own
+    controller never returned (a peer that stopped acknowledging: 2 on controller 0, 0 on 1)."""
+    start = START + EPOCH_OFFSET_US
+    peers = ["C4:7A:3B:12:9E:51", "D8:3C:55:01:7B:22"]
+    recs: list[tuple[int, bytes, bool, int]] = []
+    for c, peer in enumerate(peers):
+        recs.append((start + 1_000 + 100 * c, hci.le_connection_complete(0, H, 0, 0, peer, 24, 0, 400), True, c))
+        for k in range(4):
+            pdu = struct.pack("<BH", att.WRITE_CMD, 0x0010) + bytes([c, k])
+            recs.append((start + 2_000 + 100 * c + 10 * k, att_packet(pdu, False, H), False, c))
+    recs.append((start + 10_000, hci.number_of_completed_packets([(H, 2)]), True, 0))
+    recs.append((start + 12_000, hci.number_of_completed_packets([(H, 4)]), True, 1))
+    recs.append((start + 4_010_000, hci.disconnection_complete(H, 0x08), True, 0))
+    recs.append((start + 4_020_000, hci.disconnection_complete(H, 0x13), True, 1))
+    recs.sort(key=lambda r: r[0])
+    return recs, {"controllers": 2, "links": [{"controller": c, "peer": p, "never_acknowledged": 2 if c == 0 else 0}
+                                              for c, p in enumerate(peers)]}
+
+
 def many_links_file(controllers: int, handles: int) -> bytes:
     """For timing against the number of links: `controllers` x `handles` links."""
     return btsnoop_monitor(many_links(controllers, handles), controllers)
@@ -441,9 +464,9 @@ def main(argv: list[str]) -> int:
         Path(args[i + 3]).write_bytes(btsnoop_monitor(never_complete(controllers, int(args[i + 2])), controllers))
         return 0
     if "--same-handle" in args:
-        # python3 -m blegen.adversarial --same-handle OUT.btsnoop  (and OUT.btsnoop.json: the answers)
+        # python3 -m blegen.adversarial --same-handle OUT.btsnoop [--link-loss]  (and OUT.btsnoop.json: the answers)
         i = args.index("--same-handle")
-        recs, expected = same_handle_two_controllers()
+        recs, expected = same_handle_link_loss() if "--link-loss" in args else same_handle_two_controllers()
         Path(args[i + 1]).write_bytes(btsnoop_monitor(recs, expected["controllers"]))
         Path(args[i + 1] + ".json").write_text(json.dumps(expected, indent=1))
         return 0
