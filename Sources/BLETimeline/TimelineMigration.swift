@@ -141,13 +141,14 @@ enum TimelineMigration {
     ///   both from the controller that numbered the handle). The `connections` view shows it.
     /// - `capture_packet_scan.completions` entries carry the controller index (14 bytes, not 12):
     ///   a replay matched every Number Of Completed Packets to each link by handle alone, so a link
-    ///   got the buffer returns of every controller's link on its handle. A capture whose packet
-    ///   rows all carry one controller index (every H4, PacketLogger, pcap and one-adapter btmon
-    ///   capture) has a right blob, rewritten as is with that controller, so its replay reads
-    ///   the same returns as before, without a scan. A capture of several controllers has a
-    ///   wrong one: its row is deleted, not recomputed (that needs the scan the import runs, over
-    ///   every packet row, inside the migration of a possibly large file; the replay runs that
-    ///   scan itself, per controller, when a capture has no row). Re-importing stores it again.
+    ///   got the buffer returns of every controller's link on its handle. A capture whose Number
+    ///   Of Completed Packets events all come from one controller (every H4, PacketLogger, pcap
+    ///   and one-adapter btmon capture, whose notes carry index 0xFFFF) has a right blob,
+    ///   rewritten as is under that controller, so its replay reads the same returns as before,
+    ///   without a scan. A capture whose events come from several has a wrong one: its row is
+    ///   deleted, not recomputed (that needs the scan the import runs, over every packet row,
+    ///   inside the migration of a possibly large file; the replay runs that scan itself, per
+    ///   controller, when a capture has no row). Re-importing stores it again.
     ///
     /// Each part is skipped when done (the column present; a blob already of whole 14-byte
     /// entries cannot be told from a version 6 one, so the blobs are rewritten only from 6).
@@ -165,8 +166,10 @@ enum TimelineMigration {
         guard scans > 0 else { return }
         for row in try db.rows("SELECT capture_id, completions FROM capture_packet_scan ORDER BY capture_id") {
             guard let capture = row[0].int64 else { continue }
-            let span = try db.rows("SELECT min(controller_index), max(controller_index) FROM packet WHERE \(PacketKey.inCapture("?1"))",
-                                   [.integer(capture)])
+            let span = try db.rows("""
+                SELECT min(controller_index), max(controller_index) FROM packet
+                WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'
+                """, [.integer(capture)])
             let lowest = span.first?[0].int ?? 0, highest = span.first?[1].int ?? 0
             guard lowest == highest, let controller = UInt16(exactly: lowest) else {
                 try db.run("DELETE FROM capture_packet_scan WHERE capture_id = ?1", [.integer(capture)])

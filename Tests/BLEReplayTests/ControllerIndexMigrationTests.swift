@@ -7,7 +7,8 @@ import Testing
 /// A timeline of schema version 6 (completions stored by handle alone, no
 /// `connection.controller_index`) opens, is migrated to 7, and replays as a fresh import does:
 /// a one-controller capture keeps its stored scan (its completions filed under its controller),
-/// a capture of two controllers on one handle loses its row and is scanned per controller.
+/// so does a btmon capture of one adapter whose notes carry index 0xFFFF (HCI_DEV_NONE), and a
+/// capture of two controllers on one handle loses its row and is scanned per controller.
 @Suite("controller index migration")
 struct ControllerIndexMigrationTests {
     /// Rewrites a current timeline into version 6's shape, as blereplay 6 left it: no
@@ -40,8 +41,10 @@ struct ControllerIndexMigrationTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let fresh = directory.appendingPathComponent("fresh.db").path
         let old = directory.appendingPathComponent("old.db").path
-        // Capture 1: one controller (a phone's btsnoop); capture 2: two controllers, one handle.
-        _ = try Importer.importCaptures([TestCaptures.sample("heart-rate-healthy.btsnoop"), capture], into: fresh)
+        // Capture 1: one controller (a phone's btsnoop); capture 2: two controllers, one handle;
+        // capture 3: btmon, controller 0 and notes of index 0xFFFF.
+        _ = try Importer.importCaptures([TestCaptures.sample("heart-rate-healthy.btsnoop"), capture,
+                                         TestCaptures.shared("btmon-monitor.btsnoop")], into: fresh)
         try FileManager.default.copyItem(atPath: fresh, toPath: old)
         try Self.downgrade(old)
         #expect(try SQLiteDatabase(path: old).scalarInt("PRAGMA user_version") == 6)
@@ -54,15 +57,18 @@ struct ControllerIndexMigrationTests {
             #expect(try db.rows("SELECT * FROM \(view)") == want.database.rows("SELECT * FROM \(view)"), "\(view)")
         }
         // One controller: the row is kept, rewritten with the controller; several: dropped.
-        let kept = try #require(try StoredPacketScan.read(1, db: db))
-        let wanted = try #require(try StoredPacketScan.read(1, db: want.database))
-        #expect(!kept.completions.isEmpty)
-        #expect(kept.completions.mapValues { $0.map { "\($0.time):\($0.count)" } } == wanted.completions.mapValues { $0.map { "\($0.time):\($0.count)" } })
+        for capture: Int64 in [1, 3] {
+            let kept = try #require(try StoredPacketScan.read(capture, db: db))
+            let wanted = try #require(try StoredPacketScan.read(capture, db: want.database))
+            #expect(capture == 3 || !kept.completions.isEmpty)
+            #expect(kept.completions.mapValues { $0.map { "\($0.time):\($0.count)" } }
+                    == wanted.completions.mapValues { $0.map { "\($0.time):\($0.count)" } }, "capture \(capture)")
+        }
         #expect(try StoredPacketScan.read(2, db: db) == nil)
 
         let replayed = try RecordingLoader.load(migrated, jobs: 1)
         let fromFresh = try RecordingLoader.load(want, jobs: 1)
-        #expect(replayed.count == 2 && fromFresh.count == 2)
+        #expect(replayed.count == 3 && fromFresh.count == 3)
         for (a, b) in zip(replayed, fromFresh) {
             #expect(a.connections.map(\.completions) == b.connections.map(\.completions))
             #expect(a.connections.map(\.controller) == b.connections.map(\.controller))
