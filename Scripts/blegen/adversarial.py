@@ -32,7 +32,9 @@ each shape is written at a small scale (the `make test` sample, a few seconds in
   mix.btsnoop              datalink 2001: many links with NOCP, never-completing reassemblies,
                            64 KiB PDUs and extreme timestamps in one file
 
-`--links C H OUT` writes one many-links file of C controllers x H handles, `--never-complete C H
+`--same-handle OUT` writes two controllers' links on one handle at once, each past its buffers with
+its own Number Of Completed Packets, and OUT.json the per-link answers (with `--link-loss`: one
+link lost with two packets its controller never returned, the other's all returned). `--links C H OUT` writes one many-links file of C controllers x H handles, `--never-complete C H
 OUT` one never-complete file of C controllers x H handles, `--huge-att N OUT`
 one file of N 64 KiB ATT records (PacketLogger for OUT.pklg, else btsnoop), for measuring
 memory and time against the number of links and records.
@@ -43,6 +45,7 @@ records each file has and how many carry an absurd timestamp (outside 0000-9999 
 
 from __future__ import annotations
 
+import json
 import struct
 import sys
 from pathlib import Path
@@ -369,6 +372,69 @@ def restamp(btsnoop: bytes, frames: list[int], raw: int) -> bytes:
     return bytes(out)
 
 
+# Two controllers, one handle: each opens a link on 0x0040 at about the same time, bursts eight
+# Write Commands past its four LE ACL buffers and returns them at its own times. (controller,
+# peer address, its Number Of Completed Packets as (µs after its Connection Complete, count), the
+# µs of its eight writes after its Connection Complete; the first four fill the buffers, each
+# later one follows a return).
+SAME_HANDLE_LINKS = [
+    (0, "C4:7A:3B:12:9E:51", [(10_000, 2), (20_000, 2), (30_000, 2), (40_000, 2)],
+     [1_000, 1_100, 1_200, 1_300, 10_100, 10_200, 20_100, 20_200]),
+    (1, "D8:3C:55:01:7B:22", [(5_000, 1), (25_000, 3), (45_000, 4)],
+     [1_500, 1_600, 1_700, 1_800, 5_100, 25_100, 25_200, 25_300]),
+]
+SAME_HANDLE_CONNECTED = [1_000, 1_100]   # µs after the capture's start, per controller
+SAME_HANDLE_END = 60_000                 # Disconnection Complete, µs after each Connection Complete
+
+
+def same_handle_two_controllers() -> tuple[list[tuple[int, bytes, bool, int]], dict]:
+    """A btmon capture (datalink 2001) of two controllers, each with a link on handle 0x0040 at the
+    same time and its own buffer returns (Core v5.4 Vol 4 Part E 7.7.19: handles are per
+    controller), and the expected answers: per link its controller, handle, Connection Complete
+    time, one buffer return per packet (µs after the Connection Complete) and its write times."""
+    start = START + EPOCH_OFFSET_US
+    recs: list[tuple[int, bytes, bool, int]] = []
+    links = []
+    for (c, peer, returns, writes), connected in zip(SAME_HANDLE_LINKS, SAME_HANDLE_CONNECTED):
+        recs.append((start + 100 * c, hci.le_read_buffer_size(), False, c))
+        # LE Read Buffer Size return parameters: status, LE ACL data packet length u16, total packets u8
+        recs.append((start + 100 * c + 50, hci.command_complete(hci.LE_READ_BUFFER_SIZE, struct.pack("<BHB", 0, 27, 4)), True, c))
+        origin = start + connected
+        recs.append((origin, hci.le_connection_complete(0, H, 0, 0, peer, 24, 0, 400), True, c))
+        for k, w in enumerate(writes):
+            pdu = struct.pack("<BH", att.WRITE_CMD, 0x0010) + bytes([c, k])
+            recs.append((origin + w, att_packet(pdu, False, H), False, c))
+        for at, n in returns:
+            recs.append((origin + at, hci.number_of_completed_packets([(H, n)]), True, c))
+        recs.append((origin + SAME_HANDLE_END, hci.disconnection_complete(H, 0x13), True, c))
+        links.append({"controller": c, "handle": H, "peer": peer, "connected_us": connected,
+                      "completions_us": [at for at, n in returns for _ in range(n)], "writes_us": writes})
+    recs.sort(key=lambda r: r[0])
+    return recs, {"links": links, "controllers": len(SAME_HANDLE_LINKS)}
+
+
+def same_handle_link_loss() -> tuple[list[tuple[int, bytes, bool, int]], dict]:
+    """Two controllers, a link each on handle 0x0040: controller 0's host sends four Write Commands,
+    its controller returns two, then reports 0x08 Connection Timeout; controller 1's host sends four
+    and its controller returns all four in between. The answer per link: the packets its own
+    controller never returned (a peer that stopped acknowledging: 2 on controller 0, 0 on 1)."""
+    start = START + EPOCH_OFFSET_US
+    peers = ["C4:7A:3B:12:9E:51", "D8:3C:55:01:7B:22"]
+    recs: list[tuple[int, bytes, bool, int]] = []
+    for c, peer in enumerate(peers):
+        recs.append((start + 1_000 + 100 * c, hci.le_connection_complete(0, H, 0, 0, peer, 24, 0, 400), True, c))
+        for k in range(4):
+            pdu = struct.pack("<BH", att.WRITE_CMD, 0x0010) + bytes([c, k])
+            recs.append((start + 2_000 + 100 * c + 10 * k, att_packet(pdu, False, H), False, c))
+    recs.append((start + 10_000, hci.number_of_completed_packets([(H, 2)]), True, 0))
+    recs.append((start + 12_000, hci.number_of_completed_packets([(H, 4)]), True, 1))
+    recs.append((start + 4_010_000, hci.disconnection_complete(H, 0x08), True, 0))
+    recs.append((start + 4_020_000, hci.disconnection_complete(H, 0x13), True, 1))
+    recs.sort(key=lambda r: r[0])
+    return recs, {"controllers": 2, "links": [{"controller": c, "peer": p, "never_acknowledged": 2 if c == 0 else 0}
+                                              for c, p in enumerate(peers)]}
+
+
 def many_links_file(controllers: int, handles: int) -> bytes:
     """For timing against the number of links: `controllers` x `handles` links."""
     return btsnoop_monitor(many_links(controllers, handles), controllers)
@@ -396,6 +462,13 @@ def main(argv: list[str]) -> int:
         i = args.index("--never-complete")
         controllers = int(args[i + 1])
         Path(args[i + 3]).write_bytes(btsnoop_monitor(never_complete(controllers, int(args[i + 2])), controllers))
+        return 0
+    if "--same-handle" in args:
+        # python3 -m blegen.adversarial --same-handle OUT.btsnoop [--link-loss]  (and OUT.btsnoop.json: the answers)
+        i = args.index("--same-handle")
+        recs, expected = same_handle_link_loss() if "--link-loss" in args else same_handle_two_controllers()
+        Path(args[i + 1]).write_bytes(btsnoop_monitor(recs, expected["controllers"]))
+        Path(args[i + 1] + ".json").write_text(json.dumps(expected, indent=1))
         return 0
     if "--huge-att" in args:
         # python3 -m blegen.adversarial --huge-att COUNT OUT.pklg|OUT.btsnoop  (memory against record size)

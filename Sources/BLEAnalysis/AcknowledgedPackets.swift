@@ -27,17 +27,19 @@ struct AcknowledgedPackets {
     /// Credits beyond the packets the capture shows sent (packets sent before the capture began).
     var unmatchedCredits = 0
 
-    /// Reads the link's sent ACL packets and the capture's Number Of Completed Packets events
-    /// between the link's first packet and `frame`, in capture order.
+    /// Reads the link's sent ACL packets and its controller's Number Of Completed Packets events
+    /// between the link's first packet and `frame`, in capture order: handles are per controller
+    /// (`ControllerHandle`), so another adapter's credits on the same handle are not this link's.
     init(_ c: ConnectionFacts, before frame: Int, db: SQLiteDatabase, captureID: Int64) throws {
         let s = try db.prepare("""
             SELECT frame, ts_us, kind, summary, raw FROM packet
             WHERE rowid >= \(PacketKey.sql(capture: "?1", frame: "?2")) AND rowid < \(PacketKey.sql(capture: "?1", frame: "?3"))
             AND ((connection_id = ?4 AND kind = 'acl' AND direction = 'tx')
-                 OR (kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'))
+                 OR (kind = 'evt' AND controller_index = ?5 AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'))
             ORDER BY rowid
             """)
-        try s.bind([.integer(captureID), .integer(Int64(c.firstPacketID)), .integer(Int64(frame)), .integer(c.id)])
+        try s.bind([.integer(captureID), .integer(Int64(c.firstPacketID)), .integer(Int64(frame)), .integer(c.id),
+                    .integer(Int64(c.controller))])
         var queue: [Sent] = []
         var head = 0
         while try s.step() {

@@ -7,6 +7,8 @@ struct ConnectionFacts {
     var captureID: Int64
     var ordinal: Int
     var handle: Int
+    /// The controller that numbered `handle` (`ControllerHandle`; several in a btmon capture).
+    var controller: Int
     var transport: String
     var peerAddress: String?
     var role: String?
@@ -33,7 +35,8 @@ extension ConnectionFacts {
     /// The facts of the row `s` is on (the columns `CaptureConnections` selects).
     init(row s: SQLiteStatement, captureID: Int64) {
         self.init(
-            id: s.int64(0), captureID: captureID, ordinal: s.int(1), handle: s.int(2), transport: s.text(3) ?? "le",
+            id: s.int64(0), captureID: captureID, ordinal: s.int(1), handle: s.int(2), controller: s.int(23),
+            transport: s.text(3) ?? "le",
             peerAddress: s.text(4), role: s.text(5), status: s.int(6), intervalUs: s.optionalInt(7),
             latency: s.optionalInt(8), supervisionTimeoutMs: s.optionalInt(9), mtu: s.int(10),
             clientRxMTU: s.optionalInt(11), serverRxMTU: s.optionalInt(12),
@@ -57,7 +60,7 @@ struct CaptureConnections {
             SELECT id, ordinal, handle, transport, peer_address, role, status, interval_us, latency,
                    supervision_timeout_ms, mtu, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
                    disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id,
-                   first_packet_id, last_packet_id, local_disconnect_requested, encrypted
+                   first_packet_id, last_packet_id, local_disconnect_requested, encrypted, controller_index
             FROM connection WHERE capture_id = ?1 ORDER BY id
             """)
         try s.bind([.integer(captureID)])

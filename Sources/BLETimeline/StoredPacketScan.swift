@@ -10,7 +10,8 @@ import BLEDecode
 /// The fields mean what the scan's do, to the bit: the span on the capture's clock, the first
 /// LE Read Buffer Size Command Complete's raw bytes (Core v5.4 Vol 4 Part E 7.8.2), the largest
 /// ACL packet the host sent and the most it had in flight, every Number Of Completed Packets
-/// entry (Vol 4 Part E 7.7.19) per handle, and the clock (`RecordingClock`) itself.
+/// entry (Vol 4 Part E 7.7.19) per controller and handle (`ControllerHandle`: handles are per
+/// controller; schema version 7), and the clock (`RecordingClock`) itself.
 public struct StoredPacketScan: Sendable {
     public var firstRecord: Int64?
     public var lastRecord: Int64?
@@ -19,7 +20,7 @@ public struct StoredPacketScan: Sendable {
     public var readBufferSizeEvent: [UInt8]?
     public var largestPacket = 0
     public var mostInFlight = 0
-    public var completions: [UInt16: [(time: Int64, count: Int)]] = [:]
+    public var completions: [ControllerHandle: [(time: Int64, count: Int)]] = [:]
     public var clock = RecordingClock(firstPlausible: nil)
 
     /// The stored row of `captureID`; nil when there is none (or no such table).
@@ -66,32 +67,52 @@ public struct StoredPacketScan: Sendable {
                   .integer(Int64(clock.absurd)), blob(Self.completionsBlob(completions))])
     }
 
-    /// `completions` as stored: per entry, in handle then frame order, the handle (u16), the
-    /// count (u16) and the time (Int64), little-endian.
-    static func completionsBlob(_ c: [UInt16: [(time: Int64, count: Int)]]) -> [UInt8] {
+    /// `completions` as stored (schema version 7): per entry, in controller, handle, then frame
+    /// order, the controller index (u16), the handle (u16), the count (u16) and the time (Int64),
+    /// little-endian.
+    static func completionsBlob(_ c: [ControllerHandle: [(time: Int64, count: Int)]]) -> [UInt8] {
         var out: [UInt8] = []
-        for handle in c.keys.sorted() {
-            for e in c[handle] ?? [] {
+        for key in c.keys.sorted() {
+            for e in c[key] ?? [] {
                 let count = UInt16(clamping: e.count)
-                out.append(contentsOf: [UInt8(handle & 0xFF), UInt8(handle >> 8), UInt8(count & 0xFF), UInt8(count >> 8)])
+                for v in [key.controller, key.handle, count] { out.append(contentsOf: [UInt8(v & 0xFF), UInt8(v >> 8)]) }
                 withUnsafeBytes(of: e.time.littleEndian) { out.append(contentsOf: $0) }
             }
         }
         return out
     }
 
-    static func completions(_ b: [UInt8]) -> [UInt16: [(time: Int64, count: Int)]] {
-        var out: [UInt16: [(time: Int64, count: Int)]] = [:]
+    static func completions(_ b: [UInt8]) -> [ControllerHandle: [(time: Int64, count: Int)]] {
+        var out: [ControllerHandle: [(time: Int64, count: Int)]] = [:]
+        var i = 0
+        while i + 14 <= b.count {
+            let key = ControllerHandle(controller: u16(b, i), handle: u16(b, i + 2))
+            out[key, default: []].append((int64(b, i + 6), Int(u16(b, i + 4))))
+            i += 14
+        }
+        return out
+    }
+
+    /// The completions blob as schema version 6 stored it, without the controller: per entry the
+    /// handle (u16), the count (u16) and the time (Int64), little-endian; every entry filed under
+    /// `controller` (`TimelineMigration` rewrites a capture's blob so only when the capture's
+    /// packets all carry that one controller index).
+    static func version6Completions(_ b: [UInt8], controller: UInt16) -> [ControllerHandle: [(time: Int64, count: Int)]] {
+        var out: [ControllerHandle: [(time: Int64, count: Int)]] = [:]
         var i = 0
         while i + 12 <= b.count {
-            let handle = UInt16(b[i]) | UInt16(b[i + 1]) << 8
-            let count = Int(b[i + 2]) | Int(b[i + 3]) << 8
-            var t: UInt64 = 0
-            for k in 0..<8 { t |= UInt64(b[i + 4 + k]) << (8 * UInt64(k)) }
-            out[handle, default: []].append((Int64(bitPattern: t), count))
+            out[ControllerHandle(controller: controller, handle: u16(b, i)), default: []].append((int64(b, i + 4), Int(u16(b, i + 2))))
             i += 12
         }
         return out
+    }
+
+    private static func u16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) | UInt16(b[i + 1]) << 8 }
+
+    private static func int64(_ b: [UInt8], _ i: Int) -> Int64 {
+        var t: UInt64 = 0
+        for k in 0..<8 { t |= UInt64(b[i + k]) << (8 * UInt64(k)) }
+        return Int64(bitPattern: t)
     }
 }
 
@@ -114,7 +135,7 @@ struct PacketScanAccumulator {
     private var last: (frame: Int, raw: Int64)?
     private var firstRecord: (frame: Int, raw: Int64)?
     private var lastRecord: (frame: Int, raw: Int64)?
-    private var completions: [(frame: Int, raw: Int64, handle: UInt16, count: Int)] = []
+    private var completions: [(frame: Int, raw: Int64, link: ControllerHandle, count: Int)] = []
     private var readBufferSizeEvent: [UInt8]?
     private var largestPacket = 0
     private var mostInFlight = 0
@@ -123,9 +144,10 @@ struct PacketScanAccumulator {
     private static let completedPacketsPrefix = Array("Rcvd Number of Completed Packets".utf8)
     private static let readBufferSize = Array("(LE Read Buffer Size".utf8)
 
-    /// One packet row as inserted: `key` its rowid, `kind` and `direction` its columns, `raw`
-    /// its bytes (nil: not kept).
-    mutating func add(key: Int64, ts: Int64, kind: PacketKind, direction: Direction, summary: String?, raw: [UInt8]?) {
+    /// One packet row as inserted: `key` its rowid, `kind`, `direction` and `controller` (its
+    /// `controller_index`) its columns, `raw` its bytes (nil: not kept).
+    mutating func add(key: Int64, ts: Int64, kind: PacketKind, direction: Direction, controller: UInt16,
+                      summary: String?, raw: [UInt8]?) {
         let frame = Int(key & 0xFFFF_FFFF)
         tick(frame: frame, raw: ts)
         if first == nil { first = (frame, ts) }
@@ -145,7 +167,7 @@ struct PacketScanAccumulator {
                 guard let raw, Self.hasPrefix(u, Self.completedPacketsPrefix) else { return }
                 for e in CompletedPacketsEvent.entries(raw) {
                     inFlight = max(0, inFlight - e.count)
-                    completions.append((frame, ts, e.handle, e.count))
+                    completions.append((frame, ts, ControllerHandle(controller: controller, handle: e.handle), e.count))
                 }
             }
         }
@@ -188,7 +210,7 @@ struct PacketScanAccumulator {
         scan.largestPacket = largestPacket
         scan.mostInFlight = mostInFlight
         for e in completions {
-            scan.completions[e.handle, default: []].append((clock.time(frame: e.frame, raw: e.raw), e.count))
+            scan.completions[e.link, default: []].append((clock.time(frame: e.frame, raw: e.raw), e.count))
         }
         return scan
     }

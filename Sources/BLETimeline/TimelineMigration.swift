@@ -21,6 +21,7 @@ enum TimelineMigration {
             // Version 5 -> 6: `capture_packet_scan` (StoredPacketScan, issue 12), created with the
             // other tables below. Captures imported before have no row: a replay scans their
             // packet rows as it always did.
+            if version < 7 { try controllerIndexes(db) }
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -129,6 +130,54 @@ enum TimelineMigration {
             if !columns.contains("android_name") {
                 try db.execute("ALTER TABLE \(table) ADD COLUMN android_name TEXT")
             }
+        }
+    }
+
+    /// Version 6 -> 7: handles are per controller (`ControllerHandle`; a btmon capture records
+    /// several), and two things keyed by handle alone learn the controller:
+    ///
+    /// - `connection` gains `controller_index`, filled from the connection's first packet row
+    ///   (the record that opened it: its Connection Complete, or the traffic it was found from,
+    ///   both from the controller that numbered the handle). The `connections` view shows it.
+    /// - `capture_packet_scan.completions` entries carry the controller index (14 bytes, not 12):
+    ///   a replay matched every Number Of Completed Packets to each link by handle alone, so a link
+    ///   got the buffer returns of every controller's link on its handle. A capture whose Number
+    ///   Of Completed Packets events all come from one controller (every H4, PacketLogger, pcap
+    ///   and one-adapter btmon capture, whose notes carry index 0xFFFF) has a right blob,
+    ///   rewritten as is under that controller, so its replay reads the same returns as before,
+    ///   without a scan. A capture whose events come from several has a wrong one: its row is
+    ///   deleted, not recomputed (that needs the scan the import runs, over every packet row,
+    ///   inside the migration of a possibly large file; the replay runs that scan itself, per
+    ///   controller, when a capture has no row). Re-importing stores it again.
+    ///
+    /// Each part is skipped when done (the column present; a blob already of whole 14-byte
+    /// entries cannot be told from a version 6 one, so the blobs are rewritten only from 6).
+    private static func controllerIndexes(_ db: SQLiteDatabase) throws(SQLiteError) {
+        let columns = try db.rows("PRAGMA table_info(connection)").compactMap { $0[1].string }
+        if !columns.isEmpty, !columns.contains("controller_index") {
+            let first = "(SELECT p.controller_index FROM packet p WHERE p.rowid = "
+                + "\(PacketKey.sql(capture: "connection.capture_id", frame: "connection.first_packet_id")))"
+            try db.execute("""
+                ALTER TABLE connection ADD COLUMN controller_index INTEGER NOT NULL DEFAULT 0;
+                UPDATE connection SET controller_index = \(first) WHERE \(first) > 0;
+                """)
+        }
+        let scans = try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'capture_packet_scan'") ?? 0
+        guard scans > 0 else { return }
+        for row in try db.rows("SELECT capture_id, completions FROM capture_packet_scan ORDER BY capture_id") {
+            guard let capture = row[0].int64 else { continue }
+            let span = try db.rows("""
+                SELECT min(controller_index), max(controller_index) FROM packet
+                WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'
+                """, [.integer(capture)])
+            let lowest = span.first?[0].int ?? 0, highest = span.first?[1].int ?? 0
+            guard lowest == highest, let controller = UInt16(exactly: lowest) else {
+                try db.run("DELETE FROM capture_packet_scan WHERE capture_id = ?1", [.integer(capture)])
+                continue
+            }
+            guard let old = row[1].blob, !old.isEmpty else { continue }
+            let blob = StoredPacketScan.completionsBlob(StoredPacketScan.version6Completions(old, controller: controller))
+            try db.run("UPDATE capture_packet_scan SET completions = ?1 WHERE capture_id = ?2", [.blob(blob), .integer(capture)])
         }
     }
 

@@ -2,7 +2,7 @@
 /// (the user's query contract in DESIGN.md; keep them stable).
 public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
-    public static let version: Int64 = 6
+    public static let version: Int64 = 7
 
     /// `PRAGMA application_id` of a blereplay timeline ("BLRT"): tells our files from other
     /// SQLite files before their `user_version` is judged (sqlite.org/fileformat.html 1.3.12).
@@ -77,7 +77,9 @@ public enum TimelineSchema {
         first_packet_id INTEGER,
         last_packet_id INTEGER,
         encrypted INTEGER NOT NULL DEFAULT 0,
-        local_disconnect_requested INTEGER NOT NULL DEFAULT 0
+        local_disconnect_requested INTEGER NOT NULL DEFAULT 0,
+        -- The controller that numbered `handle` (packet.controller_index; btmon captures hold several).
+        controller_index INTEGER NOT NULL DEFAULT 0
     );
     CREATE TABLE IF NOT EXISTS connection_update (
         connection_id INTEGER NOT NULL,
@@ -268,7 +270,7 @@ public enum TimelineSchema {
     );
     -- What a replay's packet scan finds in a capture's packet rows (StoredPacketScan, issue 12),
     -- written by the import; internal (no view). clock_runs: per run first frame, last frame,
-    -- time (Int64 LE); completions: per entry handle, count (u16 LE), time (Int64 LE).
+    -- time (Int64 LE); completions: per entry controller index, handle, count (u16 LE), time (Int64 LE).
     CREATE TABLE IF NOT EXISTS capture_packet_scan (
         capture_id INTEGER PRIMARY KEY,
         first_record_us INTEGER,
@@ -331,7 +333,7 @@ public enum TimelineSchema {
                -- channel's, not shown here, so unknown rather than 23.
                CASE WHEN transport = 'le' THEN mtu END AS mtu,
                connected_ts_us, disconnected_ts_us, disconnect_reason,
-               capture_id, transport, began_before_capture FROM connection;
+               capture_id, transport, began_before_capture, controller_index FROM connection;
     CREATE VIEW IF NOT EXISTS att_pdus AS
         SELECT packet_id, ts_us, connection_id, direction, opcode, opcode_name, handle, error_code,
                substr(pdu, value_offset + 1, value_length) AS value, capture_id, bearer, cut

@@ -100,8 +100,8 @@ final class TimelineWriter {
             INSERT INTO connection (capture_id, ordinal, handle, transport, peer_address, peer_address_type, role,
                                     status, interval_us, latency, supervision_timeout_ms, connected_ts_us,
                                     began_before_capture, complete_packet_id, first_packet_id, last_packet_id,
-                                    disconnected_ts_us)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                                    disconnected_ts_us, controller_index)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
             """)
         insertUpdate = try db.prepare("""
             INSERT INTO connection_update (connection_id, packet_id, ts_us, source, status, interval_us,
@@ -138,13 +138,14 @@ final class TimelineWriter {
                 Redaction.zero(&payload, frame: frame, packet.secretRanges)
                 try s.run(borrowing: packet.summary, at: 7, payload, at: 13)
                 packetScan.add(key: PacketKey.make(capture: captureID, frame: frame), ts: ts, kind: record.kind,
-                               direction: packet.direction ?? record.direction, summary: packet.summary, raw: payload)
+                               direction: packet.direction ?? record.direction, controller: record.controllerIndex,
+                               summary: packet.summary, raw: payload)
                 try redactEarlierRecords(packet.secretRanges, frame: frame)
             } else {
                 try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
                 packetScan.add(key: PacketKey.make(capture: captureID, frame: frame), ts: ts, kind: record.kind,
-                               direction: packet.direction ?? record.direction, summary: packet.summary,
-                               raw: keepRaw ? record.payload : nil)
+                               direction: packet.direction ?? record.direction, controller: record.controllerIndex,
+                               summary: packet.summary, raw: keepRaw ? record.payload : nil)
             }
         }
 
@@ -205,7 +206,7 @@ final class TimelineWriter {
                 role: c.role == 0 ? "central" : "peripheral", status: Int(c.status.rawValue),
                 interval: c.transport == .le ? c.interval : nil, latency: c.transport == .le ? c.peripheralLatency : nil,
                 timeout: c.transport == .le ? c.supervisionTimeout : nil,
-                connectedAt: connected ? ts : nil, beganBefore: false, frame: frame)
+                connectedAt: connected ? ts : nil, beganBefore: false, frame: frame, controller: record.controllerIndex)
             if !connected {
                 let cancelled = c.status == .unknownConnectionIdentifier && createConnectionCancelled
                 let cb = CoreBluetoothErrorRule.connectionFailure(
@@ -220,7 +221,7 @@ final class TimelineWriter {
         case .connectionFoundInProgress(let ref, let transport):
             _ = try insertConnectionRow(ref: ref, transport: transport, peer: nil, peerType: nil, role: nil,
                                         status: 0, interval: nil, latency: nil, timeout: nil, connectedAt: nil,
-                                        beganBefore: true, frame: frame)
+                                        beganBefore: true, frame: frame, controller: record.controllerIndex)
 
         case .transportLearned(let ref, let transport, let clue):
             // The clue is kept as a link event ("Transport", "br/edr: Mode Change"): the diagnosis
@@ -430,7 +431,8 @@ final class TimelineWriter {
 
     private func insertConnectionRow(ref: ConnectionRef, transport: Transport, peer: String?, peerType: String?,
                                      role: String?, status: Int, interval: UInt16?, latency: UInt16?, timeout: UInt16?,
-                                     connectedAt: Int64?, beganBefore: Bool, frame: Int) throws(SQLiteError) -> Int64 {
+                                     connectedAt: Int64?, beganBefore: Bool, frame: Int,
+                                     controller: UInt16) throws(SQLiteError) -> Int64 {
         let s = insertConnection
         s.bindInt(captureID, at: 1)
         s.bindInt(ref.index, at: 2)
@@ -449,6 +451,7 @@ final class TimelineWriter {
         s.bindInt(frame, at: 15)
         s.bindInt(frame, at: 16)
         s.bindInt(nil as Int?, at: 17)
+        s.bindInt(Int(controller), at: 18)
         try s.run()
         let rowID = db.lastInsertRowID
         connectionRowsWritten += 1

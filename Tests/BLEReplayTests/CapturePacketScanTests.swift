@@ -20,7 +20,7 @@ struct CapturePacketScanTests {
             SELECT ts_us, kind <> 'note',
                    CASE WHEN kind = 'acl' AND direction = 'tx' THEN length(raw) END,
                    CASE WHEN kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)' THEN raw END,
-                   rowid & 4294967295
+                   rowid & 4294967295, controller_index
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
             """)
         try s.bind([.integer(captureID)])
@@ -44,7 +44,7 @@ struct CapturePacketScanTests {
             guard let raw = s.blob(3) else { continue }
             for e in CompletedPacketsEvent.entries(raw) {
                 inFlight = max(0, inFlight - e.count)
-                scan.completions[e.handle, default: []].append((t, e.count))
+                scan.completions[ControllerHandle(controller: UInt16(s.int(5)), handle: e.handle), default: []].append((t, e.count))
             }
         }
         return scan

@@ -1,6 +1,7 @@
 import BLECore
 import Testing
 @testable import BLEReplay
+import BLETimeline
 
 /// The loader's per-connection lookups (issue 17: per-link lookups must be constant time): which
 /// connection request a connection answers (`CreateConnectionClaims`), and which buffer returns
@@ -61,10 +62,10 @@ struct PerLinkLookupTests {
 
     /// `count` connections one after another on each of two handles (a controller hands out the
     /// same handle again), with buffer returns of 1-3 packets through each one's life and between.
-    static func reusedHandles(_ count: Int, seed: UInt64) -> ([RecordedConnection], [UInt16: [(time: Int64, count: Int)]]) {
+    static func reusedHandles(_ count: Int, seed: UInt64) -> ([RecordedConnection], [ControllerHandle: [(time: Int64, count: Int)]]) {
         var rng = SplitMix64(seed: seed)
         var connections: [RecordedConnection] = []
-        var returns: [UInt16: [(time: Int64, count: Int)]] = [:]
+        var returns: [ControllerHandle: [(time: Int64, count: Int)]] = [:]
         for handle: UInt16 in [0x0040, 0x0041] {
             var t: Int64 = 0
             for _ in 0..<count {
@@ -72,7 +73,7 @@ struct PerLinkLookupTests {
                 connections.append(connection(id: Int64(connections.count + 1), handle: handle, origin: origin, end: end))
                 t = origin
                 while t < origin + end + 10_000 {
-                    returns[handle, default: []].append((t, Int(rng.inRange(1...3))))
+                    returns[ControllerHandle(controller: 0, handle: handle), default: []].append((t, Int(rng.inRange(1...3))))
                     t += rng.inRange(0...4_000)
                 }
             }
@@ -85,7 +86,7 @@ struct PerLinkLookupTests {
         var (connections, returns) = Self.reusedHandles(60, seed: seed)
         RecordedCompletions.assign(returns, to: &connections)
         for c in connections {
-            let expected = returns[c.handle, default: []].filter { $0.time >= c.origin && $0.time <= c.origin + c.end }
+            let expected = returns[ControllerHandle(controller: c.controller, handle: c.handle), default: []].filter { $0.time >= c.origin && $0.time <= c.origin + c.end }
                 .flatMap { Array(repeating: $0.time - c.origin, count: $0.count) }
             #expect(c.completions == expected, "connection \(c.id)")
         }

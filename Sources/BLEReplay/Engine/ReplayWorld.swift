@@ -19,6 +19,10 @@ public final class ReplayWorld {
         public var linkHandle: UInt16
         public var peripheral: String
         public var pdu: [UInt8]
+        /// The link it came on (`SimulatedLink`), nil when not noted per link: what a verdict
+        /// matches, not the handle, which two adapters' links in a btmon capture can share at
+        /// once and one controller reuses after a disconnect.
+        public var link: ObjectIdentifier? = nil
     }
     public private(set) var unmatchedRequests: [UnmatchedRequest] = []
     /// The recording's long PDUs (`PDUBytes`): a simulated link's log refers to them instead of
@@ -104,7 +108,8 @@ public final class ReplayWorld {
     }
 
     func noteUnmatched(_ pdu: [UInt8], link: SimulatedLink) {
-        unmatchedRequests.append(UnmatchedRequest(time: now, linkHandle: link.handle, peripheral: link.peripheral.model.key, pdu: pdu))
+        unmatchedRequests.append(UnmatchedRequest(time: now, linkHandle: link.handle, peripheral: link.peripheral.model.key, pdu: pdu,
+                                                  link: ObjectIdentifier(link)))
     }
 
     func noteFaultFired(_ f: FaultSpec, index: Int, link: SimulatedLink?) {

@@ -164,7 +164,7 @@ public enum ReplayComparison {
                                           got: v.simulatedEnd, expectedPacketID: nil, gotFrame: nil, time: link.endedAt.map(link.relative) ?? 0)
             }
         }
-        if v.divergence == nil, let u = unmatched.first(where: { $0.linkHandle == link.handle }) {
+        if v.divergence == nil, let u = unmatched.first(where: { $0.link == ObjectIdentifier(link) }) {
             v.divergence = Divergence(kind: "unmatched-request", expected: "a request the recording answered",
                                       got: describe(u.pdu, fromCentral: true), expectedPacketID: nil, gotFrame: nil,
                                       time: link.relative(u.time))

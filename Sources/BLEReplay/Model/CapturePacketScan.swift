@@ -10,7 +10,11 @@ import BLETimeline
 ///   v5.4 Vol 4 Part E 7.8.2);
 /// - the flow control the host showed (`RecordingLoader.observedFlowControl`): the largest ACL
 ///   packet it sent and the most packets it had in flight;
-/// - every Number Of Completed Packets (Vol 4 Part E 7.7.19) per handle (`RecordedCompletions`).
+/// - every Number Of Completed Packets (Vol 4 Part E 7.7.19) per controller and handle
+///   (`ControllerHandle`, `RecordedCompletions`): handles are per controller.
+///
+/// The host's packets in flight are counted across controllers: the replay's host has one pool of
+/// buffers for all its links, which must hold every packet the recording had in flight at once.
 ///
 /// The rows are selected as the earlier separate queries selected them (the same `LIKE`s on
 /// the summary, evaluated by SQLite), and only the raw bytes of Number Of Completed Packets are read: of
@@ -24,8 +28,8 @@ struct CapturePacketScan {
     var readBufferSizeEvent: [UInt8]?
     var largestPacket = 0
     var mostInFlight = 0
-    /// Number Of Completed Packets per handle: (timestamp, packets), in frame order.
-    var completions: [UInt16: [(time: Int64, count: Int)]] = [:]
+    /// Number Of Completed Packets per controller and handle: (timestamp, packets), in frame order.
+    var completions: [ControllerHandle: [(time: Int64, count: Int)]] = [:]
     var clock = RecordingClock(firstPlausible: nil)
 
     var start: Int64 { firstRecord ?? firstAny ?? 0 }
@@ -61,12 +65,13 @@ struct CapturePacketScan {
         // One column says what the row is, `kind` read once (issue 12: four text comparisons and
         // five result columns per row were most of the loading time): -1 a note; an integer the
         // length of an ACL packet the host sent; a blob the raw Number Of Completed Packets event;
-        // NULL any other record.
+        // NULL any other record. The controller index is read only for the events.
         let s = try db.prepare("""
             SELECT rowid, ts_us,
                    CASE kind WHEN 'acl' THEN CASE WHEN direction = 'tx' THEN length(raw) END
                              WHEN 'evt' THEN CASE WHEN summary LIKE '\(CompletedPacketsEvent.summaryPattern)' THEN raw END
-                             WHEN 'note' THEN -1 END
+                             WHEN 'note' THEN -1 END,
+                   controller_index
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
             """)
         try s.bind([.integer(captureID)])
@@ -90,9 +95,10 @@ struct CapturePacketScan {
                 continue
             }
             guard nocp, let raw = s.blob(2) else { continue }
+            let controller = UInt16(truncatingIfNeeded: s.int(3))
             for e in CompletedPacketsEvent.entries(raw) {
                 inFlight = max(0, inFlight - e.count)
-                scan.completions[e.handle, default: []].append((t, e.count))
+                scan.completions[ControllerHandle(controller: controller, handle: e.handle), default: []].append((t, e.count))
             }
         }
         return scan

@@ -1,21 +1,25 @@
+import BLETimeline
+
 /// The recorded controller's Number Of Completed Packets per connection (Core v5.4 Vol 4 Part E
 /// 7.7.19, 4.1.1 flow control): when each LE ACL buffer the host filled on that handle came back.
+/// A connection is its controller's handle (`ControllerHandle`): in a btmon capture of several
+/// adapters another controller's returns on the same handle belong to another link.
 /// A faithful replay returns each buffer when the recording did, so a host that waited for a
 /// buffer (a burst of Write Commands over the controller's 8) sends when it sent, whatever the
 /// link's connection-event grid (which HCI never shows) would say.
 enum RecordedCompletions {
     /// Fills `completions` of each connection: one entry per packet the controller reported
-    /// completed on its handle while it was up, microseconds from the connection's origin.
-    /// `byHandle` is every Number Of Completed Packets of the capture (`CapturePacketScan`), in
+    /// completed on its controller's handle while it was up, microseconds from the connection's
+    /// origin. `byLink` is every Number Of Completed Packets of the capture (`CapturePacketScan`), in
     /// frame order on the capture's clock, so in time order: a connection's are found by binary
     /// search, where looking at every one of its handle's made a capture whose controller reused
     /// a handle for many connections quadratic (issue 17). Returns the events looked at.
     @discardableResult
-    static func assign(_ byHandle: [UInt16: [(time: Int64, count: Int)]], to connections: inout [RecordedConnection]) -> Int {
+    static func assign(_ byLink: [ControllerHandle: [(time: Int64, count: Int)]], to connections: inout [RecordedConnection]) -> Int {
         var visited = 0
         for k in connections.indices {
             let c = connections[k]
-            guard c.isEstablished, let list = byHandle[c.handle] else { continue }
+            guard c.isEstablished, let list = byLink[ControllerHandle(controller: c.controller, handle: c.handle)] else { continue }
             let to = c.origin &+ c.end
             var lo = 0, hi = list.count
             while lo < hi {

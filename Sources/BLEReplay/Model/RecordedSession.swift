@@ -39,6 +39,8 @@ public struct RecordedPDU: Sendable {
 public struct RecordedConnection: Sendable {
     public var id: Int64
     public var handle: UInt16
+    /// The controller that numbered `handle` (`ControllerHandle`; several in a btmon capture).
+    public var controller: UInt16 = 0
     public var peer: PeerAddress?
     /// The address as people read it, or `unknown peer (handle 0x005A)`.
     public var peerLabel: String

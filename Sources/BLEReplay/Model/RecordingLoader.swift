@@ -81,7 +81,7 @@ public enum RecordingLoader {
                    disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id, first_packet_id,
                    encrypted, (SELECT ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.first_packet_id"))),
                    (SELECT ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.complete_packet_id"))),
-                   (SELECT count(*) FROM smp_event s WHERE s.connection_id = c.id)
+                   (SELECT count(*) FROM smp_event s WHERE s.connection_id = c.id), controller_index
             FROM connection c WHERE capture_id = ?1 ORDER BY id
             """, [cid]) {
             guard let id = r[0].int64 else { continue }
@@ -122,6 +122,7 @@ public enum RecordingLoader {
                 (clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
             }
             c.transport = transport
+            c.controller = UInt16(truncatingIfNeeded: r[23].int ?? 0)
             connections.append(c)
         }
         try loadDetails(&connections, statements, clock: clock, jobs: jobs)
