@@ -149,6 +149,10 @@ enum TimelineMigration {
     ///   deleted, not recomputed (that needs the scan the import runs, over every packet row,
     ///   inside the migration of a possibly large file; the replay runs that scan itself, per
     ///   controller, when a capture has no row). Re-importing stores it again.
+    /// - A capture whose Number Of Completed Packets come from several controllers loses its
+    ///   `analysis_state` row too, with or without a stored scan: its supervision-timeout
+    ///   findings counted another controller's acknowledgements (`AcknowledgedPackets`), so it is
+    ///   analysed again the next time a command asks for findings. Others keep their analysis.
     ///
     /// Each part is skipped when done (the column present; a blob already of whole 14-byte
     /// entries cannot be told from a version 6 one, so the blobs are rewritten only from 6).
@@ -163,8 +167,8 @@ enum TimelineMigration {
                 """)
         }
         let scans = try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'capture_packet_scan'") ?? 0
-        guard scans > 0 else { return }
-        for row in try db.rows("SELECT capture_id, completions FROM capture_packet_scan ORDER BY capture_id") {
+        let analysed = try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'analysis_state'") ?? 0
+        for row in try db.rows("SELECT id FROM capture ORDER BY id") {
             guard let capture = row[0].int64 else { continue }
             let span = try db.rows("""
                 SELECT min(controller_index), max(controller_index) FROM packet
@@ -172,10 +176,13 @@ enum TimelineMigration {
                 """, [.integer(capture)])
             let lowest = span.first?[0].int ?? 0, highest = span.first?[1].int ?? 0
             guard lowest == highest, let controller = UInt16(exactly: lowest) else {
-                try db.run("DELETE FROM capture_packet_scan WHERE capture_id = ?1", [.integer(capture)])
+                if scans > 0 { try db.run("DELETE FROM capture_packet_scan WHERE capture_id = ?1", [.integer(capture)]) }
+                if analysed > 0 { try db.run("DELETE FROM analysis_state WHERE capture_id = ?1", [.integer(capture)]) }
                 continue
             }
-            guard let old = row[1].blob, !old.isEmpty else { continue }
+            guard scans > 0,
+                  let old = try db.rows("SELECT completions FROM capture_packet_scan WHERE capture_id = ?1", [.integer(capture)]).first?[0].blob,
+                  !old.isEmpty else { continue }
             let blob = StoredPacketScan.completionsBlob(StoredPacketScan.version6Completions(old, controller: controller))
             try db.run("UPDATE capture_packet_scan SET completions = ?1 WHERE capture_id = ?2", [.blob(blob), .integer(capture)])
         }

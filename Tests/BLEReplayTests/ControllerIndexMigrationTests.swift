@@ -2,6 +2,7 @@ import BLECore
 import Foundation
 import Testing
 @testable import BLEReplay
+import BLEAnalysis
 @testable import BLETimeline
 
 /// A timeline of schema version 6 (completions stored by handle alone, no
@@ -45,6 +46,7 @@ struct ControllerIndexMigrationTests {
         // capture 3: btmon, controller 0 and notes of index 0xFFFF.
         _ = try Importer.importCaptures([TestCaptures.sample("heart-rate-healthy.btsnoop"), capture,
                                          TestCaptures.shared("btmon-monitor.btsnoop")], into: fresh)
+        #expect(try Analyzer.analyze(TimelineStore(path: fresh)) == 3)
         try FileManager.default.copyItem(atPath: fresh, toPath: old)
         try Self.downgrade(old)
         #expect(try SQLiteDatabase(path: old).scalarInt("PRAGMA user_version") == 6)
@@ -65,6 +67,12 @@ struct ControllerIndexMigrationTests {
                     == wanted.completions.mapValues { $0.map { "\($0.time):\($0.count)" } }, "capture \(capture)")
         }
         #expect(try StoredPacketScan.read(2, db: db) == nil)
+        // Several controllers: analysed again (its findings counted the other's acknowledgements);
+        // one controller: the analysis stands.
+        #expect(try db.rows("SELECT capture_id FROM analysis_state ORDER BY capture_id").map { $0[0].int64 } == [1, 3])
+        #expect(try Analyzer.analyze(migrated) == 1)
+        let findings = "SELECT * FROM findings ORDER BY capture_id, connection_id, code, evidence_packet_ids"
+        #expect(try db.rows(findings) == want.database.rows(findings))
 
         let replayed = try RecordingLoader.load(migrated, jobs: 1)
         let fromFresh = try RecordingLoader.load(want, jobs: 1)
