@@ -26,6 +26,12 @@ public struct ConnectionDiagnosis: Sendable {
     public var captureID: Int64
     public var capturePath: String
     public var handle: Int
+    /// The controller that numbered `handle`: hciN, a btmon capture's adapter index (0 in a
+    /// capture of one controller).
+    public var controller = 0
+    /// Whether the capture's connections are on more than one controller, or on another than 0:
+    /// handles are per controller, so only then does the text name it beside the handle.
+    public var namesController = false
     public var transport: String
     public var peerAddress: String?
     public var peerAddressType: String?
@@ -175,7 +181,8 @@ public final class DiagnosisReader {
                    (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = 'Transport' ORDER BY packet_id DESC LIMIT 1),
                    (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete')),
                    (SELECT android_status FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
-                   (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1)
+                   (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
+                   c.controller_index
             FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
             """)
         try s.bind([.integer(capture.id)])
@@ -191,6 +198,10 @@ public final class DiagnosisReader {
         let largest = try db.prepare("""
             SELECT length(pdu), opcode, value_length FROM att_pdu WHERE connection_id = ?1 ORDER BY length(pdu) DESC, packet_id LIMIT 1
             """)
+        let controllers = try db.rows("""
+            SELECT count(DISTINCT controller_index), max(controller_index) FROM connection WHERE capture_id = ?1
+            """, [.integer(capture.id)]).first ?? []
+        let namesController = (controllers.first?.int ?? 0) > 1 || (controllers.count > 1 ? controllers[1].int ?? 0 : 0) != 0
         while try s.step() {
             let id = s.int64(0)
             var c = ConnectionDiagnosis(
@@ -205,6 +216,8 @@ public final class DiagnosisReader {
                 transactionTimeouts: s.int(21), notifications: s.int(22), disconnectReason: s.optionalInt(23),
                 disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25),
                 disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: [])
+            c.controller = s.int(33)
+            c.namesController = namesController
             c.updates = try Self.loadUpdates(db, connection: id)
             try largest.bind([.integer(id)])
             if try largest.step() {

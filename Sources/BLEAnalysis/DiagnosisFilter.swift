@@ -1,7 +1,7 @@
 import BLETimeline
 
 /// Narrows a diagnosis to what `diagnose`'s filters select (the same packet filters as
-/// `timeline`: `--connection`, `--address`, `--conn-handle`, `--handle`, `--opcode`,
+/// `timeline`: `--connection`, `--address`, `--conn-handle`, `--controller`, `--handle`, `--opcode`,
 /// `--since`, `--until`; and `--severity`).
 ///
 /// A finding is kept when it is at least `minimumSeverity` and, with packet filters, when one of

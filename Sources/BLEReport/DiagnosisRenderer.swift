@@ -76,7 +76,8 @@ public enum DiagnosisRenderer {
         let peer = c.status != 0 && c.peerAddress == "00:00:00:00:00:00" ? "a device on the filter accept list"
             : c.peerAddress.map { "\($0)" + (c.peerAddressType.map { " (\($0))" } ?? "") } ?? "unknown peer"
         let name = c.name.map { " \"\($0)\"" } ?? ""
-        out.append("Connection \(c.id) — \(peer)\(name), handle \(hex(c.handle, width: 4)), \(transportLabel(c))" +
+        let controller = c.namesController ? " on hci\(c.controller)" : ""
+        out.append("Connection \(c.id) — \(peer)\(name), handle \(hex(c.handle, width: 4))\(controller), \(transportLabel(c))" +
                    (c.role.map { ", local \($0)" } ?? ""))
         if c.status != 0 {
             out.append("  attempt failed: status \(hex(c.status)) \(HCIStatusCode(UInt8(truncatingIfNeeded: c.status)).name) at packet \(c.firstPacketID)")
@@ -227,7 +228,8 @@ public enum DiagnosisRenderer {
 
     public static func connectionJSON(_ c: ConnectionDiagnosis) -> JSON {
         .object([
-            ("id", .int(c.id)), ("handle", .int(Int64(c.handle))), ("transport", .string(c.transport)),
+            ("id", .int(c.id)), ("handle", .int(Int64(c.handle))),
+            ("controller_index", .int(Int64(c.controller))), ("transport", .string(c.transport)),
             ("peer_address", JSON(c.peerAddress)), ("peer_address_type", JSON(c.peerAddressType)), ("name", JSON(c.name)),
             ("role", JSON(c.role)), ("status", .int(Int64(c.status))), ("began_before_capture", .bool(c.beganBeforeCapture)),
             ("start_ts_us", JSON(c.start)), ("end_ts_us", JSON(c.end)),

@@ -11,6 +11,10 @@ public struct PacketFilter: Sendable {
     public var errorsOnly = false
     /// The HCI connection handle of the packet's connection (`--conn-handle`).
     public var connectionHandle: Int?
+    /// The controller the packet came from or went to (`--controller`): the btmon (BTSnoop
+    /// datalink 2001, Linux monitor) adapter index, hciN; 0 in captures of one controller. Handles
+    /// are numbered per controller, so with several, `--conn-handle` alone selects a link of each.
+    public var controllerIndex: Int?
     /// ATT attribute handle (`--handle`): a PDU that names it, or the response to a request that did.
     public var attributeHandle: Int?
     /// ATT opcode of the packet's PDU (`--opcode`).
@@ -28,7 +32,7 @@ public struct PacketFilter: Sendable {
 
     /// Whether any option narrows the packets shown (a limit does not: it cuts, it does not select).
     public var selects: Bool {
-        captureID != nil || connectionID != nil || address != nil || layer != nil || errorsOnly || connectionHandle != nil
+        captureID != nil || connectionID != nil || address != nil || layer != nil || errorsOnly || connectionHandle != nil || controllerIndex != nil
             || attributeHandle != nil || attOpcode != nil || since != nil || until != nil || minimumSeverity != nil
     }
 

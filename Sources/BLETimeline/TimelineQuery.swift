@@ -42,6 +42,7 @@ public struct TimelineQuery {
         if let h = filter.connectionHandle {
             q.add("p.connection_id IN (SELECT id FROM connection WHERE handle = \(q.bind(.integer(Int64(h)))))")
         }
+        if let c = filter.controllerIndex { q.add("p.controller_index = \(q.bind(.integer(Int64(c))))") }
         if let a = filter.address {
             let v = q.bind(.text(a))
             q.add("""

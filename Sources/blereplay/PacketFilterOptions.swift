@@ -3,9 +3,9 @@ import BLEDecode
 import BLETimeline
 
 /// The packet filters `timeline` and `diagnose` share: `--connection N`, `--address A`,
-/// `--conn-handle H`, `--handle H`, `--opcode OP`, `--since T`, `--until T`, `--severity S`.
+/// `--conn-handle H`, `--controller N`, `--handle H`, `--opcode OP`, `--since T`, `--until T`, `--severity S`.
 enum PacketFilterOptions {
-    static let valued: Set<String> = ["connection", "address", "conn-handle", "handle", "opcode", "since", "until", "severity"]
+    static let valued: Set<String> = ["connection", "address", "conn-handle", "controller", "handle", "opcode", "since", "until", "severity"]
 
     static func filter(_ args: Arguments) throws(Arguments.UsageError) -> PacketFilter {
         var f = PacketFilter()
@@ -21,6 +21,13 @@ enum PacketFilterOptions {
                 throw Arguments.UsageError(message: "--conn-handle takes an HCI connection handle 0x0000–0x0EFF, not '\(h)'")
             }
             f.connectionHandle = v
+        }
+        if let c = args.value("controller") {
+            // The monitor header's index is 16 bits; 0xFFFF (HCI_DEV_NONE) marks btmon's own notes.
+            guard let v = number(c), (0...0xFFFF).contains(v) else {
+                throw Arguments.UsageError(message: "--controller takes a controller (adapter) index, 0 for hci0, 0–65535, not '\(c)'")
+            }
+            f.controllerIndex = v
         }
         if let h = args.value("handle") {
             guard let v = number(h), (0...0xFFFF).contains(v) else {
@@ -67,7 +74,7 @@ enum PacketFilterOptions {
 
     /// The filter options given, as typed (for "no packet matches …").
     static func describe(_ args: Arguments) -> String {
-        let names = ["capture", "connection", "address", "conn-handle", "handle", "opcode", "since", "until", "severity", "layer"]
+        let names = ["capture", "connection", "address", "conn-handle", "controller", "handle", "opcode", "since", "until", "severity", "layer"]
         var parts = names.compactMap { n in args.value(n).map { "--\(n) \($0)" } }
         if args.flag("errors") { parts.append("--errors") }
         return parts.isEmpty ? "(no filter)" : parts.joined(separator: " ")
