@@ -10,29 +10,43 @@ final class PeerSession {
     /// Which of the model's behaviours the peer plays (nil: none). The session reads it from the
     /// model (`behaviour`) rather than holding a copy: 230 bytes a link (issue 17).
     let behaviourIndex: Int?
+    // The 1-byte fields beside the optional's tag, not each in a word of its own (issue 17).
+    /// Whether the peer plays a recorded behaviour: testing `behaviour` itself copied the whole
+    /// optional struct for each event (issue 12).
+    let hasBehaviour: Bool
+    /// Radio silent: it neither hears nor says anything more.
+    var silent = false
+    /// The link failed to be established (0x3E): nothing reaches the peripheral.
+    var neverEstablished = false
+    /// Whether unrecorded requests are answered from the database (`--unmatched database`): only
+    /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
+    /// link of 61,424, issue 17).
+    let answersFromDatabase: Bool
     /// The behaviour the peer plays, if any.
     var behaviour: PeerBehaviour? { behaviourIndex.map { peripheral.model.behaviours[$0] } }
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
     /// whole behaviour for each notification (issue 12).
     let actions: [AnchoredPDU]
-    /// Whether the peer plays a recorded behaviour: testing `behaviour` itself copied the whole
-    /// optional struct for each event (issue 12).
-    let hasBehaviour: Bool
     var keyCounts: [ATTMatchKey: Int] = [:]
     /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
     var requestCounts: [PDUBytes: Int] = [:]
     var subscriptionCounts: [UInt16: Int] = [:]
     var cccdEnabled: [UInt16: Bool] = [:]
     var faultCounts: [Int: Int] = [:]
-    /// Radio silent: it neither hears nor says anything more.
-    var silent = false
-    /// The link failed to be established (0x3E): nothing reaches the peripheral.
-    var neverEstablished = false
-    var emulator: GATTServerEmulator
-    /// Whether unrecorded requests are answered from the database (`--unmatched database`): only
-    /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
-    /// link of 61,424, issue 17).
-    let answersFromDatabase: Bool
+    /// Answers from the peer's database (`--unmatched database`), made when first asked for: a
+    /// faithful replay never asks, and one held on every link was 70 bytes a link (issue 17). Made
+    /// then as it would have been at the link's start: from the model's database and the
+    /// behaviour's Server Rx MTU, neither of which changes.
+    var emulator: GATTServerEmulator {
+        get { emulatorBox.emulator }
+        set { emulatorBox.emulator = newValue }
+    }
+    private lazy var emulatorBox = EmulatorBox(GATTServerEmulator(database: peripheral.model.gatt,
+                                                                  serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23)))
+    final class EmulatorBox {
+        var emulator: GATTServerEmulator
+        init(_ emulator: GATTServerEmulator) { self.emulator = emulator }
+    }
     /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
     var longValues: [UInt16: [UInt8]] = [:]
     /// Requests counted per encryption state, when the link's security is modelled.
@@ -48,7 +62,6 @@ final class PeerSession {
     /// By action index: a flag per action, not a set (no hashing per event, and a search in
     /// index order, never in a hash order that changes from run to run).
     var underWay: [Bool]
-    var lossWaitsFor: Int?
 
     init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour index: Int?) {
         self.peripheral = peripheral
@@ -60,14 +73,14 @@ final class PeerSession {
         host = peripheral.world.host
         underWay = Array(repeating: false, count: actions.count)
         if case .database = peripheral.world.configuration.unmatched { answersFromDatabase = true } else { answersFromDatabase = false }
-        emulator = GATTServerEmulator(database: peripheral.model.gatt,
-                                      serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
     }
 
     var world: ReplayWorld { peripheral.world }
     /// The world's host, fixed before any link comes up: read through `world.host` (a `var`) it
     /// cost a dynamic exclusivity check per event (issue 12).
     unowned let host: CentralHost
+    /// The action a link loss waits for (`underWay`).
+    var lossWaitsFor: Int?
 
     func start() {
         guard let b = behaviour else { return }
