@@ -39,6 +39,23 @@ public final class Scheduler {
         schedule(at: now.saturatingAdding(max(0, delay)), order: order, action)
     }
 
+    /// Sets `count` sequence numbers aside for events scheduled later with
+    /// `schedule(at:order:reserved:_:)`, and returns the first: such an event runs where it would
+    /// have run had it been scheduled now, so a long series of events can enter the queue one at
+    /// a time rather than all at once (`RecordedCentralDriver`).
+    public func reserveSequences(_ count: Int) -> UInt64 {
+        queue.reserveSequences(count)
+    }
+
+    /// Schedules `action` at `time` (not before now) with a sequence number set aside by
+    /// `reserveSequences`. The caller schedules it before any event that would run after it runs.
+    @discardableResult
+    public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, reserved sequence: UInt64,
+                         _ action: @escaping () -> Void) -> EventID {
+        let (sequence, slot) = queue.push(time: max(time, now), order: order, sequence: sequence, action)
+        return EventID(sequence: sequence, slot: slot)
+    }
+
     /// The order of events with no hint: after every hinted event at the same time.
     public static let unordered = Int.max
 
