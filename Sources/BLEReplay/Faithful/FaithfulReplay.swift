@@ -93,8 +93,8 @@ public enum FaithfulReplay {
         models.peripherals = []
         let driver = RecordedCentralDriver(world: world, session: session, models: models)
         driver.schedule()
-        // The driver holds the recorded centrals now.
-        models.centrals = [:]
+        // The driver holds what its connections play from now on, in connection order.
+        models = ModelBuilder.Result(peripherals: [], centrals: [:], behaviourOf: [:])
         world.run(until: max(session.end, 0))
         var notes: [String] = []
         if session.connections.isEmpty {
@@ -113,7 +113,7 @@ public enum FaithfulReplay {
         if keepingVerdicts { result.verdicts.reserveCapacity(session.connections.count) }
         for (i, c) in session.connections.enumerated() {
             var rule: String?
-            if let b = models.behaviourOf[c.id] { rule = world.peripherals[b.model].model.behaviours[b.behaviour].ending.description }
+            if let b = driver.played[i] { rule = world.peripherals[Int(b.model)].model.behaviours[Int(b.behaviour)].ending.description }
             let link = driver.links[i]
             var v = ReplayComparison.compare(c, link: link, unmatched: world.unmatchedRequests, endingRule: rule)
             if !v.reproduced { v.captureGap = gap(in: c, session.gaps) }

@@ -8,24 +8,39 @@ import BLEDecode
 final class RecordedCentralDriver: CentralHostObserver {
     let world: ReplayWorld
     let session: RecordedSession
-    /// The models' results, less the recorded centrals once they are handed to `centrals`.
-    private(set) var models: ModelBuilder.Result
+    /// The models' results, until `schedule` takes their tables apart.
+    private var models: ModelBuilder.Result
     /// Links by recorded connection, in the session's connection order (nil: none came up).
     private(set) var links: [SimulatedLink?] = []
+    /// The peripheral model and behaviour each recorded connection plays, in connection order
+    /// (nil: none): 12 bytes a link, where the table by connection id was 51 (issue 17).
+    private(set) var played: [PlayedBehaviour?] = []
     /// Each connection's recorded central (by connection order), until its link takes it.
     private var centrals: [RecordedCentral?] = []
 
-    /// A recorded connection's event not yet in the scheduler's queue: its LE Create Connection
-    /// (`create`), or its coming up (or failed attempt).
+    /// Where a connection's behaviour is: `world.peripherals[model].model.behaviours[behaviour]`.
+    struct PlayedBehaviour {
+        var model: Int32
+        var behaviour: Int32
+    }
+
+    /// A recorded connection's event not yet in the scheduler's queue: its coming up (or failed
+    /// attempt), or its LE Create Connection. 16 bytes, as many of them wait as connections.
     struct Pending {
         var time: VirtualTime
-        var sequence: UInt64
-        var connection: Int
-        var create: Bool
+        /// Its sequence number, less the first one set aside (`schedule`).
+        var sequence: UInt32
+        /// The connection's index times two, plus one for its LE Create Connection.
+        var event: UInt32
+
+        var connection: Int { Int(event >> 1) }
+        var isCreate: Bool { event & 1 == 1 }
     }
     /// Every connection's events not yet scheduled, in the order they run, and the next one.
     private var pending: [Pending] = []
     private var nextPending = 0
+    /// The sequence number of `pending`'s sequence 0.
+    private var firstSequence: UInt64 = 0
 
     init(world: ReplayWorld, session: RecordedSession, models: ModelBuilder.Result) {
         self.world = world
@@ -45,17 +60,20 @@ final class RecordedCentralDriver: CentralHostObserver {
         events.reserveCapacity(session.connections.count)
         for (i, c) in session.connections.enumerated() {
             if c.role != "peripheral", let create = c.createOffset, create <= c.offset, create >= 0 {
-                events.append(Pending(time: max(create, now), sequence: 0, connection: i, create: true))
+                events.append(Pending(time: max(create, now), sequence: UInt32(events.count), event: UInt32(2 * i + 1)))
             }
-            events.append(Pending(time: max(max(0, c.offset), now), sequence: 0, connection: i, create: false))
+            events.append(Pending(time: max(max(0, c.offset), now), sequence: UInt32(events.count), event: UInt32(2 * i)))
         }
-        let first = world.scheduler.reserveSequences(events.count)
-        for j in events.indices { events[j].sequence = first &+ UInt64(j) }
+        firstSequence = world.scheduler.reserveSequences(events.count)
         events.sort { $0.time != $1.time ? $0.time < $1.time : $0.sequence < $1.sequence }
         pending = events
         links = Array(repeating: nil, count: session.connections.count)
+        played = session.connections.map { c in
+            models.behaviourOf[c.id].map { PlayedBehaviour(model: Int32($0.model), behaviour: Int32($0.behaviour)) }
+        }
         // Each link takes its recorded central when it comes up (68 bytes a link in a table, issue 17).
         centrals = session.connections.map { models.centrals[$0.id] }
+        models.behaviourOf = [:]
         models.centrals = [:]
         scheduleNext()
     }
@@ -69,8 +87,8 @@ final class RecordedCentralDriver: CentralHostObserver {
         }
         let event = pending[nextPending]
         nextPending += 1
-        world.scheduler.schedule(at: event.time, reserved: event.sequence) { [self] in
-            if event.create { create(event.connection) } else { establish(event.connection) }
+        world.scheduler.schedule(at: event.time, reserved: firstSequence &+ UInt64(event.sequence)) { [self] in
+            if event.isCreate { create(event.connection) } else { establish(event.connection) }
             // Nothing after the next one runs before this event is over.
             scheduleNext()
         }
@@ -90,8 +108,8 @@ final class RecordedCentralDriver: CentralHostObserver {
     private func establish(_ i: Int) {
         let host: CentralHost = world.host
         let c = session.connections[i]
-        let model = models.behaviourOf[c.id]
-        let peripheral = model.map { world.peripherals[$0.model] }
+        let model = played[i]
+        let peripheral = model.map { world.peripherals[Int($0.model)] }
         let localCentral = c.role != "peripheral"
         let central = centrals[i]
         centrals[i] = nil
@@ -99,7 +117,7 @@ final class RecordedCentralDriver: CentralHostObserver {
             host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
             return
         }
-        let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour,
+        let link = host.establish(peripheral, handle: c.handle, behaviour: Int(model.behaviour),
                                   localCentral: localCentral, transport: c.transport)
         links[i] = link
         link.recordedCompletions = c.completions
