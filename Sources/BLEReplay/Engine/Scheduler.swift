@@ -9,8 +9,10 @@ public final class Scheduler {
     /// Identifies a scheduled event so it can be cancelled.
     public struct EventID: Hashable, Sendable {
         public let sequence: UInt64
-        /// Where its action waits (`EventQueue`).
-        let slot: Int
+        /// Where its action waits (`EventQueue`): 32 bits, so that an optional id fits in 16
+        /// bytes (a link holds two, issue 17). A slot past them is never cancelled by mistake:
+        /// the sequence number must match too.
+        let slot: Int32
     }
 
     private var queue = EventQueue()
@@ -30,7 +32,7 @@ public final class Scheduler {
     @discardableResult
     public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
         let (sequence, slot) = queue.push(time: max(time, now), order: order, action)
-        return EventID(sequence: sequence, slot: slot)
+        return EventID(sequence: sequence, slot: Int32(truncatingIfNeeded: slot))
     }
 
     /// Schedules `action` `delay` microseconds from now.
@@ -53,7 +55,7 @@ public final class Scheduler {
     public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, reserved sequence: UInt64,
                          _ action: @escaping () -> Void) -> EventID {
         let (sequence, slot) = queue.push(time: max(time, now), order: order, sequence: sequence, action)
-        return EventID(sequence: sequence, slot: slot)
+        return EventID(sequence: sequence, slot: Int32(truncatingIfNeeded: slot))
     }
 
     /// The order of events with no hint: after every hinted event at the same time.
@@ -62,7 +64,7 @@ public final class Scheduler {
     /// Cancels an event that has not run yet (harmless when it has).
     public func cancel(_ id: EventID?) {
         guard let id else { return }
-        queue.cancel(sequence: id.sequence, slot: id.slot)
+        queue.cancel(sequence: id.sequence, slot: Int(id.slot))
     }
 
     /// The time of the next event, if any.

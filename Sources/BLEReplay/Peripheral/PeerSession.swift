@@ -30,9 +30,6 @@ final class PeerSession {
     var keyCounts: [ATTMatchKey: Int] = [:]
     /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
     var requestCounts: [PDUBytes: Int] = [:]
-    var subscriptionCounts: [UInt16: Int] = [:]
-    var cccdEnabled: [UInt16: Bool] = [:]
-    var faultCounts: [Int: Int] = [:]
     /// Answers from the peer's database (`--unmatched database`), made when first asked for: a
     /// faithful replay never asks, and one held on every link was 70 bytes a link (issue 17). Made
     /// then as it would have been at the link's start: from the model's database and the
@@ -47,10 +44,26 @@ final class PeerSession {
         var emulator: GATTServerEmulator
         init(_ emulator: GATTServerEmulator) { self.emulator = emulator }
     }
-    /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
-    var longValues: [UInt16: [UInt8]] = [:]
-    /// Requests counted per encryption state, when the link's security is modelled.
-    var securedCounts: [PDUBytes: Int] = [:]
+    /// What few links need (`Occasional`), made when first written.
+    private(set) var occasionalState: Occasional?
+    var occasional: Occasional {
+        if let occasionalState { return occasionalState }
+        let made = Occasional()
+        occasionalState = made
+        return made
+    }
+
+    /// What few links need, apart (issue 17: five empty tables on each link were 40 bytes a link):
+    /// subscriptions, faults counted, long values being read, requests counted per encryption state.
+    final class Occasional {
+        var subscriptionCounts: [UInt16: Int] = [:]
+        var cccdEnabled: [UInt16: Bool] = [:]
+        var faultCounts: [Int: Int] = [:]
+        /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
+        var longValues: [UInt16: [UInt8]] = [:]
+        /// Requests counted per encryption state, when the link's security is modelled.
+        var securedCounts: [PDUBytes: Int] = [:]
+    }
 
     enum Item {
         case action(Int)
@@ -136,7 +149,7 @@ final class PeerSession {
             let a = actions[i]
             underWay[i] = false
             if lossWaitsFor == i, let b = behaviour { lossFollows(a, in: b) }
-            if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
+            if case .subscribed(let cccd, _) = a.anchor, occasionalState?.cccdEnabled[cccd] == false { return }
             // Toward an app's server, with its handles (Server/LocalHandleMap.swift).
             host.deliver(link.localServer?.towardApp(a.pdu) ?? a.pdu, on: link, bearer: a.bearer)
         case .ending:
@@ -223,8 +236,8 @@ final class PeerSession {
             default: continue
             }
             guard match.matches(key) else { continue }
-            faultCounts[i, default: 0] += 1
-            if let k = match.occurrence, k != faultCounts[i] { continue }
+            occasional.faultCounts[i, default: 0] += 1
+            if let k = match.occurrence, k != occasional.faultCounts[i] { continue }
             world.noteFaultFired(f, index: i, link: link)
             switch f.kind {
             case .disconnect(let reason, _): disconnectReason = reason
@@ -243,10 +256,10 @@ final class PeerSession {
             emulator.command(pdu)
         }
         if let (cccd, enabled) = peripheral.model.extractor.subscriptionWrite(pdu) {
-            cccdEnabled[cccd] = enabled
+            occasional.cccdEnabled[cccd] = enabled
             if enabled {
-                subscriptionCounts[cccd, default: 0] += 1
-                fire(.subscribed(cccd: cccd, subscriptionCounts[cccd]!))
+                occasional.subscriptionCounts[cccd, default: 0] += 1
+                fire(.subscribed(cccd: cccd, occasional.subscriptionCounts[cccd]!))
             }
         }
         fire(.received(key, n))
