@@ -22,6 +22,13 @@ final class PeerSession {
     /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
     /// link of 61,424, issue 17).
     let answersFromDatabase: Bool
+    /// The action a link loss waits for (`underWay`), by index: 32 bits, beside the flags, so that
+    /// a session fits 128 bytes (issue 17).
+    private var lossWaitsForAction: Int32?
+    var lossWaitsFor: Int? {
+        get { lossWaitsForAction.map(Int.init) }
+        set { lossWaitsForAction = newValue.map { Int32($0) } }
+    }
     /// The behaviour the peer plays, if any.
     var behaviour: PeerBehaviour? { behaviourIndex.map { peripheral.model.behaviours[$0] } }
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
@@ -92,8 +99,6 @@ final class PeerSession {
     /// The world's host, fixed before any link comes up: read through `world.host` (a `var`) it
     /// cost a dynamic exclusivity check per event (issue 12).
     unowned let host: CentralHost
-    /// The action a link loss waits for (`underWay`).
-    var lossWaitsFor: Int?
 
     func start() {
         guard let b = behaviour else { return }
