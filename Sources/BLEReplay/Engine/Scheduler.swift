@@ -10,8 +10,9 @@ public final class Scheduler {
     public struct EventID: Hashable, Sendable {
         public let sequence: UInt64
         /// Where its action waits (`EventQueue`): 32 bits, so that an optional id fits in 16
-        /// bytes (a link holds two, issue 17). A slot past them is never cancelled by mistake:
-        /// the sequence number must match too.
+        /// bytes (a link holds two, issue 17). A queue never holds 2^31 events; were it to, an id
+        /// past that could not cancel its event, and never another's: the sequence number must
+        /// match too.
         let slot: Int32
     }
 

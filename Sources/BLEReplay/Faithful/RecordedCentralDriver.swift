@@ -53,7 +53,7 @@ final class RecordedCentralDriver: CentralHostObserver {
     /// Schedules every recorded connection. Their events are numbered as if each were scheduled
     /// now, one after another, and enter the queue one at a time in the order they run, each when
     /// the one before it runs: the events run exactly as if all were queued now, without a closure
-    /// and a queue entry waiting for each connection (issue 17: ~140 bytes a link of 61,424).
+    /// and a queue entry waiting for each connection (issue 17: 61,424 of each).
     func schedule() {
         let now = world.scheduler.now
         var events: [Pending] = []

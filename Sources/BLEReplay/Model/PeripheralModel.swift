@@ -75,8 +75,8 @@ public struct PeripheralModel: Sendable {
 }
 
 /// A peer's name and advertising, immutable, so that peers whose are the same share one: every
-/// peer a capture never names (`connection N`) has the same made-up advertising, and a copy of it
-/// in each model was 120 bytes a link (issue 17). `ModelBuilder` hands out one per distinct content.
+/// peer a capture never names (`connection N`) has the same made-up advertising, and each model held
+/// a copy of it and of its bytes (issue 17). `ModelBuilder` hands out one per distinct content.
 final class Presence: Sendable {
     let name: String?
     let advertising: AdvertisingModel

@@ -38,7 +38,7 @@ final class PeerSession {
     /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
     var requestCounts: [PDUBytes: Int] = [:]
     /// Answers from the peer's database (`--unmatched database`), made when first asked for: a
-    /// faithful replay never asks, and one held on every link was 70 bytes a link (issue 17). Made
+    /// faithful replay never asks, and one held on every link was 72 bytes a link (issue 17). Made
     /// then as it would have been at the link's start: from the model's database and the
     /// behaviour's Server Rx MTU, neither of which changes.
     var emulator: GATTServerEmulator {
