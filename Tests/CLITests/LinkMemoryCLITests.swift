@@ -107,8 +107,8 @@ struct LinkMemoryCLITests {
     /// made when asked for, the per-link objects (recorded connection, link, session, peripheral,
     /// behaviour) are laid out with little padding and keep what few links need apart, and the
     /// recorded connections enter the event queue one at a time: about 2,800 and 1,450 bytes a link
-    /// in this build (the release build 2,880 and 1,190), and the 61,440-link never-complete replay
-    /// takes 96 MB in the release build, 114 MB in the debug one (its objects and temporaries are
+    /// in this build (the release build 2,825 and 1,180), and the 61,440-link never-complete replay
+    /// takes 98.5 MB in the release build, 117 MB in the debug one (its objects and temporaries are
     /// larger). The many-links figure still holds ~290 bytes a link of recorded buffer returns
     /// matched by handle without the controller index (RecordedCompletions), a separate fault.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")),
