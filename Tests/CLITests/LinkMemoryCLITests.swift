@@ -98,12 +98,21 @@ struct LinkMemoryCLITests {
     /// verdicts held once, never copied or built into one string), its peers' sessions read their
     /// behaviour from the model, a recorded central's run lives while something can fire it, and
     /// a capture's GATT databases and advertising go once its models are built. Measured between
-    /// 8,192 and 61,440 links (every link up to the capture's end): before, each link cost the
+    /// 8,192 and 61,440 links (every link up to the capture's end): before that, each link cost the
     /// replay about 5,320 bytes (many links, two Write Commands each) and 3,230 bytes (a
-    /// never-completing notification on each link); now about 3,500 and 1,900 (this build; the
-    /// release build 5,280 → 3,450 and 3,190 → 1,860).
+    /// never-completing notification on each link); then about 3,500 and 1,900 in this build
+    /// (the release build 3,450 and 1,860).
+    ///
+    /// Now peers with the same name and advertising share them, an unnamed peer's key and label are
+    /// made when asked for, the per-link objects (recorded connection, link, session, peripheral,
+    /// behaviour) are laid out with little padding and keep what few links need apart, and the
+    /// recorded connections enter the event queue one at a time: about 2,800 and 1,450 bytes a link
+    /// in this build (the release build 2,825 and 1,180), and the 61,440-link never-complete replay
+    /// takes 98.5 MB in the release build, 117 MB in the debug one (its objects and temporaries are
+    /// larger). The many-links figure still holds ~290 bytes a link of recorded buffer returns
+    /// matched by handle without the controller index (RecordedCompletions), a separate fault.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")),
-          arguments: [("--links", 3_900), ("--never-complete", 2_500)])
+          arguments: [("--links", 3_250), ("--never-complete", 1_700)])
     func replayPeakMemoryPerLinkIsSmall(_ shape: String, bytesPerLink: Int) throws {
         func peak(controllers: Int, handles: Int) throws -> Int {
             let capture = Self.directory.appendingPathComponent("replay\(shape)-\(controllers)x\(handles).btsnoop").path
@@ -119,6 +128,17 @@ struct LinkMemoryCLITests {
         let few = try peak(controllers: 4, handles: 2048), many = try peak(controllers: 16, handles: 3840)
         let perLink = (many - few) * 1024 / (16 * 3840 - 4 * 2048)
         #expect(perLink < bytesPerLink, "replay \(shape): \(few) KiB at 8,192 links, \(many) KiB at 61,440: \(perLink) bytes a link")
+        // The bound of `make bench` (Scripts/bench_replay.py, release build): 100 MB whatever the
+        // number of links; a debug build (`swift test` without `-c release`) is held to what it
+        // takes now, 117 MB, with room.
+        if shape == "--never-complete" {
+            #if DEBUG
+            let ceiling = 125_000_000
+            #else
+            let ceiling = 100_000_000
+            #endif
+            #expect(many * 1024 < ceiling, "replay --never-complete: \(many) KiB at 61,440 links, over \(ceiling) bytes")
+        }
     }
 
     /// The integer `sql` gives on the timeline `db` (the sqlite3 shell), or what it printed instead.

@@ -51,6 +51,19 @@ struct EventQueue {
     mutating func push(time: VirtualTime, order: Int, _ action: @escaping () -> Void) -> (sequence: UInt64, slot: Int) {
         let sequence = nextSequence
         nextSequence += 1
+        return push(time: time, order: order, sequence: sequence, action)
+    }
+
+    /// Sets `count` sequence numbers aside, from the one returned on, for events pushed later
+    /// with them (`push(time:order:sequence:_:)`): they run as if pushed now.
+    mutating func reserveSequences(_ count: Int) -> UInt64 {
+        let first = nextSequence
+        nextSequence += UInt64(max(0, count))
+        return first
+    }
+
+    /// Adds an event with a sequence number set aside for it (`reserveSequences`).
+    mutating func push(time: VirtualTime, order: Int, sequence: UInt64, _ action: @escaping () -> Void) -> (sequence: UInt64, slot: Int) {
         let slot: Int
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -84,7 +97,23 @@ struct EventQueue {
         actions[first.slot] = nil
         slotSequences[first.slot] = Self.free
         freeSlots.append(first.slot)
+        if heap.isEmpty && actions.count > Self.keptSlots { releaseStorage() }
         return (first, action)
+    }
+
+    /// Slots kept when the queue runs dry: more than this go (a faithful replay schedules every
+    /// recorded connection at once, and 61,424 of them left 68 bytes a link of empty room for the
+    /// rest of the run, issue 17). Refilling that many costs far less than scheduling them did.
+    private static let keptSlots = 4_096
+
+    /// Lets the storage of an empty queue go. Every slot is free then, and an event id still held
+    /// names a sequence number no later event has, so cancelling it stays harmless.
+    private mutating func releaseStorage() {
+        heap = []
+        heap.reserveCapacity(256)
+        actions = []
+        slotSequences = []
+        freeSlots = []
     }
 
     private mutating func siftUp(_ index: Int) {

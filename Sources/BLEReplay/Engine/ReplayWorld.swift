@@ -61,14 +61,14 @@ public final class ReplayWorld {
         switch f.kind {
         case .disconnect(let reason, .at(let t)):
             scheduler.schedule(at: t) { [self] in
-                for p in peripherals where f.applies(to: p.model.key) && !p.sessions.isEmpty {
+                for p in peripherals where f.applies(to: p.model.key) && p.hasSessions {
                     noteFaultFired(f, index: index, link: nil)
                     p.disconnectNow(reason: reason)
                 }
             }
         case .stopReading(.at(let t)):
             scheduler.schedule(at: t) { [self] in
-                for p in peripherals where f.applies(to: p.model.key) && !p.sessions.isEmpty {
+                for p in peripherals where f.applies(to: p.model.key) && p.hasSessions {
                     noteFaultFired(f, index: index, link: nil)
                     p.stopReadingNow()
                 }

@@ -9,8 +9,11 @@ public final class Scheduler {
     /// Identifies a scheduled event so it can be cancelled.
     public struct EventID: Hashable, Sendable {
         public let sequence: UInt64
-        /// Where its action waits (`EventQueue`).
-        let slot: Int
+        /// Where its action waits (`EventQueue`): 32 bits, so that an optional id fits in 16
+        /// bytes (a link holds two, issue 17). A queue never holds 2^31 events; were it to, an id
+        /// past that could not cancel its event, and never another's: the sequence number must
+        /// match too.
+        let slot: Int32
     }
 
     private var queue = EventQueue()
@@ -30,7 +33,7 @@ public final class Scheduler {
     @discardableResult
     public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, _ action: @escaping () -> Void) -> EventID {
         let (sequence, slot) = queue.push(time: max(time, now), order: order, action)
-        return EventID(sequence: sequence, slot: slot)
+        return EventID(sequence: sequence, slot: Int32(truncatingIfNeeded: slot))
     }
 
     /// Schedules `action` `delay` microseconds from now.
@@ -39,13 +42,30 @@ public final class Scheduler {
         schedule(at: now.saturatingAdding(max(0, delay)), order: order, action)
     }
 
+    /// Sets `count` sequence numbers aside for events scheduled later with
+    /// `schedule(at:order:reserved:_:)`, and returns the first: such an event runs where it would
+    /// have run had it been scheduled now, so a long series of events can enter the queue one at
+    /// a time rather than all at once (`RecordedCentralDriver`).
+    public func reserveSequences(_ count: Int) -> UInt64 {
+        queue.reserveSequences(count)
+    }
+
+    /// Schedules `action` at `time` (not before now) with a sequence number set aside by
+    /// `reserveSequences`. The caller schedules it before any event that would run after it runs.
+    @discardableResult
+    public func schedule(at time: VirtualTime, order: Int = Scheduler.unordered, reserved sequence: UInt64,
+                         _ action: @escaping () -> Void) -> EventID {
+        let (sequence, slot) = queue.push(time: max(time, now), order: order, sequence: sequence, action)
+        return EventID(sequence: sequence, slot: Int32(truncatingIfNeeded: slot))
+    }
+
     /// The order of events with no hint: after every hinted event at the same time.
     public static let unordered = Int.max
 
     /// Cancels an event that has not run yet (harmless when it has).
     public func cancel(_ id: EventID?) {
         guard let id else { return }
-        queue.cancel(sequence: id.sequence, slot: id.slot)
+        queue.cancel(sequence: id.sequence, slot: Int(id.slot))
     }
 
     /// The time of the next event, if any.

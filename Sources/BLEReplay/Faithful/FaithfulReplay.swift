@@ -93,6 +93,8 @@ public enum FaithfulReplay {
         models.peripherals = []
         let driver = RecordedCentralDriver(world: world, session: session, models: models)
         driver.schedule()
+        // The driver holds what its connections play from now on, in connection order.
+        models = ModelBuilder.Result(peripherals: [], centrals: [:], behaviourOf: [:])
         world.run(until: max(session.end, 0))
         var notes: [String] = []
         if session.connections.isEmpty {
@@ -109,10 +111,10 @@ public enum FaithfulReplay {
                                           eventsRun: world.scheduler.eventsRun, simulatedSpan: world.now, notes: notes)
         result.unfiredFaults = world.unfiredFaults.map(\.description)
         if keepingVerdicts { result.verdicts.reserveCapacity(session.connections.count) }
-        for c in session.connections {
+        for (i, c) in session.connections.enumerated() {
             var rule: String?
-            if let b = models.behaviourOf[c.id] { rule = world.peripherals[b.model].model.behaviours[b.behaviour].ending.description }
-            let link = driver.links[c.id]
+            if let b = driver.played[i] { rule = world.peripherals[Int(b.model)].model.behaviours[Int(b.behaviour)].ending.description }
+            let link = driver.links[i]
             var v = ReplayComparison.compare(c, link: link, unmatched: world.unmatchedRequests, endingRule: rule)
             if !v.reproduced { v.captureGap = gap(in: c, session.gaps) }
             if releasingLinks { link?.releaseLog() }

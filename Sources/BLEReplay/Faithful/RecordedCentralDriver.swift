@@ -8,9 +8,39 @@ import BLEDecode
 final class RecordedCentralDriver: CentralHostObserver {
     let world: ReplayWorld
     let session: RecordedSession
-    let models: ModelBuilder.Result
-    /// Links by recorded connection id.
-    private(set) var links: [Int64: SimulatedLink] = [:]
+    /// The models' results, until `schedule` takes their tables apart.
+    private var models: ModelBuilder.Result
+    /// Links by recorded connection, in the session's connection order (nil: none came up).
+    private(set) var links: [SimulatedLink?] = []
+    /// The peripheral model and behaviour each recorded connection plays, in connection order
+    /// (nil: none): 12 bytes a link, where the table by connection id was 51 (issue 17).
+    private(set) var played: [PlayedBehaviour?] = []
+    /// Each connection's recorded central (by connection order), until its link takes it.
+    private var centrals: [RecordedCentral?] = []
+
+    /// Where a connection's behaviour is: `world.peripherals[model].model.behaviours[behaviour]`.
+    struct PlayedBehaviour {
+        var model: Int32
+        var behaviour: Int32
+    }
+
+    /// A recorded connection's event not yet in the scheduler's queue: its coming up (or failed
+    /// attempt), or its LE Create Connection. 16 bytes, as many of them wait as connections.
+    struct Pending {
+        var time: VirtualTime
+        /// Its sequence number, less the first one set aside (`schedule`).
+        var sequence: UInt32
+        /// The connection's index times two, plus one for its LE Create Connection.
+        var event: UInt32
+
+        var connection: Int { Int(event >> 1) }
+        var isCreate: Bool { event & 1 == 1 }
+    }
+    /// Every connection's events not yet scheduled, in the order they run, and the next one.
+    private var pending: [Pending] = []
+    private var nextPending = 0
+    /// The sequence number of `pending`'s sequence 0.
+    private var firstSequence: UInt64 = 0
 
     init(world: ReplayWorld, session: RecordedSession, models: ModelBuilder.Result) {
         self.world = world
@@ -20,37 +50,81 @@ final class RecordedCentralDriver: CentralHostObserver {
         world.pduSource = session.pduSource
     }
 
-    /// Schedules every recorded connection.
+    /// Schedules every recorded connection. Their events are numbered as if each were scheduled
+    /// now, one after another, and enter the queue one at a time in the order they run, each when
+    /// the one before it runs: the events run exactly as if all were queued now, without a closure
+    /// and a queue entry waiting for each connection (issue 17: 61,424 of each).
     func schedule() {
-        let host: CentralHost = world.host
-        for c in session.connections {
-            let model = models.behaviourOf[c.id]
-            let peripheral = model.map { world.peripherals[$0.model] }
-            let localCentral = c.role != "peripheral"
-            if localCentral, let create = c.createOffset, create <= c.offset, create >= 0 {
-                world.scheduler.schedule(at: create) {
-                    if c.transport == .bredr {
-                        host.traceCreateBREDRConnection(peer: c.peer)
-                    } else {
-                        host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical)
-                    }
-                }
+        let now = world.scheduler.now
+        var events: [Pending] = []
+        events.reserveCapacity(session.connections.count)
+        for (i, c) in session.connections.enumerated() {
+            if c.role != "peripheral", let create = c.createOffset, create <= c.offset, create >= 0 {
+                events.append(Pending(time: max(create, now), sequence: UInt32(events.count), event: UInt32(2 * i + 1)))
             }
-            world.scheduler.schedule(at: max(0, c.offset)) { [self] in
-                guard c.isEstablished, let peripheral, let model, let central = models.centrals[c.id] else {
-                    host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
-                    return
-                }
-                let link = host.establish(peripheral, handle: c.handle, behaviour: model.behaviour,
-                                          localCentral: localCentral, transport: c.transport)
-                links[c.id] = link
-                link.recordedCompletions = c.completions
-                host.setServerAnswers(central.answers, for: link)
-                // Held by what can still fire its anchors (the host's callbacks for its sends),
-                // and by nothing once nothing can: no table of runs (issue 17).
-                ScriptRun(driver: self, link: link, central: central).start()
-            }
+            events.append(Pending(time: max(max(0, c.offset), now), sequence: UInt32(events.count), event: UInt32(2 * i)))
         }
+        firstSequence = world.scheduler.reserveSequences(events.count)
+        events.sort { $0.time != $1.time ? $0.time < $1.time : $0.sequence < $1.sequence }
+        pending = events
+        links = Array(repeating: nil, count: session.connections.count)
+        played = session.connections.map { c in
+            models.behaviourOf[c.id].map { PlayedBehaviour(model: Int32($0.model), behaviour: Int32($0.behaviour)) }
+        }
+        // Each link takes its recorded central when it comes up (68 bytes a link in a table, issue 17).
+        centrals = session.connections.map { models.centrals[$0.id] }
+        models.behaviourOf = [:]
+        models.centrals = [:]
+        scheduleNext()
+    }
+
+    /// Puts the next pending event in the queue.
+    private func scheduleNext() {
+        guard nextPending < pending.count else {
+            pending = []
+            centrals = []
+            return
+        }
+        let event = pending[nextPending]
+        nextPending += 1
+        world.scheduler.schedule(at: event.time, reserved: firstSequence &+ UInt64(event.sequence)) { [self] in
+            if event.isCreate { create(event.connection) } else { establish(event.connection) }
+            // Nothing after the next one runs before this event is over.
+            scheduleNext()
+        }
+    }
+
+    /// LE Create Connection (or Create Connection) for recorded connection `i` (trace only).
+    private func create(_ i: Int) {
+        let c = session.connections[i]
+        if c.transport == .bredr {
+            world.host.traceCreateBREDRConnection(peer: c.peer)
+        } else {
+            world.host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical)
+        }
+    }
+
+    /// Recorded connection `i` comes up (or its attempt fails, as recorded).
+    private func establish(_ i: Int) {
+        let host: CentralHost = world.host
+        let c = session.connections[i]
+        let model = played[i]
+        let peripheral = model.map { world.peripherals[Int($0.model)] }
+        let localCentral = c.role != "peripheral"
+        let central = centrals[i]
+        centrals[i] = nil
+        guard c.isEstablished, let peripheral, let model, let central else {
+            host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
+            return
+        }
+        let link = host.establish(peripheral, handle: c.handle, behaviour: Int(model.behaviour),
+                                  localCentral: localCentral, transport: c.transport)
+        links[i] = link
+        link.recordedCompletions = c.completions
+        host.setServerAnswers(central.answers, for: link)
+        // Held by what can still fire its anchors (the host's callbacks for its sends),
+        // and by nothing once nothing can: no table of runs (issue 17).
+        ScriptRun(driver: self, link: link, central: central).start()
     }
 
     /// One link's recorded central actions, waiting for their anchors.

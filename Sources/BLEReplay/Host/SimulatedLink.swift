@@ -37,14 +37,12 @@ public enum ATTResult: Sendable {
 
 /// A simulated LE connection between the central host and one peripheral.
 public final class SimulatedLink {
-    public let handle: UInt16
     public let peripheral: SimulatedPeripheral
     public let establishedAt: VirtualTime
     /// Which recorded connection the peripheral behaves like (timeline `connection.id`).
     public let behaviourConnectionID: Int64?
-    public internal(set) var parameters: ConnectionParameters
-    /// Negotiated ATT MTU (23 until exchanged).
-    public internal(set) var mtu = 23
+    // The 1- and 2-byte fields beside the optionals' tags, not each in a word of its own (issue 17).
+    public let handle: UInt16
     /// True once an MTU exchange completed on this link (the MTU is then known, not assumed).
     public internal(set) var mtuExchanged = false
     /// Whether the host models the link's security (pairs when a request needs it, as iOS does;
@@ -53,8 +51,11 @@ public final class SimulatedLink {
     public internal(set) var securityModelled = false
     /// True once the modelled pairing encrypted the link.
     public internal(set) var isEncrypted = false
-    var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]?
     public internal(set) var isUp = true
+    public internal(set) var parameters: ConnectionParameters
+    /// Negotiated ATT MTU (23 until exchanged).
+    public internal(set) var mtu = 23
+    var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]?
     public internal(set) var endedAt: VirtualTime?
     public internal(set) var endReason: HCIStatusCode?
     /// True when the central asked for the disconnection.
@@ -65,6 +66,12 @@ public final class SimulatedLink {
     public internal(set) var attTimedOut = false
     /// The transport (LE, or BR/EDR for GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
     public let transport: LinkTransport
+    /// The local controller's role, as LE Connection Complete reports it (Core v5.4 Vol 4 Part E
+    /// 7.7.65.1): false when the peer is a remote central and the local device its peripheral.
+    public let localCentral: Bool
+    /// The peer stopped reading (`stop-reading` fault): packets sent from then on stay in the
+    /// controller's buffers unacknowledged (`stuckPackets` of `packetsInFlight`) and never reach it.
+    public internal(set) var peerStoppedReading = false
 
     /// The CBError code an app sees when this link ends with `reason` (REFERENCE.md mapping):
     /// nil after the app's own disconnection; connectionTimeout when the host disconnected
@@ -77,16 +84,10 @@ public final class SimulatedLink {
     public internal(set) var log: [LoggedPDU] = []
     /// Driver-owned tag (the recorded central's or the CoreBluetooth peripheral's).
     public var tag: Int = 0
-    /// The local controller's role, as LE Connection Complete reports it (Core v5.4 Vol 4 Part E
-    /// 7.7.65.1): false when the peer is a remote central and the local device its peripheral.
-    public let localCentral: Bool
     /// The local GATT server when an app plays it (CBPeripheralManager): the peer's requests and
     /// commands go to it instead of the recorded answers (Server/LocalServerLink.swift).
     public let localServer: LocalServerLink?
 
-    /// The peer stopped reading (`stop-reading` fault): packets sent from then on stay in the
-    /// controller's buffers unacknowledged (`stuckPackets` of `packetsInFlight`) and never reach it.
-    public internal(set) var peerStoppedReading = false
     var stuckPackets = 0
 
     // Link-layer timing: connection events at `eventAnchor + k * interval`.
@@ -100,13 +101,13 @@ public final class SimulatedLink {
     // Controller: packets sent and not yet reported complete.
     var packetsInFlight = 0
     var completionEvent: Scheduler.EventID?
-    var disconnectEvent: Scheduler.EventID?
+    var disconnectPending = false
+    var wantsWriteReady = false
     /// Faithful replay: when the recorded controller returned each buffer (µs from the link's
     /// start, one per packet, `RecordedCompletions`); packets beyond them use the event grid.
     var recordedCompletions: [Int64] = []
     var packetsSent = 0
-    var disconnectPending = false
-    var wantsWriteReady = false
+    var disconnectEvent: Scheduler.EventID?
 
     init(handle: UInt16, peripheral: SimulatedPeripheral, establishedAt: VirtualTime, parameters: ConnectionParameters,
          behaviourConnectionID: Int64?, localCentral: Bool = true, localServer: LocalServerLink? = nil, transport: LinkTransport = .le) {

@@ -2,7 +2,7 @@ import BLECore
 import BLEDecode
 
 /// How a peripheral advertises (DESIGN.md "Replay semantics": identity and advertising).
-public struct AdvertisingModel: Sendable {
+public struct AdvertisingModel: Sendable, Hashable {
     public var advertisingData: [UInt8]
     public var scanResponse: [UInt8]?
     /// Advertising interval, estimated from the spacing of the recorded reports.

@@ -37,14 +37,16 @@ public struct PeerBehaviour: Sendable {
     public var ending: Ending
     /// When the ending began (radio silence or termination), from the connection's start.
     public var endingOffset: Int64?
-    /// When the central disconnects: how long until Disconnection Complete, and its reason.
-    public var terminationDelay: Int64
+    // The two 1-byte fields beside `endingOffset`'s tag, not in a word of their own (issue 17).
+    /// When the central disconnects: Disconnection Complete's reason (`terminationDelay`).
     public var terminationReason: HCIStatusCode
     /// True when the recorded central sent HCI Disconnect and the capture ended before the
     /// controller reported Disconnection Complete (Core v5.4 Vol 4 Part E 7.1.6, 7.7.5): the
     /// recording shows the link still up, so a faithful replay of that Disconnect must not end it
     /// (`terminationDelay` then only serves centrals that were not recorded).
     public var disconnectUnfinished: Bool
+    /// When the central disconnects: how long until Disconnection Complete, and its reason.
+    public var terminationDelay: Int64
     /// Parameters at the start and their recorded changes (offset from the link start).
     public var parameters: ConnectionParameters
     public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)]

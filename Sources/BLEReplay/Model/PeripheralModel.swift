@@ -6,10 +6,40 @@ import BLECore
 /// recorded connection. The n-th connection to it behaves like the n-th recorded one, then the last.
 public struct PeripheralModel: Sendable {
     /// Address text, or `connection N` when the capture never named the peer.
-    public var key: String
+    public var key: String {
+        get { storedKey ?? "connection \(unnamedConnection)" }
+        set {
+            if let id = Self.unnamedConnection(newValue) {
+                storedKey = nil
+                unnamedConnection = id
+            } else {
+                storedKey = newValue
+            }
+        }
+    }
+    /// `key`, unless it is `connection N` (`unnamedConnection` then holds N): that one is made
+    /// when asked for, not stored, since every peer a capture never names has one (64 bytes a
+    /// link from `connection 10000` on, issue 17).
+    private var storedKey: String?
+    private var unnamedConnection: Int64 = 0
+
+    /// N, when `key` is exactly `connection N`.
+    private static func unnamedConnection(_ key: String) -> Int64? {
+        guard key.hasPrefix("connection "), let id = Int64(key.dropFirst("connection ".count)),
+              "connection \(id)" == key else { return nil }
+        return id
+    }
     public var address: PeerAddress?
-    public var name: String?
-    public var advertising: AdvertisingModel
+    /// Its name and advertising, held once for every peer whose are the same (`Presence`).
+    private var presence: Presence
+    public var name: String? {
+        get { presence.name }
+        set { presence = Presence(name: newValue, advertising: presence.advertising) }
+    }
+    public var advertising: AdvertisingModel {
+        get { presence.advertising }
+        set { presence = Presence(name: presence.name, advertising: newValue) }
+    }
     public var gatt: GATTDatabase
     /// Finds subscriptions (CCCD writes) the way the behaviours were extracted.
     public var extractor: BehaviourExtractor
@@ -23,19 +53,56 @@ public struct PeripheralModel: Sendable {
 
     public init(key: String, address: PeerAddress?, name: String?, advertising: AdvertisingModel, gatt: GATTDatabase,
                 extractor: BehaviourExtractor, behaviours: [PeerBehaviour]) {
-        self.key = key
+        self.init(key: key, address: address, presence: Presence(name: name, advertising: advertising), gatt: gatt,
+                  extractor: extractor, behaviours: behaviours)
+    }
+
+    init(key: String, address: PeerAddress?, presence: Presence, gatt: GATTDatabase, extractor: BehaviourExtractor,
+         behaviours: [PeerBehaviour]) {
         self.address = address
-        self.name = name
-        self.advertising = advertising
+        self.presence = presence
         self.gatt = gatt
         self.extractor = extractor
         self.behaviours = behaviours
+        self.key = key
     }
 
     /// The label reports use: `Pulse HRM (C4:7A:3B:12:9E:51)`.
     public var label: String {
         if let name, !name.isEmpty { return "\(name) (\(key))" }
         return key
+    }
+}
+
+/// A peer's name and advertising, immutable, so that peers whose are the same share one: every
+/// peer a capture never names (`connection N`) has the same made-up advertising, and each model held
+/// a copy of it and of its bytes (issue 17). `ModelBuilder` hands out one per distinct content.
+final class Presence: Sendable {
+    let name: String?
+    let advertising: AdvertisingModel
+
+    init(name: String?, advertising: AdvertisingModel) {
+        self.name = name
+        self.advertising = advertising
+    }
+
+    /// What two peers must both have to share a `Presence`.
+    struct Content: Hashable {
+        var name: String?
+        var advertising: AdvertisingModel
+    }
+
+    /// One `Presence` per distinct content.
+    struct Interner {
+        private var shared: [Content: Presence] = [:]
+
+        mutating func presence(name: String?, advertising: AdvertisingModel) -> Presence {
+            let content = Content(name: name, advertising: advertising)
+            if let p = shared[content] { return p }
+            let p = Presence(name: name, advertising: advertising)
+            shared[content] = p
+            return p
+        }
     }
 }
 
@@ -56,6 +123,7 @@ public enum ModelBuilder {
         var index: [String: Int] = [:]
         var centrals: [Int64: RecordedCentral] = [:]
         var behaviourOf: [Int64: (Int, Int)] = [:]
+        var presences = Presence.Interner()
         // Peers connected over LE at least once (the others were reached on BR/EDR only).
         let leConnected = Set(session.connections.filter { $0.transport == .le }.map(RecordedSession.peerKey))
         forEachExtracted(session, jobs: jobs) { c, peer, central in
@@ -69,8 +137,8 @@ public enum ModelBuilder {
                 // It was connected to, so it advertised connectably at some point (directed
                 // advertising, or reports the capture missed), whatever its last reports said.
                 adv.connectable = true
-                models.append(PeripheralModel(key: key, address: c.peer, name: name, advertising: adv, gatt: gatt,
-                                              extractor: BehaviourExtractor(gatt: gatt), behaviours: []))
+                models.append(PeripheralModel(key: key, address: c.peer, presence: presences.presence(name: name, advertising: adv),
+                                              gatt: gatt, extractor: BehaviourExtractor(gatt: gatt), behaviours: []))
                 models[models.count - 1].advertisesOnLE = session.advertising[key] != nil || leConnected.contains(key)
             }
             let m = index[key]!
@@ -87,7 +155,7 @@ public enum ModelBuilder {
         for (address, adv) in others.filter({ $0.value.connectable }) + others.filter({ !$0.value.connectable }) {
             index[address] = models.count
             models.append(PeripheralModel(key: address, address: PeerAddress(text: address, typeName: adv.addressType ?? "random"),
-                                          name: adv.localName, advertising: adv, gatt: GATTDatabase(),
+                                          presence: presences.presence(name: adv.localName, advertising: adv), gatt: GATTDatabase(),
                                           extractor: BehaviourExtractor(gatt: nil), behaviours: []))
         }
         return Result(peripherals: models, centrals: centrals, behaviourOf: behaviourOf)

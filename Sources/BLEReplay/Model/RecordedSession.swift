@@ -36,47 +36,93 @@ public struct RecordedPDU: Sendable {
 }
 
 /// One connection (or connection attempt) of a capture, as the timeline recorded it.
+///
+/// Held for every link of a capture through the whole replay, so laid out to be small (issue 17):
+/// the fields in an order that leaves little padding (the 1-byte ones beside the optionals'
+/// tags), and the usual label of an unnamed peer made when asked for, not stored.
 public struct RecordedConnection: Sendable {
     public var id: Int64
-    public var handle: UInt16
-    /// The controller that numbered `handle` (`ControllerHandle`; several in a btmon capture).
-    public var controller: UInt16 = 0
-    public var peer: PeerAddress?
-    /// The address as people read it, or `unknown peer (handle 0x005A)`.
-    public var peerLabel: String
-    public var role: String?
-    /// LE Connection Complete status (0 established, 0x02 cancelled attempt, ...).
-    public var status: UInt8
     /// Unix microseconds of the connection's time zero: LE Connection Complete, or the first
     /// packet of a connection that began before the capture.
     public var origin: Int64
     /// Offset of `origin` from the session's start.
     public var offset: VirtualTime
-    public var beganBeforeCapture: Bool
-    /// When the central asked for it (LE Create Connection), from the session's start.
-    public var createOffset: VirtualTime?
-    public var completePacketID: Int?
-    public var parameters: ConnectionParameters?
-    public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)]
-    public var pdus: [RecordedPDU]
-    /// Disconnection Complete: time from the origin, reason, packet id.
-    public var disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?
-    /// The local host's HCI Disconnect command, when it sent one.
-    public var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?
     /// The last moment the recording covers for this connection (from the origin).
     public var end: Int64
-    public var clientRxMTU: Int?
-    public var serverRxMTU: Int?
-    public var encrypted: Bool
     /// SMP packets seen (pairing is not simulated; reported so a reader knows).
     public var smpPackets: Int
+    public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)]
+    public var pdus: [RecordedPDU]
     /// Pairing and encryption as the recording shows them, in order (RecordedSecurityEvent).
     public var security: [RecordedSecurityEvent] = []
     /// When the recorded controller returned each LE ACL buffer the host filled on this link
     /// (Number Of Completed Packets), from the origin, one entry per packet (`RecordedCompletions`).
     public var completions: [Int64] = []
+    public var role: String?
+    /// `peerLabel` when it is not the one `unnamedLabel` makes.
+    private var storedLabel: String?
+    /// When the central asked for it (LE Create Connection), from the session's start.
+    public var createOffset: VirtualTime?
+    /// LE Connection Complete status (0 established, 0x02 cancelled attempt, ...).
+    public var status: UInt8
+    public var beganBeforeCapture: Bool
+    public var encrypted: Bool
     /// LE, or BR/EDR (GATT over BR/EDR, ATT on PSM 0x001F; `BREDRLinkParameters`).
     public var transport: LinkTransport = .le
+    public var handle: UInt16
+    /// The controller that numbered `handle` (`ControllerHandle`; several in a btmon capture).
+    public var controller: UInt16 = 0
+    public var completePacketID: Int?
+    public var peer: PeerAddress?
+    public var clientRxMTU: Int?
+    public var serverRxMTU: Int?
+    public var parameters: ConnectionParameters?
+    /// Disconnection Complete: time from the origin, reason, packet id.
+    public var disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?
+    /// The local host's HCI Disconnect command, when it sent one.
+    public var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?
+
+    /// The address as people read it, or `unknown peer (handle 0x005A)`.
+    public var peerLabel: String {
+        get { storedLabel ?? Self.unnamedLabel(handle: handle) }
+        set { storedLabel = newValue == Self.unnamedLabel(handle: handle) ? nil : newValue }
+    }
+
+    /// The label of a peer the capture never names, on `handle`.
+    public static func unnamedLabel(handle: some BinaryInteger) -> String { "unknown peer (handle \(hex(handle, width: 4)))" }
+
+    public init(id: Int64, handle: UInt16, peer: PeerAddress?, peerLabel: String, role: String?, status: UInt8, origin: Int64,
+                offset: VirtualTime, beganBeforeCapture: Bool, createOffset: VirtualTime?, completePacketID: Int?,
+                parameters: ConnectionParameters?, parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)],
+                pdus: [RecordedPDU], disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?,
+                localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?, end: Int64, clientRxMTU: Int?, serverRxMTU: Int?,
+                encrypted: Bool, smpPackets: Int, security: [RecordedSecurityEvent] = [], completions: [Int64] = [],
+                transport: LinkTransport = .le) {
+        self.id = id
+        self.handle = handle
+        self.peer = peer
+        self.role = role
+        self.status = status
+        self.origin = origin
+        self.offset = offset
+        self.beganBeforeCapture = beganBeforeCapture
+        self.createOffset = createOffset
+        self.completePacketID = completePacketID
+        self.parameters = parameters
+        self.parameterUpdates = parameterUpdates
+        self.pdus = pdus
+        self.disconnect = disconnect
+        self.localDisconnect = localDisconnect
+        self.end = end
+        self.clientRxMTU = clientRxMTU
+        self.serverRxMTU = serverRxMTU
+        self.encrypted = encrypted
+        self.smpPackets = smpPackets
+        self.security = security
+        self.completions = completions
+        self.transport = transport
+        self.peerLabel = peerLabel
+    }
 
     public var isEstablished: Bool { status == 0 }
 }

@@ -75,7 +75,7 @@ public enum RecordingLoader {
             """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } })
         var connections: [RecordedConnection] = []
         var classic = 0
-        for r in try db.rows("""
+        let rows = try db.rows("""
             SELECT id, handle, transport, peer_address, peer_address_type, role, status, interval_us, latency,
                    supervision_timeout_ms, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
                    disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id, first_packet_id,
@@ -83,7 +83,11 @@ public enum RecordingLoader {
                    (SELECT ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.complete_packet_id"))),
                    (SELECT count(*) FROM smp_event s WHERE s.connection_id = c.id), controller_index
             FROM connection c WHERE capture_id = ?1 ORDER BY id
-            """, [cid]) {
+            """, [cid])
+        // Held through the whole replay: no room to spare past the last one (a doubling's worth
+        // was up to 300 bytes a link, issue 17).
+        connections.reserveCapacity(rows.count)
+        for r in rows {
             guard let id = r[0].int64 else { continue }
             let transport: LinkTransport
             switch r[2].string {
@@ -103,7 +107,7 @@ public enum RecordingLoader {
             let zeroAddress = r[3].string == "00:00:00:00:00:00"
             var c = RecordedConnection(
                 id: id, handle: UInt16(truncatingIfNeeded: r[1].int ?? 0), peer: zeroAddress ? nil : peer,
-                peerLabel: (zeroAddress ? nil : r[3].string) ?? "unknown peer (handle \(hex(r[1].int ?? 0, width: 4)))",
+                peerLabel: (zeroAddress ? nil : r[3].string) ?? RecordedConnection.unnamedLabel(handle: r[1].int ?? 0),
                 role: r[5].string, status: status, origin: origin, offset: origin.saturatingSubtracting(start), beganBeforeCapture: began,
                 createOffset: nil, completePacketID: r[16].int, parameters: params, parameterUpdates: [], pdus: [],
                 disconnect: nil, localDisconnect: nil, end: last.saturatingSubtracting(origin), clientRxMTU: r[10].int, serverRxMTU: r[11].int,

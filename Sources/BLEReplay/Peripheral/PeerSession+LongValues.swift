@@ -15,12 +15,12 @@ extension PeerSession {
     func servingLongValue(_ request: [UInt8], occurrence: Int, recorded response: [UInt8]) -> [UInt8] {
         guard request.count >= 3 else { return response }
         let handle = UInt16(request[1]) | UInt16(request[2]) << 8
-        longValues[handle] = nil
+        occasionalState?.longValues[handle] = nil
         guard link.mtuExchanged, response.first == ATTOpcode.readResponse.rawValue,
               let values = behaviour?.longReads[request], !values.isEmpty else { return response }
         let value = values[occurrence] ?? values[values.keys.max()!]!
         guard response.count - 1 != link.mtu - 1 || value.count < link.mtu - 1 else { return response }
-        longValues[handle] = value
+        occasional.longValues[handle] = value
         return [ATTOpcode.readResponse.rawValue] + value.prefix(link.mtu - 1)
     }
 
@@ -28,7 +28,7 @@ extension PeerSession {
     func longValuePart(_ request: [UInt8]) -> [UInt8]? {
         guard request.count >= 5, request[0] == ATTOpcode.readBlobRequest.rawValue else { return nil }
         let handle = UInt16(request[1]) | UInt16(request[2]) << 8
-        guard let value = longValues[handle] else { return nil }
+        guard let value = occasionalState?.longValues[handle] else { return nil }
         let offset = Int(request[3]) | Int(request[4]) << 8
         guard offset <= value.count else {
             return ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: .readBlobRequest, attributeHandle: handle,

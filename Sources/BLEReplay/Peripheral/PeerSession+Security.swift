@@ -13,8 +13,8 @@ extension PeerSession {
         requestCounts[request, default: 0] += 1
         guard link.securityModelled else { return requestCounts[request]! }
         let key = PDUBytes.key((link.isEncrypted ? [0x01] : [0x00]) + pdu)
-        securedCounts[key, default: 0] += 1
-        return securedCounts[key]!
+        occasional.securedCounts[key, default: 0] += 1
+        return occasional.securedCounts[key]!
     }
 
     func recordedAnswer(to pdu: [UInt8], occurrence: Int) -> RecordedAnswer? {

@@ -30,7 +30,7 @@ extension PeerSession {
                                                                  errorCode: .readNotPermitted)).encoded())
         }
         if let v = behaviour?.valueHistory.value(of: handle, at: link.relative(world.scheduler.now)) {
-            if v.count > link.mtu - 1 { longValues[handle] = v }
+            if v.count > link.mtu - 1 { occasional.longValues[handle] = v }
             return .answer([ATTOpcode.readResponse.rawValue] + v.prefix(link.mtu - 1))
         }
         if db.values[handle] != nil { return nil }

@@ -10,33 +10,67 @@ final class PeerSession {
     /// Which of the model's behaviours the peer plays (nil: none). The session reads it from the
     /// model (`behaviour`) rather than holding a copy: 230 bytes a link (issue 17).
     let behaviourIndex: Int?
+    // The 1-byte fields beside the optional's tag, not each in a word of its own (issue 17).
+    /// Whether the peer plays a recorded behaviour: testing `behaviour` itself copied the whole
+    /// optional struct for each event (issue 12).
+    let hasBehaviour: Bool
+    /// Radio silent: it neither hears nor says anything more.
+    var silent = false
+    /// The link failed to be established (0x3E): nothing reaches the peripheral.
+    var neverEstablished = false
+    /// Whether unrecorded requests are answered from the database (`--unmatched database`): only
+    /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
+    /// link of 61,424, issue 17).
+    let answersFromDatabase: Bool
+    /// The action a link loss waits for (`underWay`), by index: 32 bits, beside the flags, so that
+    /// a session fits 128 bytes (issue 17).
+    private var lossWaitsForAction: Int32?
+    var lossWaitsFor: Int? {
+        get { lossWaitsForAction.map(Int.init) }
+        set { lossWaitsForAction = newValue.map { Int32($0) } }
+    }
     /// The behaviour the peer plays, if any.
     var behaviour: PeerBehaviour? { behaviourIndex.map { peripheral.model.behaviours[$0] } }
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
     /// whole behaviour for each notification (issue 12).
     let actions: [AnchoredPDU]
-    /// Whether the peer plays a recorded behaviour: testing `behaviour` itself copied the whole
-    /// optional struct for each event (issue 12).
-    let hasBehaviour: Bool
     var keyCounts: [ATTMatchKey: Int] = [:]
     /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
     var requestCounts: [PDUBytes: Int] = [:]
-    var subscriptionCounts: [UInt16: Int] = [:]
-    var cccdEnabled: [UInt16: Bool] = [:]
-    var faultCounts: [Int: Int] = [:]
-    /// Radio silent: it neither hears nor says anything more.
-    var silent = false
-    /// The link failed to be established (0x3E): nothing reaches the peripheral.
-    var neverEstablished = false
-    var emulator: GATTServerEmulator
-    /// Whether unrecorded requests are answered from the database (`--unmatched database`): only
-    /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
-    /// link of 61,424, issue 17).
-    let answersFromDatabase: Bool
-    /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
-    var longValues: [UInt16: [UInt8]] = [:]
-    /// Requests counted per encryption state, when the link's security is modelled.
-    var securedCounts: [PDUBytes: Int] = [:]
+    /// Answers from the peer's database (`--unmatched database`), made when first asked for: a
+    /// faithful replay never asks, and one held on every link was 72 bytes a link (issue 17). Made
+    /// then as it would have been at the link's start: from the model's database and the
+    /// behaviour's Server Rx MTU, neither of which changes.
+    var emulator: GATTServerEmulator {
+        get { emulatorBox.emulator }
+        set { emulatorBox.emulator = newValue }
+    }
+    private lazy var emulatorBox = EmulatorBox(GATTServerEmulator(database: peripheral.model.gatt,
+                                                                  serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23)))
+    final class EmulatorBox {
+        var emulator: GATTServerEmulator
+        init(_ emulator: GATTServerEmulator) { self.emulator = emulator }
+    }
+    /// What few links need (`Occasional`), made when first written.
+    private(set) var occasionalState: Occasional?
+    var occasional: Occasional {
+        if let occasionalState { return occasionalState }
+        let made = Occasional()
+        occasionalState = made
+        return made
+    }
+
+    /// What few links need, apart (issue 17: five empty tables on each link were 40 bytes a link):
+    /// subscriptions, faults counted, long values being read, requests counted per encryption state.
+    final class Occasional {
+        var subscriptionCounts: [UInt16: Int] = [:]
+        var cccdEnabled: [UInt16: Bool] = [:]
+        var faultCounts: [Int: Int] = [:]
+        /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
+        var longValues: [UInt16: [UInt8]] = [:]
+        /// Requests counted per encryption state, when the link's security is modelled.
+        var securedCounts: [PDUBytes: Int] = [:]
+    }
 
     enum Item {
         case action(Int)
@@ -48,7 +82,6 @@ final class PeerSession {
     /// By action index: a flag per action, not a set (no hashing per event, and a search in
     /// index order, never in a hash order that changes from run to run).
     var underWay: [Bool]
-    var lossWaitsFor: Int?
 
     init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour index: Int?) {
         self.peripheral = peripheral
@@ -60,8 +93,6 @@ final class PeerSession {
         host = peripheral.world.host
         underWay = Array(repeating: false, count: actions.count)
         if case .database = peripheral.world.configuration.unmatched { answersFromDatabase = true } else { answersFromDatabase = false }
-        emulator = GATTServerEmulator(database: peripheral.model.gatt,
-                                      serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
     }
 
     var world: ReplayWorld { peripheral.world }
@@ -123,7 +154,7 @@ final class PeerSession {
             let a = actions[i]
             underWay[i] = false
             if lossWaitsFor == i, let b = behaviour { lossFollows(a, in: b) }
-            if case .subscribed(let cccd, _) = a.anchor, cccdEnabled[cccd] == false { return }
+            if case .subscribed(let cccd, _) = a.anchor, occasionalState?.cccdEnabled[cccd] == false { return }
             // Toward an app's server, with its handles (Server/LocalHandleMap.swift).
             host.deliver(link.localServer?.towardApp(a.pdu) ?? a.pdu, on: link, bearer: a.bearer)
         case .ending:
@@ -210,8 +241,8 @@ final class PeerSession {
             default: continue
             }
             guard match.matches(key) else { continue }
-            faultCounts[i, default: 0] += 1
-            if let k = match.occurrence, k != faultCounts[i] { continue }
+            occasional.faultCounts[i, default: 0] += 1
+            if let k = match.occurrence, k != occasional.faultCounts[i] { continue }
             world.noteFaultFired(f, index: i, link: link)
             switch f.kind {
             case .disconnect(let reason, _): disconnectReason = reason
@@ -230,10 +261,10 @@ final class PeerSession {
             emulator.command(pdu)
         }
         if let (cccd, enabled) = peripheral.model.extractor.subscriptionWrite(pdu) {
-            cccdEnabled[cccd] = enabled
+            occasional.cccdEnabled[cccd] = enabled
             if enabled {
-                subscriptionCounts[cccd, default: 0] += 1
-                fire(.subscribed(cccd: cccd, subscriptionCounts[cccd]!))
+                occasional.subscriptionCounts[cccd, default: 0] += 1
+                fire(.subscribed(cccd: cccd, occasional.subscriptionCounts[cccd]!))
             }
         }
         fire(.received(key, n))

@@ -4,16 +4,26 @@ import BLECore
 /// and on each link behaves like the recorded connection in turn (Docs/replay.md "Peripheral model").
 public final class SimulatedPeripheral {
     public let model: PeripheralModel
-    public let index: Int
-    unowned let world: ReplayWorld
+    // The flags in the model's last word, not each in a word of its own (issue 17).
     /// Cleared by `stop-advertising` faults (or a test).
     public internal(set) var advertisingEnabled = true
-    public private(set) var connectionCount = 0
     var isConnecting = false
+    public let index: Int
+    unowned let world: ReplayWorld
+    public private(set) var connectionCount = 0
     var advertisingEvent: Scheduler.EventID?
-    /// Its sessions, one per link up (by link handle): a peer has a link or two at a time, so a
-    /// short list, not a table (a dictionary per peer was 90 bytes a link, issue 17).
-    var sessions: [PeerSession] = []
+    /// Its sessions, one per link up (by link handle): a peer has a link or two at a time, so the
+    /// first on its own and the others in a short list, not a table (a dictionary per peer was 90
+    /// bytes a link, a list of one 40, issue 17). `otherSessions` is empty while `firstSession` is nil.
+    private var firstSession: PeerSession?
+    private var otherSessions: [PeerSession] = []
+    /// True while a link to it is up.
+    var hasSessions: Bool { firstSession != nil }
+    /// Its sessions in link-handle order.
+    var sessionsByHandle: [PeerSession] {
+        guard let firstSession else { return [] }
+        return ([firstSession] + otherSessions).sorted { $0.link.handle < $1.link.handle }
+    }
     /// Advertising events fall at `phase + k * interval` plus a random advDelay of 0-10 ms.
     let phase: Int64
 
@@ -46,7 +56,7 @@ public final class SimulatedPeripheral {
     }
 
     func advertisingDemandChanged() {
-        let wanted = advertisingEnabled && sessions.isEmpty && !isConnecting && world.host.wantsAdvertising(from: self)
+        let wanted = advertisingEnabled && firstSession == nil && !isConnecting && world.host.wantsAdvertising(from: self)
         if wanted, advertisingEvent == nil {
             let interval = max(1, model.advertising.interval)
             let now = world.scheduler.now
@@ -67,8 +77,8 @@ public final class SimulatedPeripheral {
     func linkEstablished(_ link: SimulatedLink, behaviour: Int?) {
         connectionCount += 1
         let session = PeerSession(peripheral: self, link: link, behaviour: behaviour)
-        sessions.removeAll { $0.link.handle == link.handle }
-        sessions.append(session)
+        removeSession(on: link.handle)
+        if firstSession == nil { firstSession = session } else { otherSessions.append(session) }
         session.start()
     }
 
@@ -76,8 +86,7 @@ public final class SimulatedPeripheral {
     /// shows the peer gone after it (`PeripheralModel.goneAfterLastConnection`), the peripheral
     /// stops advertising for good: a connect to it stays pending, as iOS's does, with no callback.
     func linkEnded(_ link: SimulatedLink) {
-        sessions.removeAll { $0.link.handle == link.handle }
-        if sessions.isEmpty { sessions = [] }
+        removeSession(on: link.handle)
         if model.goneAfterLastConnection, connectionCount >= model.behaviours.count, link.endReason?.rawValue == 0x08 {
             advertisingEnabled = false
         }
@@ -86,7 +95,18 @@ public final class SimulatedPeripheral {
     /// The session on the link with `link`'s handle.
     func session(on link: SimulatedLink) -> PeerSession? {
         let handle = link.handle
-        return sessions.first { $0.link.handle == handle }
+        if let firstSession, firstSession.link.handle == handle { return firstSession }
+        return otherSessions.first { $0.link.handle == handle }
+    }
+
+    /// Forgets the session on the link with `handle`, if any.
+    private func removeSession(on handle: UInt16) {
+        if let first = firstSession, first.link.handle == handle {
+            firstSession = otherSessions.isEmpty ? nil : otherSessions.removeFirst()
+        }
+        otherSessions.removeAll { $0.link.handle == handle }
+        // An emptied list keeps its storage: let it go.
+        if otherSessions.isEmpty { otherSessions = [] }
     }
 
     /// A PDU from the central on one of the link's ATT bearers (`ATTClientBearer`); the answer goes
@@ -109,12 +129,12 @@ public final class SimulatedPeripheral {
 
     /// `stop-reading@t=`: the peer stops reading on every link it has now.
     func stopReadingNow() {
-        for session in sessions.sorted(by: { $0.link.handle < $1.link.handle }) { session.stopReading() }
+        for session in sessionsByHandle { session.stopReading() }
     }
 
     /// Applies a fault that fires at a moment rather than after a request.
     func disconnectNow(reason: HCIStatusCode) {
-        for session in sessions.sorted(by: { $0.link.handle < $1.link.handle }) {
+        for session in sessionsByHandle {
             session.disconnect(reason: reason)
         }
     }
