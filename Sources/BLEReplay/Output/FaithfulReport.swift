@@ -85,6 +85,16 @@ public enum FaithfulReport {
     /// `json(r).serialized(pretty: true)` as a value nested `indent` levels deep, written to `out`
     /// a connection at a time: the connections' values are never all held at once (issue 17).
     public static func writeJSON(_ r: FaithfulReplayResult, indent: Int, to out: ReplayTextOutput) {
+        writeJSON(r, indent: indent, hasConnections: !r.verdicts.isEmpty, to: out) {
+            for (k, v) in r.verdicts.enumerated() { out.write(jsonItem(v, index: k, indent: indent)) }
+        }
+    }
+
+    /// `writeJSON(r, indent:to:)` with the connections' values written by `connections` (each
+    /// a `jsonItem`, in order), so that they may come from elsewhere than `r.verdicts`: a faithful
+    /// replay spills them as they are made (`SpillText`).
+    static func writeJSON<E: Error>(_ r: FaithfulReplayResult, indent: Int, hasConnections: Bool, to out: ReplayTextOutput,
+                                    connections: () throws(E) -> Void) throws(E) {
         let fields = jsonFields(r, connections: .null)
         out.write("{")
         for (i, (key, value)) in fields.enumerated() {
@@ -98,17 +108,12 @@ public enum FaithfulReport {
                 out.write(piece)
                 continue
             }
-            if r.verdicts.isEmpty {
+            guard hasConnections else {
                 out.write(piece + "[]")
                 continue
             }
             out.write(piece + "[")
-            for (k, v) in r.verdicts.enumerated() {
-                var item = k > 0 ? "," : ""
-                JSON.newline(&item, depth: indent + 2)
-                json(v).write(into: &item, pretty: true, indent: indent + 2)
-                out.write(item)
-            }
+            try connections()
             var close = ""
             JSON.newline(&close, depth: indent + 1)
             out.write(close + "]")
@@ -116,6 +121,15 @@ public enum FaithfulReport {
         var end = ""
         JSON.newline(&end, depth: indent)
         out.write(end + "}")
+    }
+
+    /// The `index`th connection's value in the `connections` list of a result nested `indent`
+    /// levels deep, with the comma and line break before it.
+    static func jsonItem(_ v: ConnectionVerdict, index: Int, indent: Int) -> String {
+        var item = index > 0 ? "," : ""
+        JSON.newline(&item, depth: indent + 2)
+        json(v).write(into: &item, pretty: true, indent: indent + 2)
+        return item
     }
 
     static func json(_ v: ConnectionVerdict) -> JSON {
@@ -154,7 +168,7 @@ public enum FaithfulReport {
     public static func junit(_ results: [FaithfulReplayResult]) -> JUnitReport {
         var cases: [JUnitReport.TestCase] = []
         for r in results {
-            for v in r.verdicts { cases.append(testCase(v, r)) }
+            for v in r.verdicts { cases.append(testCase(v, session: r.session)) }
             for f in r.unfiredFaults { cases.append(testCase(fault: f, r)) }
         }
         var notes: [String] = []
@@ -164,7 +178,7 @@ public enum FaithfulReport {
 
     static let suiteName = "blereplay replay"
 
-    static func testCase(_ v: ConnectionVerdict, _ r: FaithfulReplayResult) -> JUnitReport.TestCase {
+    static func testCase(_ v: ConnectionVerdict, session: String) -> JUnitReport.TestCase {
         var failure: (String, String)?
         if let d = v.divergence {
             failure = ("\(d.kind): expected \(d.expected), got \(d.got)",
@@ -172,7 +186,7 @@ public enum FaithfulReport {
                        + "expected: \(d.expected)\(d.expectedPacketID.map { " (packet \($0))" } ?? "")\n"
                        + "got: \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
         }
-        return .init(className: "replay.\(r.session)",
+        return .init(className: "replay.\(session)",
                      name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind))",
                      time: Double(v.duration) / 1e6, failure: failure)
     }
@@ -195,31 +209,12 @@ public enum FaithfulReport {
     /// `junit(results).xml()`, written a testcase at a time (issue 17): the cases are made from
     /// the verdicts as they are written, never all held.
     public static func writeJUnit(_ results: [FaithfulReplayResult], _ write: (String) -> Void) {
-        var tests = 0, failures = 0
-        var time = 0.0
+        let suite = FaithfulJUnitSuite(limit: .max)
         for r in results {
-            for v in r.verdicts {
-                tests += 1
-                if v.divergence != nil { failures += 1 }
-                time += Double(v.duration) / 1e6
-            }
-            for _ in r.unfiredFaults {
-                tests += 1
-                failures += 1
-            }
+            for v in r.verdicts { suite.add(v, session: r.session) }
+            suite.finish(r)
         }
-        write(JUnitReport.head(suiteName: suiteName, tests: tests, failures: failures, time: time))
-        for r in results {
-            for v in r.verdicts { write(JUnitReport.xml(testCase(v, r))) }
-            for f in r.unfiredFaults { write(JUnitReport.xml(testCase(fault: f, r))) }
-        }
-        var first = true
-        forEachJUnitNote(results) { n in
-            write(first ? JUnitReport.systemOutOpen : "\n")
-            first = false
-            write(JUnitReport.systemOutNote(n))
-        }
-        if !first { write(JUnitReport.systemOutClose) }
-        write(JUnitReport.tail)
+        // Nothing was spilled (no limit), so nothing can fail to be read back.
+        try? suite.write(write)
     }
 }

@@ -1,3 +1,4 @@
+import BLECapture
 import BLECore
 
 /// What `blereplay replay` was asked to do (the command line, parsed).
@@ -11,6 +12,8 @@ public struct ReplayRequest: Sendable {
     public var capturePath: String?
     public var unmatchedGiven = false
     public var bench = false
+    /// What the report's waiting text (`SpillText`) holds in memory before it goes to a file.
+    var spillLimit = 1 << 20
 
     public init() {}
 }
@@ -38,9 +41,11 @@ public enum ReplayRunner {
     }
 
     /// Replays capture by capture, and writes each connection's text as its verdict is made (the
-    /// world stopped); JSON capture by capture (its verdicts kept until its object is written:
-    /// `reproduced` comes before them); JUnit from every capture's verdicts, kept for it alone.
-    /// Only the first capture's trace is kept for `--write-capture`.
+    /// world stopped). JSON and JUnit name counts before the connections (`reproduced`, the
+    /// suite's tests and failures), so each verdict's JSON value and testcase are made as the
+    /// verdict is and wait in `SpillText`s (in a temporary file past 1 MiB) until the counts are
+    /// known: no verdict is kept (issue 17). Only the first capture's trace is kept for
+    /// `--write-capture`.
     static func faithful(_ sessions: consuming [RecordedSession], _ request: ReplayRequest, output: ((String) -> Void)?) -> ReplayOutcome {
         var outcome = ReplayOutcome()
         var configuration = request.configuration
@@ -51,23 +56,41 @@ public enum ReplayRunner {
         let out = ReplayTextOutput(sink: output)
         let json = request.json
         let nested = json && sessions.count != 1
-        var kept: [FaithfulReplayResult] = []
+        let indent = nested ? 1 : 0
+        let items = SpillText(limit: request.spillLimit)
+        let suite = request.junitPath != nil ? FaithfulJUnitSuite(limit: request.spillLimit) : nil
         var trace: HCITraceRecorder?
         var passed = true
+        var spillFailure: Errno?
         if nested { out.write("[") }
         let count = sessions.count
         for i in 0..<count {
             if !json { FaithfulReport.writeHead(sessions[i].fileName, to: out) }
-            let (r, world) = FaithfulReplay.run(&sessions[i], configuration: configuration, keepingVerdicts: json || request.junitPath != nil) { v in
-                if !json { FaithfulReport.write(v, to: out) }
+            let session = sessions[i].fileName
+            var made = 0
+            let (r, world) = FaithfulReplay.run(&sessions[i], configuration: configuration, keepingVerdicts: false) { v in
+                if json {
+                    items.append(FaithfulReport.jsonItem(v, index: made, indent: indent))
+                } else {
+                    FaithfulReport.write(v, to: out)
+                }
+                suite?.add(v, session: session)
+                made += 1
             }
+            suite?.finish(r)
             if json {
                 if nested {
                     var separator = i > 0 ? "," : ""
                     JSON.newline(&separator, depth: 1)
                     out.write(separator)
                 }
-                FaithfulReport.writeJSON(r, indent: nested ? 1 : 0, to: out)
+                do throws(Errno) {
+                    try FaithfulReport.writeJSON(r, indent: indent, hasConnections: made > 0, to: out) { () throws(Errno) in
+                        try items.drain { out.write($0) }
+                    }
+                } catch {
+                    spillFailure = spillFailure ?? error
+                }
             } else {
                 FaithfulReport.writeTail(r, to: out)
             }
@@ -75,7 +98,6 @@ public enum ReplayRunner {
             sessions[i].connections = []
             if !r.passed { passed = false }
             if i == 0, request.capturePath != nil { trace = world.trace }
-            if request.junitPath != nil { kept.append(r) }
         }
         if nested {
             var close = ""
@@ -85,21 +107,29 @@ public enum ReplayRunner {
         if json { out.write("\n") }
         out.flush()
         if output == nil { outcome.stdout = out.text }
-        if let path = request.junitPath {
+        if let spillFailure {
+            outcome.stderr.append("blereplay replay: cannot read the report's connections back from its temporary file: \(spillFailure)")
+            outcome.status = .badInput
+        }
+        if let path = request.junitPath, let suite {
+            var readBack: Errno?
             do {
                 try TextFile.write(to: path) { write in
                     withoutActuallyEscaping(write) { write in
                         let file = ReplayTextOutput(sink: write)
-                        FaithfulReport.writeJUnit(kept) { file.write($0) }
+                        do throws(Errno) { try suite.write { file.write($0) } } catch { readBack = error }
                         file.flush()
                     }
+                }
+                if let readBack {
+                    outcome.stderr.append("blereplay replay: \(path): cannot read the testcases back from their temporary file: \(readBack)")
+                    outcome.status = .badInput
                 }
             } catch {
                 outcome.stderr.append("blereplay replay: \(error)")
                 outcome.status = .badInput
             }
         }
-        kept = []
         if let path = request.capturePath {
             if count > 1 { outcome.stderr.append("note: the timeline holds \(count) captures; writing the first one's replay") }
             if let trace {
