@@ -33,4 +33,33 @@ struct LinkCountWorkTests {
         let perLinkFew = Double(few.visited) / Double(few.links), perLinkMany = Double(many.visited) / Double(many.links)
         #expect(perLinkMany <= perLinkFew + 1, "links visited per link: \(perLinkFew) at \(few.links) links, \(perLinkMany) at \(many.links)")
     }
+
+    /// Every link going down at once (a `disconnect` fault at a moment, which takes down each
+    /// peer's links, or a controller reset): taking each out of the host's links was a pass over
+    /// those still up, so 61,424 links took 30 s to go down (`replay --runs` drew such faults).
+    @Test func linksGoingDownAtOnceCostTheSamePerLink() throws {
+        func down(controllers: Int, handles: Int) throws -> (links: Int, visited: Int) {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("link-down-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let capture = directory.appendingPathComponent("links.btsnoop").path
+            try GeneratedSession.runPython(["python3", "-m", "blegen.adversarial", "--links", "\(controllers)", "\(handles)", capture])
+            let session = try TestCaptures.session(capture)
+            var configuration = ReplayConfiguration()
+            // After the first round of writes (100 µs a record), before the second.
+            let at = Int64(controllers * handles) * 100 + 1_000
+            configuration.faults = [try FaultSpec(parsing: "disconnect:0x13@t=\(Double(at) / 1e6)s")]
+            let (result, world) = FaithfulReplay.run(session, configuration: configuration)
+            #expect(result.firedFaults.count == controllers * handles)
+            #expect(world.host.linkCount == 0)
+            #expect(world.host.allLinks.allSatisfy { $0.endReason?.rawValue == 0x13 })
+            return (result.verdicts.count, world.host.linkSlotsVisited)
+        }
+        let few = try down(controllers: 2, handles: 256)
+        let many = try down(controllers: 2, handles: 2048)
+        let perLinkFew = Double(few.visited) / Double(few.links), perLinkMany = Double(many.visited) / Double(many.links)
+        // A pass over the links still up per link down: 256 per link at 512 links, 2,048 at 4,096.
+        #expect(perLinkMany <= 4 && perLinkMany <= perLinkFew + 1,
+                "slots visited per link: \(perLinkFew) at \(few.links) links, \(perLinkMany) at \(many.links)")
+    }
 }

@@ -178,7 +178,7 @@ extension CentralHost {
             l.wantsWriteReady = false
             observer?.centralHost(self, linkIsReadyToSendWriteWithoutResponse: l)
         }
-        linksVisitedForWriteReady += links.count
+        linksVisitedForWriteReady += linkCount
         writeReadyWaiting.removeAll { !$0.wantsWriteReady || !$0.isUp }
     }
 

@@ -43,6 +43,8 @@ public final class SimulatedLink {
     public let behaviourConnectionID: Int64?
     // The 1- and 2-byte fields beside the optionals' tags, not each in a word of its own (issue 17).
     public let handle: UInt16
+    /// Where `CentralHost.links` holds it while it is up; -1 after.
+    var hostSlot: Int32 = -1
     /// True once an MTU exchange completed on this link (the MTU is then known, not assumed).
     public internal(set) var mtuExchanged = false
     /// Whether the host models the link's security (pairs when a request needs it, as iOS does;
