@@ -5,6 +5,15 @@ LINKTYPE_BLUETOOTH_LE_LL (251) packets, and the same packets as a plain LINKTYPE
 
 writes ppi-ubertooth.pcap and le-ll.pcap: one session, outcome known by construction.
 
+    python3 -m blegen.air --lost SECONDS OUT.pcap
+
+writes a LINKTYPE 251 pcap where the sniffer follows a connection (30 ms interval, 4 s
+supervision timeout) through an MTU exchange and a Read Request (handle 0x000A) the peripheral
+never answers, then SECONDS more of Empty PDU events, then no more of the connection: 40 s of
+the peripheral's ADV_IND every 100 ms follow (the sniffer back on the advertising channels).
+With SECONDS >= 30 the request was seen unanswered for 30 s (an ATT timeout, Core v5.4 Vol 3
+Part F 3.3.3); below, the capture shows neither its answer nor its timeout.
+
 Layouts:
 - PPI header ("Per-Packet Information Header Specification" 1.0.10, section 3), little-endian:
   pph_version u8 = 0, pph_flags u8 = 0, pph_len u16, pph_dlt u32 = 251; then one field of
@@ -139,8 +148,53 @@ def le_ll_capture() -> bytes:
 
 FILES = {"ppi-ubertooth.pcap": ppi_capture, "le-ll.pcap": le_ll_capture}
 
+INTERVAL_US = 30_000
+
+
+def lost_session(followed_s: float) -> list[tuple[int, bytes]]:
+    """(µs from the start, LE packet): see the module's `--lost`."""
+    out: list[tuple[int, bytes]] = []
+    adv_data = bytes([0x02, 0x01, 0x06, 0x05, 0x09]) + b"Lock"
+    adv = adv_packet(0, addr(ADVERTISER) + adv_data)
+    out.append((0, adv))
+    ll_data = (struct.pack("<I", CONN_AA) + CRC_INIT.to_bytes(3, "little") + struct.pack("<BHHHH", 2, 0, 24, 0, 400)
+               + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F]) + bytes([7]))
+    out.append((500, adv_packet(5, addr(INITIATOR) + addr(ADVERTISER) + ll_data, tx_random=True)))
+    t = 500 + 1_250 + INTERVAL_US
+    sn = {"c": 0, "p": 0}
+
+    def event(central: bytes, peripheral: bytes) -> None:
+        nonlocal t
+        out.append((t, data_packet(2 if central else 1, sn["p"], sn["c"], central)))
+        out.append((t + 150, data_packet(2 if peripheral else 1, sn["c"] ^ 1, sn["p"], peripheral)))
+        sn["c"] ^= 1
+        sn["p"] ^= 1
+        t += INTERVAL_US
+
+    event(l2cap_att(struct.pack("<BH", att.EXCHANGE_MTU_REQ, 247)), l2cap_att(struct.pack("<BH", att.EXCHANGE_MTU_RSP, 65)))
+    event(l2cap_att(struct.pack("<BH", 0x0A, 0x000A)), b"")
+    for _ in range(int(followed_s * 1_000_000) // INTERVAL_US):
+        event(b"", b"")
+    end = t + 40_000_000
+    t += 100_000
+    while t < end:
+        out.append((t, adv))
+        t += 100_000
+    return out
+
+
+def lost_capture(followed_s: float) -> bytes:
+    frames = lost_session(followed_s)
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 251))
+    for us, f in frames:
+        out += struct.pack("<IIII", START_S + us // 1_000_000, us % 1_000_000, len(f), len(f)) + f
+    return bytes(out)
+
 
 def main(argv: list[str]) -> int:
+    if len(argv) == 4 and argv[1] == "--lost":
+        Path(argv[3]).write_bytes(lost_capture(float(argv[2])))
+        return 0
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2

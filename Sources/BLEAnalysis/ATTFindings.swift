@@ -6,6 +6,8 @@ extension FindingsEngine {
     /// `att-timeout`, `capture-ended-pending`, `att-error`, `gatt-out-of-sync`, `local-service-changed`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
     func attFindings(_ c: ConnectionFacts, earlier: EarlierConnections) throws -> [Finding] {
         var out: [Finding] = []
+        // On a sniffer's capture, where the connection was last seen when its end is not in it.
+        let lostFromView = try air.lastSeen(c)
         let transactions = try db.rows("""
             SELECT request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code, request_ts_us, direction
             FROM att_transaction WHERE connection_id = ?1 ORDER BY request_packet_id
@@ -43,9 +45,18 @@ extension FindingsEngine {
             let op = BLEAnalysisNames.attOpcodeName(t[2].int ?? 0)
             let frame = t[0].int ?? 0
             let handle = t[3].int.map { " to handle \(hex($0, width: 4))" } ?? ""
+            let asker = t[8].string == "rx" ? "The peer sent it to the local GATT server" : "The local host sent it"
+            if let seen = lostFromView, seen < captureEnd {
+                let gap = max(0, seen.saturatingSubtracting(t[7].int64 ?? seen))
+                let when = gap == 0 ? "as the last packet the capture holds of this connection" : "\(TextFormat.duration(gap)) before the last packet the capture holds of this connection (\(c.lastPacketID))"
+                out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-ended-pending",
+                                   title: "The sniffer lost the connection while \(op)\(handle) awaited its response",
+                                   detail: "\(asker) (packet \(frame)) \(when), and no response is in the capture. The capture went on, but without this connection (connection-lost-from-view): whether the answer came, and whether the 30 s ATT transaction timeout (Core Vol 3 Part F 3.3.3) expired, is not in it. By itself this is no evidence that the peer went silent.",
+                                   evidence: frame == c.lastPacketID ? [frame] : [frame, c.lastPacketID]))
+                continue
+            }
             let gap = max(0, captureEnd.saturatingSubtracting(t[7].int64 ?? captureEnd))
             let when = gap == 0 ? "as the last packet of the capture" : "\(TextFormat.duration(gap)) before the capture ended"
-            let asker = t[8].string == "rx" ? "The peer sent it to the local GATT server" : "The local host sent it"
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-ended-pending",
                                title: "Capture ended while \(op)\(handle) awaited its response",
                                detail: "\(asker) (packet \(frame)) \(when), and no response is in the capture. The capture ended before the 30 s ATT transaction timeout (Core Vol 3 Part F 3.3.3) could expire, so whether the answer came is unknown: by itself this is no evidence that the peer went silent.",
@@ -57,7 +68,9 @@ extension FindingsEngine {
         for t in transactions where t[2].int == 0x1D && t[5].string != "ok" {
             let received = t[8].string == "rx"
             var detail = "The client did not send Handle Value Confirmation (outcome: \(t[5].string ?? "")); the server may not send another indication."
-            if t[5].string == "pending" {
+            if t[5].string == "pending", let seen = lostFromView, seen < captureEnd {
+                detail += " The capture lost the connection \(TextFormat.duration(max(0, seen.saturatingSubtracting(t[7].int64 ?? seen)))) after it (connection-lost-from-view): the confirmation may have come where the sniffer did not see it."
+            } else if t[5].string == "pending" {
                 detail += " The capture ended \(TextFormat.duration(max(0, captureEnd.saturatingSubtracting(t[7].int64 ?? captureEnd)))) after it, before the 30 s transaction timeout: the confirmation may have come after the capture was cut."
             }
             if t[5].string == "timeout" {

@@ -66,6 +66,7 @@ public enum Analyzer {
                                          outcome, error_code, request_ts_us, direction)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
+        let air = try AirObservation(captureID: captureID, db: db)
         // Every link: ATT runs on BR/EDR links too (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
         try connections.forEach { c in
             var matcher = TransactionMatcher()
@@ -91,7 +92,8 @@ public enum Analyzer {
                 gatt.add(p)
                 if matcher.transactions.count >= 4096 { try store(matcher.drain()) }
             }
-            matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: captureEnd)
+            // A sniffer's view of a link ends with its last packet (`AirObservation`).
+            matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: try air.lastSeen(c).map { min($0, captureEnd) } ?? captureEnd)
             try store(matcher.drain())
             for side in GATTServerSide.allCases {
                 try GATTStore.write(gatt.database(side), of: side, connection: c.id, db: db)
@@ -110,7 +112,7 @@ public enum Analyzer {
     /// own Android status takes its evidence's (`android`, from `applyAndroidRule`).
     static func storeFindings(_ captureID: Int64, connections: CaptureConnections, captureEnd: Int64,
                               android androidByPacket: AndroidStatusByPacket, db: SQLiteDatabase) throws {
-        let engine = FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
+        let engine = try FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         let insertFinding = try db.prepare("""
             INSERT INTO finding (connection_id, capture_id, severity, code, title, detail, evidence_packet_ids, cb_error,
                                  android_status, android_name)

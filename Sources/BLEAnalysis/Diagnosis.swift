@@ -80,6 +80,10 @@ public struct ConnectionDiagnosis: Sendable {
     /// and the remote central's app see of its end (nil on other links, and while still open).
     public var peripheralManager: PeripheralManagerView?
     public var findings: [RenderedFinding]
+    /// On a sniffer's capture that went on without the link, its end not in it (`AirObservation`):
+    /// when its last packet came, and how much longer the capture went on. Such a link was not
+    /// "still open when the capture ended".
+    public var lostFromView: (lastSeen: Int64, captureWentOn: Int64)?
 
     public var worstSeverity: Finding.Severity? { findings.map(\.finding.severity).max() }
 }
@@ -202,6 +206,7 @@ public final class DiagnosisReader {
             SELECT count(DISTINCT controller_index), max(controller_index) FROM connection WHERE capture_id = ?1
             """, [.integer(capture.id)]).first ?? []
         let namesController = (controllers.first?.int ?? 0) > 1 || (controllers.count > 1 ? controllers[1].int ?? 0 : 0) != 0
+        let air = try AirObservation(captureID: capture.id, db: db)
         while try s.step() {
             let id = s.int64(0)
             var c = ConnectionDiagnosis(
@@ -218,6 +223,11 @@ public final class DiagnosisReader {
                 disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: [])
             c.controller = s.int(33)
             c.namesController = namesController
+            // `end` is the last packet's time when no disconnection was seen.
+            if air.isAirCapture, c.disconnectReason == nil, c.disconnectPacketID == nil, let seen = c.end,
+               let end = capture.lastTimestamp, end > seen {
+                c.lostFromView = (seen, end - seen)
+            }
             c.updates = try Self.loadUpdates(db, connection: id)
             try largest.bind([.integer(id)])
             if try largest.step() {

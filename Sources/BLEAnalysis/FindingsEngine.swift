@@ -11,6 +11,15 @@ struct FindingsEngine {
     let captureID: Int64
     let captureEnd: Int64
     let mapping = DisconnectMapping.default
+    /// How far a sniffer's capture shows each link (HCI captures show them to the end).
+    let air: AirObservation
+
+    init(db: SQLiteDatabase, captureID: Int64, captureEnd: Int64) throws {
+        self.db = db
+        self.captureID = captureID
+        self.captureEnd = captureEnd
+        air = try AirObservation(captureID: captureID, db: db)
+    }
 
     /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
     /// thousands of links they are stored as they come, not held all at once. Only the findings
@@ -27,6 +36,7 @@ struct FindingsEngine {
             var out: [Finding] = []
             out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c, losses: losses)
+            out += try lostFromViewFindings(c)
             out += try attFindings(c, earlier: earlier)
             out += try securityFindings(c)
             out += try parameterFindings(c)

@@ -122,6 +122,12 @@ public enum DiagnosisRenderer {
                     out.append("  CoreBluetooth (local peripheral):")
                     out += TextFormat.wrap(view.sentence, width: 96, indent: "    ")
                 }
+            } else if let lost = c.lostFromView {
+                // A sniffer's capture that went on without the link (AirObservation).
+                out.append("  ended: not in the capture: its last packet is \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))), "
+                           + "\(TextFormat.duration(lost.captureWentOn)) before the capture ended, with no LL_TERMINATE_IND: "
+                           + (c.beganBeforeCapture ? "the sniffer caught \(c.packets) packet(s) of a link it never followed"
+                                                   : "the link ended where the sniffer could not see it, or the sniffer lost it"))
             } else {
                 out.append("  ended: still open when the capture ended")
             }
