@@ -79,6 +79,21 @@ struct FindingsEngine {
         return rows.first?[0].int ?? c.supervisionTimeoutMs
     }
 
+    /// A BR/EDR link's supervision timeout (ms) in force just before `frame`: the last Link
+    /// Supervision Timeout Changed event for it (Core v5.4 Vol 4 Part E 7.7.46), nil when none.
+    func bredrSupervisionTimeout(_ c: ConnectionFacts, before frame: Int) throws -> (ms: Double, frame: Int)? {
+        let rows = try db.rows("""
+            SELECT packet_id, detail FROM link_event
+            WHERE connection_id = ?1 AND name = 'Link Supervision Timeout Changed' AND packet_id < ?2
+            ORDER BY packet_id DESC LIMIT 1
+            """, [.integer(c.id), .integer(Int64(frame))])
+        guard let r = rows.first, let id = r[0].int, let detail = r[1].string else { return nil }
+        // `timeout_slots=N timeout_ms=M` (HCIEventDecoder)
+        guard let field = detail.split(separator: " ").first(where: { $0.hasPrefix("timeout_ms=") }),
+              let ms = Double(field.dropFirst("timeout_ms=".count)), ms > 0 else { return nil }
+        return (ms, id)
+    }
+
     /// A packet summary without its `Sent `/`Rcvd ` prefix, for use inside a sentence.
     static func plain(_ summary: String) -> String {
         summary.hasPrefix("Sent ") || summary.hasPrefix("Rcvd ") ? String(summary.dropFirst(5)) : summary

@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 import BLETimeline
 
 /// `supervision-timeout`: a link the controller reported lost with 0x08 Connection Timeout,
@@ -47,8 +48,16 @@ extension FindingsEngine {
         // BR/EDR has no LE connection parameters: its link supervision timeout (20 s unless Write
         // Link Supervision Timeout, Vol 4 Part E 7.3.42, changed it) is rarely in a capture.
         let p = c.transport == "le" ? try parametersInForce(c, before: frame) : nil
+        // A BR/EDR link's own timeout, when the controller reported it (Link Supervision Timeout
+        // Changed, Vol 4 Part E 7.7.46).
+        let bredr = c.transport != "le" ? try bredrSupervisionTimeout(c, before: frame) : nil
         if c.transport != "le" {
-            known.append("this BR/EDR link's supervision timeout is not in the capture (20 s by default)")
+            if let bredr {
+                evidence.append(bredr.frame)
+                known.append("this BR/EDR link's supervision timeout was \(TextFormat.fixed(bredr.ms, bredr.ms.rounded() == bredr.ms ? 0 : 3)) ms (Link Supervision Timeout Changed, packet \(bredr.frame))")
+            } else {
+                known.append("this BR/EDR link's supervision timeout is not in the capture (\(LinkSupervisionTimeout.defaultMilliseconds / 1000) s by default)")
+            }
         } else if let p {
             known.append("the parameters in force were \(p.describe), \(p.source)")
             if let pid = p.packetID, p.fromUpdate { evidence.append(pid) }
@@ -65,37 +74,43 @@ extension FindingsEngine {
         } else {
             known.append("no data from the peer was captured on this link" + (onlySent.map { " (the local side only sent \($0), which need no answer)" } ?? ""))
         }
+        // When the peer went silent: one supervision timeout before the report (Vol 6 Part B 4.5.2;
+        // a BR/EDR link's, Vol 4 Part E 7.3.42).
+        let timeoutMs: Double? = p.map { Double($0.supervisionTimeoutMs) } ?? bredr?.ms
+        let onset = timeoutMs.map { at.saturatingSubtracting(Int64(($0 * 1000).rounded())) }
+        // Slack for host timestamps: a connection event either way, at least 10 ms.
+        let slack = Int64(max(10_000, p?.intervalUs ?? 0))
         // The liveness evidence for a peer that only receives: the controller's completed packets.
         let acks = try AcknowledgedPackets(c, before: frame, db: db, captureID: captureID)
         let completed = acks.lastCredit
+        // Completed means transmitted or flushed (Vol 4 Part E 7.7.19): a count after the peer went
+        // silent is the controller giving up on the packets, no sign of life.
+        let afterSilence = onset.flatMap { onset in completed.map { $0.ts > onset.saturatingAdding(slack) } } ?? false
         if let last = acks.lastAcknowledged, let credit = acks.lastCredit {
             evidence += [last.frame, credit.frame]
-            known.append("the last of the host's packets the peer acknowledged was \(last.summary) (packet \(last.frame), \(TextFormat.clock(last.ts))), counted by Number Of Completed Packets for handle \(hex(c.handle, width: 4)) at packet \(credit.frame), \(TextFormat.duration(at.saturatingSubtracting(credit.ts))) before the disconnect: the link was alive then")
+            known.append("the last of the host's packets the \(afterSilence ? "controller reported complete" : "peer acknowledged") was \(last.summary) (packet \(last.frame), \(TextFormat.clock(last.ts))), counted by Number Of Completed Packets for handle \(hex(c.handle, width: 4)) at packet \(credit.frame), \(TextFormat.duration(at.saturatingSubtracting(credit.ts))) before the disconnect" + (afterSilence ? "" : ": the link was alive then"))
         }
         if let first = acks.outstanding.first {
             evidence.append(first.frame)
             known.append("\(acks.outstanding.count) packet(s) the host sent \(acks.lastAcknowledged == nil ? "on this link" : "after it") were never acknowledged (no Number Of Completed Packets counted them before the disconnect), the first \(first.summary) (packet \(first.frame), \(TextFormat.clock(first.ts)))")
         } else if acks.lastAcknowledged != nil {
-            known.append("every packet the host sent on the link was acknowledged")
+            known.append(afterSilence ? "every packet the host sent on the link was reported complete" : "every packet the host sent on the link was acknowledged")
         }
-        // When the peer went silent: one supervision timeout before the report (Vol 6 Part B 4.5.2).
-        let onset = p.map { at.saturatingSubtracting(Int64($0.supervisionTimeoutMs).saturatingMultiplied(by: 1000)) }
-        // Slack for host timestamps: a connection event either way, at least 10 ms.
-        let slack = Int64(max(10_000, p?.intervalUs ?? 0))
-        if let onset, let p {
-            inferred.append("the peer's last link-layer packet came about \(p.supervisionTimeoutMs) ms before the disconnect, near \(TextFormat.clock(onset)) (the controller reports 0x08 one supervision timeout after the last packet it received)")
+        if let onset, let timeoutMs {
+            let timeoutText = TextFormat.fixed(timeoutMs, timeoutMs.rounded() == timeoutMs ? 0 : 3)
+            inferred.append("the peer's last \(p != nil ? "link-layer" : "baseband") packet came about \(timeoutText) ms before the disconnect, near \(TextFormat.clock(onset)) (the controller reports 0x08 one supervision timeout after the last packet it received)")
             if let lastRx, onlySent == nil {
                 if lastRx.ts < onset.saturatingSubtracting(slack) {
-                    inferred.append("the \(TextFormat.duration(onset.saturatingSubtracting(lastRx.ts))) between the peer's last data and that moment were empty link-layer packets, which HCI does not show: the peer was still answering then")
+                    inferred.append("the \(TextFormat.duration(onset.saturatingSubtracting(lastRx.ts))) between the peer's last data and that moment were \(p != nil ? "empty link-layer packets" : "baseband POLL and NULL packets"), which HCI does not show: the peer was still answering then")
                 } else if lastRx.ts > onset.saturatingAdding(slack) {
-                    inferred.append("the capture shows data from the peer only \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect, less than the timeout: the timeout the controller used was not \(p.supervisionTimeoutMs) ms (an update the capture missed) or the capture's timestamps lag the controller's")
+                    inferred.append("the capture shows data from the peer only \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect, less than the timeout: the timeout the controller used was not \(timeoutText) ms (an update the capture missed) or the capture's timestamps lag the controller's")
                 }
             }
             if let completed, completed.ts > onset.saturatingAdding(slack) {
                 inferred.append("Number Of Completed Packets after that moment can only count packets the controller gave up on or flushed, or report late")
             } else if let first = acks.outstanding.first {
                 // A peer still answering acknowledges within a few connection events (more with peripheral latency).
-                let wait = max(slack, Int64(p.effectiveIntervalUs).saturatingMultiplied(by: 2))
+                let wait = max(slack, Int64(p?.effectiveIntervalUs ?? 0).saturatingMultiplied(by: 2))
                 if first.ts < onset.saturatingSubtracting(wait) {
                     inferred.append("packet \(first.frame) waited \(TextFormat.duration(onset.saturatingSubtracting(first.ts))) for an acknowledgement while the peer's link layer still kept the link alive: the peer was refusing data (link-layer flow control, a peer that stopped reading) before it went silent")
                 } else {

@@ -192,6 +192,19 @@ extension PacketDecoder {
             }
             d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: status, fields: fields)))
 
+        case 0x38:
+            // Connection_Handle u16, Link_Supervision_Timeout u16 in baseband slots of 0.625 ms
+            // (7.7.46): a BR/EDR link's timeout, changed by the central's Write Link Supervision
+            // Timeout (7.3.42). The link-loss diagnosis reads it from the link event.
+            let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
+            d.connection = eventConnection(handle, into: &d)
+            d.summary += " handle " + Fmt.h4(handle)
+            let slots = try r.readUInt16(.little, "Link_Supervision_Timeout")
+            let ms = LinkSupervisionTimeout.milliseconds(slots: slots)
+            d.summary += ", timeout \(slots) slots (\(ms) ms)"
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: nil,
+                                                 fields: [("timeout_slots", "\(slots)"), ("timeout_ms", ms)])))
+
         case 0x57:
             // Connection_Handle u16 (7.7.75)
             let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
@@ -236,5 +249,5 @@ extension HCINames {
         0x06, 0x09, 0x0B, 0x0D, 0x14, 0x1C, 0x1D, 0x21, 0x23, 0x2E,
     ]
     /// Events starting with Connection_Handle u16.
-    static let eventsWithHandleFirst: Set<UInt8> = [0x11, 0x1B, 0x1E, 0x38, 0x39]
+    static let eventsWithHandleFirst: Set<UInt8> = [0x11, 0x1B, 0x1E, 0x39]
 }
