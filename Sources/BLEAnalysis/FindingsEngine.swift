@@ -41,6 +41,7 @@ struct FindingsEngine {
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
+            out += try invalidParameterFindings(c)
             out += try snoopFilterFindings(c)
             earlier.add(c)
             groupable += out.filter { FindingGroups.groupedCodes.contains($0.code) }
