@@ -15,9 +15,9 @@ public enum DiagnosisRenderer {
         return out.joined(separator: "\n")
     }
 
-    /// A capture's first lines: its format, how many connections follow (`le` LE, `other`
-    /// BR/EDR) and the capture-level findings.
-    public static func headLines(_ c: CaptureDiagnosis, le: Int, other bredr: Int) -> [String] {
+    /// A capture's first lines: its format, its connections (`le` LE, `other` BR/EDR; with a
+    /// filter, `shown` of them follow) and the capture-level findings.
+    public static func headLines(_ c: CaptureDiagnosis, le: Int, other bredr: Int, shown: Int? = nil) -> [String] {
         var out: [String] = []
         out.append("Capture \(c.capture.path)")
         out.append("  \(c.capture.formatDescription), \(c.capture.records) records" +
@@ -25,7 +25,8 @@ public enum DiagnosisRenderer {
                    (c.capture.malformedPackets > 0 ? ", \(c.capture.malformedPackets) malformed" : ""))
         out.append("  host: " + platformText(c.platform))
         out.append("  \(le) LE connection(s)" + (bredr > 0 ? ", \(bredr) BR/EDR" : "") +
-                   ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)")
+                   ", \(c.advertisers) advertiser(s) in \(c.advertisingReports) advertising report(s)" +
+                   (shown.map { "; \($0) connection(s) shown (the filters)" } ?? ""))
         if le == 0 && (bredr > 0 || c.bredrPackets > 0) {
             out.append("  No LE connection: this capture is mostly Classic BR/EDR traffic (\(c.bredrPackets) BR/EDR packets); nothing LE to diagnose beyond advertising.")
         }

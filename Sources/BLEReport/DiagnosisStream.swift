@@ -64,8 +64,11 @@ public struct DiagnosisStream {
                 for (key, value) in DiagnosisRenderer.captureJSONFields(head) { doc.value(value, key: key) }
                 doc.openArray(key: "connections")
             } else {
+                // The capture's own counts, with how many of its connections the filter shows.
+                let total = try reader.connectionCounts(of: capture)
                 let counts = kept.connections[capture.id] ?? (0, 0)
-                text.lines(DiagnosisRenderer.headLines(head, le: counts.le, other: counts.other))
+                text.lines(DiagnosisRenderer.headLines(head, le: total.le, other: total.other,
+                                                       shown: selection == nil ? nil : counts.le + counts.other))
             }
             var body = DiagnosisRenderer.CaptureBody(platform: head.platform)
             try reader.forEachConnection(of: capture) { c in

@@ -82,7 +82,7 @@ enum CommandHelpTable {
                     summary: "The decoded timeline, one line per packet (btmon-like); NDJSON with --json.",
                     options: [
                     ] + packetFilters(severity: "info|warning|error: only the packets findings at or above S cite") + [
-                        OptionHelp("--layer LAYER", "only this layer: hci, acl, l2cap, att, smp, signaling, bredr, note, other"),
+                        OptionHelp("--layer LAYER", "only this layer: hci, acl, l2cap, att, smp, signaling, bredr, note, other, ll (a sniffer's link-layer PDUs)"),
                         OptionHelp("--errors", "only packets with an error or a decode problem"),
                         OptionHelp("--capture ID", "only this capture of a timeline holding several"),
                         OptionHelp("--limit N", "at most N packets"),

@@ -30,6 +30,16 @@ struct DiagnoseFilterCLITests {
         #expect((parsed?.first?["connections"] as? [Any])?.count == 1)
     }
 
+    /// The heading counts the capture's connections whatever the filter, and says how many of
+    /// them the filter shows (it counted only those: "1 LE connection(s)" for a capture of two).
+    @Test func theHeadingKeepsTheCapturesCounts() throws {
+        let all = try CLI.run(["diagnose", capture])
+        #expect(all.stdout.contains("  2 LE connection(s), ") && !all.stdout.contains("shown (the filters)"))
+        let errors = try CLI.run(["diagnose", capture, "--severity", "error"])
+        #expect(errors.stdout.contains("  2 LE connection(s), "), "\(errors.stdout)")
+        #expect(errors.stdout.contains("; 1 connection(s) shown (the filters)"), "\(errors.stdout)")
+    }
+
     @Test func packetFiltersSelectConnectionsAndFindings() throws {
         let second = try CLI.run(["diagnose", capture, "--conn-handle", "0x0041"])
         #expect(Self.outline(second.stdout) == ["Connection 2", "INFO local-terminated", "INFO att-error"])

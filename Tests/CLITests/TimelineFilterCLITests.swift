@@ -23,6 +23,28 @@ struct TimelineFilterCLITests {
 
     static func lines(_ r: CLI.Result) -> [Substring] { r.stdout.split(separator: "\n") }
 
+    /// `--layer ll`, the layer a sniffer's advertising, Empty and LL Control PDUs are shown with,
+    /// was refused; the generator's air capture (`blegen.air`: ADV_IND, CONNECT_IND, 10 ATT PDUs,
+    /// 2 Empty PDUs, LL_TERMINATE_IND) has 5 such frames, as tshark counts `btle && !btatt`.
+    @Test func theLinkLayerIsALayerToFilterBy() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-m", "blegen.air", dir.path]
+        p.currentDirectoryURL = CLI.packageRoot.appendingPathComponent("Scripts")
+        try p.run()
+        p.waitUntilExit()
+        let capture = dir.appendingPathComponent("le-ll.pcap").path
+        let ll = try CLI.run(["timeline", capture, "--layer", "ll"])
+        #expect(ll.status == 0, "\(ll.stderr)")
+        #expect(Self.lines(ll).count == 5)
+        #expect(Self.lines(ll).count == (try Self.tsharkCount(capture, "btle && !btatt")))
+        #expect(Self.lines(ll).allSatisfy { $0.contains(" ll ") })
+        let negative = try CLI.run(["timeline", capture, "--limit", "-3"])
+        #expect(negative.status == 2 && negative.stderr.contains("--limit is a count of packets"))
+    }
+
     @Test func captureSelectsOneCaptureOfATimelineOfTwo() throws {
         let dir = CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,5 +1,6 @@
 import BLEAnalysis
 import BLECore
+import BLEDecode
 import BLETimeline
 
 /// `blereplay timeline CAPTURE|DB [--connection N] [--address A] [--layer L] [--errors] [--capture ID]
@@ -14,8 +15,12 @@ enum TimelineCommand {
         var filter = try PacketFilterOptions.filter(args)
         filter.captureID = try args.int("capture").map(Int64.init)
         filter.limit = try args.int("limit")
+        if let limit = filter.limit, limit < 0 {
+            throw Arguments.UsageError(message: "--limit is a count of packets, 0 or more (got \(limit))")
+        }
         if let l = args.value("layer") {
-            let known = ["hci", "acl", "l2cap", "att", "smp", "signaling", "bredr", "note", "other"]
+            // Every layer a packet row can name, `ll` (a sniffer's link-layer PDUs) among them.
+            let known = PacketLayer.allCases.map(\.rawValue)
             guard known.contains(l) else {
                 throw Arguments.UsageError(message: "--layer is one of \(known.joined(separator: ", "))")
             }
