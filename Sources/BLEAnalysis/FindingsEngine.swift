@@ -256,12 +256,15 @@ struct FindingsEngine {
             }
             if c.localDisconnectRequested {
                 // BlueZ/Android hosts send Disconnect with 0x13 and the controller reports it back.
-                detail = "The local host asked for the disconnect (HCI Disconnect with reason \(hex(reasonCode))); the controller reported \(reason.name)."
+                detail = air.isAirCapture
+                    // A sniffer's capture: the central's LL_TERMINATE_IND (Vol 6 Part B 2.4.2.2), no HCI.
+                    ? "The central ended the connection: LL_TERMINATE_IND with error code \(hex(reasonCode)) \(reason.name) (packet \(frame))."
+                    : "The local host asked for the disconnect (HCI Disconnect with reason \(hex(reasonCode))); the controller reported \(reason.name)."
                 let cmd = try localDisconnectCommand(c, before: frame)
                 if let cmd { evidence.insert(cmd, at: 0) }
                 if let keyMissing, !keyNote.isEmpty { evidence.insert(keyMissing, at: 0) }
                 return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
-                                title: "Connection to \(peer(c)) closed by the local host", detail: detail + unansweredText + keyNote + roleNote,
+                                title: "Connection to \(peer(c)) closed by the \(air.isAirCapture ? "central" : "local host")", detail: detail + unansweredText + keyNote + roleNote,
                                 evidence: evidence, cbError: cb)]
             }
             // The peer's own ATT timeout: an indication the local host never confirmed (Vol 3 Part F 3.3.3).

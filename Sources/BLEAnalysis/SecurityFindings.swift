@@ -36,6 +36,10 @@ extension FindingsEngine {
                                detail: "Known: the peer sent SMP Security Request (packet \(request.frame)); the local host sent no Pairing Request and the link was never encrypted; \(after) ATT PDU(s) followed. Inferred: the local side chose not to pair (no bond wanted, or the user was not asked); not a pairing failure.",
                                evidence: [request.frame]))
         }
+        // Repeated failures with one code are one finding (a peer refusing the same request over
+        // and over: 22 LL_REJECT_IND on one link of an nRF Sniffer capture), keyed by code in the
+        // order first seen.
+        var failures: [(code: Int, frames: [Int], finding: Finding)] = []
         for e in try db.rows("""
             SELECT packet_id, code, name, cb_error, ts_us FROM error WHERE connection_id = ?1 AND context = 'encryption' ORDER BY packet_id
             """, [.integer(c.id)]) {
@@ -51,7 +55,15 @@ extension FindingsEngine {
                                    evidence: [e[0].int ?? 0] + (c.disconnectPacketID.map { [$0] } ?? [])))
                 continue
             }
+            if let i = failures.firstIndex(where: { $0.code == code }) {
+                failures[i].frames.append(e[0].int ?? 0)
+                continue
+            }
             var detail = "Encryption Change reported \(hex(code)) \(e[2].string ?? "")."
+            if air.isAirCapture, let p = try packet(e[0].int ?? 0) {
+                // A sniffer saw the link layer refuse it (Vol 6 Part B 5.1.3.1): no HCI event exists.
+                detail = "The link layer refused to start encryption: \(Self.plain(p.summary)) carried \(hex(code)) \(e[2].string ?? "") (Core v5.4 Vol 6 Part B 5.1.3.1)."
+            }
             if code == 0x06 {
                 detail += " The peer has no key for this bond (it was reset or unpaired): the bond must be removed on the phone and pairing redone."
             } else if code == 0x3D {
@@ -63,10 +75,20 @@ extension FindingsEngine {
                 ORDER BY packet_id DESC LIMIT 1
                 """, [.integer(c.id), .integer(Int64(e[0].int ?? 0))]).first?[0].int
             if let start { detail += " The local host had started encryption with a stored key at packet \(start)." }
-            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "encryption-failed",
-                               title: "Encryption failed: \(e[2].string ?? "")", detail: detail,
-                               evidence: (start.map { [$0] } ?? []) + [e[0].int ?? 0],
-                               cbError: c.role == "peripheral" ? nil : e[3].string))
+            failures.append((code, [e[0].int ?? 0],
+                             Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "encryption-failed",
+                                     title: "Encryption failed: \(e[2].string ?? "")", detail: detail,
+                                     evidence: (start.map { [$0] } ?? []) + [e[0].int ?? 0],
+                                     cbError: c.role == "peripheral" ? nil : e[3].string)))
+        }
+        for var f in failures {
+            if f.frames.count > 1 {
+                f.finding.title = "Encryption failed \(f.frames.count)×: " + f.finding.title.dropFirst("Encryption failed: ".count)
+                f.finding.detail += " The same failure \(f.frames.count) times on this link, at packets "
+                    + f.frames.prefix(10).map(String.init).joined(separator: ", ") + (f.frames.count > 10 ? ", …" : "") + "."
+                f.finding.evidence += f.frames.dropFirst().prefix(9)
+            }
+            out.append(f.finding)
         }
         // LE Long Term Key Request Negative Reply (Vol 4 Part E 7.8.26): the local device, as
         // peripheral, has no key for the key the central asked to use (Vol 6 Part B 5.1.3.1); its
