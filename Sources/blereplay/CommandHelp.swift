@@ -186,7 +186,7 @@ enum CommandHelpTable {
         }
         lines += ["", "blereplay COMMAND --help (or blereplay help COMMAND) lists a command's options; "
                   + "blereplay --version prints the version.",
-                  "Exit codes: 0 success, 1 check failed, 2 usage error, 65 unreadable or malformed input."]
+                  "Exit codes: 0 success, 1 check failed, 2 usage error, 65 unreadable or malformed input, 69 a server (the warehouse) unreachable."]
         return lines.joined(separator: "\n")
     }
 
@@ -197,7 +197,7 @@ enum CommandHelpTable {
                      + "own help prints (`Sources/blereplay/CommandHelp.swift`) with `blereplay help --markdown > Docs/cli.md`; "
                      + "a test keeps the two, and the README's command list, in agreement.", "",
                      "Every command also takes `-h`/`--help`. Exit codes: 0 success, 1 the thing checked failed, "
-                     + "2 usage error, 65 unreadable or malformed input."]
+                     + "2 usage error, 65 unreadable or malformed input, 69 a server (the warehouse) unreachable."]
         for c in commands { parts += ["", c.markdown] }
         return parts.joined(separator: "\n") + "\n"
     }
