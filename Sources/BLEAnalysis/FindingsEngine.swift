@@ -11,6 +11,9 @@ struct FindingsEngine {
     let captureID: Int64
     let captureEnd: Int64
     let mapping = DisconnectMapping.default
+    /// Per connection, the requests `TransactionMatcher` saw sent while another was outstanding
+    /// (only connections that had any): `att-request-while-outstanding`.
+    var attOverlaps: [Int64: ATTRequestOverlaps] = [:]
 
     /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
     /// thousands of links they are stored as they come, not held all at once. Only the findings
@@ -28,6 +31,7 @@ struct FindingsEngine {
             out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c, losses: losses)
             out += try attFindings(c, earlier: earlier)
+            out += attOverlapFindings(c)
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
