@@ -57,9 +57,15 @@ extension FindingsEngine {
             }
             let gap = max(0, captureEnd.saturatingSubtracting(t[7].int64 ?? captureEnd))
             let when = gap == 0 ? "as the last packet of the capture" : "\(TextFormat.duration(gap)) before the capture ended"
+            // Requests overtaken by later ones (Vol 3 Part F 3.3.2) and never answered are evidence
+            // of their own: say so rather than leave the last one looking like a cut capture only.
+            let overtaken = attOverlaps[c.id].map { $0.unanswered } ?? 0
+            let unanswered = overtaken > 0
+                ? " But \(overtaken) earlier request(s) on this link were overtaken by later ones and never answered either (att-request-while-outstanding)."
+                : ""
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-ended-pending",
                                title: "Capture ended while \(op)\(handle) awaited its response",
-                               detail: "\(asker) (packet \(frame)) \(when), and no response is in the capture. The capture ended before the 30 s ATT transaction timeout (Core Vol 3 Part F 3.3.3) could expire, so whether the answer came is unknown: by itself this is no evidence that the peer went silent.",
+                               detail: "\(asker) (packet \(frame)) \(when), and no response is in the capture. The capture ended before the 30 s ATT transaction timeout (Core Vol 3 Part F 3.3.3) could expire, so whether the answer came is unknown: by itself this is no evidence that the peer went silent." + unanswered,
                                evidence: [frame]))
         }
 

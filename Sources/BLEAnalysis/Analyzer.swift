@@ -67,6 +67,9 @@ public enum Analyzer {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
         let air = try AirObservation(captureID: captureID, db: db)
+        // Requests sent while another was outstanding (Vol 3 Part F 3.3.2), for the findings:
+        // only the links that had any, each a count and a few packets.
+        var overlaps: [Int64: ATTRequestOverlaps] = [:]
         // Every link: ATT runs on BR/EDR links too (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
         try connections.forEach { c in
             var matcher = TransactionMatcher()
@@ -95,6 +98,7 @@ public enum Analyzer {
             // A sniffer's view of a link ends with its last packet (`AirObservation`).
             matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: try air.lastSeen(c).map { min($0, captureEnd) } ?? captureEnd)
             try store(matcher.drain())
+            if matcher.overlaps.count > 0 { overlaps[c.id] = matcher.overlaps }
             for side in GATTServerSide.allCases {
                 try GATTStore.write(gatt.database(side), of: side, connection: c.id, db: db)
             }
@@ -102,7 +106,8 @@ public enum Analyzer {
         try applyCoreBluetoothRule(captureID, db: db)
         let androidByPacket = try applyAndroidRule(captureID, db: db)
         if withFindings {
-            try storeFindings(captureID, connections: connections, captureEnd: captureEnd, android: androidByPacket, db: db)
+            try storeFindings(captureID, connections: connections, captureEnd: captureEnd, android: androidByPacket,
+                              attOverlaps: overlaps, db: db)
         }
         try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
                    [.integer(captureID), .integer(version)])
@@ -111,8 +116,10 @@ public enum Analyzer {
     /// Runs the findings engine over one capture and stores what it finds; a finding without its
     /// own Android status takes its evidence's (`android`, from `applyAndroidRule`).
     static func storeFindings(_ captureID: Int64, connections: CaptureConnections, captureEnd: Int64,
-                              android androidByPacket: AndroidStatusByPacket, db: SQLiteDatabase) throws {
-        let engine = try FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
+                              android androidByPacket: AndroidStatusByPacket, attOverlaps: [Int64: ATTRequestOverlaps] = [:],
+                              db: SQLiteDatabase) throws {
+        var engine = try FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
+        engine.attOverlaps = attOverlaps
         let insertFinding = try db.prepare("""
             INSERT INTO finding (connection_id, capture_id, severity, code, title, detail, evidence_packet_ids, cb_error,
                                  android_status, android_name)

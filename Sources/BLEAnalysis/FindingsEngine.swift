@@ -20,6 +20,9 @@ struct FindingsEngine {
         self.captureEnd = captureEnd
         air = try AirObservation(captureID: captureID, db: db)
     }
+    /// Per connection, the requests `TransactionMatcher` saw sent while another was outstanding
+    /// (only connections that had any): `att-request-while-outstanding`.
+    var attOverlaps: [Int64: ATTRequestOverlaps] = [:]
 
     /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
     /// thousands of links they are stored as they come, not held all at once. Only the findings
@@ -38,6 +41,7 @@ struct FindingsEngine {
             out += try disconnectFindings(c, losses: losses)
             out += try lostFromViewFindings(c)
             out += try attFindings(c, earlier: earlier)
+            out += attOverlapFindings(c)
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)

@@ -34,6 +34,14 @@ extension ATTTransaction {
 /// Enhanced ATT (Vol 3 Part G 5.4) each credit-based channel carries its own transactions. A
 /// transaction not answered within 30 s has timed out (3.3.3). Timestamps come from the file:
 /// latencies are differences computed with saturating arithmetic, never a trap.
+///
+/// A client that sends a request while its previous one is unanswered breaks 3.3.2; the
+/// earlier request is then kept outstanding beside the new one (`OutstandingRequests`, a few
+/// per requester) and the responses decide which they answer: an Error Response by the request
+/// opcode and handle it names (3.4.1.1), another response by the opcode it answers. Each such
+/// overtaking is counted in `overlaps`. A request overtaken and never answered ends as it did
+/// when it was superseded at once: `pending`, or `timeout` if 30 s had passed when it was
+/// overtaken.
 public struct TransactionMatcher {
     /// Core v5.4 Vol 3 Part F 3.3.3.
     public static let attTimeout: Int64 = 30_000_000
@@ -44,7 +52,7 @@ public struct TransactionMatcher {
         var bearer: UInt16?
     }
 
-    private var pendingRequest: [Requester: ATTTransaction] = [:]
+    private var pendingRequests: [Requester: OutstandingRequests] = [:]
     private var pendingIndication: [Requester: ATTTransaction] = [:]
     /// A queued (long or reliable) write in progress per client: its first Prepare Write Request,
     /// and the first error a prepare got (Vol 3 Part G 4.9.4-4.9.5).
@@ -53,6 +61,8 @@ public struct TransactionMatcher {
     public private(set) var transactions: [ATTTransaction] = []
     /// How many responses answered nothing outstanding.
     public private(set) var unmatchedResponses = 0
+    /// Requests sent while another of the same requester and bearer was unanswered (3.3.2).
+    public private(set) var overlaps = ATTRequestOverlaps()
 
     public init() {}
 
@@ -60,36 +70,32 @@ public struct TransactionMatcher {
         let op = p.opcode
         switch op.kind {
         case .request:
-            if let old = pendingRequest.updateValue(ATTTransaction(opening: p), forKey: Requester(direction: p.direction, bearer: p.bearer)) {
-                close(old, at: p.timestamp, orphaned: true)
+            let requester = Requester(direction: p.direction, bearer: p.bearer)
+            let t = ATTTransaction(opening: p)
+            var overtaken: [ATTTransaction] = []
+            let closed = pendingRequests[requester, default: OutstandingRequests()].open(t, timeout: Self.attTimeout) {
+                overtaken.append($0)
             }
+            for o in overtaken {
+                overlaps.add(.init(outstanding: o.requestPacketID, outstandingOpcode: o.opcode, outstandingHandle: o.handle,
+                                   overtaking: p.packetID, overtakingOpcode: p.opcode, direction: p.direction))
+            }
+            for e in closed { giveUp(e, at: p.timestamp) }
         case .indication:
             if let old = pendingIndication.updateValue(ATTTransaction(opening: p), forKey: Requester(direction: p.direction, bearer: p.bearer)) {
                 close(old, at: p.timestamp, orphaned: true)
             }
         case .response:
             let requester = Requester(direction: p.direction.opposite, bearer: p.bearer)
-            guard var t = pendingRequest[requester] else {
+            var superseded: [OutstandingRequests.Entry] = []
+            guard var t = pendingRequests[requester]?.answer(p, superseded: &superseded) else {
                 unmatchedResponses += 1
                 return
             }
-            let answers: Bool
+            if pendingRequests[requester]?.isEmpty == true { pendingRequests[requester] = nil }
+            for e in superseded { giveUp(e, at: p.timestamp) }
             var errorCode: ATTErrorCode?
-            if op == .errorResponse {
-                if case .errorResponse(let e)? = p.pdu {
-                    answers = e.requestOpcode == t.opcode
-                    errorCode = e.errorCode
-                } else {
-                    answers = true   // malformed error response: still ends the transaction
-                }
-            } else {
-                answers = t.opcode.responseOpcode == op
-            }
-            guard answers else {
-                unmatchedResponses += 1
-                return
-            }
-            pendingRequest[requester] = nil
+            if case .errorResponse(let e)? = p.pdu { errorCode = e.errorCode }
             t.responsePacketID = p.packetID
             t.latency = p.timestamp.saturatingSubtracting(t.requestTimestamp)
             t.errorCode = errorCode
@@ -147,20 +153,35 @@ public struct TransactionMatcher {
         transactions.append(t)
     }
 
-    /// A new request arrived while one was outstanding: the old one was never answered.
+    /// An indication arrived while one was unconfirmed: the old one was never confirmed.
     private mutating func close(_ t: ATTTransaction, at time: Int64, orphaned: Bool) {
         var t = t
         t.outcome = time.saturatingSubtracting(t.requestTimestamp) >= Self.attTimeout ? .timeout : .pending
         transactions.append(t)
     }
 
+    /// A request given up unanswered while the link went on: one overtaken by a later request
+    /// is judged when it was overtaken (as when a new request superseded it at once), another
+    /// at `time`; `timeout` once 30 s had passed (3.3.3), else `pending`.
+    private mutating func giveUp(_ e: OutstandingRequests.Entry, at time: Int64) {
+        if e.overtakenAt != nil { overlaps.unanswered += 1 }
+        close(e.transaction, at: e.overtakenAt ?? time, orphaned: true)
+    }
+
     /// Ends the connection: requests still outstanding become `timeout` (30 s passed),
     /// `disconnected` (the link ended first) or `pending` (the capture ended first).
     public mutating func finish(disconnectedAt: Int64?, captureEnd: Int64) {
-        let open = Array(pendingRequest.values) + Array(pendingIndication.values) + Array(queuedWrite.values)
-        pendingRequest = [:]
+        var overtaken: [OutstandingRequests.Entry] = []
+        var open = Array(pendingIndication.values) + Array(queuedWrite.values)
+        for var list in pendingRequests.values {
+            for e in list.removeAll() {
+                if e.overtakenAt != nil { overtaken.append(e) } else { open.append(e.transaction) }
+            }
+        }
+        pendingRequests = [:]
         pendingIndication = [:]
         queuedWrite = [:]
+        for e in overtaken { giveUp(e, at: captureEnd) }
         for var t in open {
             let end = disconnectedAt ?? captureEnd
             if end.saturatingSubtracting(t.requestTimestamp) >= Self.attTimeout {
