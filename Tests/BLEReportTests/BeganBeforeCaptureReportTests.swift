@@ -34,7 +34,7 @@ struct BeganBeforeCaptureReportTests {
         #expect(connections["began_before_capture"] as? Int == 1)
         let byCapture = try #require((json["by_capture"] as? [[String: Any]])?.first)
         #expect(byCapture["attempts"] as? Int == 1 && byCapture["connections"] as? Int == 2)
-        let headline = "1 LE connection attempt(s), 2 established (1 of them began before their capture"
+        let headline = "1 LE connection attempt(s), 2 established (counting 1 link(s) that began before their capture, with no attempt in it)"
         for file in ["report.md", "report.html"] {
             let text = String(decoding: Support.read(dir + "/out/" + file), as: UTF8.self)
             #expect(text.contains(headline), "\(file)")

@@ -20,7 +20,8 @@ public enum ReportSummary {
         var lines: [String] = []
         lines.append("\(s.captures.count) capture(s) from \(read) file(s)" + (failed > 0 ? ", \(failed) file(s) could not be read" : "")
                      + "; \(s.attempts) LE connection attempt(s), \(s.established) established"
-                     + (s.beganBefore > 0 ? " (\(s.beganBefore) of them began before their capture: no attempt in it)" : "") + ", "
+                     // Not a funnel: a link that began before its capture is established with no attempt in it.
+                     + (s.beganBefore > 0 ? " (counting \(s.beganBefore) link(s) that began before their capture, with no attempt in it)" : "") + ", "
                      + "\(TextFormat.fixed(Double(s.connectedTime) / 3_600_000_000, 2)) connection hour(s)"
                      + (s.bredrLinks > 0 ? " (\(s.bredrLinks) BR/EDR link(s) not counted)" : ""))
         func list(_ title: String, _ kind: ErrorEvent.Kind, limit: Int = 6) {
