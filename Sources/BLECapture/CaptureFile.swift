@@ -168,6 +168,7 @@ public enum CaptureFile {
             return hex.count == 1 ? "0" + hex : hex
         }.joined(separator: " ")
         return "unknown capture format (first bytes \(head)); blereplay reads btsnoop, pcap/pcapng "
-            + "(LINKTYPE 187/201/254), PacketLogger and Android bugreports with a btsnooz log"
+            + "(HCI: LINKTYPE 187/201/254; sniffers' link layer: 251/256/272, and PPI around them), "
+            + "PacketLogger and Android bugreports with a btsnooz log"
     }
 }

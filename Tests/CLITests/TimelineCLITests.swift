@@ -73,4 +73,18 @@ struct TimelineCLITests {
         let devices = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect((devices?.first?["services"] as? [Any])?.isEmpty == false)
     }
+
+    /// A capture with no connection (a btsnoop header and nothing else, Android's btsnoop_hci.log
+    /// layout): one sentence, ended by a line break as every other output is.
+    @Test func gattWithNoDatabaseSaysSoOnALine() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("header-only.btsnoop").path
+        // "btsnoop\0", version 1, datalink 1002 (H4), big-endian.
+        let header: [UInt8] = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
+        try Data(header).write(to: URL(fileURLWithPath: path))
+        let r = try CLI.run(["gatt", path])
+        #expect(r.status == 0)
+        #expect(r.stdout == "No LE connection in this timeline: no GATT database to show.\n")
+    }
 }

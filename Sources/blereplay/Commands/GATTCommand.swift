@@ -34,7 +34,10 @@ enum GATTCommand {
                 none = false
                 text.lines(GATTRenderer.lines($0, severalLocal: severalLocal))
             }
-            if none { text.line(GATTRenderer.noDatabase) }
+            if none {
+                // Ended by a line break, as a device's lines are.
+                text.lines([GATTRenderer.noDatabase, ""])
+            }
             text.flush()
         }
         return source.inputWasDamaged ? .dataError : .success
