@@ -61,7 +61,12 @@ enum DeviceIdentity {
         while try s.step() {
             guard let address = s.text(0), let data = s.blob(1) else { continue }
             let parsed = AdvertisingData(decoding: data[...])
-            if company[address] == nil, let first = parsed.manufacturerData.first { company[address] = first.companyID }
+            // An iBeacon frame (Apple's company ID, then 0x02 0x15) is a format any vendor's beacon
+            // sends: it names no maker, so a device is not called Apple for it.
+            if company[address] == nil,
+               let first = parsed.manufacturerData.first(where: { !($0.companyID == 0x004C && $0.data.starts(with: [0x02, 0x15])) }) {
+                company[address] = first.companyID
+            }
             if let a = parsed.appearance { appearance[address] = a }
         }
         for (address, id) in company {
