@@ -258,6 +258,9 @@ public enum DiagnosisRenderer {
             ("disconnect_packet_id", JSON(c.disconnectPacketID)), ("cb_error", JSON(c.disconnectCBError)),
             ("android_status", JSON(c.disconnectAndroid?.status)), ("android_name", JSON(c.disconnectAndroid?.name)),
             ("peripheral_manager", c.peripheralManager.map(peripheralManagerJSON) ?? .null),
+            // A sniffer's capture that went on without the link (AirObservation): its end is not in it.
+            ("ended_unseen", c.lostFromView.map { .object([("last_seen_ts_us", .int($0.lastSeen)),
+                                                         ("capture_went_on_us", .int($0.captureWentOn))]) } ?? .null),
             ("findings", .array(c.findings.map(findingJSON))),
         ])
     }
