@@ -2,16 +2,27 @@ import BLECore
 import BLEDecode
 
 /// One ATT PDU as it crossed a simulated link.
+///
+/// Every link's are held to the end of the run (the comparison reads them), so laid out without
+/// padding: the 1-byte flag after the optional's tag, 32 bytes where it was 40 (issue 17).
 public struct LoggedPDU: Sendable {
     /// Microseconds since the link came up.
     public var time: Int64
-    public var fromCentral: Bool
     /// The PDU: one of the recording's long PDUs by reference (`PDUBytes`, `ReplayWorld.pduSource`).
     public var data: PDUBytes
     /// Frame number of its (last) ACL record in the simulated capture.
     public var frame: Int
     /// The ATT bearer (`RecordedPDU.bearer`): nil for the fixed channel 0x0004.
     public var bearer: UInt16? = nil
+    public var fromCentral: Bool
+
+    public init(time: Int64, fromCentral: Bool, data: PDUBytes, frame: Int, bearer: UInt16? = nil) {
+        self.time = time
+        self.data = data
+        self.frame = frame
+        self.bearer = bearer
+        self.fromCentral = fromCentral
+    }
 
     /// The whole PDU (a long one read back from the timeline).
     public var bytes: [UInt8] { data.bytes }
