@@ -112,8 +112,15 @@ struct LinkMemoryCLITests {
     /// larger). The buffer returns then matched by (controller, handle), not by handle alone (32
     /// returns a link in this 16-controller file instead of 2): many links about 2,510 bytes a
     /// link in this build.
+    ///
+    /// Then a faithful replay's models hold no GATT database, value history or answers split by
+    /// encryption (only `--unmatched database` reads them), what many connections and behaviours
+    /// lack is held apart, a session counts its first kind of PDU in one word, and the logged and
+    /// recorded PDUs and the central's steps are laid out without padding: about 1,855 and 1,350
+    /// bytes a link in this build (the release build 2,567 -> 1,667 and 1,178 -> 928), held here to
+    /// those plus about 10 %.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")),
-          arguments: [("--links", 2_750), ("--never-complete", 1_700)])
+          arguments: [("--links", 2_050), ("--never-complete", 1_500)])
     func replayPeakMemoryPerLinkIsSmall(_ shape: String, bytesPerLink: Int) throws {
         func peak(controllers: Int, handles: Int) throws -> Int {
             let capture = Self.directory.appendingPathComponent("replay\(shape)-\(controllers)x\(handles).btsnoop").path

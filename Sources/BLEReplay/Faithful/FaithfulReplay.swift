@@ -83,7 +83,8 @@ public enum FaithfulReplay {
     /// for each of 61,424 unnamed peers, 170 bytes a link).
     public static func run(_ session: inout RecordedSession, configuration base: ReplayConfiguration, keepingVerdicts: Bool,
                            releasingLinks: Bool = true, each: (ConnectionVerdict) -> Void) -> (FaithfulReplayResult, ReplayWorld) {
-        var models = ModelBuilder.build(session)
+        // Only answers from the database read a peer's database and values (issue 17).
+        var models = ModelBuilder.build(session, databaseAnswers: base.unmatched == .database)
         session.gatt = [:]
         session.advertising = [:]
         let configuration = configuration(for: session, base: base)

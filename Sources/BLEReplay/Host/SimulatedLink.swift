@@ -2,16 +2,27 @@ import BLECore
 import BLEDecode
 
 /// One ATT PDU as it crossed a simulated link.
+///
+/// Every link's are held to the end of the run (the comparison reads them), so laid out without
+/// padding: the 1-byte flag after the optional's tag, 32 bytes where it was 40 (issue 17).
 public struct LoggedPDU: Sendable {
     /// Microseconds since the link came up.
     public var time: Int64
-    public var fromCentral: Bool
     /// The PDU: one of the recording's long PDUs by reference (`PDUBytes`, `ReplayWorld.pduSource`).
     public var data: PDUBytes
     /// Frame number of its (last) ACL record in the simulated capture.
     public var frame: Int
     /// The ATT bearer (`RecordedPDU.bearer`): nil for the fixed channel 0x0004.
     public var bearer: UInt16? = nil
+    public var fromCentral: Bool
+
+    public init(time: Int64, fromCentral: Bool, data: PDUBytes, frame: Int, bearer: UInt16? = nil) {
+        self.time = time
+        self.data = data
+        self.frame = frame
+        self.bearer = bearer
+        self.fromCentral = fromCentral
+    }
 
     /// The whole PDU (a long one read back from the timeline).
     public var bytes: [UInt8] { data.bytes }
@@ -57,7 +68,6 @@ public final class SimulatedLink {
     public internal(set) var parameters: ConnectionParameters
     /// Negotiated ATT MTU (23 until exchanged).
     public internal(set) var mtu = 23
-    var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]?
     public internal(set) var endedAt: VirtualTime?
     public internal(set) var endReason: HCIStatusCode?
     /// True when the central asked for the disconnection.
@@ -97,9 +107,6 @@ public final class SimulatedLink {
     /// The central's ATT client bearers (`ATTClientBearer`): nil is the fixed channel 0x0004,
     /// else the bearer's L2CAP channel (Enhanced ATT, or ATT over BR/EDR).
     var clientBearers: [UInt16?: ATTClientBearer] = [:]
-    /// The central's own indications waiting for their confirmation (its server side), with the
-    /// bearer each went on: a confirmation answers the indication of its own bearer.
-    var indicationCompletions: [(bearer: UInt16?, completion: (ATTResult) -> Void)] = []
     // Controller: packets sent and not yet reported complete.
     var packetsInFlight = 0
     var completionEvent: Scheduler.EventID?
@@ -109,7 +116,42 @@ public final class SimulatedLink {
     /// start, one per packet, `RecordedCompletions`); packets beyond them use the event grid.
     var recordedCompletions: [Int64] = []
     var packetsSent = 0
-    var disconnectEvent: Scheduler.EventID?
+    /// What few links need (`Occasional`), made when first written.
+    private var occasionalState: Occasional?
+
+    /// What few links need, apart (issue 17: inline they made a link 225 bytes, a 240-byte
+    /// allocation; apart it is 200, a 208-byte one): the modelled pairing's waiters, the central's
+    /// own indications waiting for their confirmation, and a disconnection on its way.
+    final class Occasional {
+        var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]?
+        var indicationCompletions: [(bearer: UInt16?, completion: (ATTResult) -> Void)] = []
+        var disconnectEvent: Scheduler.EventID?
+    }
+
+    /// `occasionalState`, made now if it was not.
+    private var occasional: Occasional {
+        if let occasionalState { return occasionalState }
+        let made = Occasional()
+        occasionalState = made
+        return made
+    }
+
+    /// Who waits for the modelled pairing to finish (CentralHost+Security.swift).
+    var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]? {
+        get { occasionalState?.pairingWaiters }
+        set { if newValue != nil || occasionalState != nil { occasional.pairingWaiters = newValue } }
+    }
+    /// The central's own indications waiting for their confirmation (its server side), with the
+    /// bearer each went on: a confirmation answers the indication of its own bearer.
+    var indicationCompletions: [(bearer: UInt16?, completion: (ATTResult) -> Void)] {
+        get { occasionalState?.indicationCompletions ?? [] }
+        set { if !newValue.isEmpty || occasionalState != nil { occasional.indicationCompletions = newValue } }
+    }
+    /// The link's disconnection, once scheduled.
+    var disconnectEvent: Scheduler.EventID? {
+        get { occasionalState?.disconnectEvent }
+        set { if newValue != nil || occasionalState != nil { occasional.disconnectEvent = newValue } }
+    }
 
     init(handle: UInt16, peripheral: SimulatedPeripheral, establishedAt: VirtualTime, parameters: ConnectionParameters,
          behaviourConnectionID: Int64?, localCentral: Bool = true, localServer: LocalServerLink? = nil, transport: LinkTransport = .le) {

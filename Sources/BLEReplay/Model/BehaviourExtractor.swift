@@ -53,7 +53,9 @@ public struct BehaviourExtractor: Sendable {
         var bearers: [UInt16?] { items.keys.sorted { ($0 ?? 0) < ($1 ?? 0) } }
     }
 
-    public func extract(_ c: RecordedConnection) -> (peer: PeerBehaviour, central: RecordedCentral) {
+    /// - Parameter databaseAnswers: false when nothing will answer from the database: the value
+    ///   history and the answers split by encryption are then not kept (`ModelBuilder.build`).
+    public func extract(_ c: RecordedConnection, databaseAnswers: Bool = true) -> (peer: PeerBehaviour, central: RecordedCentral) {
         var steps: [RecordedCentral.Step] = []
         var peerAnswers = AnswerTable(), centralAnswers = AnswerTable()
         var peerActions: [AnchoredPDU] = []
@@ -256,11 +258,16 @@ public struct BehaviourExtractor: Sendable {
             typicalLatency: latencies.isEmpty ? params.interval.saturatingMultiplied(by: 2) : latencies[latencies.count / 2],
             disconnectUnfinished: c.disconnect == nil && c.localDisconnect != nil)
         var peerWithLongReads = peer
-        peerWithLongReads.longReads = longRead.values
-        peerWithLongReads.valueHistory = valueHistory
-        peerWithLongReads.plainAnswers = plainAnswers
-        peerWithLongReads.encryptedAnswers = encryptedAnswers
-        peerWithLongReads.security = SecurityOutcome(c.security, trigger: securityTrigger)
+        // In one step: each field set on its own made a box of its own (PeerBehaviour+Occasional.swift).
+        peerWithLongReads.updateOccasional {
+            $0.longReads = longRead.values
+            if databaseAnswers {
+                $0.valueHistory = valueHistory
+                $0.plainAnswers = plainAnswers
+                $0.encryptedAnswers = encryptedAnswers
+            }
+            $0.security = SecurityOutcome(c.security, trigger: securityTrigger)
+        }
         return (peerWithLongReads, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
     }
 

@@ -49,24 +49,47 @@ public struct PeerBehaviour: Sendable {
     public var terminationDelay: Int64
     /// Parameters at the start and their recorded changes (offset from the link start).
     public var parameters: ConnectionParameters
-    public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)]
+    public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] {
+        get { occasional?.parameterUpdates ?? [] }
+        set { updateOccasional { $0.parameterUpdates = newValue } }
+    }
     /// The ATT MTU the peripheral offers when asked (Server Rx MTU), if the recording shows it.
-    public var serverRxMTU: Int?
+    public var serverRxMTU: Int? {
+        get { occasional?.serverRxMTU }
+        set { updateOccasional { $0.serverRxMTU = newValue } }
+    }
     /// Typical answer latency (median of the recorded ones), used for answers made up from the database.
     public var typicalLatency: Int64
     /// Long values the recording read (Read Response + Read Blob Responses), per Read Request
     /// bytes and occurrence: served whole, cut at the replay's MTU (BehaviourExtractor.LongRead).
-    public var longReads: [[UInt8]: [Int: [UInt8]]] = [:]
+    public var longReads: [[UInt8]: [Int: [UInt8]]] {
+        get { occasional?.longReads ?? [:] }
+        set { updateOccasional { $0.longReads = newValue } }
+    }
     /// What the system's pairing came to on this connection, as recorded (SecurityOutcome).
-    public var security: SecurityOutcome = .notRecorded
+    public var security: SecurityOutcome {
+        get { occasional?.security ?? .notRecorded }
+        set { updateOccasional { $0.security = newValue } }
+    }
+    /// Every value the recording shows per attribute handle on this connection, with its offset
+    /// from the connection start (ValueHistory).
+    public var valueHistory: ValueHistory {
+        get { occasional?.valueHistory ?? ValueHistory() }
+        set { updateOccasional { $0.valueHistory = newValue } }
+    }
     /// The answers split by the link's encryption when the request was sent: before the first
     /// recorded Encryption Change that turned encryption on, and after it. Used when the replay
     /// models the link's security (CoreBluetoothReplay); `answers` holds them all.
-    /// Every value the recording shows per attribute handle on this connection, with its offset
-    /// from the connection start (ValueHistory).
-    public var valueHistory = ValueHistory()
-    public var plainAnswers = AnswerTable()
-    public var encryptedAnswers = AnswerTable()
+    public var plainAnswers: AnswerTable {
+        get { occasional?.plainAnswers ?? AnswerTable() }
+        set { updateOccasional { $0.plainAnswers = newValue } }
+    }
+    public var encryptedAnswers: AnswerTable {
+        get { occasional?.encryptedAnswers ?? AnswerTable() }
+        set { updateOccasional { $0.encryptedAnswers = newValue } }
+    }
+    /// What many behaviours lack (`Occasional`), held apart: nil when all of it is empty.
+    private var occasional: OccasionalBox?
 
     public init(connectionID: Int64, answers: AnswerTable, actions: [AnchoredPDU], ending: Ending, endingOffset: Int64?,
                 terminationDelay: Int64, terminationReason: HCIStatusCode, parameters: ConnectionParameters,
@@ -81,9 +104,18 @@ public struct PeerBehaviour: Sendable {
         self.terminationReason = terminationReason
         self.disconnectUnfinished = disconnectUnfinished
         self.parameters = parameters
-        self.parameterUpdates = parameterUpdates
-        self.serverRxMTU = serverRxMTU
         self.typicalLatency = typicalLatency
+        updateOccasional {
+            $0.parameterUpdates = parameterUpdates
+            $0.serverRxMTU = serverRxMTU
+        }
+    }
+
+    /// Changes what is held apart (`Occasional`) in one step: a new box, or none when it is empty.
+    mutating func updateOccasional(_ change: (inout Occasional) -> Void) {
+        var o = occasional?.fields ?? Occasional()
+        change(&o)
+        occasional = o.isEmpty ? nil : OccasionalBox(o)
     }
 }
 

@@ -24,7 +24,7 @@ public struct PeripheralModel: Sendable {
     private var unnamedConnection: Int64 = 0
 
     /// N, when `key` is exactly `connection N`.
-    private static func unnamedConnection(_ key: String) -> Int64? {
+    static func unnamedConnection(_ key: String) -> Int64? {
         guard key.hasPrefix("connection "), let id = Int64(key.dropFirst("connection ".count)),
               "connection \(id)" == key else { return nil }
         return id
@@ -40,9 +40,17 @@ public struct PeripheralModel: Sendable {
         get { presence.advertising }
         set { presence = Presence(name: presence.name, advertising: newValue) }
     }
-    public var gatt: GATTDatabase
+    public var gatt: GATTDatabase {
+        get { database.gatt }
+        set { database = PeerDatabase.make(gatt: newValue, extractor: database.extractor) }
+    }
     /// Finds subscriptions (CCCD writes) the way the behaviours were extracted.
-    public var extractor: BehaviourExtractor
+    public var extractor: BehaviourExtractor {
+        get { database.extractor }
+        set { database = PeerDatabase.make(gatt: database.gatt, extractor: newValue) }
+    }
+    /// `gatt` and `extractor`, held apart (`PeerDatabase`): one shared when both are empty.
+    private var database: PeerDatabase
     public var behaviours: [PeerBehaviour]
     /// The recording shows it gone after its last connection: lost, and not heard again while
     /// others were (ModelBuilder.isGone).
@@ -61,8 +69,7 @@ public struct PeripheralModel: Sendable {
          behaviours: [PeerBehaviour]) {
         self.address = address
         self.presence = presence
-        self.gatt = gatt
-        self.extractor = extractor
+        database = PeerDatabase.make(gatt: gatt, extractor: extractor)
         self.behaviours = behaviours
         self.key = key
     }
@@ -116,21 +123,30 @@ public enum ModelBuilder {
         public var behaviourOf: [Int64: (model: Int, behaviour: Int)]
     }
 
-    /// - Parameter jobs: the threads that extract the connections' behaviours; the models are the
-    ///   same whatever the number.
-    public static func build(_ session: RecordedSession, jobs: Int = WorkerPool.processorCount) -> Result {
+    /// - Parameters:
+    ///   - jobs: the threads that extract the connections' behaviours; the models are the same
+    ///     whatever the number.
+    ///   - databaseAnswers: false when nothing will answer from the database (a faithful replay
+    ///     without `--unmatched database`): the models then hold no GATT database, and their
+    ///     behaviours no value history and no answers split by encryption (`BehaviourExtractor
+    ///     .extract(_:databaseAnswers:)`), which only those answers and a modelled link security
+    ///     read (issue 17: with every link's model built, a peer's recorded values and a
+    ///     behaviour's value history were 270 bytes a link, held to the end of the run).
+    public static func build(_ session: RecordedSession, jobs: Int = WorkerPool.processorCount,
+                             databaseAnswers: Bool = true) -> Result {
         var models: [PeripheralModel] = []
-        var index: [String: Int] = [:]
+        var index: [PeerIndexKey: Int] = [:]
         var centrals: [Int64: RecordedCentral] = [:]
         var behaviourOf: [Int64: (Int, Int)] = [:]
         var presences = Presence.Interner()
         // Peers connected over LE at least once (the others were reached on BR/EDR only).
-        let leConnected = Set(session.connections.filter { $0.transport == .le }.map(RecordedSession.peerKey))
-        forEachExtracted(session, jobs: jobs) { c, peer, central in
+        let leConnected = Set(session.connections.filter { $0.transport == .le }.map(PeerIndexKey.init))
+        forEachExtracted(session, jobs: jobs, databaseAnswers: databaseAnswers) { c, peer, central in
             let key = RecordedSession.peerKey(c)
+            let peerIndex = PeerIndexKey(c)
             let gatt = session.gatt[key] ?? GATTDatabase()
-            if index[key] == nil {
-                index[key] = models.count
+            if index[peerIndex] == nil {
+                index[peerIndex] = models.count
                 let name = deviceName(gatt) ?? session.advertising[key]?.localName
                 var adv = session.advertising[key]
                     ?? AdvertisingModel.synthesized(name: name, services: gatt.services.filter(\.isPrimary).map(\.uuid))
@@ -138,10 +154,11 @@ public enum ModelBuilder {
                 // advertising, or reports the capture missed), whatever its last reports said.
                 adv.connectable = true
                 models.append(PeripheralModel(key: key, address: c.peer, presence: presences.presence(name: name, advertising: adv),
-                                              gatt: gatt, extractor: BehaviourExtractor(gatt: gatt), behaviours: []))
-                models[models.count - 1].advertisesOnLE = session.advertising[key] != nil || leConnected.contains(key)
+                                              gatt: databaseAnswers ? gatt : GATTDatabase(), extractor: BehaviourExtractor(gatt: gatt),
+                                              behaviours: []))
+                models[models.count - 1].advertisesOnLE = session.advertising[key] != nil || leConnected.contains(peerIndex)
             }
-            let m = index[key]!
+            let m = index[peerIndex]!
             models[m].goneAfterLastConnection = isGone(after: c, key: key, in: session)
             behaviourOf[c.id] = (m, models[m].behaviours.count)
             models[m].behaviours.append(peer)
@@ -151,9 +168,9 @@ public enum ModelBuilder {
         // (with no recorded behaviour); non-connectable ones (beacons) are reported by scans and
         // never accept a connection. Connectable ones come first so that adding the others leaves
         // the index (and so the advertising phase) of every connectable device as it was.
-        let others = session.advertising.sorted { $0.key < $1.key }.filter { index[$0.key] == nil }
+        let others = session.advertising.sorted { $0.key < $1.key }.filter { index[PeerIndexKey($0.key)] == nil }
         for (address, adv) in others.filter({ $0.value.connectable }) + others.filter({ !$0.value.connectable }) {
-            index[address] = models.count
+            index[PeerIndexKey(address)] = models.count
             models.append(PeripheralModel(key: address, address: PeerAddress(text: address, typeName: adv.addressType ?? "random"),
                                           presence: presences.presence(name: adv.localName, advertising: adv), gatt: GATTDatabase(),
                                           extractor: BehaviourExtractor(gatt: nil), behaviours: []))
@@ -169,7 +186,7 @@ public enum ModelBuilder {
     /// connection is extracted on its own, from its peer's GATT database, so `WorkerPool`'s threads
     /// share them out (issue 12: extraction was a fifth of a dense session's replay, on one core of
     /// two), a chunk of connections at a time.
-    static func forEachExtracted(_ session: RecordedSession, jobs: Int,
+    static func forEachExtracted(_ session: RecordedSession, jobs: Int, databaseAnswers: Bool = true,
                                  _ body: (RecordedConnection, PeerBehaviour, RecordedCentral) -> Void) {
         let established = session.connections.indices.filter { session.connections[$0].isEstablished }
         var start = 0
@@ -177,7 +194,7 @@ public enum ModelBuilder {
             let chunk = Array(established[start..<min(established.count, start + extractionChunk)])
             let extracted = WorkerPool.map(count: chunk.count, jobs: jobs) { i in
                 let c = session.connections[chunk[i]]
-                return BehaviourExtractor(gatt: session.gatt[RecordedSession.peerKey(c)] ?? GATTDatabase()).extract(c)
+                return BehaviourExtractor(gatt: session.gatt[RecordedSession.peerKey(c)] ?? GATTDatabase()).extract(c, databaseAnswers: databaseAnswers)
             }
             for (i, (peer, central)) in extracted.enumerated() { body(session.connections[chunk[i]], peer, central) }
             start += chunk.count

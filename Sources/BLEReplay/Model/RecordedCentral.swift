@@ -12,15 +12,26 @@ public struct RecordedCentral: Sendable {
         case disconnect(reason: UInt8)
     }
 
+    /// Every link's are held while it is up, so laid out with little padding: the words first,
+    /// the enums and the optional after them (issue 17).
     public struct Step: Sendable {
-        public var action: Action
-        public var anchor: Anchor
         public var delay: Int64
         /// When it happened, from the connection's start (for time anchoring).
         public var offset: Int64
         public var packetID: Int
+        public var action: Action
+        public var anchor: Anchor
         /// The ATT bearer a `.send` goes on (`RecordedPDU.bearer`): nil for the fixed channel.
         public var bearer: UInt16? = nil
+
+        public init(action: Action, anchor: Anchor, delay: Int64, offset: Int64, packetID: Int, bearer: UInt16? = nil) {
+            self.delay = delay
+            self.offset = offset
+            self.packetID = packetID
+            self.action = action
+            self.anchor = anchor
+            self.bearer = bearer
+        }
     }
 
     public var connectionID: Int64

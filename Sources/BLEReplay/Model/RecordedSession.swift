@@ -3,18 +3,21 @@ import BLECore
 import BLETimeline
 
 /// One ATT PDU of a recorded connection, timed from the connection's origin.
+///
+/// Every connection's are held through the whole replay, so laid out without padding: the 1-byte
+/// flag after the optional's tag, 32 bytes where it was 40 (issue 17).
 public struct RecordedPDU: Sendable {
     public var packetID: Int
     /// Microseconds since the connection's origin.
     public var time: Int64
-    /// True when the local host (the central) sent it.
-    public var fromCentral: Bool
     /// The PDU: inline, or for a long one a reference read back on demand (`PDUBytes`).
     public var data: PDUBytes
     /// The ATT bearer it travelled on (`ATTBearer`): nil for the fixed channel 0x0004, else the
     /// L2CAP channel of an Enhanced ATT bearer (Core v5.4 Vol 3 Part G 5.4) or of ATT over BR/EDR
     /// (PSM 0x001F, Part G 5.1), named by the requester's Source CID as the timeline names it.
     public var bearer: UInt16? = nil
+    /// True when the local host (the central) sent it.
+    public var fromCentral: Bool
 
     /// The whole PDU (a long one read back from the timeline).
     public var bytes: [UInt8] {
@@ -39,7 +42,8 @@ public struct RecordedPDU: Sendable {
 ///
 /// Held for every link of a capture through the whole replay, so laid out to be small (issue 17):
 /// the fields in an order that leaves little padding (the 1-byte ones beside the optionals'
-/// tags), and the usual label of an unnamed peer made when asked for, not stored.
+/// tags), the usual label of an unnamed peer made when asked for, not stored, and what many
+/// connections lack held apart (RecordedConnection+Occasional.swift).
 public struct RecordedConnection: Sendable {
     public var id: Int64
     /// Unix microseconds of the connection's time zero: LE Connection Complete, or the first
@@ -50,19 +54,34 @@ public struct RecordedConnection: Sendable {
     /// The last moment the recording covers for this connection (from the origin).
     public var end: Int64
     /// SMP packets seen (pairing is not simulated; reported so a reader knows).
-    public var smpPackets: Int
-    public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)]
+    public var smpPackets: Int {
+        get { occasional?.fields.smpPackets ?? 0 }
+        set { updateOccasional { $0.smpPackets = newValue } }
+    }
+    public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)] {
+        get { occasional?.fields.parameterUpdates ?? [] }
+        set { updateOccasional { $0.parameterUpdates = newValue } }
+    }
     public var pdus: [RecordedPDU]
     /// Pairing and encryption as the recording shows them, in order (RecordedSecurityEvent).
-    public var security: [RecordedSecurityEvent] = []
+    public var security: [RecordedSecurityEvent] {
+        get { occasional?.fields.security ?? [] }
+        set { updateOccasional { $0.security = newValue } }
+    }
     /// When the recorded controller returned each LE ACL buffer the host filled on this link
     /// (Number Of Completed Packets), from the origin, one entry per packet (`RecordedCompletions`).
     public var completions: [Int64] = []
     public var role: String?
     /// `peerLabel` when it is not the one `unnamedLabel` makes.
-    private var storedLabel: String?
+    private var storedLabel: String? {
+        get { occasional?.fields.storedLabel }
+        set { updateOccasional { $0.storedLabel = newValue } }
+    }
     /// When the central asked for it (LE Create Connection), from the session's start.
-    public var createOffset: VirtualTime?
+    public var createOffset: VirtualTime? {
+        get { occasional?.fields.createOffset }
+        set { updateOccasional { $0.createOffset = newValue } }
+    }
     /// LE Connection Complete status (0 established, 0x02 cancelled attempt, ...).
     public var status: UInt8
     public var beganBeforeCapture: Bool
@@ -72,15 +91,29 @@ public struct RecordedConnection: Sendable {
     public var handle: UInt16
     /// The controller that numbered `handle` (`ControllerHandle`; several in a btmon capture).
     public var controller: UInt16 = 0
-    public var completePacketID: Int?
+    public var completePacketID: Int? {
+        get { occasional?.fields.completePacketID }
+        set { updateOccasional { $0.completePacketID = newValue } }
+    }
     public var peer: PeerAddress?
-    public var clientRxMTU: Int?
-    public var serverRxMTU: Int?
+    public var clientRxMTU: Int? {
+        get { occasional?.fields.clientRxMTU }
+        set { updateOccasional { $0.clientRxMTU = newValue } }
+    }
+    public var serverRxMTU: Int? {
+        get { occasional?.fields.serverRxMTU }
+        set { updateOccasional { $0.serverRxMTU = newValue } }
+    }
     public var parameters: ConnectionParameters?
     /// Disconnection Complete: time from the origin, reason, packet id.
     public var disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?
     /// The local host's HCI Disconnect command, when it sent one.
-    public var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?
+    public var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)? {
+        get { occasional?.fields.localDisconnect }
+        set { updateOccasional { $0.localDisconnect = newValue } }
+    }
+    /// What many connections lack, held apart (`Occasional`): nil while all of it is empty.
+    var occasional: OccasionalBox?
 
     /// The address as people read it, or `unknown peer (handle 0x005A)`.
     public var peerLabel: String {
@@ -106,21 +139,24 @@ public struct RecordedConnection: Sendable {
         self.origin = origin
         self.offset = offset
         self.beganBeforeCapture = beganBeforeCapture
-        self.createOffset = createOffset
-        self.completePacketID = completePacketID
         self.parameters = parameters
-        self.parameterUpdates = parameterUpdates
         self.pdus = pdus
         self.disconnect = disconnect
-        self.localDisconnect = localDisconnect
         self.end = end
-        self.clientRxMTU = clientRxMTU
-        self.serverRxMTU = serverRxMTU
         self.encrypted = encrypted
-        self.smpPackets = smpPackets
-        self.security = security
         self.completions = completions
         self.transport = transport
+        // What is held apart, in one step (RecordedConnection+Occasional.swift).
+        updateOccasional {
+            $0.createOffset = createOffset
+            $0.completePacketID = completePacketID
+            $0.parameterUpdates = parameterUpdates
+            $0.localDisconnect = localDisconnect
+            $0.clientRxMTU = clientRxMTU
+            $0.serverRxMTU = serverRxMTU
+            $0.smpPackets = smpPackets
+            $0.security = security
+        }
         self.peerLabel = peerLabel
     }
 

@@ -28,6 +28,9 @@ public struct ValueHistory: Sendable {
 
     public init() {}
 
+    /// True when the recording showed no value.
+    public var isEmpty: Bool { entries.isEmpty }
+
     /// The value `handle` held at `offset` (µs from the connection start), if the recording
     /// showed one by then.
     public func value(of handle: UInt16, at offset: Int64) -> [UInt8]? {

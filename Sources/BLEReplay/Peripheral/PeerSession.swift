@@ -34,7 +34,9 @@ final class PeerSession {
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
     /// whole behaviour for each notification (issue 12).
     let actions: [AnchoredPDU]
-    var keyCounts: [ATTMatchKey: Int] = [:]
+    /// How many PDUs of each kind the peer received (the anchors' counts): the first kind on its
+    /// own, the others in `Occasional` (issue 17).
+    private var firstKeyCount = FirstKeyCount()
     /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
     var requestCounts: [PDUBytes: Int] = [:]
     /// Answers from the peer's database (`--unmatched database`), made when first asked for: a
@@ -70,6 +72,16 @@ final class PeerSession {
         var longValues: [UInt16: [UInt8]] = [:]
         /// Requests counted per encryption state, when the link's security is modelled.
         var securedCounts: [PDUBytes: Int] = [:]
+        /// Every kind of PDU received but the first (`firstKeyCount`), counted.
+        var keyCounts: [ATTMatchKey: Int] = [:]
+    }
+
+    /// Counts one more PDU of `key` received: how many of it the peer has received on this link.
+    func countReceived(_ key: ATTMatchKey) -> Int {
+        if firstKeyCount.count == 0 || firstKeyCount.holds(key) { return firstKeyCount.increment(key) }
+        let counts = occasional
+        counts.keyCounts[key, default: 0] += 1
+        return counts.keyCounts[key]!
     }
 
     enum Item {
@@ -216,8 +228,7 @@ final class PeerSession {
         // A central script playing this peer (the remote central of the app's server) hears it.
         link.localServer?.scriptedCentral?.received(pdu, on: link)
         let key = ATTMatchKey(pdu: pdu)
-        keyCounts[key, default: 0] += 1
-        let n = keyCounts[key]!
+        let n = countReceived(key)
         // 0x3E: the peripheral never hears it, but what the central sent still counts for the
         // anchors: the controller's 0x3E is anchored to it ("after the 1st Exchange MTU Request"),
         // and must end the link, failing the request still outstanding (Docs/replay.md).
