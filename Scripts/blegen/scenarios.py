@@ -30,6 +30,11 @@ E 7). Frame numbers given in the comments are 1-based, as Wireshark counts them.
   fw-1.0.0.btsnoop, fw-1.1.0.btsnoop, fw-dfu.btsnoop
                                the same device across firmware revisions (Device Information
                                2A26); fw-dfu updates from 1.1.0 to 2.0.0 between its connections
+  find-information-discovery.btsnoop
+                               the central learns the database by Find Information over every
+                               handle and Read Requests of each characteristic declaration (as
+                               the Sniffle capture sniffle-gatt.pcap shows), Battery by Read By
+                               Type 0x2803; one declaration's read fails (Read Not Permitted)
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import struct
 import sys
 from pathlib import Path
 
-from . import att, hci, l2cap
+from . import att, gatt, hci, l2cap
 from .btsnoop import EPOCH_OFFSET_US, unix_us
 
 START = unix_us("2026-05-04T08:00:00Z")
@@ -414,6 +419,92 @@ def firmware_capture(firmware: list[tuple[str, int]], hour: int) -> bytes:
     return log.btsnoop()
 
 
+# The database find_information_discovery serves (handles as gatt.Database lays them out):
+#
+# 0x0001-0x0005 1800 Generic Access   0x0002 decl, 0x0003 2A00 (read); 0x0004 decl, 0x0005 2A01 (read)
+# 0x0006-0x000A 180F Battery          0x0007 decl, 0x0008 2A19 (read, notify), 0x0009 CCCD, 0x000A 2904
+# 0x000B-0x0011 6E400001-B5A3-F393-E0A9-E50E24DCCA9E
+#                                     0x000C decl, 0x000D 6E400003-… (notify), 0x000E CCCD, 0x000F 2901;
+#                                     0x0010 decl, 0x0011 6E400002-… (write, write without response)
+# 0x0012-0x0016 180A Device Information  0x0013 decl, 0x0014 2A29 (read); 0x0015 decl (its read is
+#                                     refused), 0x0016 2A24 (read)
+FI_UNREADABLE_DECLARATION = 0x0015
+
+
+def find_information_database() -> gatt.Database:
+    nus = "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
+    return gatt.Database([
+        gatt.Service(0x1800, [gatt.Characteristic(0x2A00, gatt.READ, b"FI-Sensor"),
+                              gatt.Characteristic(0x2A01, gatt.READ, struct.pack("<H", 0x0340))]),
+        gatt.Service(0x180F, [gatt.Characteristic(0x2A19, gatt.READ | gatt.NOTIFY, b"\x5a",
+                                                  [gatt.Descriptor(0x2904, bytes([0x04, 0, 0xAD, 0x27, 1, 0, 0]))])]),
+        gatt.Service(gatt.uuid128(nus), [
+            gatt.Characteristic(gatt.uuid128(nus.replace("0001-", "0003-", 1)), gatt.NOTIFY, b"",
+                                [gatt.Descriptor(gatt.USER_DESCRIPTION, b"TX")]),
+            gatt.Characteristic(gatt.uuid128(nus.replace("0001-", "0002-", 1)), gatt.WRITE | gatt.WRITE_WITHOUT_RESPONSE)]),
+        gatt.Service(0x180A, [gatt.Characteristic(0x2A29, gatt.READ, b"Acme"),
+                              gatt.Characteristic(0x2A24, gatt.READ, b"FI-1")]),
+    ])
+
+
+def find_information_discovery() -> bytes:
+    """No Discover All Characteristics for most services: the central walks every handle with Find
+    Information (Vol 3 Part F 3.4.3.1, from 0x0001 until Attribute Not Found; ATT_MTU 23, so a
+    response holds up to five 16-bit or one 128-bit entry), then reads each characteristic
+    declaration (Read Request, Vol 3 Part G 3.3.1: properties, value handle, UUID) and each value.
+    Battery's characteristic is found by Read By Type 0x2803 as well (4.6.1). The server refuses
+    the read of the declaration at 0x0015 (Read Not Permitted): only Find Information tells of it.
+    The central ends the link with 0x13."""
+    log = Log()
+    t = power_on(log)
+    h = 0x0040
+    db = find_information_database()
+    connect(log, 100, h, SENSOR)
+    t = 150.0
+
+    def rr(req: bytes, rsp: bytes) -> bytes:
+        nonlocal t
+        log.att_tx(t, h, req)
+        log.att_rx(t + 15, h, rsp)
+        t += 30
+        return rsp
+
+    # Primary services (Read By Group Type 0x2800) until Attribute Not Found.
+    start = 0x0001
+    while True:
+        rsp = rr(att.read_by_group_type_req(start, 0xFFFF), db.read_by_group_type(start, 0xFFFF, 23))
+        if rsp[0] != att.READ_BY_GROUP_TYPE_RSP:
+            break
+        start = struct.unpack_from("<H", rsp, len(rsp) - rsp[1] + 2)[0] + 1
+    # Every handle's type (Find Information) until Attribute Not Found.
+    start, declarations, attributes = 0x0001, [], []
+    while True:
+        rsp = rr(att.find_information_req(start, 0xFFFF), db.find_information(start, 0xFFFF, 23))
+        if rsp[0] != att.FIND_INFORMATION_RSP:
+            break
+        size = 2 if rsp[1] == 1 else 16
+        for i in range(2, len(rsp), 2 + size):
+            handle = struct.unpack_from("<H", rsp, i)[0]
+            attributes.append(handle)
+            if size == 2 and struct.unpack_from("<H", rsp, i + 2)[0] == att.CHARACTERISTIC:
+                declarations.append(handle)
+        start = attributes[-1] + 1
+    battery = db.service(0x180F)
+    rr(att.read_by_type_req(battery.start, battery.end, att.CHARACTERISTIC),
+       db.read_by_type_characteristics(battery.start, battery.end, 23))
+    # Each declaration, then each readable value.
+    for d in declarations:
+        if d == FI_UNREADABLE_DECLARATION:
+            rr(att.read_req(d), att.error_rsp(att.READ_REQ, d, att.READ_NOT_PERMITTED))
+        else:
+            rr(att.read_req(d), db.read(d, 23))
+        c = db.characteristic_of(d)
+        if c.properties & gatt.READ:
+            rr(att.read_req(c.value_handle), db.read(c.value_handle, 23))
+    host_disconnect(log, t + 50, h)
+    return log.btsnoop()
+
+
 SCENARIOS = {
     "peripheral-role.btsnoop": peripheral_role,
     "three-peers.btsnoop": three_peers,
@@ -427,6 +518,7 @@ SCENARIOS = {
     "fw-1.0.0.btsnoop": lambda: firmware_capture([("1.0.0", 0x08), ("1.0.0", 0x16)], 0),
     "fw-1.1.0.btsnoop": lambda: firmware_capture([("1.1.0", 0x08), ("1.1.0", 0x08), ("1.1.0", 0x16)], 1),
     "fw-dfu.btsnoop": lambda: firmware_capture([("1.1.0", 0x08), ("2.0.0", 0x16), ("2.0.0", 0x13)], 2),
+    "find-information-discovery.btsnoop": find_information_discovery,
 }
 
 

@@ -165,7 +165,7 @@ enum GATTStore {
         }
         for d in g.descriptors {
             try db.run("INSERT INTO gatt_descriptor (connection_id, characteristic_uuid, uuid, handle, server) VALUES (?1, ?2, ?3, ?4, ?5)",
-                       [.integer(id), g.characteristic(owning: d.handle).map { .text($0.uuid.uuidString) } ?? .null,
+                       [.integer(id), g.characteristicUUID(owning: d.handle).map { .text($0.uuidString) } ?? .null,
                         .text(d.uuid.uuidString), .integer(Int64(d.handle)), server])
         }
         for i in g.includes {

@@ -119,13 +119,13 @@ public struct DeviceGATT: Sendable {
                 try sameAddress.bind([.text(address)])
                 while try sameAddress.step() {
                     d.connectionIDs.append(sameAddress.int64(0))
-                    try merge(connection: sameAddress.int64(0), server: .remote, into: &d.database, db: db)
+                    try merge(connection: sameAddress.int64(0), server: .remote, into: &d.database, db: db, findInformation: undiscovered)
                 }
                 sameAddress.reset()
             } else {
                 // A peer of unknown address is its link's alone.
                 d.connectionIDs.append(firsts.int64(0))
-                try merge(connection: firsts.int64(0), server: .remote, into: &d.database, db: db)
+                try merge(connection: firsts.int64(0), server: .remote, into: &d.database, db: db, findInformation: undiscovered)
             }
             try body(try complete(d, undiscovered: undiscovered, db: db))
         }
@@ -147,7 +147,7 @@ public struct DeviceGATT: Sendable {
                 let client = Client(address: members.text(1) ?? "connection \(id)", role: peerRole)
                 if clients.insert(client).inserted { d.clients.append(client) }
                 d.connectionIDs.append(id)
-                try merge(connection: id, server: .local, into: &d.database, db: db)
+                try merge(connection: id, server: .local, into: &d.database, db: db, findInformation: undiscovered)
             }
             members.reset()
             try body(try complete(d, undiscovered: undiscovered, db: db))
@@ -181,8 +181,22 @@ public struct DeviceGATT: Sendable {
         return d
     }
 
-    static func merge(connection id: Int64, server: GATTServerSide, into g: inout GATTDatabase, db: SQLiteDatabase) throws {
+    /// Adds one connection's rows of `server`'s database to `g`. `findInformation`: also the
+    /// attribute types its Find Information Responses listed (Core v5.4 Vol 3 Part F 3.4.3.2),
+    /// read again from `att_pdu` since no table keeps a declaration never read; they tell such
+    /// declarations, and what belongs to them, apart (`GATTDeclarations`).
+    static func merge(connection id: Int64, server: GATTServerSide, into g: inout GATTDatabase, db: SQLiteDatabase,
+                      findInformation: Bool = true) throws {
         let args: [SQLiteValue] = [.integer(id), .text(server.rawValue)]
+        if findInformation {
+            for r in try db.rows("""
+                SELECT pdu FROM att_pdu WHERE connection_id = ?1 AND opcode = \(ATTOpcode.findInformationResponse.rawValue) AND cut = 0
+                AND \(GATTServerSide.sql(direction: "direction", opcode: "opcode")) = ?2 ORDER BY packet_id
+                """, args) {
+                guard let bytes = r[0].blob, case .findInformationResponse(let rs)? = try? ATTPDU(decoding: bytes[...]) else { continue }
+                for info in rs.information { g.attributeTypes[info.handle] = info.uuid }
+            }
+        }
         for r in try db.rows("SELECT uuid, start_handle, end_handle, is_primary FROM gatt_service WHERE connection_id = ?1 AND server = ?2", args) {
             guard let uuid = r[0].string.flatMap(BluetoothUUID.init) else { continue }
             let s = GATTDatabase.Service(uuid: uuid, startHandle: UInt16(truncatingIfNeeded: r[1].int ?? 0),

@@ -53,10 +53,13 @@ public struct GATTDatabase: Sendable, Equatable {
     public var descriptors: [Descriptor] = []
     public var includes: [Include] = []
     public var values: [UInt16: Value] = [:]
+    /// Every attribute type Find Information listed (Core v5.4 Vol 3 Part F 3.4.3.2), by handle:
+    /// declarations, values and descriptors alike (see `GATTDeclarations`).
+    public var attributeTypes: [UInt16: BluetoothUUID] = [:]
 
     public init() {}
 
-    public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty }
+    public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty && attributeTypes.isEmpty }
 
     /// The service whose handle range holds `handle`.
     public func service(containing handle: UInt16) -> Service? {
@@ -64,13 +67,11 @@ public struct GATTDatabase: Sendable, Equatable {
             .min { ($0.endHandle - $0.startHandle) < ($1.endHandle - $1.startHandle) }
     }
 
-    /// The characteristic a descriptor handle belongs to: the last one declared before it in its service.
+    /// The characteristic a descriptor handle belongs to: the last one declared before it in its
+    /// service. Nil when that declaration is one never read (`unreadDeclarations`).
     public func characteristic(owning handle: UInt16) -> Characteristic? {
-        let service = service(containing: handle)
-        let floor = service?.startHandle ?? 0
-        return characteristics
-            .filter { c in c.valueHandle < handle && floor <= c.declarationHandle }
-            .max { $0.declarationHandle < $1.declarationHandle }
+        guard let d = declaration(owning: handle) else { return nil }
+        return characteristics.first { $0.declarationHandle == d }
     }
 
     /// The characteristic whose value lives at `handle`.
@@ -83,10 +84,11 @@ public struct GATTDatabase: Sendable, Equatable {
         characteristic(valueHandle: handle)?.uuid ?? descriptors.first { $0.handle == handle }?.uuid
     }
 
-    /// Handles that requests used but no discovery revealed.
+    /// Handles that requests used but no discovery revealed (Find Information's types count as
+    /// discovered: a declaration never read, and the value after it, are not listed here).
     public func undiscoveredHandles(used: Set<UInt16>) -> [UInt16] {
         used.filter { h in
-            h != 0 && characteristic(valueHandle: h) == nil && !descriptors.contains { $0.handle == h }
+            h != 0 && attributeTypes[h] == nil && characteristic(valueHandle: h) == nil && !descriptors.contains { $0.handle == h }
                 && !characteristics.contains { $0.declarationHandle == h } && !services.contains { $0.startHandle == h }
         }.sorted()
     }
@@ -95,8 +97,8 @@ public struct GATTDatabase: Sendable, Equatable {
     public var clientConfigurations: [UInt16: UInt16] {
         var out: [UInt16: UInt16] = [:]
         for d in descriptors where d.uuid == BluetoothUUID(uint16: 0x2902) {
-            guard let v = values[d.handle], v.bytes.count >= 2, let c = characteristic(owning: d.handle) else { continue }
-            out[c.valueHandle] = UInt16(v.bytes[0]) | UInt16(v.bytes[1]) << 8
+            guard let v = values[d.handle], v.bytes.count >= 2, let valueHandle = valueHandle(owning: d.handle) else { continue }
+            out[valueHandle] = UInt16(v.bytes[0]) | UInt16(v.bytes[1]) << 8
         }
         return out
     }

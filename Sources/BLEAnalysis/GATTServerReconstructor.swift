@@ -5,7 +5,18 @@ import BLEDecode
 /// against it (Core v5.4 Vol 3 Part G 4.4-4.8). It must see only the PDUs between that server and
 /// its client: `GATTReconstructor` sorts a link's PDUs by `GATTServerSide` first.
 public struct GATTServerReconstructor {
-    public private(set) var database = GATTDatabase()
+    /// The database as learned so far: the declarations Find Information listed and whose value
+    /// a read returned are decoded, and its descriptors found, only here, so that the order of
+    /// the procedures does not matter (`GATTDeclarations`).
+    public var database: GATTDatabase {
+        var g = learned
+        g.decodeReadDeclarations()
+        g.descriptors = g.findInformationDescriptors()
+        return g
+    }
+    /// What the PDUs said, as they came: services, includes, characteristics by type, values,
+    /// and every attribute type Find Information listed.
+    private var learned = GATTDatabase()
     /// Handles named by requests (for "used but never discovered").
     public private(set) var usedHandles: Set<UInt16> = []
 
@@ -45,6 +56,11 @@ public struct GATTServerReconstructor {
                 }
             }
         case .response:
+            // Find Information Response names each attribute it lists with its type (Core v5.4
+            // Vol 3 Part F 3.4.3.2): kept even when the request was not captured.
+            if case .findInformationResponse(let rs) = pdu {
+                for info in rs.information { learned.attributeTypes[info.handle] = info.uuid }
+            }
             guard let request = lastRequest[p.direction.opposite], let requestPDU = request.pdu else { return }
             lastRequest[p.direction.opposite] = nil
             response(pdu, to: requestPDU, request: request, packetID: p.packetID)
@@ -54,7 +70,7 @@ public struct GATTServerReconstructor {
     }
 
     private mutating func setValue(_ handle: UInt16, _ bytes: [UInt8], _ source: String, _ packetID: Int) {
-        database.values[handle] = GATTDatabase.Value(bytes: bytes, source: source, packetID: packetID)
+        learned.values[handle] = GATTDatabase.Value(bytes: bytes, source: source, packetID: packetID)
     }
 
     private mutating func response(_ pdu: ATTPDU, to requestPDU: ATTPDU, request: StoredATTPDU, packetID: Int) {
@@ -73,47 +89,34 @@ public struct GATTServerReconstructor {
             }
         case (.readByTypeRequest(let rq), .readByTypeResponse(let rs)):
             if rq.attributeType == Self.characteristic {
-                for e in rs.attributeDataList where e.value.count == 5 || e.value.count == 19 {
-                    let valueHandle = UInt16(e.value[1]) | UInt16(e.value[2]) << 8
-                    guard let uuid = BluetoothUUID(littleEndian: e.value[3...]) else { continue }
-                    let c = GATTDatabase.Characteristic(uuid: uuid, declarationHandle: e.handle, valueHandle: valueHandle,
-                                                        properties: e.value[0])
-                    if let i = database.characteristics.firstIndex(where: { $0.declarationHandle == e.handle }) {
-                        database.characteristics[i] = c
+                for e in rs.attributeDataList {
+                    guard let c = GATTDatabase.Characteristic(declarationHandle: e.handle, value: e.value) else { continue }
+                    if let i = learned.characteristics.firstIndex(where: { $0.declarationHandle == e.handle }) {
+                        learned.characteristics[i] = c
                     } else {
-                        database.characteristics.append(c)
+                        learned.characteristics.append(c)
                     }
                 }
-                database.characteristics.sort { $0.declarationHandle < $1.declarationHandle }
+                learned.characteristics.sort { $0.declarationHandle < $1.declarationHandle }
             } else if rq.attributeType == Self.include {
                 for e in rs.attributeDataList where e.value.count == 4 || e.value.count == 6 {
                     let start = UInt16(e.value[0]) | UInt16(e.value[1]) << 8
                     let end = UInt16(e.value[2]) | UInt16(e.value[3]) << 8
                     let uuid = e.value.count == 6 ? BluetoothUUID(littleEndian: e.value[4...]) : nil
-                    if !database.includes.contains(where: { $0.declarationHandle == e.handle }) {
-                        database.includes.append(GATTDatabase.Include(declarationHandle: e.handle, startHandle: start, endHandle: end, uuid: uuid))
+                    if !learned.includes.contains(where: { $0.declarationHandle == e.handle }) {
+                        learned.includes.append(GATTDatabase.Include(declarationHandle: e.handle, startHandle: start, endHandle: end, uuid: uuid))
                     }
                 }
             } else {
                 // Read Using Characteristic UUID (Vol 3 Part G 4.8.2): values by type.
                 for e in rs.attributeDataList { setValue(e.handle, e.value, "read", packetID) }
             }
-        case (.findInformationRequest, .findInformationResponse(let rs)):
-            for info in rs.information {
-                let declarationTypes: Set<UInt16> = [0x2800, 0x2801, 0x2802, 0x2803]
-                if let v = info.uuid.uint16, declarationTypes.contains(v) { continue }
-                if database.characteristic(valueHandle: info.handle) != nil { continue }
-                if !database.descriptors.contains(where: { $0.handle == info.handle }) {
-                    database.descriptors.append(GATTDatabase.Descriptor(uuid: info.uuid, handle: info.handle))
-                }
-            }
-            database.descriptors.sort { $0.handle < $1.handle }
         case (.readRequest, .readResponse):
             if let h = requestPDU.attributeHandle, let v = pdu.value { setValue(h, v, "read", packetID) }
         case (.readBlobRequest, .readBlobResponse):
             guard let h = requestPDU.attributeHandle, let v = pdu.value, request.bytes.count >= 5 else { return }
             let offset = Int(request.bytes[3]) | Int(request.bytes[4]) << 8
-            var current = database.values[h]?.bytes ?? []
+            var current = learned.values[h]?.bytes ?? []
             if current.count >= offset {
                 current = Array(current[0..<offset]) + v
             } else {
@@ -126,11 +129,11 @@ public struct GATTServerReconstructor {
     }
 
     private mutating func addService(_ s: GATTDatabase.Service) {
-        if let i = database.services.firstIndex(where: { $0.startHandle == s.startHandle }) {
-            database.services[i] = s
+        if let i = learned.services.firstIndex(where: { $0.startHandle == s.startHandle }) {
+            learned.services[i] = s
         } else {
-            database.services.append(s)
+            learned.services.append(s)
         }
-        database.services.sort { $0.startHandle < $1.startHandle }
+        learned.services.sort { $0.startHandle < $1.startHandle }
     }
 }

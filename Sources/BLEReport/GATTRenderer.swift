@@ -75,22 +75,33 @@ public enum GATTRenderer {
             for i in g.includes where s.startHandle <= i.declarationHandle && i.declarationHandle <= s.endHandle {
                 out.append("    Include \(i.uuid.map(uuidText) ?? "") [\(hex(i.startHandle, width: 4))–\(hex(i.endHandle, width: 4))]")
             }
-            for c in g.characteristics where s.startHandle <= c.declarationHandle && c.declarationHandle <= s.endHandle {
-                var line = "    Characteristic \(uuidText(c.uuid)) value \(hex(c.valueHandle, width: 4)) [\(properties(c.properties).joined(separator: ", "))]"
-                if let state = cccd[c.valueHandle] {
-                    line += state & 1 != 0 ? " notifying" : state & 2 != 0 ? " indicating" : " notifications off"
+            let inService = { (h: UInt16) in s.startHandle <= h && h <= s.endHandle }
+            var declarations: [(UInt16, GATTDatabase.Characteristic?)] = g.characteristics.filter { inService($0.declarationHandle) }
+                .map { ($0.declarationHandle, $0) }
+            declarations += g.unreadDeclarations.filter(inService).map { ($0, nil) }
+            for (handle, characteristic) in declarations.sorted(by: { $0.0 < $1.0 }) {
+                guard let c = characteristic else {
+                    out += unreadLines(handle, g, cccd: cccd, indent: "    ")
+                    continue
                 }
+                var line = "    Characteristic \(uuidText(c.uuid)) value \(hex(c.valueHandle, width: 4)) [\(properties(c.properties).joined(separator: ", "))]"
+                if let state = cccd[c.valueHandle] { line += subscription(state) }
                 out.append(line)
                 if let v = g.values[c.valueHandle] { out.append("      value: \(valueText(v, uuid: c.uuid))") }
-                for desc in g.descriptors where g.characteristic(owning: desc.handle)?.declarationHandle == c.declarationHandle {
-                    out.append("      Descriptor \(uuidText(desc.uuid)) \(hex(desc.handle, width: 4))" +
-                               (g.values[desc.handle].map { " = \(valueText($0))" } ?? ""))
-                }
+                out += descriptorLines(of: c.declarationHandle, g)
             }
         }
         let orphans = g.characteristics.filter { g.service(containing: $0.declarationHandle) == nil }
         for c in orphans {
             out.append("  Characteristic outside any discovered service: \(uuidText(c.uuid)) value \(hex(c.valueHandle, width: 4))")
+            out += descriptorLines(of: c.declarationHandle, g)
+        }
+        for h in g.unreadDeclarations where g.service(containing: h) == nil {
+            out += unreadLines(h, g, cccd: cccd, indent: "  ", outside: true)
+        }
+        for desc in g.descriptors where g.declaration(owning: desc.handle) == nil {
+            out.append("  Descriptor outside any known characteristic: \(uuidText(desc.uuid)) \(hex(desc.handle, width: 4))" +
+                       (g.values[desc.handle].map { " = \(valueText($0))" } ?? ""))
         }
         if !d.undiscoveredHandles.isEmpty {
             out.append("  handles used but never discovered: " + d.undiscoveredHandles.map { hex($0, width: 4) }.joined(separator: ", "))
@@ -102,6 +113,32 @@ public enum GATTRenderer {
         return out
     }
 
+    static func subscription(_ state: UInt16) -> String {
+        state & 1 != 0 ? " notifying" : state & 2 != 0 ? " indicating" : " notifications off"
+    }
+
+    /// The descriptors under the characteristic declared at `declaration` (decoded or never read).
+    static func descriptorLines(of declaration: UInt16, _ g: GATTDatabase) -> [String] {
+        g.descriptors.filter { g.declaration(owning: $0.handle) == declaration }.map { desc in
+            "      Descriptor \(uuidText(desc.uuid)) \(hex(desc.handle, width: 4))" + (g.values[desc.handle].map { " = \(valueText($0))" } ?? "")
+        }
+    }
+
+    /// A characteristic declaration Find Information listed but no read returned (Core v5.4 Vol 3
+    /// Part G 3.3.1): its properties are unknown; its value handle and UUID are those of the
+    /// attribute Find Information listed right after it (3.3.2), when it did.
+    static func unreadLines(_ handle: UInt16, _ g: GATTDatabase, cccd: [UInt16: UInt16], indent: String, outside: Bool = false) -> [String] {
+        var line = indent + "Characteristic declaration \(hex(handle, width: 4))" + (outside ? " outside any discovered service" : "") + " never read: "
+        guard let value = g.valueAttribute(afterUnread: handle) else {
+            return [line + "properties, value handle and UUID unknown"] + descriptorLines(of: handle, g)
+        }
+        line += "properties unknown; value \(hex(value.handle, width: 4)) \(uuidText(value.type)) (Find Information)"
+        if let state = cccd[value.handle] { line += subscription(state) }
+        var out = [line]
+        if let v = g.values[value.handle] { out.append("      value: \(valueText(v, uuid: value.type))") }
+        return out + descriptorLines(of: handle, g)
+    }
+
     public static func json(_ devices: [DeviceGATT]) -> JSON { .array(devices.map(deviceJSON)) }
 
     /// One server's entry of the JSON array.
@@ -111,6 +148,23 @@ public enum GATTRenderer {
         func value(_ h: UInt16) -> JSON {
             g.values[h].map { .object([("hex", .string(hexString($0.bytes))), ("source", .string($0.source)),
                                        ("packet_id", .int(Int64($0.packetID)))]) } ?? .null
+        }
+        func descriptor(_ desc: GATTDatabase.Descriptor) -> JSON {
+            .object([("uuid", .string(desc.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(desc.uuid))),
+                     ("handle", .int(Int64(desc.handle))), ("value", value(desc.handle))])
+        }
+        func descriptors(_ declaration: UInt16) -> JSON {
+            .array(g.descriptors.filter { g.declaration(owning: $0.handle) == declaration }.map(descriptor))
+        }
+        // A declaration never read: properties unknown (null); value handle and UUID from the
+        // attribute Find Information listed after it, or null (Core v5.4 Vol 3 Part G 3.3.2).
+        func unread(_ h: UInt16) -> JSON {
+            let v = g.valueAttribute(afterUnread: h)
+            return .object([("declaration_handle", .int(Int64(h))), ("properties", .null),
+                            ("value_handle", JSON(v.map { Int($0.handle) })), ("uuid", JSON(v?.type.uuidString)),
+                            ("name", JSON(v.flatMap { AssignedNumbers.uuidName($0.type) })),
+                            ("cccd", JSON(v.flatMap { cccd[$0.handle] }.map { Int($0) })), ("value", v.map { value($0.handle) } ?? .null),
+                            ("descriptors", descriptors(h))])
         }
         return .object([
             ("address", JSON(d.address)), ("address_type", JSON(d.addressType)), ("local_server", .bool(d.isLocalServer)),
@@ -131,14 +185,20 @@ public enum GATTRenderer {
                             ("declaration_handle", .int(Int64(c.declarationHandle))), ("value_handle", .int(Int64(c.valueHandle))),
                             ("properties", .array(properties(c.properties).map { .string($0) })),
                             ("cccd", JSON(cccd[c.valueHandle].map { Int($0) })), ("value", value(c.valueHandle)),
-                            ("descriptors", .array(g.descriptors.filter { g.characteristic(owning: $0.handle)?.declarationHandle == c.declarationHandle }.map { desc in
-                                .object([("uuid", .string(desc.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(desc.uuid))),
-                                         ("handle", .int(Int64(desc.handle))), ("value", value(desc.handle))])
-                            })),
+                            ("descriptors", descriptors(c.declarationHandle)),
                         ])
                     })),
+                    ("unread_declarations", .array(g.unreadDeclarations.filter { s.startHandle <= $0 && $0 <= s.endHandle }.map(unread))),
                 ])
             })),
+            ("characteristics_outside_services", .array(g.characteristics.filter { g.service(containing: $0.declarationHandle) == nil }.map { c in
+                .object([("uuid", .string(c.uuid.uuidString)), ("name", JSON(AssignedNumbers.uuidName(c.uuid))),
+                         ("declaration_handle", .int(Int64(c.declarationHandle))), ("value_handle", .int(Int64(c.valueHandle))),
+                         ("properties", .array(properties(c.properties).map { .string($0) })), ("value", value(c.valueHandle)),
+                         ("descriptors", descriptors(c.declarationHandle))])
+            })),
+            ("unread_declarations_outside_services", .array(g.unreadDeclarations.filter { g.service(containing: $0) == nil }.map(unread))),
+            ("descriptors_outside_characteristics", .array(g.descriptors.filter { g.declaration(owning: $0.handle) == nil }.map(descriptor))),
             ("undiscovered_handles", .array(d.undiscoveredHandles.map { .int(Int64($0)) })),
         ])
     }
