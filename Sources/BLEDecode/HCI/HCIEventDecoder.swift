@@ -109,8 +109,16 @@ extension PacketDecoder {
             let linkType = try r.readUInt8("Link_Type")
             d.summary += status == .success ? "" : " status " + Fmt.status(status)
             d.summary += " handle " + Fmt.h4(handle) + " peer " + Fmt.address(peer)
+            // Fields for `timeline -v`; Encryption_Enabled read leniently (the summary never needed it).
+            var fields: [(String, String)] = [
+                ("handle", Fmt.h4(handle)), ("bd_addr", Fmt.address(peer)),
+                ("link_type", Fmt.h2(linkType) + (linkType == 0 ? " SCO" : linkType == 1 ? " ACL" : linkType == 2 ? " eSCO" : "")),
+            ]
+            if let enc = r.peekUInt8() { fields.append(("encryption_enabled", Fmt.h2(enc) + (enc == 0 ? " off" : " on"))) }
             guard linkType == 0x01 else {
                 d.summary += linkType == 0 ? " (SCO)" : " (link type " + Fmt.h2(linkType) + ")"
+                d.events.append(.linkEvent(LinkEvent(name: name, connection: nil, status: status, fields: fields,
+                                                     recordsError: false)))
                 return
             }
             let role: UInt8 = pendingBREDRCreates.remove(peer) != nil ? 0 : 1
@@ -122,6 +130,9 @@ extension PacketDecoder {
                 connection: ref, transport: .bredr, status: status, role: role, peerAddress: peer,
                 peerAddressType: .public, interval: 0, peripheralLatency: 0, supervisionTimeout: 0,
                 eventName: name)))
+            // A failure is already an error row through the connection.
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: ref, status: status, fields: fields,
+                                                 recordsError: false)))
 
         case 0x08, 0x59:
             // Status u8, Connection_Handle u16, Encryption_Enabled u8 [v2: Encryption_Key_Size u8]
