@@ -28,7 +28,7 @@ extension PacketDecoder {
         var r = ByteReader(payload[3..<(3 + used)], baseOffset: d.base &+ 3, layer: .hci)
         var info = HCICommandInfo(opcode: opcode.rawValue, name: name)
         var detail = ""
-        var fields: [(String, String)] = []
+        var fields = HCIParameterFields.command(opcode.rawValue, r) ?? []
         do {
             detail = try commandParameters(opcode, &r, &info, &fields)
         } catch {
@@ -93,7 +93,7 @@ extension PacketDecoder {
             fields = HCIConnectionFields.scanTime("scan_interval", scanInterval)
                 + HCIConnectionFields.scanTime("scan_window", scanWindow)
                 + [("initiator_filter_policy", Fmt.h2(filter)), ("peer_address_type", type.name),
-                   ("peer_address", Fmt.address(peer)), ("own_address_type", AddressType(rawValue: own).name)]
+                   ("peer_address", Fmt.address(peer)), ("own_address_type", HCIConnectionFields.ownAddressType(own))]
                 + HCIConnectionFields.interval("interval_min", iMin) + HCIConnectionFields.interval("interval_max", iMax)
                 + [("latency", String(latency))] + HCIConnectionFields.timeout(timeout)
             if r.remaining >= 4 {
@@ -122,7 +122,7 @@ extension PacketDecoder {
             let own = try r.readUInt8("Own_Address_Type")
             let type = AddressType(rawValue: try r.readUInt8("Peer_Address_Type"))
             let peer = try r.readAddress("Peer_Address")
-            fields += [("initiator_filter_policy", Fmt.h2(filter)), ("own_address_type", AddressType(rawValue: own).name),
+            fields += [("initiator_filter_policy", Fmt.h2(filter)), ("own_address_type", HCIConnectionFields.ownAddressType(own)),
                        ("peer_address_type", type.name), ("peer_address", Fmt.address(peer))]
             if filter != 0 {
                 info.usesFilterAcceptList = true

@@ -24,6 +24,18 @@ enum HCIConnectionFields {
         Fmt.h2(role) + (role == 0 ? " central" : role == 1 ? " peripheral" : " reserved")
     }
 
+    /// Own_Address_Type of the LE commands (7.8.5, 7.8.12): 0x02 and 0x03 are a resolvable private
+    /// address from the resolving list, else public (0x02) or random (0x03).
+    static func ownAddressType(_ v: UInt8) -> String {
+        switch v {
+        case 0: "public"
+        case 1: "random"
+        case 2: "rpa-or-public"
+        case 3: "rpa-or-random"
+        default: Fmt.h2(v)
+        }
+    }
+
     /// Central_Clock_Accuracy (7.7.65.1), Wireshark's ranges: 0x00 `251-500 ppm` … 0x07 `0-20 ppm`.
     static func clockAccuracy(_ v: UInt8) -> String {
         switch v {

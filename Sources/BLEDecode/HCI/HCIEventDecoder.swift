@@ -58,6 +58,11 @@ extension PacketDecoder {
             if let status, status != .success { d.summary += " status " + Fmt.status(status) }
             d.events.append(.commandResult(HCICommandResult(opcode: opcode.rawValue, name: opName, status: status,
                                                             isCommandStatus: false, connection: c)))
+            if let fields = HCIParameterFields.returnParameters(opcode.rawValue, r) {
+                // The return parameters for `timeline -v`; a failure is already an error row.
+                d.events.append(.linkEvent(LinkEvent(name: "Command Complete (" + opName + ")", connection: c,
+                                                     status: status, fields: fields, recordsError: false)))
+            }
 
         case 0x0F:
             // Status u8, Num_HCI_Command_Packets u8, Command_Opcode u16 (7.7.15)
@@ -100,6 +105,10 @@ extension PacketDecoder {
             d.summary += " reason " + Fmt.status(reason)
             d.events.append(.disconnectionComplete(DisconnectionComplete(connection: closed?.ref, handle: handle,
                                                                          status: status, reason: reason)))
+            // The fields for `timeline -v`; the reason or failure is already an error row.
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: closed?.ref, status: status,
+                                                 fields: [("handle", Fmt.h4(handle)), ("reason", Fmt.status(reason))],
+                                                 recordsError: false)))
 
         case 0x03:
             // Status u8, Connection_Handle u16, BD_ADDR, Link_Type u8, Encryption_Enabled u8 (7.7.3)
@@ -171,15 +180,18 @@ extension PacketDecoder {
                 d.problems.append(r.error("Num_Handles \(n) needs \(n * 4) bytes, event has \(r.remaining)"))
             }
             var single: ConnectionRef?
+            var completed: [(String, String)] = []
             for i in 0..<n {
                 let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
                 let count = try r.readUInt16(.little, "Num_Completed_Packets")
                 let ref = eventConnection(handle, into: &d)
                 if i == 0 { single = ref }
+                completed += [("handle", Fmt.h4(handle)), ("completed", String(count))]
                 if i < 4 { d.summary += (i == 0 ? " " : ", ") + Fmt.h4(handle) + ": \(count)" }
             }
             if n > 4 { d.summary += ", …" }
             if n == 1 { d.connection = single }
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: nil, fields: completed)))
 
         case 0x1A:
             // Link_Type u8 (7.7.26)
