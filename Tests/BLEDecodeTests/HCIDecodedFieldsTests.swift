@@ -120,9 +120,11 @@ struct HCIDecodedFieldsTests {
     @Test func disconnectionCompleteAndCompletedPacketsFromSpec() throws {
         var decoder = PacketDecoder()
         _ = decoder.decode(Rec.leConnectionComplete(handle: 0x0040))
-        // 7.7.19 Number Of Completed Packets: Num_Handles 1, Connection_Handle 0x0040, Num_Completed_Packets 3
+        // 7.7.19 Number Of Completed Packets: Num_Handles 1, Connection_Handle 0x0040, Num_Completed_Packets 3.
+        // No link event (one every few ACL packets would cost the import a row each): the summary says it.
         let n = decoder.decode(Rec.evt([0x13, 5, 0x01, 0x40, 0x00, 0x03, 0x00]))
-        #expect(n.linkEvents.first?.fields.map { "\($0.0)=\($0.1)" } == ["handle=0x0040", "completed=3"])
+        #expect(n.linkEvents.isEmpty)
+        #expect(n.summary == "Rcvd Number of Completed Packets 0x0040: 3")
         // 7.7.5 Disconnection Complete: Status 0, Connection_Handle 0x0040, Reason 0x13
         let d = decoder.decode(Rec.disconnectionComplete(handle: 0x0040, reason: 0x13))
         let f = try Self.fields(d, "Disconnect Complete")

@@ -179,19 +179,18 @@ extension PacketDecoder {
             if r.remaining != n * 4 {
                 d.problems.append(r.error("Num_Handles \(n) needs \(n * 4) bytes, event has \(r.remaining)"))
             }
+            // No link event: one comes every few ACL packets, and a row each would cost the import
+            // (issue 12) what the summary already says (the handles and counts, first four).
             var single: ConnectionRef?
-            var completed: [(String, String)] = []
             for i in 0..<n {
                 let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
                 let count = try r.readUInt16(.little, "Num_Completed_Packets")
                 let ref = eventConnection(handle, into: &d)
                 if i == 0 { single = ref }
-                completed += [("handle", Fmt.h4(handle)), ("completed", String(count))]
                 if i < 4 { d.summary += (i == 0 ? " " : ", ") + Fmt.h4(handle) + ": \(count)" }
             }
             if n > 4 { d.summary += ", …" }
             if n == 1 { d.connection = single }
-            d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: nil, fields: completed)))
 
         case 0x1A:
             // Link_Type u8 (7.7.26)
