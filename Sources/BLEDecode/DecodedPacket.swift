@@ -244,11 +244,16 @@ public struct LinkEvent: Sendable {
     public var status: HCIStatusCode?
     /// Field name -> value, in wire order.
     public var fields: [(String, String)]
-    public init(name: String, connection: ConnectionRef?, status: HCIStatusCode?, fields: [(String, String)]) {
+    /// Whether a failing `status` is recorded as an error row too. False where another event of
+    /// the same packet records it (a connection complete's or connection update's failure).
+    public var recordsError: Bool
+    public init(name: String, connection: ConnectionRef?, status: HCIStatusCode?, fields: [(String, String)],
+                recordsError: Bool = true) {
         self.name = name
         self.connection = connection
         self.status = status
         self.fields = fields
+        self.recordsError = recordsError
     }
 }
 

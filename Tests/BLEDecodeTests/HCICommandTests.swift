@@ -61,12 +61,14 @@ struct HCICommandTests {
         // 01           Initiating_PHYs LE 1M, then one 16-byte parameter set:
         // 60 00 60 00 18 00 28 00 00 00 F4 01 00 00 00 00
         let v1 = decoder.decode(Rec.cmd(hx("43 20 1A 00 00 00 06 05 04 03 02 01 01 60 00 60 00 18 00 28 00 00 00 F4 01 00 00 00 00")))
-        #expect(v1.summary == "Sent LE Extended Create Connection [v1] peer 01:02:03:04:05:06 (public)")
+        // The parameter set: Scan_Interval 96 and Scan_Window 96 (60 ms), Connection_Interval_Min 24
+        // (30 ms), Max 40 (50 ms), Max_Latency 0, Supervision_Timeout 500 (5000 ms) (7.8.66)
+        #expect(v1.summary == "Sent LE Extended Create Connection [v1] peer 01:02:03:04:05:06 (public) phys 1M scan interval 60 ms window 60 ms interval 30-50 ms latency 0 timeout 5000 ms")
         #expect(v1.commands.first?.peerAddress == BluetoothAddress("01:02:03:04:05:06"))
         #expect(v1.problems.isEmpty)
         // 85 20 1C     opcode 0x2085 [v2], length 28: Advertising_Handle FF, Subevent FF, then as v1
         let v2 = decoder.decode(Rec.cmd(hx("85 20 1C FF FF 00 00 01 06 05 04 03 02 01 01 60 00 60 00 18 00 28 00 00 00 F4 01 00 00 00 00")))
-        #expect(v2.summary == "Sent LE Extended Create Connection [v2] peer 01:02:03:04:05:06 (random)")
+        #expect(v2.summary == "Sent LE Extended Create Connection [v2] peer 01:02:03:04:05:06 (random) phys 1M scan interval 60 ms window 60 ms interval 30-50 ms latency 0 timeout 5000 ms")
         #expect(v2.commands.first?.peerAddress == BluetoothAddress("01:02:03:04:05:06"))
     }
 

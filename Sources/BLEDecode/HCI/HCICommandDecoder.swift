@@ -28,8 +28,9 @@ extension PacketDecoder {
         var r = ByteReader(payload[3..<(3 + used)], baseOffset: d.base &+ 3, layer: .hci)
         var info = HCICommandInfo(opcode: opcode.rawValue, name: name)
         var detail = ""
+        var fields = HCIParameterFields.command(opcode.rawValue, r) ?? []
         do {
-            detail = try commandParameters(opcode, &r, &info)
+            detail = try commandParameters(opcode, &r, &info, &fields)
         } catch {
             d.problems.append(error)
             detail = " (malformed: " + error.reason + ")"
@@ -45,11 +46,17 @@ extension PacketDecoder {
         }
         d.summary.set("Sent " + name + detail)
         d.events.append(.command(info))
+        if !fields.isEmpty {
+            // The parameters for `timeline -v` / `--json` (stored as a link event of the command's name).
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: info.connection, status: nil, fields: fields)))
+        }
     }
 
-    /// Decodes the parameters of the commands the analysis needs; returns summary detail.
+    /// Decodes the parameters of the commands the analysis needs; returns summary detail. `fields`
+    /// gets the decoded parameters of the connection-making commands for `timeline -v`.
     private mutating func commandParameters(_ opcode: HCIOpcode, _ r: inout ByteReader,
-                                            _ info: inout HCICommandInfo) throws(DecodeError) -> String {
+                                            _ info: inout HCICommandInfo,
+                                            _ fields: inout [(String, String)]) throws(DecodeError) -> String {
         switch opcode.rawValue {
         case HCIOpcode.disconnect.rawValue:
             // Connection_Handle u16, Reason u8 (7.1.6)
@@ -73,15 +80,27 @@ extension PacketDecoder {
             // Peer_Address_Type u8, Peer_Address, Own_Address_Type u8, Connection_Interval_Min u16,
             // Connection_Interval_Max u16, Max_Latency u16, Supervision_Timeout u16,
             // Min_CE_Length u16, Max_CE_Length u16 (7.8.12)
-            try r.skip(4, "LE Create Connection scan interval/window")
+            let scanInterval = try r.readUInt16(.little, "LE_Scan_Interval")
+            let scanWindow = try r.readUInt16(.little, "LE_Scan_Window")
             let filter = try r.readUInt8("Initiator_Filter_Policy")
             let type = AddressType(rawValue: try r.readUInt8("Peer_Address_Type"))
             let peer = try r.readAddress("Peer_Address")
-            try r.skip(1, "Own_Address_Type")
+            let own = try r.readUInt8("Own_Address_Type")
             let iMin = try r.readUInt16(.little, "Connection_Interval_Min")
             let iMax = try r.readUInt16(.little, "Connection_Interval_Max")
             let latency = try r.readUInt16(.little, "Max_Latency")
             let timeout = try r.readUInt16(.little, "Supervision_Timeout")
+            fields = HCIConnectionFields.scanTime("scan_interval", scanInterval)
+                + HCIConnectionFields.scanTime("scan_window", scanWindow)
+                + [("initiator_filter_policy", Fmt.h2(filter)), ("peer_address_type", type.name),
+                   ("peer_address", Fmt.address(peer)), ("own_address_type", HCIConnectionFields.ownAddressType(own))]
+                + HCIConnectionFields.interval("interval_min", iMin) + HCIConnectionFields.interval("interval_max", iMax)
+                + [("latency", String(latency))] + HCIConnectionFields.timeout(timeout)
+            if r.remaining >= 4 {
+                let ceMin = try r.readUInt16(.little, "Min_CE_Length")
+                let ceMax = try r.readUInt16(.little, "Max_CE_Length")
+                fields += HCIConnectionFields.scanTime("min_ce_length", ceMin) + HCIConnectionFields.scanTime("max_ce_length", ceMax)
+            }
             let params = " interval " + Fmt.intervalRange(iMin, iMax) + " latency \(latency) timeout " + Fmt.timeout10ms(timeout)
             if filter != 0 {
                 info.usesFilterAcceptList = true
@@ -94,18 +113,25 @@ extension PacketDecoder {
         case HCIOpcode.leExtendedCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnectionV2.rawValue:
             // [v2: Advertising_Handle u8, Subevent u8,] Initiator_Filter_Policy u8,
             // Own_Address_Type u8, Peer_Address_Type u8, Peer_Address, Initiating_PHYs u8, … (7.8.66)
-            if opcode == .leExtendedCreateConnectionV2 { try r.skip(2, "Advertising_Handle/Subevent") }
+            if opcode == .leExtendedCreateConnectionV2 {
+                let adv = try r.readUInt8("Advertising_Handle")
+                let subevent = try r.readUInt8("Subevent")
+                fields += [("advertising_handle", Fmt.h2(adv)), ("subevent", Fmt.h2(subevent))]
+            }
             let filter = try r.readUInt8("Initiator_Filter_Policy")
-            try r.skip(1, "Own_Address_Type")
+            let own = try r.readUInt8("Own_Address_Type")
             let type = AddressType(rawValue: try r.readUInt8("Peer_Address_Type"))
             let peer = try r.readAddress("Peer_Address")
+            fields += [("initiator_filter_policy", Fmt.h2(filter)), ("own_address_type", HCIConnectionFields.ownAddressType(own)),
+                       ("peer_address_type", type.name), ("peer_address", Fmt.address(peer))]
             if filter != 0 {
                 info.usesFilterAcceptList = true
-                return " (filter accept list)"
+            } else {
+                info.peerAddress = peer
+                info.peerAddressType = type
             }
-            info.peerAddress = peer
-            info.peerAddressType = type
-            return " peer " + Fmt.address(peer) + " (" + type.name + ")"
+            let head = filter != 0 ? " (filter accept list)" : " peer " + Fmt.address(peer) + " (" + type.name + ")"
+            return head + (try leExtendedCreateConnectionPHYs(&r, &fields))
 
         case 0x2064:
             // LE Create CIS: CIS_Count u8, then per CIS: CIS_Connection_Handle u16,
@@ -147,6 +173,9 @@ extension PacketDecoder {
             let iMax = try r.readUInt16(.little, "Connection_Interval_Max")
             let latency = try r.readUInt16(.little, "Max_Latency")
             let timeout = try r.readUInt16(.little, "Supervision_Timeout")
+            fields = [("handle", Fmt.h4(handle))] + HCIConnectionFields.interval("interval_min", iMin)
+                + HCIConnectionFields.interval("interval_max", iMax) + [("latency", String(latency))]
+                + HCIConnectionFields.timeout(timeout)
             return " handle " + Fmt.h4(handle) + " interval " + Fmt.intervalRange(iMin, iMax)
                 + " latency \(latency) timeout " + Fmt.timeout10ms(timeout)
 

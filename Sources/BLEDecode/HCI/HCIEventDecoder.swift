@@ -58,6 +58,11 @@ extension PacketDecoder {
             if let status, status != .success { d.summary += " status " + Fmt.status(status) }
             d.events.append(.commandResult(HCICommandResult(opcode: opcode.rawValue, name: opName, status: status,
                                                             isCommandStatus: false, connection: c)))
+            if let fields = HCIParameterFields.returnParameters(opcode.rawValue, r) {
+                // The return parameters for `timeline -v`; a failure is already an error row.
+                d.events.append(.linkEvent(LinkEvent(name: "Command Complete (" + opName + ")", connection: c,
+                                                     status: status, fields: fields, recordsError: false)))
+            }
 
         case 0x0F:
             // Status u8, Num_HCI_Command_Packets u8, Command_Opcode u16 (7.7.15)
@@ -100,6 +105,10 @@ extension PacketDecoder {
             d.summary += " reason " + Fmt.status(reason)
             d.events.append(.disconnectionComplete(DisconnectionComplete(connection: closed?.ref, handle: handle,
                                                                          status: status, reason: reason)))
+            // The fields for `timeline -v`; the reason or failure is already an error row.
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: closed?.ref, status: status,
+                                                 fields: [("handle", Fmt.h4(handle)), ("reason", Fmt.status(reason))],
+                                                 recordsError: false)))
 
         case 0x03:
             // Status u8, Connection_Handle u16, BD_ADDR, Link_Type u8, Encryption_Enabled u8 (7.7.3)
@@ -109,8 +118,16 @@ extension PacketDecoder {
             let linkType = try r.readUInt8("Link_Type")
             d.summary += status == .success ? "" : " status " + Fmt.status(status)
             d.summary += " handle " + Fmt.h4(handle) + " peer " + Fmt.address(peer)
+            // Fields for `timeline -v`; Encryption_Enabled read leniently (the summary never needed it).
+            var fields: [(String, String)] = [
+                ("handle", Fmt.h4(handle)), ("bd_addr", Fmt.address(peer)),
+                ("link_type", Fmt.h2(linkType) + (linkType == 0 ? " SCO" : linkType == 1 ? " ACL" : linkType == 2 ? " eSCO" : "")),
+            ]
+            if let enc = r.peekUInt8() { fields.append(("encryption_enabled", Fmt.h2(enc) + (enc == 0 ? " off" : " on"))) }
             guard linkType == 0x01 else {
                 d.summary += linkType == 0 ? " (SCO)" : " (link type " + Fmt.h2(linkType) + ")"
+                d.events.append(.linkEvent(LinkEvent(name: name, connection: nil, status: status, fields: fields,
+                                                     recordsError: false)))
                 return
             }
             let role: UInt8 = pendingBREDRCreates.remove(peer) != nil ? 0 : 1
@@ -122,6 +139,9 @@ extension PacketDecoder {
                 connection: ref, transport: .bredr, status: status, role: role, peerAddress: peer,
                 peerAddressType: .public, interval: 0, peripheralLatency: 0, supervisionTimeout: 0,
                 eventName: name)))
+            // A failure is already an error row through the connection.
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: ref, status: status, fields: fields,
+                                                 recordsError: false)))
 
         case 0x08, 0x59:
             // Status u8, Connection_Handle u16, Encryption_Enabled u8 [v2: Encryption_Key_Size u8]
@@ -159,6 +179,8 @@ extension PacketDecoder {
             if r.remaining != n * 4 {
                 d.problems.append(r.error("Num_Handles \(n) needs \(n * 4) bytes, event has \(r.remaining)"))
             }
+            // No link event: one comes every few ACL packets, and a row each would cost the import
+            // (issue 12) what the summary already says (the handles and counts, first four).
             var single: ConnectionRef?
             for i in 0..<n {
                 let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF

@@ -106,6 +106,12 @@ extension PacketDecoder {
             d.events.append(.connectionUpdate(ConnectionUpdate(connection: d.connection, status: status,
                                                                interval: interval, peripheralLatency: latency,
                                                                supervisionTimeout: timeout)))
+            // The fields for `timeline -v`; a failure is already an error row through the update.
+            d.events.append(.linkEvent(LinkEvent(
+                name: name, connection: d.connection, status: status,
+                fields: [("handle", Fmt.h4(handle))] + HCIConnectionFields.interval("interval", interval)
+                    + [("latency", String(latency))] + HCIConnectionFields.timeout(timeout),
+                recordsError: false)))
 
         case 0x04:
             // Status u8, Connection_Handle u16, LE_Features 8 (7.7.65.4)
@@ -254,11 +260,24 @@ extension PacketDecoder {
         let role = try r.readUInt8("Role")
         let type = AddressType(rawValue: try r.readUInt8("Peer_Address_Type"))
         let peer = try r.readAddress("Peer_Address")
-        if sub != 0x01 { try r.skip(12, "Local/Peer_Resolvable_Private_Address") }
+        var fields: [(String, String)] = [("handle", Fmt.h4(handle)), ("role", HCIConnectionFields.role(role)),
+                                          ("peer_address_type", type.name), ("peer_address", Fmt.address(peer))]
+        if sub != 0x01 {
+            let local = try r.readAddress("Local_Resolvable_Private_Address")
+            let peerRPA = try r.readAddress("Peer_Resolvable_Private_Address")
+            fields += [("local_rpa", Fmt.address(local)), ("peer_rpa", Fmt.address(peerRPA))]
+        }
         let interval = try r.readUInt16(.little, "Connection_Interval")
         let latency = try r.readUInt16(.little, "Peripheral_Latency")
         let timeout = try r.readUInt16(.little, "Supervision_Timeout")
-        try r.skip(1, "Central_Clock_Accuracy")
+        let accuracy = try r.readUInt8("Central_Clock_Accuracy")
+        fields += HCIConnectionFields.interval("interval", interval) + [("latency", String(latency))]
+            + HCIConnectionFields.timeout(timeout) + [("central_clock_accuracy", HCIConnectionFields.clockAccuracy(accuracy))]
+        if sub == 0x29, r.remaining >= 3 {
+            let adv = try r.readUInt8("Advertising_Handle")
+            let sync = try r.readUInt16(.little, "Sync_Handle")
+            fields += [("advertising_handle", Fmt.h2(adv)), ("sync_handle", Fmt.h4(sync))]
+        }
         let (ref, replaced) = tracker.connectionComplete(handle: handle, status: status, transport: .le, at: d.base)
         if status == .success { noteReplaced(replaced, handle: handle, &d) }
         d.connection = ref
@@ -274,6 +293,9 @@ extension PacketDecoder {
         d.events.append(.connectionComplete(ConnectionComplete(
             connection: ref, transport: .le, status: status, role: role, peerAddress: peer, peerAddressType: type,
             interval: interval, peripheralLatency: latency, supervisionTimeout: timeout, eventName: name)))
+        // The fields for `timeline -v`; a failure is already an error row through the connection.
+        d.events.append(.linkEvent(LinkEvent(name: name, connection: ref, status: status, fields: fields,
+                                             recordsError: false)))
     }
 
     /// A link-level event on `handle` with its fields.
