@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BLETimeline
 @testable import BLEAnalysis
 
@@ -13,22 +14,13 @@ import BLETimeline
 /// Request never answered, SECONDS of Empty PDU events, then 40 s of the peripheral advertising.
 @Suite("air captures: a connection lost from view")
 struct AirLostConnectionTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-
     /// The request's outcome and the findings' codes with their evidence, for `followed` seconds of events.
     static func analyse(followed: Double) throws -> (outcome: String?, findings: [String: String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("air-lost-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let capture = directory.appendingPathComponent("lost.pcap").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "blegen.air", "--lost", "\(followed)", capture]
-        p.currentDirectoryURL = Self.packageRoot.appendingPathComponent("Scripts")
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        try BlegenSessions.run("air", ["--lost", "\(followed)", capture])
         let db = directory.appendingPathComponent("lost.db").path
         _ = try Importer.importCaptures([capture], into: db)
         let store = try TimelineStore(path: db)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BLETimeline
 @testable import BLEAnalysis
 
@@ -12,22 +13,12 @@ import BLETimeline
 /// controller 0 four Write Commands, two returned, then 0x08; on controller 1 four, all returned.
 @Suite("acknowledged packets per controller")
 struct MultiControllerAcknowledgementsTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-
     @Test func aLostLinkCountsOnlyItsControllersCredits() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("same-handle-loss-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let capture = directory.appendingPathComponent("loss.btsnoop").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "blegen.adversarial", "--same-handle", capture, "--link-loss"]
-        p.currentDirectoryURL = Self.packageRoot.appendingPathComponent("Scripts")
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        try BlegenSessions.run("adversarial", ["--same-handle", capture, "--link-loss"])
 
         let db = directory.appendingPathComponent("loss.db").path
         _ = try Importer.importCaptures([capture], into: db)

@@ -34,13 +34,8 @@ struct BREDRLinkLossTests {
     }
 
     @Test func theTimeoutInTheCaptureExplainsTheLoss() throws {
-        let directory = try TemporaryDirectory(prefix: "bredr-loss")
-        let path = directory.path + "/spp.btsnoop"
-        try Self.capture().write(to: path)
-        let db = directory.path + "/spp.db"
-        _ = try Importer.importCaptures([path], into: db)
-        let store = try TimelineStore(path: db)
-        _ = try Analyzer.analyze(store)
+        let (directory, store) = try Support.timeline(of: Self.capture())
+        defer { Support.remove(directory) }
         let event = try store.database.rows("SELECT packet_id, detail FROM link_event WHERE name = 'Link Supervision Timeout Changed'")
         #expect(event.first?[0].int == 2 && event.first?[1].string == "timeout_slots=8064 timeout_ms=5040")
         let summary = try store.database.rows("SELECT summary FROM packet WHERE frame = 2").first?[0].string

@@ -21,11 +21,8 @@ struct IBeaconCompanyTests {
         c.advertisingReport(0, eventType: 0x03, address: beaconOnly, ibeacon)
         c.advertisingReport(10, eventType: 0x00, address: nordicAndBeacon, ibeacon)
         c.advertisingReport(20, eventType: 0x00, address: nordicAndBeacon, nordic)
-        let directory = try TemporaryDirectory(prefix: "ibeacon-company")
-        try c.write(to: directory.path + "/c.btsnoop")
-        _ = try Importer.importCaptures([directory.path + "/c.btsnoop"], into: directory.path + "/c.db")
-        let store = try TimelineStore(path: directory.path + "/c.db")
-        _ = try Analyzer.analyze(store)
+        let (directory, store) = try Support.timeline(of: c)
+        defer { Support.remove(directory) }
         let rows = try store.database.rows("SELECT address, company_id, company_name FROM device ORDER BY address")
         #expect(rows.map { $0[0].string ?? "" } == ["C4:7A:3B:12:9E:51", "D0:00:00:00:00:01"])
         #expect(rows.first?[1].int == 0x0059 && rows.first?[2].string == "Nordic Semiconductor ASA")

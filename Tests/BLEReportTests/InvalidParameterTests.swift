@@ -33,11 +33,8 @@ struct InvalidParameterTests {
         c.evt(500, 0x3E, [0x03, 0x00] + c.le16(h) + c.le16(5) + c.le16(0) + c.le16(400))
         c.evt(900, 0x3E, [0x03, 0x00] + c.le16(h) + c.le16(24) + c.le16(0) + c.le16(400))
         c.disconnectionComplete(1_500, handle: h, reason: 0x13)
-        let directory = try TemporaryDirectory(prefix: "invalid-parameters")
-        try c.write(to: directory.path + "/c.btsnoop")
-        _ = try Importer.importCaptures([directory.path + "/c.btsnoop"], into: directory.path + "/c.db")
-        let store = try TimelineStore(path: directory.path + "/c.db")
-        _ = try Analyzer.analyze(store)
+        let (directory, store) = try Support.timeline(of: c)
+        defer { Support.remove(directory) }
         let rows = try store.database.rows("SELECT title, evidence_packet_ids, severity FROM finding WHERE code = 'invalid-parameters'")
         #expect(rows.count == 1)
         #expect(rows.first?[0].string == "Connection parameters the spec does not allow: interval 6.25 ms outside 7.5 ms to 4 s")

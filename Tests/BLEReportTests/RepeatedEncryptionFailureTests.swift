@@ -19,11 +19,8 @@ struct RepeatedEncryptionFailureTests {
         for ms: Int64 in [200, 300, 400] { c.evt(ms, 0x08, [0x06] + c.le16(h) + [0x00]) }
         c.evt(500, 0x08, [0x3D] + c.le16(h) + [0x00])
         c.disconnectionComplete(2_000, handle: h, reason: 0x13)
-        let directory = try TemporaryDirectory(prefix: "repeated-encryption")
-        try c.write(to: directory.path + "/c.btsnoop")
-        _ = try Importer.importCaptures([directory.path + "/c.btsnoop"], into: directory.path + "/c.db")
-        let store = try TimelineStore(path: directory.path + "/c.db")
-        _ = try Analyzer.analyze(store)
+        let (directory, store) = try Support.timeline(of: c)
+        defer { Support.remove(directory) }
         let rows = try store.database.rows("""
             SELECT title, evidence_packet_ids FROM finding WHERE code = 'encryption-failed' ORDER BY rowid
             """)

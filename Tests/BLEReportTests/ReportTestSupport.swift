@@ -3,6 +3,7 @@ import Testing
 @testable import BLEReport
 import BLEAnalysis
 import BLETimeline
+import TestSupport
 
 /// Paths, scratch directories and helpers shared by the report and export tests.
 enum Support {
@@ -39,6 +40,14 @@ enum Support {
         }
         #expect(results.allSatisfy { $0.status == .imported }, "\(results.map { $0.error ?? "" })")
         return try TimelineStore(path: path)
+    }
+
+    /// A capture built in code (`SpecCapture`), written to a scratch directory and imported into
+    /// a timeline there, analysed; remove the directory when done.
+    static func timeline(of capture: SpecCapture) throws -> (directory: String, store: TimelineStore) {
+        let directory = scratch()
+        try capture.write(to: directory + "/capture.btsnoop")
+        return (directory, try timeline([directory + "/capture.btsnoop"], at: directory + "/capture.db"))
     }
 
     /// Reads inputs and computes the statistics, as `blereplay report` does.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `diagnose` of a sniffer's capture whose followed connection stops while the capture goes on
 /// (`blegen.air --lost 1`: a Read Request unanswered, 1 s of events, then 40 s of advertising):
@@ -10,12 +11,7 @@ struct AirDiagnoseCLITests {
         let dir = CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let capture = dir.appendingPathComponent("lost.pcap").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "blegen.air", "--lost", "1", capture]
-        p.currentDirectoryURL = CLI.packageRoot.appendingPathComponent("Scripts")
-        try p.run()
-        p.waitUntilExit()
+        try BlegenSessions.run("air", ["--lost", "1", capture])
         let text = try CLI.run(["diagnose", capture])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(!text.stdout.contains("still open when the capture ended"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `timeline`'s filters, `-v` and `--json` decoded fields, run as a user runs them; counts are
 /// cross-checked with tshark on the same file.
@@ -29,12 +30,7 @@ struct TimelineFilterCLITests {
     @Test func theLinkLayerIsALayerToFilterBy() throws {
         let dir = CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "blegen.air", dir.path]
-        p.currentDirectoryURL = CLI.packageRoot.appendingPathComponent("Scripts")
-        try p.run()
-        p.waitUntilExit()
+        try BlegenSessions.run("air", [dir.path])
         let capture = dir.appendingPathComponent("le-ll.pcap").path
         let ll = try CLI.run(["timeline", capture, "--layer", "ll"])
         #expect(ll.status == 0, "\(ll.stderr)")

@@ -22,19 +22,27 @@ public enum BlegenSessions {
         return parts.joined(separator: "/")
     }
 
-    /// Runs `python3 -m blegen.sessions DIR --seed S --count N [--shape NAME]` in Scripts/ and reads
-    /// back its `sessions.json`.
-    public static func generate(seed: Int, count: Int = 1, shape: String?, into directory: String) throws -> [Session] {
-        var arguments = ["python3", "-m", "blegen.sessions", directory, "--seed", "\(seed)", "--count", "\(count)"]
-        if let shape { arguments += ["--shape", shape] }
+    /// Runs `python3 -m blegen.MODULE ARGUMENTS…` in Scripts/ (a generator writing the files
+    /// its arguments name); throws when it fails.
+    public static func run(_ module: String, _ arguments: [String]) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = arguments
+        p.arguments = ["python3", "-m", "blegen.\(module)"] + arguments
         p.currentDirectoryURL = URL(fileURLWithPath: "\(packageRoot)/Scripts")
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw Failure(description: "\(arguments.joined(separator: " ")) exited \(p.terminationStatus)") }
+        guard p.terminationStatus == 0 else {
+            throw Failure(description: "python3 -m blegen.\(module) \(arguments.joined(separator: " ")) exited \(p.terminationStatus)")
+        }
+    }
+
+    /// Runs `python3 -m blegen.sessions DIR --seed S --count N [--shape NAME]` in Scripts/ and reads
+    /// back its `sessions.json`.
+    public static func generate(seed: Int, count: Int = 1, shape: String?, into directory: String) throws -> [Session] {
+        var arguments = [directory, "--seed", "\(seed)", "--count", "\(count)"]
+        if let shape { arguments += ["--shape", shape] }
+        try run("sessions", arguments)
         let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/sessions.json"))
         guard let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
             throw Failure(description: "sessions.json is not a list")
