@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BLEAnalysis
 import BLECore
 import BLETimeline
@@ -22,14 +23,7 @@ struct FindInformationGATTTests {
     @Test func theGeneratedFindInformationDiscovery() throws {
         let dir = Support.scratch()
         defer { Support.remove(dir) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "blegen.scenarios", dir]
-        p.currentDirectoryURL = Support.packageRoot.appendingPathComponent("Scripts")
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        try BlegenSessions.run("scenarios", [dir])
         let store = try Support.timeline([dir + "/find-information-discovery.btsnoop"], at: dir + "/t.db")
         let nus = "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
         let tx = "6E400003-B5A3-F393-E0A9-E50E24DCCA9E", rx = "6E400002-B5A3-F393-E0A9-E50E24DCCA9E"

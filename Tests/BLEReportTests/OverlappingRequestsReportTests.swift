@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BLEAnalysis
 import BLETimeline
 
@@ -30,14 +31,7 @@ struct OverlappingRequestsReportTests {
     @Test func generatedOverlapsArePairedByWhatTheResponsesAnswer() throws {
         let dir = Support.scratch()
         defer { Support.remove(dir) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "blegen.overlap", dir]
-        p.currentDirectoryURL = Support.packageRoot.appendingPathComponent("Scripts")
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        try BlegenSessions.run("overlap", [dir])
         let manifest = try #require(try JSONSerialization.jsonObject(with: Support.read(dir + "/att-overlap.json")) as? [String: [String: Any]])
         let store = try Support.timeline([dir + "/att-overlap.btsnoop"], at: dir + "/t.db")
         let links = try store.database.rows("SELECT id, handle FROM connection ORDER BY id")
