@@ -16,6 +16,10 @@ public struct DecoderOptions: Sendable {
     /// reads none (the fleet report's scratch timelines, `ImportOptions.referencedPacketRowsOnly`):
     /// the summaries are then empty and never formatted; every fact, event and problem is the same.
     public var summaries = true
+    /// The records come from a Linux monitor capture (btsnoop 2001, pcap 254), whose `.other`
+    /// records' `rawType` is a monitor opcode (`monitorControl`); other formats number their
+    /// unknown record types otherwise.
+    public var monitorRecords = false
 
     public init(keepKeys: Bool = false, payloadOffsetInRecord: Int = 25) {
         self.keepKeys = keepKeys

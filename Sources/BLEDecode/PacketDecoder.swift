@@ -87,7 +87,11 @@ public struct PacketDecoder: Sendable {
             return decodeLinkLayer(record)
         case .other:
             d.layer = .other
-            d.summary.set("Other record (type " + Fmt.h4(record.rawType) + ", \(record.payload.count) bytes)")
+            if options.monitorRecords, let control = Self.monitorControl(record) {
+                d.summary.set(control)
+            } else {
+                d.summary.set("Other record (type " + Fmt.h4(record.rawType) + ", \(record.payload.count) bytes)")
+            }
         }
         return d.packet
     }

@@ -29,6 +29,8 @@ extension DecoderOptions {
         case (.pcapng, _): offset = 28
         default: offset = 0
         }
-        return DecoderOptions(keepKeys: keepKeys, payloadOffsetInRecord: offset)
+        var options = DecoderOptions(keepKeys: keepKeys, payloadOffsetInRecord: offset)
+        options.monitorRecords = info.linkType == 2001 && info.format == .btsnoop || info.linkType == 254
+        return options
     }
 }
