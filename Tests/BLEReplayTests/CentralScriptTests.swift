@@ -85,6 +85,20 @@ import Testing
 
     /// The shipped example against the link-loss capture: the loss is ridden out with one
     /// reconnect after exactly the policy's initial delay, and every check passes.
+    /// A script that names a device the capture does not hold fails at its `connect` (Docs/replay.md:
+    /// "`connect` without a scan uses it"); it connected to another device and passed.
+    @Test func aNamedPeripheralMissingFromTheCaptureFailsTheConnect() throws {
+        let missing = try Self.script(#"{"peripheral": "11:22:33:44:55:66", "steps": [{"connect": {}}, {"discover": {}}, {"disconnect": {}}]}"#)
+        let (r, world, _) = try run(missing, on: "heart-rate-healthy.btsnoop")
+        #expect(!r.passed)
+        #expect(world.host.allLinks.isEmpty)
+        #expect(ScriptReport.text(r).contains("no peripheral 11:22:33:44:55:66 in the capture to connect to"), "\(ScriptReport.text(r))")
+        // By the name it advertises, as scans accept it.
+        let byName = try Self.script(#"{"peripheral": "Pulse HRM", "steps": [{"connect": {}}, {"disconnect": {}}]}"#)
+        let (named, _, _) = try run(byName, on: "heart-rate-healthy.btsnoop")
+        #expect(named.passed, "\(ScriptReport.text(named))")
+    }
+
     @Test func reconnectExamplePasses() throws {
         let (r, world, _) = try run(try Self.example("heart-rate-reconnect.json"), on: "heart-rate-supervision-timeout.btsnoop")
         #expect(r.passed, "\(ScriptReport.text(r))")

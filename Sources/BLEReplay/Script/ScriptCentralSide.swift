@@ -31,7 +31,11 @@ final class HostCentralSide: ScriptCentralSide {
     func cancelConnect(_ p: SimulatedPeripheral) { host.cancelConnect(p) }
     func disconnect(_ link: SimulatedLink) { host.disconnect(link) }
     func client(for link: SimulatedLink) -> GATTClient { GATTClient(host: host, link: link) }
+    /// The script's `peripheral` (an address or a name, as scans accept it), or without one the
+    /// first recorded peripheral; nil when the capture holds no such device (a script naming a
+    /// device must not pass against another).
     func target(named: String?) -> SimulatedPeripheral? {
-        named.flatMap { world.peripheral($0) } ?? world.peripherals.first { !$0.model.behaviours.isEmpty }
+        guard let named else { return world.peripherals.first { !$0.model.behaviours.isEmpty } }
+        return world.peripheral(named) ?? world.peripherals.first { $0.model.name == named || $0.model.advertising.localName == named }
     }
 }

@@ -13,7 +13,8 @@ extension ScriptRunner {
             }
         case .connect(let timeout):
             guard let p = target ?? side.target(named: script.peripheral) else {
-                abort("nothing to connect to (scan first, or name a \"peripheral\")")
+                abort(script.peripheral.map { "no peripheral \($0) in the capture to connect to (the script's \"peripheral\")" }
+                      ?? "nothing to connect to (scan first, or name a \"peripheral\")")
                 return
             }
             target = p
