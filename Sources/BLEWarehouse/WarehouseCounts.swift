@@ -103,7 +103,7 @@ enum WarehouseCounts {
             }
             out[key.kind, default: []].append(CodeCount.make(key: key, name: t.name, cbError: list.first?.cbError,
                                                          cbErrors: list.count > 1 ? list : [], count: t.count, parts: byPart,
-                                                         androids: CodeCount.androidCounts(android[key] ?? [:])))
+                                                         androidTally: android[key] ?? [:]))
         }
         return out.mapValues { $0.sorted { ($1.count, $0.key.code) < ($0.count, $1.key.code) } }
     }

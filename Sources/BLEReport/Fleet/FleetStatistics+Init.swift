@@ -46,9 +46,10 @@ extension EventKey {
 
 extension CodeCount {
     public static func make(key: EventKey, name: String, cbError: String?, cbErrors: [CBCount], count: Int, parts: [String: [Part]],
-                            androids: [AndroidCount] = []) -> Self {
-        Self(key: key, name: name, cbError: cbError, cbErrors: cbErrors, android: androids.first?.android,
-             androids: androids.count > 1 ? androids : [], count: count, parts: parts)
+                            androidTally: [AndroidGattStatus: Int] = [:]) -> Self {
+        let a = androidFields(androidTally, total: count)
+        return Self(key: key, name: name, cbError: cbError, cbErrors: cbErrors, android: a.android, androids: a.androids,
+                    androidNone: a.none, count: count, parts: parts)
     }
 }
 

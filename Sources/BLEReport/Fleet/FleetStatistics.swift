@@ -22,10 +22,17 @@ public struct CodeCount: Sendable {
     /// Every Android status and its count, when the same code gives more than one (0x16: 0
     /// `GATT_SUCCESS` after the app's own disconnect, 22 after the stack's).
     public var androids: [AndroidCount] = []
+    /// Events of this code that gave no Android status while others did (`androids` lists those).
+    public var androidNone = 0
     public var count: Int
     /// Finer breakdowns by name: `command` (HCI opcode), `request` (ATT opcode), `characteristic`,
     /// `sender` (`peer` or `local`), `device`.
     public var parts: [String: [Part]]
+
+    /// `androids` as a report cell says them: `0 GATT_SUCCESS ×4, 22 … ×1`, then `none ×N`.
+    public var androidBreakdown: String {
+        (androids.map { "\($0.android) ×\($0.count)" } + (androidNone > 0 ? ["none ×\(androidNone)"] : [])).joined(separator: ", ")
+    }
 
     public struct CBCount: Sendable {
         public var cbError: String?

@@ -150,10 +150,10 @@ extension FleetStatistics {
             let parts = t.parts.mapValues { list in
                 list.map { CodeCount.Part(id: $0.key, label: $0.value.label, count: $0.value.count) }.sorted()
             }
-            let androids = CodeCount.androidCounts(t.android)
+            let a = CodeCount.androidFields(t.android, total: t.count)
             out[key.kind, default: []].append(CodeCount(key: key, name: t.name, cbError: cb.first?.cbError,
-                                                         cbErrors: cb.count > 1 ? cb : [], android: androids.first?.android,
-                                                         androids: androids.count > 1 ? androids : [], count: t.count, parts: parts))
+                                                         cbErrors: cb.count > 1 ? cb : [], android: a.android,
+                                                         androids: a.androids, androidNone: a.none, count: t.count, parts: parts))
         }
         return out.mapValues { $0.sorted { ($1.count, $0.key.code) < ($0.count, $1.key.code) } }
     }
@@ -207,5 +207,18 @@ extension CodeCount {
     public static func androidCounts(_ tally: [AndroidGattStatus: Int]) -> [AndroidCount] {
         tally.map { AndroidCount(android: $0.key, count: $0.value) }
             .sorted { ($1.count, $0.android.status) < ($0.count, $1.android.status) }
+    }
+
+    /// A code's Android fields from its statuses' tally and its count: `android` the most frequent
+    /// outcome (nil when no status applies to most of them), `androids` the breakdown when the
+    /// events differ, `androidNone` how many got no status where others did (Docs/android.md: a
+    /// host cancel that was not Android's 30 s timeout gives an app nothing). One status on a
+    /// few events was shown as every event's: 133 GATT_ERROR for 12 cancels, one of them Android's.
+    static func androidFields(_ tally: [AndroidGattStatus: Int], total: Int) -> (android: AndroidGattStatus?, androids: [AndroidCount], none: Int) {
+        let counts = androidCounts(tally)
+        let none = max(0, total - counts.reduce(0) { $0 + $1.count })
+        guard let top = counts.first else { return (nil, [], 0) }
+        guard none > 0 else { return (top.android, counts.count > 1 ? counts : [], 0) }
+        return (top.count >= none ? top.android : nil, counts, none)
     }
 }

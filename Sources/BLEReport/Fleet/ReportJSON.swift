@@ -63,9 +63,12 @@ public enum ReportJSON {
         fields.append(("android_status", JSON(c.android?.status)))
         fields.append(("android_name", JSON(c.android?.name)))
         if !c.androids.isEmpty {
+            // Those that got no status where others did: a null status with its count.
+            let none: [JSON] = c.androidNone > 0
+                ? [.object([("android_status", .null), ("android_name", .null), ("count", int(c.androidNone))])] : []
             fields.append(("android_statuses", .array(c.androids.map {
                 .object([("android_status", int($0.android.status)), ("android_name", JSON($0.android.name)), ("count", int($0.count))])
-            })))
+            } + none)))
         }
         return .object(fields + extra)
     }

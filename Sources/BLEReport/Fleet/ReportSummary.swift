@@ -8,7 +8,7 @@ public enum ReportSummary {
         let cb = c.cbErrors.isEmpty ? c.cbError
             : c.cbErrors.map { "\($0.cbError ?? "no error") ×\($0.count)" }.joined(separator: ", ")
         let android = c.androids.isEmpty ? c.android.map { "Android \($0)" }
-            : "Android " + c.androids.map { "\($0.android) ×\($0.count)" }.joined(separator: ", ")
+            : "Android " + c.androidBreakdown
         let views = [cb, android].compactMap { $0 }
         return "\(hex(c.key.code)) \(c.name) ×\(c.count)" + (views.isEmpty ? "" : " (" + views.joined(separator: "; ") + ")")
     }

@@ -30,7 +30,7 @@ public enum ReportTables {
     static func androidStatus(_ c: CodeCount) -> Cell { c.android.map { .int($0.status) } ?? .empty }
     static func androidName(_ c: CodeCount) -> Cell {
         guard !c.androids.isEmpty else { return c.android?.name.map { .text($0) } ?? .empty }
-        return .text(c.androids.map { "\($0.android) ×\($0.count)" }.joined(separator: ", "))
+        return .text(c.androidBreakdown)
     }
     static let androidColumns = [C("Android status", "android_status", .number), C("Android name", "android_name")]
 
