@@ -76,8 +76,9 @@ import Testing
     }
 
     @Test func micFailureOnlyOnEncryptedLinks() {
-        let plain = FaultFuzzer.Targets(requests: [:], encryptedPeers: [], span: 10_000_000)
-        let encrypted = FaultFuzzer.Targets(requests: [:], encryptedPeers: ["C4:7A:3B:12:9E:51"], span: 10_000_000)
+        let plain = FaultFuzzer.Targets(requests: [:], encrypted: [], span: 10_000_000)
+        // Encrypted from 2.5 s to 4.0 s of the session only.
+        let encrypted = FaultFuzzer.Targets(requests: [:], encrypted: [("C4:7A:3B:12:9E:51", 2_500_000, 4_000_000)], span: 10_000_000)
         var rng = SplitMix64(seed: 1)
         var reasons: [UInt8: Int] = [:]
         for _ in 0..<300 {
@@ -89,8 +90,26 @@ import Testing
         var micPeers: Set<String?> = []
         for _ in 0..<300 {
             let f = FaultFuzzer.randomFault(encrypted, rng: &rng)
-            if case .disconnect(let reason, _) = f.kind, reason.rawValue == 0x3D { micPeers.insert(f.peer) }
+            if case .disconnect(let reason, .at(let t)) = f.kind, reason.rawValue == 0x3D {
+                micPeers.insert(f.peer)
+                // Drawn while the link was up and encrypted: anywhere else it never fires.
+                #expect(t >= 2_500_000 && t < 4_000_000, "\(f)")
+            }
         }
         #expect(micPeers == ["C4:7A:3B:12:9E:51"])
+    }
+
+    /// Seeded runs on captures with encrypted links: every MIC failure drawn fires (wave 1 drew
+    /// 0x3D at any moment of the capture, often before the encryption or after the link's end).
+    @Test(arguments: ["android-lock-pairing.btsnoop", "ios-glasses.pklg"])
+    func seededMICFailuresFire(_ capture: String) throws {
+        let session = try TestCaptures.session(TestCaptures.shared(capture))
+        var configuration = ReplayConfiguration()
+        configuration.unmatched = .strict
+        let runs = FaultFuzzer.faithfulRuns(session, configuration: configuration, runs: 24, seed: 11)
+        let mic = runs.filter { $0.fault.description.hasPrefix("disconnect:0x3D") }
+        #expect(!mic.isEmpty)
+        let unfired = mic.filter { !$0.fired }.map(\.fault.description)
+        #expect(unfired.isEmpty, "\(unfired)")
     }
 }

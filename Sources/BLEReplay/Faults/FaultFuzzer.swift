@@ -20,16 +20,17 @@ public enum FaultFuzzer {
     }
 
     /// Where seeded faults can be aimed: request kinds with how many of each one link carried,
-    /// and the peripherals whose links were encrypted (only those can end with a MIC failure).
+    /// and when each peripheral's link was encrypted (only then can it end with a MIC failure).
     struct Targets {
         var requests: [(key: ATTMatchKey, count: Int)]
-        var encryptedPeers: [String]
+        /// A peer and the stretch of session time its link was up and encrypted, in session order.
+        var encrypted: [(peer: String, from: Int64, to: Int64)]
         var span: Int64
 
-        init(requests: [ATTMatchKey: Int], encryptedPeers: [String], span: Int64) {
+        init(requests: [ATTMatchKey: Int], encrypted: [(peer: String, from: Int64, to: Int64)], span: Int64) {
             self.requests = requests.map { ($0.key, $0.value) }
                 .sorted { ($0.key.opcode.rawValue, $0.key.handle ?? 0) < ($1.key.opcode.rawValue, $1.key.handle ?? 0) }
-            self.encryptedPeers = encryptedPeers.sorted()
+            self.encrypted = encrypted.sorted { ($0.from, $0.peer) < ($1.from, $1.peer) }
             self.span = span
         }
     }
@@ -44,9 +45,18 @@ public enum FaultFuzzer {
             }
             for (k, n) in perConnection { counts[k] = max(counts[k] ?? 0, n) }
         }
-        // A peer named by address only: `peer=` takes an address.
-        let encrypted = session.connections.filter { $0.isEstablished && $0.encrypted }.compactMap { $0.peer?.address.description }
-        return Targets(requests: counts, encryptedPeers: Array(Set(encrypted)), span: max(1_000_000, session.end))
+        // A peer named by address only: `peer=` takes an address. From the recorded encryption
+        // (or the start, for a link encrypted before the capture) to the link's end: a MIC failure
+        // drawn outside it never fires (the peer has no link, or none encrypted, then).
+        var encrypted: [(peer: String, from: Int64, to: Int64)] = []
+        for c in session.connections where c.isEstablished && c.encrypted {
+            guard let peer = c.peer?.address.description else { continue }
+            let on = c.security.first { if case .encryptionChange(0, true) = $0.kind { return true } else { return false } }?.time
+            let from = c.offset.saturatingAdding(on ?? 0)
+            let to = c.offset.saturatingAdding(c.disconnect?.time ?? c.end)
+            if to > from { encrypted.append((peer, from, to)) }
+        }
+        return Targets(requests: counts, encrypted: encrypted, span: max(1_000_000, session.end))
     }
 
     /// What a central script sends: a run of the script with no fault of its own drawn, whose
@@ -56,7 +66,7 @@ public enum FaultFuzzer {
         var c = configuration
         c.keepTrace = false
         let (_, world) = ScriptReplay.run(session, script: script, configuration: c)
-        return Targets(requests: world.requestsReceived, encryptedPeers: [], span: max(1_000_000, world.now))
+        return Targets(requests: world.requestsReceived, encrypted: [], span: max(1_000_000, world.now))
     }
 
     /// One random fault.
@@ -88,12 +98,16 @@ public enum FaultFuzzer {
             break
         }
         // 0x3D Connection Terminated due to MIC Failure needs an encrypted link: drawn only where
-        // one was, and aimed at that peer.
-        let reasons: [UInt8] = targets.encryptedPeers.isEmpty ? [0x08, 0x13, 0x22] : [0x08, 0x13, 0x22, 0x3D]
+        // one was, aimed at that peer, at a moment its link was up and encrypted.
+        let reasons: [UInt8] = targets.encrypted.isEmpty ? [0x08, 0x13, 0x22] : [0x08, 0x13, 0x22, 0x3D]
         let reason = rng.pick(reasons)
-        let at = rng.inRange(0...span / 1000) * 1000
-        let peer = reason == 0x3D ? rng.pick(targets.encryptedPeers) : nil
-        return FaultSpec(kind: .disconnect(HCIStatusCode(reason), .at(at)), peer: peer)
+        guard reason == 0x3D else {
+            return FaultSpec(kind: .disconnect(HCIStatusCode(reason), .at(rng.inRange(0...span / 1000) * 1000)))
+        }
+        let window = rng.pick(targets.encrypted)
+        // Whole milliseconds inside the window, short of its end (the link is down by then).
+        let first = (window.from + 999) / 1000, last = max(first, (window.to - 1) / 1000)
+        return FaultSpec(kind: .disconnect(HCIStatusCode(reason), .at(rng.inRange(first...last) * 1000)), peer: window.peer)
     }
 
     /// Seeds of the K runs: the sequence of a generator seeded with N.
