@@ -75,6 +75,25 @@ import Testing
         #expect(unfired.isEmpty, "\(unfired)")
     }
 
+    /// `stop-advertising` in a faithful replay: the recorded central's connection to the silenced
+    /// peripheral never comes up (a link comes up at the peer's connectable advertising); it fired
+    /// and changed nothing. After the link is up, it changes nothing, and the run reproduces.
+    @Test func stopAdvertisingKeepsTheRecordedCentralFromConnecting() throws {
+        let session = try TestCaptures.session(TestCaptures.sample("heart-rate-healthy.btsnoop"))
+        func run(_ fault: String) throws -> FaithfulReplayResult {
+            var config = ReplayConfiguration()
+            config.unmatched = .strict
+            config.faults = [try FaultSpec(parsing: fault)]
+            return FaithfulReplay.run(session, configuration: config).0
+        }
+        // The recorded connection comes up at 1.409 s.
+        let before = try run("stop-advertising@t=0.5s,peer=C4:7A:3B:12:9E:51")
+        #expect(before.firedFaults.count == 1 && !before.passed)
+        #expect(before.verdicts.first?.divergence?.kind == "missing-connection")
+        let after = try run("stop-advertising@t=5s,peer=C4:7A:3B:12:9E:51")
+        #expect(after.firedFaults.count == 1 && after.allReproduced)
+    }
+
     @Test func micFailureOnlyOnEncryptedLinks() {
         let plain = FaultFuzzer.Targets(requests: [:], encrypted: [], span: 10_000_000)
         // Encrypted from 2.5 s to 4.0 s of the session only.

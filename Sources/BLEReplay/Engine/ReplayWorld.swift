@@ -34,6 +34,9 @@ public final class ReplayWorld {
     public private(set) var firedFaults: [(time: VirtualTime, fault: String, handle: UInt16?)] = []
     /// Indices in `configuration.faults` of the faults that fired at least once.
     public private(set) var firedFaultIndices: Set<Int> = []
+    /// Peripherals (by index) a `stop-advertising` fault silenced: a central can no longer
+    /// connect to them, the recorded one included (`RecordedCentralDriver`).
+    public private(set) var advertisingStopped: Set<Int> = []
     /// Requests the peripherals received, by kind: the most of each on one link (what a
     /// seeded fault can be aimed at).
     public private(set) var requestsReceived: [ATTMatchKey: Int] = [:]
@@ -76,7 +79,10 @@ public final class ReplayWorld {
         case .stopAdvertising(let t):
             scheduler.schedule(at: t) { [self] in
                 let targets = peripherals.filter { f.applies(to: $0.model.key) }
-                for p in targets { p.setAdvertising(false) }
+                for p in targets {
+                    p.setAdvertising(false)
+                    advertisingStopped.insert(p.index)
+                }
                 if !targets.isEmpty { noteFaultFired(f, index: index, link: nil) }
             }
         default:

@@ -117,6 +117,10 @@ final class RecordedCentralDriver: CentralHostObserver {
             host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
             return
         }
+        // A peripheral a `stop-advertising` fault silenced is never connected to: an LE link the
+        // local central makes comes up at the peer's connectable advertising (Core v5.4 Vol 6 Part
+        // B 4.4.4), and the attempt stays pending, as an iOS connect does (the verdict: no link).
+        if c.transport == .le, localCentral, !c.beganBeforeCapture, world.advertisingStopped.contains(peripheral.index) { return }
         let link = host.establish(peripheral, handle: c.handle, behaviour: Int(model.behaviour),
                                   localCentral: localCentral, transport: c.transport)
         links[i] = link
