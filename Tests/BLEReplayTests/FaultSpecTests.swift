@@ -30,7 +30,9 @@ import Testing
     @Test(arguments: ["disconnect:0x08", "disconnect:0x08@later", "drop-response:no-such-request", "att-error:0x0E",
                       "latency-scale:-1", "latency-scale:x", "stop-advertising@t=soon", "delay-response:read-request",
                       "drop-response:read-request#0", "explode", "drop-response:read-request,peer=nobody",
-                      "stop-reading", "stop-reading@soon", "stop-reading@after=no-such-pdu"])
+                      "stop-reading", "stop-reading@soon", "stop-reading@after=no-such-pdu",
+                      // 0x00 is Success (HCI) and reserved (ATT): no link ends with it, no Error Response carries it.
+                      "disconnect:0x00@t=5s", "att-error:0x00@read-request"])
     func rejects(_ text: String) {
         #expect(throws: FaultSpec.ParseError.self) { try FaultSpec(parsing: text) }
     }

@@ -152,6 +152,8 @@ public struct FaultSpec: Sendable, CustomStringConvertible {
             guard let at = rest.firstIndex(of: "@"), let reason = code(rest[..<at]) else {
                 throw fail("expected disconnect:REASON@after=MATCH or disconnect:REASON@t=TIME")
             }
+            // 0x00 is Success (Core v5.4 Vol 1 Part F 1.3): no link ends with it.
+            guard reason != 0 else { throw fail("a disconnect reason is an HCI error code, 0x01 or more (0x00 is Success)") }
             let when = rest[rest.index(after: at)...]
             if when.hasPrefix("after=") {
                 guard let m = FaultMatch.parse(String(when.dropFirst(6))) else { throw fail("bad request match '\(when.dropFirst(6))'") }
@@ -187,6 +189,8 @@ public struct FaultSpec: Sendable, CustomStringConvertible {
                   let m = FaultMatch.parse(String(rest[rest.index(after: at)...])) else {
                 throw fail("expected att-error:CODE@MATCH")
             }
+            // 0x00 is reserved (Core v5.4 Vol 3 Part F 3.4.1.1): an Error Response has a code.
+            guard c != 0 else { throw fail("an ATT error code is 0x01 or more (0x00 is reserved for future use)") }
             kind = .attError(ATTErrorCode(c), m)
         } else if body.hasPrefix("latency-scale:") {
             guard let f = Double(body.dropFirst("latency-scale:".count)), f.isFinite, f >= 0 else {
