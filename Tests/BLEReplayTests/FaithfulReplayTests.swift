@@ -1,4 +1,5 @@
 import BLECore
+import BLETimeline
 import Testing
 @testable import BLEReplay
 
@@ -40,6 +41,17 @@ import Testing
         } throws: { error in
             "\(error)".contains("link-layer (air) capture")
         }
+    }
+
+    /// A timeline holding an air capture beside an HCI one replays the HCI one and says what it
+    /// left out; it refused the whole timeline, and `replay` has no `--capture` to pick one.
+    @Test func anAirCaptureBesideAnHCIOneIsLeftOutWithANote() throws {
+        let directory = try TemporaryDirectory(prefix: "air-beside-hci")
+        let db = directory.path + "/mix.db"
+        _ = try Importer.importCaptures([TestCaptures.shared("sniffle-gatt.pcap"), TestCaptures.sample("auth-errors.btsnoop")], into: db)
+        let loaded = try ReplaySource.load(path: db)
+        #expect(loaded.sessions.map(\.fileName) == ["auth-errors.btsnoop"])
+        #expect(loaded.messages.contains { $0.hasPrefix("note: \(db): not replayed: sniffle-gatt.pcap is a Bluetooth LE link-layer (air) capture") })
     }
 
     /// The sensor goes silent after the subscription and the controller reports 0x08 one
