@@ -27,6 +27,20 @@ import TestSupport
         return (result, try #require(try ReplaySource.load(path: written).sessions.first))
     }
 
+    /// A divergence on a link where the local device was the peripheral names the sides as they
+    /// were: the remote central's Write Request expected, the local peripheral's notification got
+    /// (they read "peripheral -> Write Request" and "central -> Handle Value Notification").
+    @Test func divergencesNameTheRemoteCentralAndTheLocalPeripheral() throws {
+        let session = try TestCaptures.session(TestCaptures.sample("heart-rate-peripheral.btsnoop"))
+        var c = ReplayConfiguration()
+        c.unmatched = .strict
+        c.faults = [try FaultSpec(parsing: "stop-reading@after=handle-value-notification#2")]
+        let (result, _) = FaithfulReplay.run(session, configuration: c)
+        let d = try #require(result.verdicts.first?.divergence)
+        #expect(d.expected.hasPrefix("remote central -> Write Request"), "\(d.expected)")
+        #expect(d.got.hasPrefix("local peripheral -> Handle Value Notification"), "\(d.got)")
+    }
+
     /// The local server notifies until the central's link layer stops acknowledging and the link
     /// is lost (0x08): the remote central's requests and the local server's answers and
     /// notifications replay as recorded, to the same end, and the written LE Connection Complete

@@ -53,6 +53,8 @@ public enum ReplayComparison {
 
     public static func compare(_ c: RecordedConnection, link: SimulatedLink?, unmatched: [ReplayWorld.UnmatchedRequest],
                                endingRule: String?) -> ConnectionVerdict {
+        // Which side the local host was (ATT PDUs are logged as from it or from the peer).
+        let localPeripheral = c.role == "peripheral"
         let kind = !c.isEstablished ? (c.status == 0x02 ? "cancelled attempt" : "failed attempt")
             : (c.beganBeforeCapture ? "mid-capture connection" : "connection")
         var v = ConnectionVerdict(connectionID: c.id, handle: c.handle, peer: c.peerLabel, kind: kind, reproduced: true,
@@ -95,26 +97,26 @@ public enum ReplayComparison {
             if let r, let s {
                 // Long PDUs compare by length and digest, never read back (`PDUBytes`).
                 if r.fromCentral != s.fromCentral || r.data != s.data || r.bearer != s.bearer {
-                    v.divergence = Divergence(kind: "att-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer),
-                                              got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer), expectedPacketID: r.packetID,
+                    v.divergence = Divergence(kind: "att-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral),
+                                              got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer, localPeripheral: localPeripheral), expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
                     break
                 }
                 let error = s.time.saturatingSubtracting(r.time).saturatingMagnitude
                 v.maxTimingError = max(v.maxTimingError, error)
                 if error > tolerance {
-                    v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer)) at \(TimeLabel.intoConnection(r.time, c.id))",
+                    v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral)) at \(TimeLabel.intoConnection(r.time, c.id))",
                                               got: "at \(TimeLabel.intoConnection(s.time, c.id))", expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
                     break
                 }
             } else if let r {
-                v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer),
+                v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral),
                                           got: "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))",
                                           expectedPacketID: r.packetID, gotFrame: nil, time: r.time)
                 break
             } else if let s {
-                v.divergence = Divergence(kind: "extra-pdu", expected: "nothing more", got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer),
+                v.divergence = Divergence(kind: "extra-pdu", expected: "nothing more", got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer, localPeripheral: localPeripheral),
                                           expectedPacketID: nil, gotFrame: s.frame, time: s.time)
                 break
             }
@@ -166,7 +168,7 @@ public enum ReplayComparison {
         }
         if v.divergence == nil, let u = unmatched.first(where: { $0.link == ObjectIdentifier(link) }) {
             v.divergence = Divergence(kind: "unmatched-request", expected: "a request the recording answered",
-                                      got: describe(u.pdu, fromCentral: true), expectedPacketID: nil, gotFrame: nil,
+                                      got: describe(u.pdu, fromCentral: true, localPeripheral: localPeripheral), expectedPacketID: nil, gotFrame: nil,
                                       time: link.relative(u.time))
         }
         v.reproduced = v.divergence == nil
@@ -180,10 +182,13 @@ public enum ReplayComparison {
     }
 
     /// `central -> Write Request, Handle: 0x0021 [0100]`; on another bearer than the fixed channel
-    /// `central (bearer 0x0041) -> ...`.
-    public static func describe(_ bytes: [UInt8], fromCentral: Bool, bearer: UInt16? = nil) -> String {
+    /// `central (bearer 0x0041) -> ...`. `fromCentral` is the local host's side; on a link where
+    /// the local device was the peripheral (`localPeripheral`) that side is named `local
+    /// peripheral` and the other `remote central`.
+    public static func describe(_ bytes: [UInt8], fromCentral: Bool, bearer: UInt16? = nil, localPeripheral: Bool = false) -> String {
         let on = bearer.map { " (bearer \(hex($0, width: 4)))" } ?? ""
-        let who = fromCentral ? "central\(on) -> " : "peripheral\(on) -> "
+        let side = localPeripheral ? (fromCentral ? "local peripheral" : "remote central") : (fromCentral ? "central" : "peripheral")
+        let who = side + on + " -> "
         guard let pdu = try? ATTPDU(decoding: bytes[...]) else { return who + "malformed ATT \(hexString(bytes))" }
         var s = who + pdu.summary
         if let value = pdu.value, !value.isEmpty { s += " [\(hexString(value.prefix(32)))\(value.count > 32 ? "…" : "")]" }
