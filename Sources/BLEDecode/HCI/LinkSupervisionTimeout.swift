@@ -6,12 +6,6 @@ public enum LinkSupervisionTimeout {
 
     /// `slots` x 0.625 ms as a decimal number of milliseconds, exact: "5040", "0.625".
     public static func milliseconds(slots: UInt16) -> String {
-        let us = Int(slots) * 625
-        let ms = us / 1000, rest = us % 1000
-        guard rest != 0 else { return "\(ms)" }
-        var fraction = String(rest)
-        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(ms).\(fraction)"
+        HCIConnectionFields.thousandths(Int(slots) * 625)
     }
 }
