@@ -54,6 +54,14 @@ import Testing
         #expect(loaded.messages.contains { $0.hasPrefix("note: \(db): not replayed: sniffle-gatt.pcap is a Bluetooth LE link-layer (air) capture") })
     }
 
+    /// A capture with nothing to replay (BR/EDR links without ATT) simulates nothing: no events,
+    /// no span (it said "0 events, 3382.836419 s simulated").
+    @Test func nothingToReplaySimulatesNothing() throws {
+        let (r, _, _) = try replay(TestCaptures.shared("android-classic-spp.btsnoop"))
+        #expect(r.connectionCount == 0 && r.eventsRun == 0 && r.simulatedSpan == 0)
+        #expect(r.notes.contains { $0.contains("nothing to replay") })
+    }
+
     /// The sensor goes silent after the subscription and the controller reports 0x08 one
     /// supervision timeout later: the model says so, and the replay ends at the recorded instant.
     @Test func supervisionTimeoutIsAnchoredToTheSubscription() throws {
