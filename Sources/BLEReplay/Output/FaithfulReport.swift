@@ -83,16 +83,9 @@ public enum FaithfulReport {
     }
 
     /// `json(r).serialized(pretty: true)` as a value nested `indent` levels deep, written to `out`
-    /// a connection at a time: the connections' values are never all held at once (issue 17).
-    public static func writeJSON(_ r: FaithfulReplayResult, indent: Int, to out: ReplayTextOutput) {
-        writeJSON(r, indent: indent, hasConnections: !r.verdicts.isEmpty, to: out) {
-            for (k, v) in r.verdicts.enumerated() { out.write(jsonItem(v, index: k, indent: indent)) }
-        }
-    }
-
-    /// `writeJSON(r, indent:to:)` with the connections' values written by `connections` (each
-    /// a `jsonItem`, in order), so that they may come from elsewhere than `r.verdicts`: a faithful
-    /// replay spills them as they are made (`SpillText`).
+    /// piece by piece, the connections' values by `connections` (each a `jsonItem`, in order): a
+    /// faithful replay makes them as its verdicts are made and spills them (`SpillText`), so they
+    /// are never all held at once (issue 17).
     static func writeJSON<E: Error>(_ r: FaithfulReplayResult, indent: Int, hasConnections: Bool, to out: ReplayTextOutput,
                                     connections: () throws(E) -> Void) throws(E) {
         let fields = jsonFields(r, connections: .null)
@@ -204,17 +197,5 @@ public enum FaithfulReport {
             }
             for n in r.notes { body(n) }
         }
-    }
-
-    /// `junit(results).xml()`, written a testcase at a time (issue 17): the cases are made from
-    /// the verdicts as they are written, never all held.
-    public static func writeJUnit(_ results: [FaithfulReplayResult], _ write: (String) -> Void) {
-        let suite = FaithfulJUnitSuite(limit: .max)
-        for r in results {
-            for v in r.verdicts { suite.add(v, session: r.session) }
-            suite.finish(r)
-        }
-        // Nothing was spilled (no limit), so nothing can fail to be read back.
-        try? suite.write(write)
     }
 }
