@@ -27,9 +27,18 @@ extension FindingsEngine {
             if !localRequest {
                 detail += " The request came from the peer, to the local GATT server: it is the peer's transaction that timed out."
             }
+            // The same side asking again on the bearer after the timeout broke the rule just stated.
+            let expired = (t[7].int64 ?? 0).saturatingAdding(30_000_000)
+            var evidence = [frame] + (t[1].int.map { [$0] } ?? [])
+            if let again = transactions.first(where: { ($0[0].int ?? 0) > frame && $0[8].string == t[8].string
+                                                       && $0[2].int != 0x1D && ($0[7].int64 ?? 0) >= expired }) {
+                let next = again[0].int ?? 0
+                detail += " Yet the \(localRequest ? "local host" : "peer") sent another request on the bearer after the timeout, \(BLEAnalysisNames.attOpcodeName(again[2].int ?? 0)) at packet \(next): a new ATT bearer (a new connection) was needed first."
+                evidence.append(next)
+            }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "att-timeout",
                                title: "\(BLEAnalysisNames.attOpcodeName(op))\(handle) unanswered for 30 s",
-                               detail: detail, evidence: [frame] + (t[1].int.map { [$0] } ?? []),
+                               detail: detail, evidence: evidence,
                                cbError: localRequest && !localPeripheral ? "CBError.connectionTimeout" : nil))
         }
 

@@ -26,6 +26,12 @@ struct AcknowledgedPackets {
     var outstanding: [Sent] = []
     /// Credits beyond the packets the capture shows sent (packets sent before the capture began).
     var unmatchedCredits = 0
+    /// Credits for the link's handle in all: none means the capture does not show the
+    /// controller's completions for it (a filtered log, or a controller that sends none), and
+    /// `outstanding` then says nothing of what the peer acknowledged.
+    var credits = 0
+    /// The host sent packets and the capture shows none of them completed, nor any other.
+    var completionsMissing: Bool { credits == 0 && !outstanding.isEmpty }
 
     /// Reads the link's sent ACL packets and its controller's Number Of Completed Packets events
     /// between the link's first packet and `frame`, in capture order: handles are per controller
@@ -50,6 +56,7 @@ struct AcknowledgedPackets {
             let credits = CompletedPacketsEvent.entries(s.blob(4) ?? [])
                 .filter { Int($0.handle) == c.handle }.reduce(0) { $0 + $1.count }
             guard credits > 0 else { continue }
+            self.credits += credits
             let matched = min(credits, queue.count - head)
             unmatchedCredits += credits - matched
             guard matched > 0 else { continue }

@@ -23,7 +23,12 @@ extension Analyzer {
                    CASE WHEN e.layer = 'att' THEN
                        (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id
                                AND a.opcode = 1 LIMIT 1) END,
-                   e.packet_id, e.ts_us, e.connection_id
+                   e.packet_id, e.ts_us, e.connection_id,
+                   -- The reason of the host's last Disconnect before the ending (its link event's detail).
+                   CASE WHEN e.context = 'disconnect' AND c.local_disconnect_requested THEN
+                       (SELECT l.detail FROM command m JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
+                        WHERE m.capture_id = e.capture_id AND m.connection_id = e.connection_id AND m.opcode = 0x0406
+                              AND m.packet_id < e.packet_id ORDER BY m.packet_id DESC LIMIT 1) END
             FROM error e LEFT JOIN connection c ON c.id = e.connection_id
             WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection'))
                                           OR (e.layer = 'att' AND e.context = 'error-response'))
@@ -43,7 +48,8 @@ extension Analyzer {
             case ("hci", "disconnect"):
                 status = AndroidStatusRule.disconnect(
                     reason: HCIStatusCode(UInt8(truncatingIfNeeded: code)), isLE: isLE, localRole: role,
-                    localDisconnectRequested: (r[7].int ?? 0) != 0, attTimeoutBefore: (r[8].int ?? 0) != 0)
+                    localDisconnectRequested: (r[7].int ?? 0) != 0, attTimeoutBefore: (r[8].int ?? 0) != 0,
+                    disconnectReasonSent: r[15].string.flatMap(FindingsEngine.disconnectReason(inDetail:)))
             case ("hci", "connection"):
                 let frame = r[12].int64 ?? 0
                 let createFrame = r[10].int64

@@ -29,11 +29,17 @@ public enum AndroidStatusRule {
     /// A local 0x16 after an ATT transaction timed out is the stack's own disconnect
     /// (system/stack/gatt/gatt_utils.cc `gatt_rsp_timeout` -> `gatt_disconnect`): 22
     /// `GATT_CONN_TERMINATE_LOCAL_HOST`, not the app's `GATT_SUCCESS`.
+    ///
+    /// The app's `BluetoothGatt.disconnect()` always sends HCI Disconnect with 0x13 Remote User
+    /// Terminated Connection (`HCI_ERR_PEER_USER`); a Disconnect with any other reason
+    /// (`disconnectReasonSent`: 0x05 after failed security, 0x15, 0x1A, 0x29, 0x3B, Core v5.4 Vol 4
+    /// Part E 7.1.6) is the stack's own, and the app gets the reason the controller reports.
     public static func disconnect(reason: HCIStatusCode, isLE: Bool, localRole: String?,
-                                  localDisconnectRequested: Bool, attTimeoutBefore: Bool) -> AndroidGattStatus? {
+                                  localDisconnectRequested: Bool, attTimeoutBefore: Bool,
+                                  disconnectReasonSent: UInt8? = nil) -> AndroidGattStatus? {
         guard clientHears(isLE: isLE, localRole: localRole) else { return nil }
         if attTimeoutBefore && reason.rawValue == 0x16 { return .connTerminateLocalHost }
-        if localDisconnectRequested { return .success }
+        if localDisconnectRequested && (disconnectReasonSent ?? 0x13) == 0x13 { return .success }
         return .disconnect(reason: reason)
     }
 

@@ -230,7 +230,7 @@ struct FindingsEngine {
             ?? (c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : "")
         let unanswered = try db.rows("""
             SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
-            ORDER BY request_packet_id
+            AND response_packet_id IS NULL ORDER BY request_packet_id
             """, [.integer(c.id)])
         var unansweredText = ""
         var unansweredFrames: [Int] = []
@@ -310,16 +310,17 @@ struct FindingsEngine {
                             evidence: evidence, cbError: cb)]
         default:
             let codes: [Int: (String, String, String)] = [
-                0x22: ("ll-response-timeout", "LL response timeout",
-                       "A link-layer procedure (encryption, parameter update, PHY, feature exchange) got no response within 40 s."),
+                0x22: ("ll-response-timeout", "LL response timeout", try llResponseTimeoutExplanation(c, frame: frame, at: at)),
                 0x23: ("ll-procedure-collision", "LL procedure collision",
                        "Both sides started link-layer procedures at once and the controller could not resolve it."),
                 0x3B: ("unacceptable-parameters", "unacceptable connection parameters",
                        "The peer rejected the connection parameters."),
                 0x3D: ("mic-failure", "MIC failure",
                        "An encrypted packet failed its integrity check: keys out of sync, or interference corrupting encrypted PDUs."),
-                0x28: ("instant-passed", "instant passed",
-                       "A connection update or channel map update arrived after its instant: the peer missed the procedure."),
+                0x28: ("instant-passed", "instant passed", localPeripheral
+                       // Only the central sends instants (Core v5.4 Vol 6 Part B 5.1.1, 5.1.2, 5.1.10).
+                       ? "The central's connection update, channel map update or PHY update reached the local device, the peripheral, after its instant (Core Vol 6 Part B 5.5): it arrived late (retransmitted for too long, or sent with too short an instant), and the local controller left the link."
+                       : "The peer, the peripheral, got the local central's connection update, channel map update or PHY update after its instant (Core Vol 6 Part B 5.5) and left the link: it missed the procedure's PDU until too late."),
                 0x3E: ("failed-to-establish", "connection failed to be established",
                        "LE Connection Complete reported success, but the link dropped \(c.connectedAt.map { TextFormat.duration(at.saturatingSubtracting($0)) + " later" } ?? "") with 0x3E Connection Failed to be Established: the peripheral never answered in its first connection events (out of range, busy, or connected elsewhere). An app sees this as a failed connect (didFailToConnect), not a disconnect."),
             ]

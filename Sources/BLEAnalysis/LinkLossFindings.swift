@@ -64,6 +64,24 @@ extension FindingsEngine {
         } else {
             known.append("the parameters in force are unknown (the link began before the capture and no LE Connection Update Complete followed)")
         }
+        // A change of parameters asked for and never reported complete: the controller may have
+        // applied it at its instant (Vol 6 Part B 5.1.1) when the link was lost.
+        let pending = c.transport == "le" ? try pendingParameterUpdate(c, after: p?.packetID ?? (c.firstPacketID - 1), before: frame) : nil
+        if let pending {
+            evidence.append(pending.frame)
+            known.append("the host asked for new parameters at packet \(pending.frame) (\(pending.name): \(pending.describe))" +
+                         (pending.statusFrame.map { ", which the controller accepted (packet \($0))" } ?? "") +
+                         ", and no LE Connection Update Complete followed before the disconnect")
+        }
+        // The host's own Disconnect: a peer that acknowledges the LL_TERMINATE_IND ends the link at
+        // once with 0x16; one that never does leaves the controller waiting a supervision timeout.
+        let local = try localDisconnectRequest(c, before: frame)
+        if let local {
+            evidence.append(local.frame)
+            known.append("the host asked to disconnect at packet \(local.frame)" + (local.reason.map { " (reason \($0))" } ?? "") +
+                         ", \(TextFormat.duration(at.saturatingSubtracting(local.ts))) before the report" +
+                         (local.statusFrame.map { ", and the controller accepted it (packet \($0))" } ?? ""))
+        }
         // A peer that only receives (the local server notifies, or the host floods Write Commands)
         // sends no data by protocol: its last data dates nothing.
         let onlySent = try sentOnlyUnanswered(c, after: lastRx?.frame ?? c.firstPacketID - 1, before: frame)
@@ -74,12 +92,39 @@ extension FindingsEngine {
         } else {
             known.append("no data from the peer was captured on this link" + (onlySent.map { " (the local side only sent \($0), which need no answer)" } ?? ""))
         }
-        // When the peer went silent: one supervision timeout before the report (Vol 6 Part B 4.5.2;
-        // a BR/EDR link's, Vol 4 Part E 7.3.42).
-        let timeoutMs: Double? = p.map { Double($0.supervisionTimeoutMs) } ?? bredr?.ms
-        let onset = timeoutMs.map { at.saturatingSubtracting(Int64(($0 * 1000).rounded())) }
+        // Records the capture writer dropped while the link was up: the evidence above may miss them.
+        if let gap = try db.rows("""
+            SELECT count(*), min(packet_id) FROM decode_problem WHERE capture_id = ?1 AND reason LIKE 'writer dropped%'
+            AND packet_id > ?2 AND packet_id <= ?3
+            """, [.integer(captureID), .integer(Int64(c.firstPacketID)), .integer(Int64(frame))]).first,
+           let n = gap[0].int, n > 0, let first = gap[1].int {
+            evidence.append(first)
+            known.append("the capture writer dropped packets \(n == 1 ? "once" : "\(n) times") while the link was up, the first time before packet \(first) (capture-gap): what the peer sent and what the controller reported in those gaps is not in the capture, and what is said here of them may be incomplete")
+        }
         // Slack for host timestamps: a connection event either way, at least 10 ms.
         let slack = Int64(max(10_000, p?.intervalUs ?? 0))
+        // The controller's last packet from the peer came no earlier than the peer's last data,
+        // nor before the link began: a timeout that would put it earlier cannot be the one used.
+        let heardSince: Int64? = [lastRx?.ts, c.beganBeforeCapture ? nil : c.connectedAt].compactMap { $0 }.max()
+        func couldRunOut(_ ms: Double) -> Bool {
+            heardSince.map { at.saturatingSubtracting(Int64((ms * 1000).rounded())) >= $0.saturatingSubtracting(slack) } ?? true
+        }
+        // When the peer went silent: one supervision timeout before the report (Vol 6 Part B 4.5.2;
+        // a BR/EDR link's, Vol 4 Part E 7.3.42), the pending update's when only it fits.
+        var timeoutMs: Double? = p.map { Double($0.supervisionTimeoutMs) } ?? bredr?.ms
+        var lostAtUpdate = false
+        if let pending, let old = timeoutMs, Double(pending.supervisionTimeoutMs) != old {
+            let new = Double(pending.supervisionTimeoutMs)
+            if !couldRunOut(old), couldRunOut(new) {
+                timeoutMs = new
+                lostAtUpdate = true
+                inferred.append("the controller was using the new parameters: a timeout of \(TextFormat.fixed(old, 0)) ms cannot have run out \(TextFormat.duration(at.saturatingSubtracting(heardSince ?? at))) after \(lastRx != nil ? "the peer's last data" : "the link began"), one of \(pending.supervisionTimeoutMs) ms can. The central applies an update at its instant (Core Vol 6 Part B 5.1.1); a peer that missed the LL_CONNECTION_UPDATE_IND, or its instant, keeps the old timing and is not heard again")
+            } else if couldRunOut(new) {
+                inferred.append("had the update's instant passed, the controller was using its \(pending.supervisionTimeoutMs) ms timeout rather than \(TextFormat.fixed(old, 0)) ms")
+            }
+        }
+        let onset = timeoutMs.map { at.saturatingSubtracting(Int64(($0 * 1000).rounded())) }
+        let onsetFits = timeoutMs.map(couldRunOut) ?? false
         // The liveness evidence for a peer that only receives: the controller's completed packets.
         let acks = try AcknowledgedPackets(c, before: frame, db: db, captureID: captureID)
         let completed = acks.lastCredit
@@ -90,7 +135,9 @@ extension FindingsEngine {
             evidence += [last.frame, credit.frame]
             known.append("the last of the host's packets the \(afterSilence ? "controller reported complete" : "peer acknowledged") was \(last.summary) (packet \(last.frame), \(TextFormat.clock(last.ts))), counted by Number Of Completed Packets for handle \(hex(c.handle, width: 4)) at packet \(credit.frame), \(TextFormat.duration(at.saturatingSubtracting(credit.ts))) before the disconnect" + (afterSilence ? "" : ": the link was alive then"))
         }
-        if let first = acks.outstanding.first {
+        if acks.completionsMissing {
+            known.append("the capture has no Number Of Completed Packets for handle \(hex(c.handle, width: 4)) (a filtered log, or a controller that does not send them): which of the host's \(acks.outstanding.count) packet(s) the peer acknowledged is not in it")
+        } else if let first = acks.outstanding.first {
             evidence.append(first.frame)
             known.append("\(acks.outstanding.count) packet(s) the host sent \(acks.lastAcknowledged == nil ? "on this link" : "after it") were never acknowledged (no Number Of Completed Packets counted them before the disconnect), the first \(first.summary) (packet \(first.frame), \(TextFormat.clock(first.ts)))")
         } else if acks.lastAcknowledged != nil {
@@ -98,17 +145,31 @@ extension FindingsEngine {
         }
         if let onset, let timeoutMs {
             let timeoutText = TextFormat.fixed(timeoutMs, timeoutMs.rounded() == timeoutMs ? 0 : 3)
-            inferred.append("the peer's last \(p != nil ? "link-layer" : "baseband") packet came about \(timeoutText) ms before the disconnect, near \(TextFormat.clock(onset)) (the controller reports 0x08 one supervision timeout after the last packet it received)")
-            if let lastRx, onlySent == nil {
-                if lastRx.ts < onset.saturatingSubtracting(slack) {
+            // A Disconnect sent no later than that moment: the report is the end of the terminate
+            // procedure's own timer, one supervision timeout after LL_TERMINATE_IND was queued
+            // (Vol 6 Part B 5.1.6), and dates nothing of the peer's silence.
+            let terminateTimer = local.map { onsetFits && onset >= $0.ts.saturatingSubtracting(slack) } ?? false
+            if terminateTimer, let local {
+                inferred.append("the controller sent LL_TERMINATE_IND for the host's Disconnect and the peer never acknowledged it (an acknowledged one ends the link at once, with 0x16): the controller gives up one supervision timeout after queuing it (Core Vol 6 Part B 5.1.6), here \(TextFormat.duration(at.saturatingSubtracting(local.ts))) after packet \(local.frame). The peer went silent after \(lastRx.map { "its last data (packet \($0.frame))" } ?? "the link began") and before it could acknowledge the termination; when exactly is not in the capture")
+            } else if onsetFits {
+                inferred.append("the peer's last \(p != nil ? "link-layer" : "baseband") packet came about \(timeoutText) ms before the disconnect, near \(TextFormat.clock(onset)) (the controller reports 0x08 one supervision timeout after the last packet it received)")
+                if let lastRx, onlySent == nil, lastRx.ts < onset.saturatingSubtracting(slack) {
                     inferred.append("the \(TextFormat.duration(onset.saturatingSubtracting(lastRx.ts))) between the peer's last data and that moment were \(p != nil ? "empty link-layer packets" : "baseband POLL and NULL packets"), which HCI does not show: the peer was still answering then")
-                } else if lastRx.ts > onset.saturatingAdding(slack) {
-                    inferred.append("the capture shows data from the peer only \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect, less than the timeout: the timeout the controller used was not \(timeoutText) ms (an update the capture missed) or the capture's timestamps lag the controller's")
                 }
+            } else {
+                let since = lastRx.map { "data from the peer only \(TextFormat.duration(at.saturatingSubtracting($0.ts))) before the disconnect" }
+                    ?? "the link beginning only \(TextFormat.duration(at.saturatingSubtracting(heardSince ?? at))) before the disconnect"
+                inferred.append("the capture shows \(since), less than the timeout: the timeout the controller used was not \(timeoutText) ms (an update the capture does not show) or the capture's timestamps lag the controller's")
             }
-            if let completed, completed.ts > onset.saturatingAdding(slack) {
+            if let local, onsetFits, !terminateTimer {
+                inferred.append("the host's Disconnect (packet \(local.frame)) came after the peer had gone silent: its LL_TERMINATE_IND was never acknowledged either")
+            }
+            // Whether the peer took the host's packets: only from completions the capture shows,
+            // and not for packets the peer answered with data after they were sent.
+            let completionsTell = !acks.completionsMissing && (acks.outstanding.first.map { first in lastRx.map { $0.frame < first.frame } ?? true } ?? true)
+            if onsetFits, !terminateTimer, let completed, completed.ts > onset.saturatingAdding(slack) {
                 inferred.append("Number Of Completed Packets after that moment can only count packets the controller gave up on or flushed, or report late")
-            } else if let first = acks.outstanding.first {
+            } else if onsetFits, !terminateTimer, completionsTell, let first = acks.outstanding.first {
                 // A peer still answering acknowledges within a few connection events (more with peripheral latency).
                 let wait = max(slack, Int64(p?.effectiveIntervalUs ?? 0).saturatingMultiplied(by: 2))
                 if first.ts < onset.saturatingSubtracting(wait) {
@@ -165,11 +226,15 @@ extension FindingsEngine {
             }
         }
         let title: String
-        if let tight {
+        if let local, onsetFits {
+            title = "Link to \(peer(c)) lost while disconnecting: the peer never acknowledged the termination (packet \(local.frame))"
+        } else if lostAtUpdate, let pending {
+            title = "Link to \(peer(c)) lost at the parameter update of packet \(pending.frame)"
+        } else if let tight {
             title = "Link to \(peer(c)) lost: supervision timeout of only \(TextFormat.fixed(tight, 1)) connection events"
         } else if advertising {
             title = "Link to \(peer(c)) lost: supervision timeout while the peer was advertising (it had dropped the link)"
-        } else if onlySent != nil, !acks.outstanding.isEmpty {
+        } else if onlySent != nil, !acks.outstanding.isEmpty, !acks.completionsMissing {
             title = "Link to \(peer(c)) lost: supervision timeout while the local side was sending, \(acks.outstanding.count) packet(s) never acknowledged"
         } else if !shared.isEmpty {
             title = "Link to \(peer(c)) lost: supervision timeout, together with \(shared.map { "connection \($0.connection.id)" }.joined(separator: ", "))"

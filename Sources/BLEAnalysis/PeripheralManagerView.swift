@@ -105,6 +105,10 @@ public struct PeripheralManagerView: Sendable, Equatable {
             return "\(didDisconnect) with no error if its app cancelled (cancelPeripheralConnection); its own host ended the link"
         case 0x3E:
             return "centralManager(_:didFailToConnect:error:) with CBError.connectionFailed (the link never came up)"
+        case 0x28:
+            // A peripheral that gets an update after its instant leaves the link with no
+            // LL_TERMINATE_IND (Core v5.4 Vol 6 Part B 5.5): the central hears nothing more.
+            return sees(0x08, "the local peripheral left the link without a word, so the central's controller reports 0x08 Connection Timeout once its supervision timeout runs out")
         default:
             return sees(reason, "its controller reports the same failure")
         }

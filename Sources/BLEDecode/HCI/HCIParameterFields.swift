@@ -18,6 +18,26 @@ enum HCIParameterFields {
 
     private static func command(_ opcode: UInt16, _ r: inout ByteReader) throws(DecodeError) -> [(String, String)]? {
         switch opcode {
+        case 0x0406:
+            // Disconnect: Connection_Handle u16, Reason u8 (7.1.6). The reason tells the app's own
+            // disconnect (0x13) from the stack's (0x05 after failed security, 0x15, …).
+            let handle = try r.readUInt16(.little) & 0x0FFF
+            let reason = HCIStatusCode(try r.readUInt8())
+            return [("handle", Fmt.h4(handle)), ("reason", Fmt.status(reason))]
+
+        case 0x2020:
+            // LE Remote Connection Parameter Request Reply: Connection_Handle u16,
+            // Interval_Min u16, Interval_Max u16, Max_Latency u16, Timeout u16, Min_CE_Length u16,
+            // Max_CE_Length u16 (7.8.31): the parameters the host accepts for the peer's request.
+            let handle = try r.readUInt16(.little) & 0x0FFF
+            let iMin = try r.readUInt16(.little)
+            let iMax = try r.readUInt16(.little)
+            let latency = try r.readUInt16(.little)
+            let timeout = try r.readUInt16(.little)
+            return [("handle", Fmt.h4(handle))] + HCIConnectionFields.interval("interval_min", iMin)
+                + HCIConnectionFields.interval("interval_max", iMax) + [("latency", String(latency))]
+                + HCIConnectionFields.timeout(timeout)
+
         case 0x200B:
             // LE Set Scan Parameters: LE_Scan_Type u8, LE_Scan_Interval u16, LE_Scan_Window u16
             // (0.625 ms), Own_Address_Type u8, Scanning_Filter_Policy u8 (7.8.10)
