@@ -17,6 +17,8 @@ public enum FaultFuzzer {
         public var fired: Bool = true
         /// The first failed check or divergence.
         public var detail: String
+        /// How long the run simulated, in virtual microseconds (its JUnit testcase's `time`).
+        public var simulatedUs: Int64 = 0
     }
 
     /// Where seeded faults can be aimed: request kinds with how many of each one link carried,
@@ -130,7 +132,8 @@ public enum FaultFuzzer {
             let fired = world.firedFaultIndices.contains(c.faults.count - 1) || isLatencyScale(fault)
             let firstFailure = r.checks.first { !$0.passed }.map { "\($0.label): \($0.message)" }
             return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed, fired: fired,
-                       detail: firstFailure ?? (r.finished ? "all \(r.checks.count) checks passed" : "did not finish: \(r.events.last ?? "")"))
+                       detail: firstFailure ?? (r.finished ? "all \(r.checks.count) checks passed" : "did not finish: \(r.events.last ?? "")"),
+                       simulatedUs: r.simulatedSpan)
         }
     }
 
@@ -150,7 +153,8 @@ public enum FaultFuzzer {
             }
             let fired = world.firedFaultIndices.contains(c.faults.count - 1) || isLatencyScale(fault)
             let detail = first.flatMap { v in v.divergence.map { "connection \(v.connectionID): \($0.kind): expected \($0.expected), got \($0.got)" } }
-            return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed, fired: fired, detail: detail ?? "reproduced anyway")
+            return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed, fired: fired, detail: detail ?? "reproduced anyway",
+                       simulatedUs: r.simulatedSpan)
         }
     }
 
@@ -159,8 +163,27 @@ public enum FaultFuzzer {
         return false
     }
 
-    static func render(_ runs: [Run], title: String, json: Bool) -> ReplayOutcome {
+    /// One testcase per run, named by the fault in the `--inject` grammar so a failed one can be
+    /// re-run alone; a run that broke the expectations, or whose fault never fired, fails.
+    public static func junit(_ runs: [Run], title: String, seed: UInt64) -> JUnitReport {
+        let cases = runs.map { r in
+            JUnitReport.TestCase(
+                className: "replay.runs", name: "run \(r.index) --inject '\(r.fault)'", time: Double(max(0, r.simulatedUs)) / 1e6,
+                failure: !r.fired ? ("the fault never fired", "the fault never fired: this run tested nothing (seed \(r.seed))")
+                    : r.passed ? nil : (r.detail, "run \(r.index) (seed \(r.seed)): \(r.detail)"))
+        }
+        return JUnitReport(suiteName: "blereplay replay --runs \(runs.count) --seed \(seed): \(title)", cases: cases)
+    }
+
+    static func render(_ runs: [Run], title: String, json: Bool, junitPath: String? = nil, seed: UInt64 = 0) -> ReplayOutcome {
         var out = ReplayOutcome()
+        if let junitPath {
+            do { try TextFile.write(junit(runs, title: title, seed: seed).xml(), to: junitPath) } catch {
+                out.stderr.append("blereplay replay: \(error)")
+                out.status = .badInput
+                return out
+            }
+        }
         let unfired = runs.filter { !$0.fired }
         let broken = runs.filter { !$0.passed && $0.fired }
         if json {
@@ -196,15 +219,15 @@ public enum FaultFuzzer {
     }
 
     static func scriptOutcome(_ session: RecordedSession, script: CentralScript, configuration: ReplayConfiguration, runs: Int,
-                              seed: UInt64, json: Bool) -> ReplayOutcome {
+                              seed: UInt64, json: Bool, junitPath: String? = nil) -> ReplayOutcome {
         render(scriptRuns(session, script: script, configuration: configuration, runs: runs, seed: seed),
-               title: "script \(script.name) against \(session.fileName)", json: json)
+               title: "script \(script.name) against \(session.fileName)", json: json, junitPath: junitPath, seed: seed)
     }
 
     static func faithfulOutcome(_ sessions: [RecordedSession], configuration: ReplayConfiguration, runs: Int, seed: UInt64,
-                                json: Bool) -> ReplayOutcome {
+                                json: Bool, junitPath: String? = nil) -> ReplayOutcome {
         guard let session = sessions.first else { return ReplayOutcome(stdout: "", stderr: ["no capture"], status: .badInput) }
         return render(faithfulRuns(session, configuration: configuration, runs: runs, seed: seed),
-                      title: "faithful replay of \(session.fileName)", json: json)
+                      title: "faithful replay of \(session.fileName)", json: json, junitPath: junitPath, seed: seed)
     }
 }

@@ -51,7 +51,8 @@ public enum ReplayRunner {
         var configuration = request.configuration
         if !request.unmatchedGiven { configuration.unmatched = .strict }
         if let runs = request.runs {
-            return FaultFuzzer.faithfulOutcome(sessions, configuration: configuration, runs: runs, seed: request.seed, json: request.json)
+            return FaultFuzzer.faithfulOutcome(sessions, configuration: configuration, runs: runs, seed: request.seed, json: request.json,
+                                                junitPath: request.junitPath)
         }
         let out = ReplayTextOutput(sink: output)
         let json = request.json

@@ -69,7 +69,7 @@ public enum ScriptReplay {
         let configuration = Self.configuration(script, session: session, base: request.configuration, unmatchedGiven: request.unmatchedGiven)
         if let runs = request.runs {
             var fuzzed = FaultFuzzer.scriptOutcome(session, script: script, configuration: configuration, runs: runs, seed: request.seed,
-                                                   json: request.json)
+                                                   json: request.json, junitPath: request.junitPath)
             let names = Dictionary(ModelBuilder.build(session).peripherals.map { ($0.key, $0.name ?? "") }, uniquingKeysWith: { a, _ in a })
             if RecordedLocalServer.applies(session, script: script) {
                 fuzzed.stderr.append("note: \(RecordedLocalServer.note(session))")

@@ -110,6 +110,10 @@ struct ReplayOptions {
         }
         if let k = try args.int("runs") {
             guard k >= 1 else { throw Arguments.UsageError(message: "--runs takes a whole number >= 1") }
+            // K runs make K replays: which one's capture would be written is no choice to make silently.
+            guard request.capturePath == nil else {
+                throw Arguments.UsageError(message: "--write-capture writes one replay, not --runs \(k): re-run one run alone with its --inject (printed for each run) to write its capture")
+            }
             request.runs = k
         }
         configuration.keepTrace = request.capturePath != nil
