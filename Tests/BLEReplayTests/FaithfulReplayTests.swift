@@ -104,6 +104,25 @@ import Testing
         #expect(link.endReason == .connectionTimeout)
     }
 
+    /// A fault that slows the answers can move the recorded ending past the recording's end: in
+    /// att-timeout.btsnoop the host disconnects 30 s after its unanswered write (Core v5.4 Vol 3
+    /// Part F 3.3.3), a write that twice slower answers send ~3 s later. The replay runs on past
+    /// the recording's end (FaultOverrun) rather than call the link still connected.
+    @Test func anEndingSlowedPastTheRecordingsEndStillHappens() throws {
+        let path = TestCaptures.sample("att-timeout.btsnoop")
+        let (_, world, session) = try replay(path, faults: ["latency-scale:2.0"])
+        let recorded = try #require(session.connections.first { $0.isEstablished })
+        let recordedEnd = try #require(recorded.disconnect?.time)
+        let link = try #require(world.host.allLinks.first)
+        let simulatedEnd = try #require(link.endedAt.map(link.relative))
+        #expect(link.endReason?.rawValue == recorded.disconnect?.reason.rawValue)
+        #expect(simulatedEnd > recordedEnd)
+        #expect(world.now > session.end)
+        // Without the fault the replay stops at the recording's end, as before.
+        let (_, plain, _) = try replay(path)
+        #expect(plain.now == session.end)
+    }
+
     /// `disconnect:0x08@after=write-request:H#1` on the healthy sensor: silence at that write,
     /// Connection Timeout one supervision timeout (from the recorded parameters) later.
     @Test func injectedLinkLossEndsOneSupervisionTimeoutAfterTheMatch() throws {

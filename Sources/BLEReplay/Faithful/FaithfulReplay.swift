@@ -98,7 +98,13 @@ public enum FaithfulReplay {
         models = ModelBuilder.Result(peripherals: [], centrals: [:], behaviourOf: [:])
         // Nothing to replay, nothing simulated: the clock is not run through the capture's span
         // for nothing (it said "0 events, 3382.836419 s simulated" of a capture with no LE link).
-        if !session.connections.isEmpty || !world.configuration.faults.isEmpty { world.run(until: max(session.end, 0)) }
+        if !session.connections.isEmpty || !world.configuration.faults.isEmpty {
+            world.run(until: max(session.end, 0))
+            // Faults may move the recording's ending past its end (FaultOverrun).
+            if let horizon = FaultOverrun.horizon(end: session.end, faults: world.configuration.faults) {
+                FaultOverrun.run(world, until: horizon)
+            }
+        }
         var notes: [String] = []
         if session.connections.isEmpty {
             notes.append(session.classicConnections > 0
