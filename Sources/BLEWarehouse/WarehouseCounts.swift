@@ -96,8 +96,7 @@ enum WarehouseCounts {
         }
         var out: [ErrorEvent.Kind: [CodeCount]] = [:]
         for (key, t) in totals {
-            let list = (cb[key] ?? [:]).map { CodeCount.CBCount.make(cbError: $0.key.isEmpty ? nil : $0.key, count: $0.value) }
-                .sorted { ($1.count, $1.cbError ?? "") < ($0.count, $0.cbError ?? "") }
+            let list = CodeCount.CBCount.ranked((cb[key] ?? [:]).map { CodeCount.CBCount.make(cbError: $0.key.isEmpty ? nil : $0.key, count: $0.value) })
             let byPart = (parts[key] ?? [:]).mapValues { ids in
                 ids.map { CodeCount.Part.make(id: $0.key, label: $0.value.label, count: $0.value.count) }.sorted()
             }

@@ -1,4 +1,5 @@
 import BLECore
+import BLEAnalysis
 import BLEReport
 
 /// The breakdowns by device, firmware, capture and period (`FleetStatistics.groups`), grouped by
@@ -53,6 +54,10 @@ enum WarehouseGroups {
         }
     }
 
+    /// What each event gave an app: the CoreBluetooth label (`ErrorEvent.cbLabel`: $1 and $2 are
+    /// `ErrorEvent.localPeripheral` and `PeripheralManagerView.reportLabel`) and the Android status.
+    static let outcomeColumns = "coalesce(cb_error, CASE WHEN kind = 'disconnect' AND detail = $1 THEN $2 END), android_status, android_name"
+
     static func rows(_ db: PostgresConnection, period: String) throws(WarehouseError) -> [Dimension: [GroupRow]] {
         var out: [Dimension: [GroupRow]] = [:]
         let attempt = "CASE WHEN began_before_capture THEN 0 ELSE 1 END", established = "CASE WHEN established THEN 1 ELSE 0 END"
@@ -72,7 +77,7 @@ enum WarehouseGroups {
                         SELECT pg_temp.period_start(ts_us), capture_id, 0, 0, 0 FROM ek
                     ) SELECT k1::text, '', '', count(DISTINCT capture_id), sum(a), sum(e), sum(d) FROM u GROUP BY 1
                     """
-                eventsSQL = "SELECT pg_temp.period_start(ts_us)::text, '', '', kind, code, count(*) FROM ek GROUP BY 1, 4, 5"
+                eventsSQL = "SELECT pg_temp.period_start(ts_us)::text, '', '', kind, code, count(*), \(outcomeColumns) FROM ek GROUP BY 1, 4, 5, 7, 8, 9"
             } else {
                 let k = keys(d)
                 totalsSQL = """
@@ -83,7 +88,7 @@ enum WarehouseGroups {
                         SELECT \(k.error[0]), \(k.error[1]), \(k.error[2]), capture_id, 0, 0, 0 FROM ek
                     ) SELECT k1, k2, k3, count(DISTINCT capture_id), sum(a), sum(e), sum(d) FROM u GROUP BY 1, 2, 3
                     """
-                eventsSQL = "SELECT \(k.error[0]), \(k.error[1]), \(k.error[2]), kind, code, count(*) FROM ek GROUP BY 1, 2, 3, 4, 5"
+                eventsSQL = "SELECT \(k.error[0]), \(k.error[1]), \(k.error[2]), kind, code, count(*), \(outcomeColumns) FROM ek GROUP BY 1, 2, 3, 4, 5, 7, 8, 9"
             }
             func key(_ r: [String?]) -> [String] {
                 if d == .time {
@@ -98,9 +103,16 @@ enum WarehouseGroups {
                 rows[k] = GroupRow.make(key: k, captures: r.int(3) ?? 0, attempts: r.int(4) ?? 0, connections: r.int(5) ?? 0,
                                    connectedTime: r.int64(6) ?? 0, events: [:])
             }
-            for r in try db.execute(eventsSQL) {
+            for r in try db.execute(eventsSQL, [ErrorEvent.localPeripheral, PeripheralManagerView.reportLabel]) {
                 guard let kind = r.text(3).flatMap(ErrorEvent.Kind.init(rawValue:)) else { continue }
-                rows[key(r)]?.events[EventKey.make(kind: kind, code: r.int(4) ?? 0), default: 0] += r.int(5) ?? 0
+                let ek = EventKey.make(kind: kind, code: r.int(4) ?? 0), n = r.int(5) ?? 0
+                let k = key(r)
+                rows[k]?.events[ek, default: 0] += n
+                // The group's own outcomes, tallied as the folder report tallies them (`ErrorEvent.cbLabel`).
+                rows[k]?.outcomes[ek, default: .init()].cb[r.text(6) ?? "", default: 0] += n
+                if let status = r.int(7) {
+                    rows[k]?.outcomes[ek, default: .init()].android[AndroidGattStatus(status, r.text(8)), default: 0] += n
+                }
             }
             out[d] = rows.values.sorted {
                 Array($0.key.joined(separator: "\u{1}").utf8).lexicographicallyPrecedes(Array($1.key.joined(separator: "\u{1}").utf8))

@@ -148,6 +148,13 @@ public struct ErrorEvent: Sendable {
     /// `detail` of a disconnect on a link where the local device was the peripheral.
     public static let localPeripheral = "local peripheral"
 
+    /// What the event gave a CoreBluetooth app, as the report tallies it: its CBError, the
+    /// peripheral manager's "no callback" for a link where the local device was the peripheral
+    /// (never "none", as if it saw no error), or "" for none.
+    public var cbLabel: String {
+        cbError ?? (kind == .disconnect && detail == Self.localPeripheral ? PeripheralManagerView.reportLabel : "")
+    }
+
     public enum Kind: String, Sendable, CaseIterable, Comparable {
         /// Disconnection Complete with its reason (`errors` context `disconnect`).
         case disconnect

@@ -119,6 +119,8 @@ extension FleetStatistics {
                         : groupKey(d, capture: c, connection: conn, identity: identity)
                     let key = acc[d]!.touch(raw, capture: index)
                     acc[d]!.rows[key]!.events[ek, default: 0] += 1
+                    acc[d]!.rows[key]!.outcomes[ek, default: .init()].cb[e.cbLabel, default: 0] += 1
+                    if let a = e.android { acc[d]!.rows[key]!.outcomes[ek, default: .init()].android[a, default: 0] += 1 }
                 }
             }
         }

@@ -66,8 +66,10 @@ extension CodeCount.Part {
 }
 
 extension GroupRow {
-    public static func make(key: [String], captures: Int, attempts: Int, connections: Int, connectedTime: Int64, events: [EventKey: Int]) -> Self {
-        Self(key: key, captures: captures, attempts: attempts, connections: connections, connectedTime: connectedTime, events: events)
+    public static func make(key: [String], captures: Int, attempts: Int, connections: Int, connectedTime: Int64, events: [EventKey: Int],
+                            outcomes: [EventKey: Outcomes] = [:]) -> Self {
+        Self(key: key, captures: captures, attempts: attempts, connections: connections, connectedTime: connectedTime, events: events,
+             outcomes: outcomes)
     }
 }
 

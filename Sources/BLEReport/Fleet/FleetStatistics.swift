@@ -37,6 +37,18 @@ public struct CodeCount: Sendable {
     public struct CBCount: Sendable {
         public var cbError: String?
         public var count: Int
+
+        /// An error an app is given (`CBError.…`, `CBATTError.…`), not a sentence about a
+        /// callback that never comes.
+        var isGiven: Bool { cbError.map { $0.hasPrefix("CBError.") || $0.hasPrefix("CBATTError.") } ?? false }
+
+        /// Most common first; on a tie, an error an app is given before a sentence, then by
+        /// name: the first is the code's `cb_error` (the report and the warehouse rank alike).
+        public static func ranked(_ counts: [CBCount]) -> [CBCount] {
+            counts.sorted { a, b in
+                (b.count, b.isGiven ? 1 : 0, a.cbError ?? "") < (a.count, a.isGiven ? 1 : 0, b.cbError ?? "")
+            }
+        }
     }
 
     public struct AndroidCount: Sendable {
@@ -66,6 +78,24 @@ public struct GroupRow: Sendable {
     /// Connected time observed, in microseconds.
     public var connectedTime: Int64
     public var events: [EventKey: Int]
+    /// What the events of each code gave an app in this group (a device's own outcome, not the
+    /// fleet's most common one): CoreBluetooth labels (`ErrorEvent.cbLabel`) and Android statuses.
+    public var outcomes: [EventKey: Outcomes] = [:]
+
+    public struct Outcomes: Sendable {
+        public var cb: [String: Int] = [:]
+        public var android: [AndroidGattStatus: Int] = [:]
+        public init() {}
+
+        /// The CoreBluetooth outcome that stands for the group's events of the code
+        /// (`CodeCount.CBCount.ranked`), nil for "no error".
+        public var cbError: String? {
+            CodeCount.CBCount.ranked(cb.map { CodeCount.CBCount(cbError: $0.key.isEmpty ? nil : $0.key, count: $0.value) }).first?.cbError
+        }
+
+        /// The Android status that stands for `total` events (`androidFields`: none when most got none).
+        public func android(total: Int) -> AndroidGattStatus? { CodeCount.androidFields(android, total: total).android }
+    }
 
     /// Connected time in hours.
     public var connectionHours: Double { Double(connectedTime) / 3_600_000_000 }

@@ -112,9 +112,7 @@ extension FleetStatistics {
                 var t = tallies[key] ?? Tally()
                 if t.count == 0 { t.name = e.name }
                 t.count += 1
-                // A peripheral manager gets no disconnect callback: say so, never "none" as if it saw no error.
-                let peripheralEnd = e.kind == .disconnect && e.detail == ErrorEvent.localPeripheral
-                t.cb[e.cbError ?? (peripheralEnd ? PeripheralManagerView.reportLabel : ""), default: 0] += 1
+                t.cb[e.cbLabel, default: 0] += 1
                 if let a = e.android { t.android[a, default: 0] += 1 }
                 switch e.kind {
                 case .hciCommand:
@@ -145,8 +143,7 @@ extension FleetStatistics {
         }
         var out: [ErrorEvent.Kind: [CodeCount]] = [:]
         for (key, t) in tallies {
-            let cb = t.cb.map { CodeCount.CBCount(cbError: $0.key.isEmpty ? nil : $0.key, count: $0.value) }
-                .sorted { ($1.count, $1.cbError ?? "") < ($0.count, $0.cbError ?? "") }
+            let cb = CodeCount.CBCount.ranked(t.cb.map { CodeCount.CBCount(cbError: $0.key.isEmpty ? nil : $0.key, count: $0.value) })
             let parts = t.parts.mapValues { list in
                 list.map { CodeCount.Part(id: $0.key, label: $0.value.label, count: $0.value.count) }.sorted()
             }

@@ -64,11 +64,15 @@ extension ReportTables {
         for g in s.groups[d] ?? [] {
             for (key, n) in g.events.sorted(by: { $0.key < $1.key }) where key.kind != .other {
                 let c = names[key]
+                // The group's own outcome: another group's events may have given an app something else.
+                let own = g.outcomes[key]
+                let cbError = own.map(\.cbError) ?? c?.cbError
+                let android = own.map { $0.android(total: n) } ?? c?.android
                 let perHour: Cell = g.connectedTime > 0 ? .real(Double(n) / g.connectionHours, digits: 2) : .empty
                 let per100: Cell = g.connections > 0 ? .real(Double(n) * 100 / Double(g.connections), digits: 1) : .empty
                 rows.append(g.key.map { Cell.text($0) } + denominators(g) + [
                     .text(key.kind.rawValue), .code(key.code, digits: 2), .text(c?.name ?? ""),
-                    .text(c?.cbError ?? ""), c.map(ReportTables.androidStatus) ?? .empty, .text(c?.android?.name ?? ""),
+                    .text(cbError ?? ""), android.map { .int($0.status) } ?? .empty, .text(android?.name ?? ""),
                     .int(n), perHour, per100,
                 ])
             }
