@@ -20,6 +20,8 @@ says; the counts each file should give are checked against tshark, not against b
                              interrupting an incomplete reassembly
   mixed-linktypes.pcapng     interfaces with LINKTYPE 201 and 187 in one file
   nanosecond.pcapng          if_tsresol = 9 (nanoseconds)
+  two-interfaces-201.pcapng  btmon-two-controllers' session as a pcapng of two interfaces (one
+  two-interfaces-187.pcapng  per adapter), LINKTYPE 201 and 187
   packetlogger-types.pklg    syslog, kernel, power, note records among HCI
 """
 
@@ -325,6 +327,11 @@ def monitor(log: Log, names: dict[int, str]) -> bytes:
 def btmon_two_controllers() -> bytes:
     """Two controllers each with an LE connection on handle 0x0040 to different peers. The
     connection on controller 1 ends first; traffic continues on controller 0 afterwards."""
+    return monitor(_two_controllers(), {0: "hci0", 1: "hci1"})
+
+
+def _two_controllers() -> Log:
+    """The session of `btmon_two_controllers`, each packet on its controller."""
     log = Log()
     for c, peer in ((0, PEER), (1, PEER2)):
         connect(log, peer=peer, controller=c)
@@ -344,7 +351,7 @@ def btmon_two_controllers() -> bytes:
     log.rx(hci.disconnection_complete(H, 0x08), controller=1)
     l2(log, True, 4, struct.pack("<BH", att.HANDLE_VALUE_NTF, 0x0E) + b"\x00\x50", controller=0)
     log.rx(hci.disconnection_complete(H, 0x13), controller=0)
-    return monitor(log, {0: "hci0", 1: "hci1"})
+    return log
 
 
 # --- handles and truncated events -----------------------------------------------------------
@@ -449,6 +456,32 @@ def mixed_linktypes() -> bytes:
     return out
 
 
+def _two_interfaces(linktype: int) -> bytes:
+    """The session of `btmon_two_controllers` as Wireshark writes a capture of two adapters at
+    once: one interface per adapter (IDB, draft-ietf-opsawg-pcapng 4.2), each packet in an EPB
+    naming its adapter's interface (4.3). Interface 1 is declared after interface 0's first
+    packet, and an Interface Statistics Block (4.6) sits between two packets."""
+    out = _shb() + _idb(linktype)
+    for i, (ts, h4, rx, controller) in enumerate(_two_controllers().items):
+        if i == 1:
+            out += _idb(linktype)
+        if i == 6:
+            out += _block(5, struct.pack("<III", 0, ts >> 32, ts & 0xFFFFFFFF))
+        data = struct.pack(">I", 1 if rx else 0) + h4 if linktype == 201 else h4
+        out += _epb(controller, ts, data)
+    return out
+
+
+def two_interfaces_201() -> bytes:
+    """Two adapters, LINKTYPE 201 on both interfaces."""
+    return _two_interfaces(201)
+
+
+def two_interfaces_187() -> bytes:
+    """Two adapters, LINKTYPE 187 (no direction) on both interfaces."""
+    return _two_interfaces(187)
+
+
 def nanosecond() -> bytes:
     """One LINKTYPE 201 interface with if_tsresol 9: timestamps in nanoseconds."""
     out = _shb() + _idb(201, tsresol=9)
@@ -497,6 +530,8 @@ SHAPES = {
     "acl-edges.btsnoop": acl_edges,
     "mixed-linktypes.pcapng": mixed_linktypes,
     "nanosecond.pcapng": nanosecond,
+    "two-interfaces-201.pcapng": two_interfaces_201,
+    "two-interfaces-187.pcapng": two_interfaces_187,
     "packetlogger-types.pklg": packetlogger_types,
 }
 

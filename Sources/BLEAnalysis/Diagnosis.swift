@@ -32,6 +32,13 @@ public struct ConnectionDiagnosis: Sendable {
     /// Whether the capture's connections are on more than one controller, or on another than 0:
     /// handles are per controller, so only then does the text name it beside the handle.
     public var namesController = false
+    /// How the capture names `controller`: "hciN" (a btmon adapter index), or "interface N" in a
+    /// pcapng of H4 packets, whose interfaces (draft-ietf-opsawg-pcapng 4.2) are its controllers.
+    public var controllerName: String {
+        controllerIsInterface ? "interface \(controller)" : "hci\(controller)"
+    }
+    /// True when `controller` is a pcapng Interface ID (see `controllerName`).
+    public var controllerIsInterface = false
     public var transport: String
     public var peerAddress: String?
     public var peerAddressType: String?
@@ -206,6 +213,9 @@ public final class DiagnosisReader {
             SELECT count(DISTINCT controller_index), max(controller_index) FROM connection WHERE capture_id = ?1
             """, [.integer(capture.id)]).first ?? []
         let namesController = (controllers.first?.int ?? 0) > 1 || (controllers.count > 1 ? controllers[1].int ?? 0 : 0) != 0
+        // PcapReader gives pcapng interfaces as controllers for LINKTYPE 187 and 201 (not 254).
+        let interfaces = try db.rows("SELECT format = 'pcapng' AND link_type IN (187, 201) FROM capture WHERE id = ?1",
+                                     [.integer(capture.id)]).first?.first?.int == 1
         let air = try AirObservation(captureID: capture.id, db: db)
         while try s.step() {
             let id = s.int64(0)
@@ -223,6 +233,7 @@ public final class DiagnosisReader {
                 disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: [])
             c.controller = s.int(33)
             c.namesController = namesController
+            c.controllerIsInterface = interfaces
             // `end` is the last packet's time when no disconnection was seen.
             if air.isAirCapture, c.disconnectReason == nil, c.disconnectPacketID == nil, let seen = c.end,
                let end = capture.lastTimestamp, end > seen {

@@ -64,14 +64,30 @@ struct FindingsEngine {
     }
 
     /// The last packet of a connection in a direction before a frame (ACL only).
-    func lastACL(_ c: ConnectionFacts, direction: String, before frame: Int) throws -> (frame: Int, ts: Int64, summary: String)? {
+    ///
+    /// Where the capture does not record direction (pcap LINKTYPE 187: ACL stored as '?'), a
+    /// packet that completes an ATT PDU counts in the direction its opcode implies
+    /// (`GATTServerSide.inferredDirection`, the rule GATT reconstruction uses), and `inferred` says
+    /// so; other direction-less ACL (SMP, signalling, fragments) counts in neither direction.
+    func lastACL(_ c: ConnectionFacts, direction: String, before frame: Int) throws -> LastACL? {
+        let inferred = GATTServerSide.sqlInferredDirection(direction: "a.direction", opcode: "a.opcode")
         let rows = try db.rows("""
-            SELECT frame, ts_us, summary FROM packet
-            WHERE connection_id = ?2 AND kind = 'acl' AND direction = ?3 AND rowid < \(PacketKey.sql(capture: "?1", frame: "?4"))
-            ORDER BY rowid DESC LIMIT 1
+            SELECT p.frame, p.ts_us, p.summary, p.direction = '?' FROM packet p
+            WHERE p.connection_id = ?2 AND p.kind = 'acl' AND p.rowid < \(PacketKey.sql(capture: "?1", frame: "?4"))
+            AND (p.direction = ?3 OR (p.direction = '?' AND EXISTS (
+                SELECT 1 FROM att_pdu a WHERE a.connection_id = ?2 AND a.packet_id = p.frame AND \(inferred) = ?3)))
+            ORDER BY p.rowid DESC LIMIT 1
             """, [.integer(captureID), .integer(c.id), .text(direction), .integer(Int64(frame))])
         guard let r = rows.first else { return nil }
-        return (r[0].int ?? 0, r[1].int64 ?? 0, Self.plain(r[2].string ?? ""))
+        return LastACL(frame: r[0].int ?? 0, ts: r[1].int64 ?? 0, summary: Self.plain(r[2].string ?? ""), inferred: r[3].int == 1)
+    }
+
+    /// Whether the capture left the direction of some of the connection's ACL unrecorded
+    /// (pcap LINKTYPE 187): then "no data from the peer" is no fact.
+    func hasDirectionlessACL(_ c: ConnectionFacts) throws -> Bool {
+        try db.scalarInt("""
+            SELECT EXISTS (SELECT 1 FROM packet WHERE connection_id = ?1 AND kind = 'acl' AND direction = '?')
+            """, [.integer(c.id)]) == 1
     }
 
     /// Supervision timeout (ms) in force just before `frame`.
@@ -251,11 +267,11 @@ struct FindingsEngine {
         case 0x13, 0x14, 0x15:
             var detail = "The peer ended the connection with \(hex(reasonCode)) \(reason.name)."
             if let lastTx {
-                detail += " The local side's last packet before it was \(lastTx.summary) (packet \(lastTx.frame))."
+                detail += " The local side's last packet before it\(lastTx.byOpcode) was \(lastTx.summary) (packet \(lastTx.frame))."
                 evidence.insert(lastTx.frame, at: 0)
             }
             if let lastRx {
-                detail += " The peer's last packet was \(lastRx.summary) (packet \(lastRx.frame))."
+                detail += " The peer's last packet\(lastRx.byOpcode) was \(lastRx.summary) (packet \(lastRx.frame))."
                 evidence.insert(lastRx.frame, at: 0)
             }
             if c.localDisconnectRequested {
@@ -287,7 +303,7 @@ struct FindingsEngine {
                 evidence.insert(cmd, at: 0)
                 let before = try lastACL(c, direction: "rx", before: cmd)
                 detail += " It sent HCI Disconnect at packet \(cmd)"
-                if let before { detail += ", after the peer's last packet, \(before.summary) (packet \(before.frame))"; evidence.insert(before.frame, at: 0) }
+                if let before { detail += ", after the peer's last packet\(before.byOpcode), \(before.summary) (packet \(before.frame))"; evidence.insert(before.frame, at: 0) }
                 detail += "."
             } else {
                 detail += " No HCI Disconnect command is in the capture: the host stack closed it (pairing failure, ATT timeout or an app's cancel)."
@@ -342,7 +358,7 @@ struct FindingsEngine {
                     detail += " No later attempt to this peer succeeded in the capture."
                 }
             }
-            if let lastRx { detail += " The peer's last packet was \(lastRx.summary) (packet \(lastRx.frame))."; evidence.insert(lastRx.frame, at: 0) }
+            if let lastRx { detail += " The peer's last packet\(lastRx.byOpcode) was \(lastRx.summary) (packet \(lastRx.frame))."; evidence.insert(lastRx.frame, at: 0) }
             return [Finding(connectionID: c.id, captureID: captureID, severity: .error, code: code,
                             title: "Connection to \(peer(c)) ended: \(title)", detail: detail + unansweredText + keyNote + roleNote,
                             evidence: evidence, cbError: cb)]
@@ -371,5 +387,21 @@ struct FindingsEngine {
 public enum BLEAnalysisNames {
     public static func attOpcodeName(_ v: Int) -> String {
         ATTOpcode(UInt8(truncatingIfNeeded: v)).name
+    }
+}
+
+extension FindingsEngine {
+    /// A connection's last ACL packet in one direction (`lastACL`).
+    struct LastACL {
+        var frame: Int
+        var ts: Int64
+        var summary: String
+        /// The capture does not record direction: the ATT opcode gave it (`lastACL`).
+        var inferred: Bool
+
+        /// Said after "the peer's last packet" when the direction was inferred; empty otherwise.
+        var byOpcode: String {
+            inferred ? " (by its ATT opcode: the capture does not record which way packets went)" : ""
+        }
     }
 }

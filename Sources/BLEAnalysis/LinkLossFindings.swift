@@ -26,7 +26,8 @@ extension FindingsEngine {
     /// protocol, and its last data is no evidence of when it went silent. Nil otherwise.
     func sentOnlyUnanswered(_ c: ConnectionFacts, after: Int, before frame: Int) throws -> String? {
         let rows = try db.rows("""
-            SELECT opcode, count(*) FROM att_pdu WHERE connection_id = ?1 AND direction = 'tx' AND packet_id > ?2 AND packet_id < ?3
+            SELECT opcode, count(*) FROM att_pdu WHERE connection_id = ?1 AND packet_id > ?2 AND packet_id < ?3
+            AND \(GATTServerSide.sqlInferredDirection(direction: "direction", opcode: "opcode")) = 'tx'
             GROUP BY opcode ORDER BY opcode
             """, [.integer(c.id), .integer(Int64(after)), .integer(Int64(frame))])
         guard !rows.isEmpty, !rows.contains(where: { Self.answeredOpcodes.contains($0[0].int ?? -1) }) else { return nil }
@@ -40,7 +41,7 @@ extension FindingsEngine {
     }
 
     func supervisionTimeoutFinding(_ c: ConnectionFacts, frame: Int, at: Int64, losses: LinkLossOnsets,
-                                   lastRx: (frame: Int, ts: Int64, summary: String)?, cb: String?,
+                                   lastRx: LastACL?, cb: String?,
                                    tail: String, extraEvidence: [Int]) throws -> Finding {
         var known: [String] = ["the controller reported 0x08 Connection Timeout (packet \(frame))"]
         var inferred: [String] = []
@@ -85,10 +86,22 @@ extension FindingsEngine {
         // A peer that only receives (the local server notifies, or the host floods Write Commands)
         // sends no data by protocol: its last data dates nothing.
         let onlySent = try sentOnlyUnanswered(c, after: lastRx?.frame ?? c.firstPacketID - 1, before: frame)
+        // pcap LINKTYPE 187: ACL without direction. ATT opcodes tell whose PDU it was (`lastACL`),
+        // nothing tells which ACL packets the host sent (SMP, signalling, fragments).
+        let directionless = try hasDirectionlessACL(c)
         if let lastRx {
             evidence.append(lastRx.frame)
-            known.append("the peer's last data was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect" +
-                         (onlySent.map { ", which dates nothing: after it the local side only sent \($0), which the peer acknowledges at the link layer alone, never with data" } ?? ""))
+            let text = "the peer's last data was \(lastRx.summary) (packet \(lastRx.frame)), \(TextFormat.duration(at.saturatingSubtracting(lastRx.ts))) before the disconnect" +
+                (onlySent.map { ", which dates nothing: after it the local side only sent \($0), which the peer acknowledges at the link layer alone, never with data" } ?? "")
+            // A capture without direction (LINKTYPE 187): the ATT opcode says whose it was.
+            if lastRx.inferred {
+                known.append("the capture does not record which way ACL data went")
+                inferred.append(text + " (a server's ATT PDU taken as the peer's)")
+            } else {
+                known.append(text)
+            }
+        } else if directionless {
+            known.append("the capture does not record which way ACL data went, and no ATT PDU on this link is a server's (which GATT reconstruction takes as the peer's): when the peer last sent data is unknown")
         } else {
             known.append("no data from the peer was captured on this link" + (onlySent.map { " (the local side only sent \($0), which need no answer)" } ?? ""))
         }
@@ -135,7 +148,10 @@ extension FindingsEngine {
             evidence += [last.frame, credit.frame]
             known.append("the last of the host's packets the \(afterSilence ? "controller reported complete" : "peer acknowledged") was \(last.summary) (packet \(last.frame), \(TextFormat.clock(last.ts))), counted by Number Of Completed Packets for handle \(hex(c.handle, width: 4)) at packet \(credit.frame), \(TextFormat.duration(at.saturatingSubtracting(credit.ts))) before the disconnect" + (afterSilence ? "" : ": the link was alive then"))
         }
-        if acks.completionsMissing {
+        if directionless {
+            // Number Of Completed Packets counts the host's ACL packets, first in, first out.
+            known.append("which of the host's packets the peer acknowledged is unknown: Number Of Completed Packets counts the host's ACL packets, and the capture does not say which ACL packets the host sent")
+        } else if acks.completionsMissing {
             known.append("the capture has no Number Of Completed Packets for handle \(hex(c.handle, width: 4)) (a filtered log, or a controller that does not send them): which of the host's \(acks.outstanding.count) packet(s) the peer acknowledged is not in it")
         } else if let first = acks.outstanding.first {
             evidence.append(first.frame)

@@ -40,6 +40,12 @@ final class PcapHandle {
 /// For pcapng it is `ftell` on libpcap's stream after the previous packet: the start of the
 /// packet's own block unless non-packet blocks (statistics, name resolution, extra interfaces)
 /// come between two packets, in which case it is the first of those blocks.
+///
+/// A pcapng's interfaces (draft-ietf-opsawg-pcapng 4.2) are its controllers: for the HCI link
+/// types 187 and 201 a packet's `controllerIndex` is its Enhanced Packet Block's Interface ID
+/// (4.3), found by `PcapngInterfaceWalk` since libpcap does not give it; two adapters captured at
+/// once each number their own connection handles. LINKTYPE 254 keeps the adapter index its
+/// records carry; the air link types keep 0.
 public struct PcapReader: CaptureReader {
     public let info: CaptureInfo
     public let path: String
@@ -53,6 +59,8 @@ public struct PcapReader: CaptureReader {
     private let snapshotLength: Int
     private var frameNumber = 0
     private var state = ReaderState.reading
+    /// pcapng only: the interface of each packet block (see the type's note).
+    private var interfaceWalk: PcapngInterfaceWalk?
 
     /// Opens a pcap or pcapng file.
     public init(path: String) throws(CaptureError) {
@@ -96,6 +104,12 @@ public struct PcapReader: CaptureReader {
         snapshotLength = Int(pcap_snapshot(handle.pcap))
         nextOffset = Self.position(handle) ?? 0
         bytesRead = nextOffset
+        if format == .pcapng {
+            // libpcap has read the Section Header and the first Interface Description Block.
+            var walk = PcapngInterfaceWalk()
+            _ = walk.advance(to: nextOffset) { Self.peek(handle, at: $0, count: $1) }
+            interfaceWalk = walk
+        }
         guard PcapLinkType.supported.contains(linkType) || PcapLinkType.leLinkLayer.contains(linkType)
                 || linkType == .ppi else {
             throw CaptureError(path: path, kind: .unsupported, message: unsupportedMessage())
@@ -178,6 +192,7 @@ public struct PcapReader: CaptureReader {
             state = .finished
             return nil
         }
+        let interface = interfaceWalk?.advance(to: nextOffset) { [handle] in Self.peek(handle, at: $0, count: $1) }
         let captured = Int(header.pointee.caplen)
         let packet = UnsafeRawBufferPointer(start: captured > 0 ? data.map(UnsafeRawPointer.init) : nil,
                                             count: data == nil ? 0 : captured)
@@ -196,6 +211,7 @@ public struct PcapReader: CaptureReader {
             if record.kind == .command { record.direction = .sent }
             if record.kind == .event { record.direction = .received }
             record.originalLength = max(wireLength, packet.count)
+            record.controllerIndex = UInt16(clamping: interface ?? 0)
         case .bluetoothHCIH4WithPHDR:
             if let direction = packet.bigEndianUInt32(at: 0) {
                 record.direction = direction == 0 ? .sent : .received
@@ -204,6 +220,7 @@ public struct PcapReader: CaptureReader {
                 record.payload = Array(packet)
             }
             record.originalLength = max(wireLength - 4, packet.count - 4, record.payload.count)
+            record.controllerIndex = UInt16(clamping: interface ?? 0)
         case .bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE:
             record.payload = Array(packet)
             record.rawType = UInt16(truncatingIfNeeded: linkType.rawValue)

@@ -37,7 +37,8 @@ public struct CaptureRecord: Sendable {
     /// Length of the packet before the writer cut it (btsnoop original length); equals
     /// `payload.count` (+1 for an H4 type byte the reader removed) when nothing was cut.
     public var originalLength: Int
-    /// Controller index for multi-controller formats (btmon monitor); 0 otherwise.
+    /// Controller index for multi-controller formats: the btmon monitor's adapter index, or a
+    /// pcapng packet's Interface ID (draft-ietf-opsawg-pcapng 4.3) for LINKTYPE 187/201; 0 otherwise.
     public var controllerIndex: UInt16
     /// Cumulative dropped packets reported by the writer (btsnoop), when the format has it.
     public var cumulativeDrops: UInt32

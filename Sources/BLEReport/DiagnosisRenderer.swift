@@ -77,7 +77,7 @@ public enum DiagnosisRenderer {
         let peer = c.status != 0 && c.peerAddress == "00:00:00:00:00:00" ? "a device on the filter accept list"
             : c.peerAddress.map { "\($0)" + (c.peerAddressType.map { " (\($0))" } ?? "") } ?? "unknown peer"
         let name = c.name.map { " \"\($0)\"" } ?? ""
-        let controller = c.namesController ? " on hci\(c.controller)" : ""
+        let controller = c.namesController ? " on \(c.controllerName)" : ""
         out.append("Connection \(c.id) — \(peer)\(name), handle \(hex(c.handle, width: 4))\(controller), \(transportLabel(c))" +
                    (c.role.map { ", local \($0)" } ?? ""))
         if c.status != 0 {

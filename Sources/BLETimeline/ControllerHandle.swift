@@ -1,9 +1,11 @@
 /// A connection handle under the controller that numbered it: what names one link in a capture.
 ///
 /// Handles are per controller (Core v5.4 Vol 4 Part E 5.3.1: a controller assigns them): a btmon
-/// capture (btsnoop datalink 2001, pcap LINKTYPE 254) records several controllers, and two
-/// adapters each with a link on 0x0040 at once is the usual case. `controller` is the record's
-/// controller index (`packet.controller_index`, `connection.controller_index`); 0 in every
+/// capture (btsnoop datalink 2001, pcap LINKTYPE 254) records several controllers, and so does a
+/// pcapng of H4 packets with one interface per adapter (draft-ietf-opsawg-pcapng 4.2; Wireshark
+/// capturing two adapters at once); two adapters each with a link on 0x0040 at once is the usual
+/// case. `controller` is the record's controller index (`packet.controller_index`,
+/// `connection.controller_index`): the adapter index, or the pcapng Interface ID; 0 in every
 /// single-controller format (H4, PacketLogger, pcap).
 public struct ControllerHandle: Hashable, Comparable, Sendable {
     public var controller: UInt16

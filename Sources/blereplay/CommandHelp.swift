@@ -166,7 +166,7 @@ enum CommandHelpTable {
             OptionHelp("--connection N", "only connection N (the [conn N] column, connections.id)"),
             OptionHelp("--address AA:BB:CC:DD:EE:FF", "a peer or advertiser address"),
             OptionHelp("--conn-handle H", "the HCI connection handle (0x0040 or 64)"),
-            OptionHelp("--controller N", "one controller of a btmon capture of several: its index (0 for hci0)"),
+            OptionHelp("--controller N", "one controller of a capture of several: a btmon adapter index (0 for hci0) or a pcapng interface ID"),
             OptionHelp("--handle H", "an ATT attribute handle, matched as Wireshark's btatt.handle is"),
             OptionHelp("--opcode OP", "an ATT opcode: 0x1B, 27, handle-value-notification or 'Handle Value Notification'"),
             OptionHelp("--since T", "from T: seconds from the time origin (12.5) or a UTC time (2026-03-01T10:00:02Z)"),

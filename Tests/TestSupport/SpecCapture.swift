@@ -92,5 +92,23 @@ public struct SpecCapture {
 
     public func writePacketLogger(to path: String) throws { try Data(packetLoggerBytes).write(to: URL(fileURLWithPath: path)) }
 
+    /// The same records as a pcap of LINKTYPE_BLUETOOTH_HCI_H4 (187), which records no direction
+    /// (tcpdump.org link types; pcap-savefile(5)): a little-endian file header (magic a1b2c3d4,
+    /// version 2.4, snaplen 65535, link type 187), then per record u32 seconds, u32
+    /// microseconds, u32 captured length, u32 original length and the H4 packet.
+    public var pcapH4Bytes: [UInt8] {
+        var out = le(UInt32(0xA1B2_C3D4)) + le(UInt16(2)) + le(UInt16(4)) + le(UInt32(0)) + le(UInt32(0))
+            + le(UInt32(65535)) + le(UInt32(187))
+        let start: Int64 = 1_777_881_600_000_000
+        for r in records {
+            let us = start + r.ms * 1000
+            out += le(UInt32(us / 1_000_000)) + le(UInt32(us % 1_000_000)) + le(UInt32(r.h4.count)) + le(UInt32(r.original)) + r.h4
+        }
+        return out
+    }
+
+    public func writePcapH4(to path: String) throws { try Data(pcapH4Bytes).write(to: URL(fileURLWithPath: path)) }
+
     private func be<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
+    private func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
 }

@@ -36,16 +36,37 @@ public enum GATTServerSide: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The direction of an ATT PDU whose capture does not say it (pcap LINKTYPE 187), inferred
+    /// by the rule `init(direction:opcode:)` applies to such a PDU: it concerns the remote server,
+    /// so a server's PDU (response, notification, indication; Vol 3 Part F 3.3) was received and
+    /// a client's (request, command, confirmation) sent. A known direction is kept; an opcode
+    /// that says neither stays `.unknown`.
+    public static func inferredDirection(_ direction: Direction, opcode: ATTOpcode) -> Direction {
+        guard direction == .unknown, let fromServer = fromServer(opcode) else { return direction }
+        return fromServer ? .received : .sent
+    }
+
+    /// An SQL expression giving an `att_pdu` row's direction ('tx', 'rx' or '?'), inferred for
+    /// '?' rows: the same rule as `inferredDirection(_:opcode:)`.
+    public static func sqlInferredDirection(direction: String, opcode: String) -> String {
+        """
+        (CASE WHEN \(direction) <> '?' THEN \(direction) WHEN \(opcode) IN (\(opcodes(true))) THEN 'rx' \
+        WHEN \(opcode) IN (\(opcodes(false))) THEN 'tx' ELSE '?' END)
+        """
+    }
+
+    /// The opcodes a server sends (true) or a client sends (false), as an SQL list.
+    private static func opcodes(_ fromServer: Bool) -> String {
+        (0...255).map { ATTOpcode(UInt8($0)) }.filter { Self.fromServer($0) == fromServer }
+            .map { String($0.rawValue) }.joined(separator: ", ")
+    }
+
     /// An SQL expression giving the side ('remote' or 'local') of an `att_pdu` row, from its
     /// direction and opcode columns: the same rule as `init(direction:opcode:)`.
     public static func sql(direction: String, opcode: String) -> String {
-        func opcodes(_ fromServer: Bool) -> String {
-            (0...255).map { ATTOpcode(UInt8($0)) }.filter { Self.fromServer($0) == fromServer }
-                .map { String($0.rawValue) }.joined(separator: ", ")
-        }
-        return """
-            (CASE WHEN (\(direction) = 'tx' AND \(opcode) IN (\(opcodes(true)))) OR (\(direction) = 'rx' AND \(opcode) IN (\(opcodes(false)))) \
-            THEN 'local' ELSE 'remote' END)
-            """
+        """
+        (CASE WHEN (\(direction) = 'tx' AND \(opcode) IN (\(opcodes(true)))) OR (\(direction) = 'rx' AND \(opcode) IN (\(opcodes(false)))) \
+        THEN 'local' ELSE 'remote' END)
+        """
     }
 }

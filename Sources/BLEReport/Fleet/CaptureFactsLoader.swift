@@ -192,7 +192,8 @@ public enum CaptureFactsLoader {
         let attributes = try attributeMap(db, facts: facts, captureID: captureID)
         let s = try db.prepare("""
             SELECT e.packet_id, e.ts_us, e.connection_id, e.layer, e.context, e.code, e.name, e.cb_error, e.opcode, e.handle,
-                   (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id AND a.opcode = 1 LIMIT 1),
+                   (SELECT \(GATTServerSide.sqlInferredDirection(direction: "a.direction", opcode: "a.opcode")) FROM att_pdu a
+                    WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id AND a.opcode = 1 LIMIT 1),
                    (SELECT p.direction FROM smp_event p WHERE p.connection_id = e.connection_id AND p.packet_id = e.packet_id AND p.code = 5 LIMIT 1),
                    (SELECT m.name FROM command m WHERE m.capture_id = e.capture_id AND m.opcode = e.opcode LIMIT 1),
                    e.android_status, e.android_name
@@ -233,7 +234,8 @@ public enum CaptureFactsLoader {
                 }
             case ("smp", "pairing-failed"):
                 event.kind = .smp
-                event.detail = s.text(11).map { $0 == "rx" ? "peer" : "local" }
+                // SMP carries no opcode only one side sends: without a recorded direction, unknown.
+                event.detail = s.text(11).map { $0 == "rx" ? "peer" : $0 == "tx" ? "local" : "unknown" }
             default:
                 event.kind = .other
                 event.detail = "\(layer) \(context)"

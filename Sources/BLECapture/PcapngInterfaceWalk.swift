@@ -1,0 +1,80 @@
+/// The interface each pcapng packet was captured on, found by walking block headers beside libpcap.
+///
+/// pcapng numbers a section's interfaces in the order of their Interface Description Blocks
+/// (draft-ietf-opsawg-pcapng 4.2), and an Enhanced Packet Block names its interface by that
+/// number (4.3: u32 Interface ID at offset 8); a Simple Packet Block belongs to interface 0
+/// (4.4); the obsolete Packet Block carries a u16 Interface ID at offset 8 (Appendix A). A
+/// Section Header Block (4.1) starts the count again and sets the byte order.
+///
+/// Why a walk of our own: libpcap 1.10, which reads every packet here, keeps the interface ID of
+/// an Enhanced Packet Block to itself (`pcap_next_ex` gives a `pcap_pkthdr` and the bytes, no
+/// interface). Wireshark writes one interface per adapter when it captures two Bluetooth
+/// adapters at once (or `mergecap` joins two captures), each numbering its own connection
+/// handles; without the interface the two adapters' links merge. So this reads block type,
+/// block length and a packet block's interface ID (nothing else), from the position where the
+/// previous packet's block ended to the position libpcap stopped at after the next one (its
+/// stream's `ftell`): the last packet block in between is the packet libpcap returned. Damage is
+/// libpcap's to report: a header the walk cannot read ends the walk, and packets then count as
+/// interface 0.
+struct PcapngInterfaceWalk {
+    /// Where the walk stands: the end of the last block it read.
+    private(set) var position = 0
+    /// Interface Description Blocks seen in the current section.
+    private(set) var interfaces = 0
+    private var bigEndian = false
+    /// False once a block header could not be read.
+    private var inStep = true
+
+    /// The SHB's Block Type (4.1), the same in either byte order.
+    static let sectionHeader: UInt32 = 0x0A0D_0D0A
+    /// The SHB's Byte-Order Magic (4.1), read little-endian.
+    static let byteOrderMagic: UInt32 = 0x1A2B_3C4D
+    static let interfaceDescription: UInt32 = 1
+    static let packet: UInt32 = 2
+    static let simplePacket: UInt32 = 3
+    static let enhancedPacket: UInt32 = 6
+
+    /// Walks the blocks in `position..<end` (bytes from `read(offset, count)`) and returns the
+    /// interface ID of the last packet block among them, nil when there was none or the walk
+    /// lost its footing.
+    mutating func advance(to end: Int, read: (Int, Int) -> [UInt8]) -> UInt32? {
+        var interface: UInt32?
+        while inStep, position < end {
+            let header = read(position, 12)
+            guard header.count >= 8 else { inStep = false; break }
+            let type = Self.uint32(header, at: 0, bigEndian: bigEndian)
+            if type == Self.sectionHeader {
+                guard header.count >= 12 else { inStep = false; break }
+                bigEndian = Self.uint32(header, at: 8, bigEndian: false) != Self.byteOrderMagic
+                interfaces = 0
+            }
+            let length = Int(Self.uint32(header, at: 4, bigEndian: bigEndian))
+            guard length >= 12, length % 4 == 0, case (let next, false) = position.addingReportingOverflow(length) else {
+                inStep = false
+                break
+            }
+            switch type {
+            case Self.interfaceDescription:
+                interfaces += 1
+            case Self.enhancedPacket where header.count >= 12:
+                interface = Self.uint32(header, at: 8, bigEndian: bigEndian)
+            case Self.packet where header.count >= 10:
+                interface = UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
+                                             : UInt16(header[9]) << 8 | UInt16(header[8]))
+            case Self.simplePacket:
+                interface = 0
+            default:
+                break
+            }
+            position = next
+        }
+        // libpcap stopped elsewhere (it skipped or re-read bytes): follow it.
+        if position != end { inStep = false }
+        return inStep ? interface : nil
+    }
+
+    private static func uint32(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt32 {
+        let v = UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+        return bigEndian ? v.byteSwapped : v
+    }
+}
