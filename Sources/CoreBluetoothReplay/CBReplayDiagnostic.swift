@@ -18,6 +18,16 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// A delegate method the conforming class does not implement was called on an instance of
         /// a subclass: a method only the subclass implements is not found on Linux.
         case subclassedDelegate
+        /// A command iOS refuses with "API MISUSE: … can only accept this command while in the
+        /// powered on state" in its log, and drops (no callback): the replay dropped it too.
+        case apiMisuse
+        /// Something iOS logs and ignores while carrying out the rest of the call: a write without
+        /// response to a characteristic without that property (not sent), advertising keys other
+        /// than the local name and the service UUIDs (left out). The replay did the same.
+        case ignoredAsIOSDoes
+        /// A second `CBCentralManager` was created while one was active: the replay runs one at a
+        /// time (Docs/replay.md "Known limits"), so the earlier one hears nothing more.
+        case secondCentralManager
     }
 
     public let kind: Kind
