@@ -37,10 +37,14 @@ open class CBPeripheral: CBPeer {
     /// How deep the app is inside one of this peripheral's API calls (CBPeripheral+Delivery.swift).
     var appCallDepth = 0
 
-    /// Runs `body` with the link when connected; calls nothing otherwise (CoreBluetooth logs
-    /// "API MISUSE" and drops the call). While it runs, callbacks wait for the next event.
+    /// Runs `body` with the link when the manager is powered on and the peripheral connected;
+    /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; the powered-on
+    /// check, which comes first, is noted in `CBReplay.diagnostics`). While it runs, callbacks
+    /// wait for the next event.
     func connected(_ api: String = #function, _ body: (SimulatedLink, GATTClient) -> Void) {
-        guard state == .connected, let link, link.isUp, let gatt, replay.admits("CBPeripheral \(api)") else { return }
+        guard replay.admits("CBPeripheral \(api)") else { return }
+        if let manager = replay.activeManager, !replay.isPoweredOn(manager, "CBPeripheral \(api)") { return }
+        guard state == .connected, let link, link.isUp, let gatt else { return }
         appCallDepth += 1
         defer { appCallDepth -= 1 }
         body(link, gatt)
