@@ -71,14 +71,17 @@ open class CBPeripheral: CBPeer {
                 deliver(on: link) { [self] d in
                     switch r {
                     case .success(let found):
-                        // A filtered discovery adds to what earlier discoveries found (as iOS
-                        // does): services already in `peripheral.services` stay, in handle order.
+                        // A filtered discovery adds to what earlier discoveries found, as iOS
+                        // does: the services already in `peripheral.services` stay where they
+                        // are (the same objects) and the newly found ones are appended in the
+                        // order discovered, not sorted into handle order.
                         let wanted = serviceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
-                        let existing = services ?? []
-                        services = found.filter { !Self.systemServices.contains($0.uuid) }.compactMap { s in
-                            if let known = existing.first(where: { $0.range == s }) { return known }
-                            return wanted == nil || wanted!.contains(s.uuid) ? CBService(s, peripheral: self) : nil
+                        var list = services ?? []
+                        for s in found where !Self.systemServices.contains(s.uuid) && (wanted?.contains(s.uuid) ?? true)
+                            && !list.contains(where: { $0.range == s }) {
+                            list.append(CBService(s, peripheral: self))
                         }
+                        services = list
                         d.peripheral(self, didDiscoverServices: nil)
                     case .failure(let f):
                         d.peripheral(self, didDiscoverServices: error(f))
