@@ -2,8 +2,10 @@ import Foundation
 import Synchronization
 
 /// Something the app did that the replay could not run as iOS would, in virtual time
-/// (Docs/replay.md "The runtime model"): `CBReplay.diagnostics` lists them, each once, so a test
-/// can assert there are none (`#expect(replay.diagnostics.isEmpty)`).
+/// (Docs/replay.md "The runtime model"), or that iOS would only have written to the system log
+/// (an "API MISUSE" call it dropped, a write or advertising keys it ignored; Docs/replay.md "How
+/// iOS behaves"): `CBReplay.diagnostics` lists them, each once, so a test can assert there are
+/// none (`#expect(replay.diagnostics.isEmpty)`).
 public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// A `DispatchWorkItem` was created in the app's code: Dispatch runs work items on the

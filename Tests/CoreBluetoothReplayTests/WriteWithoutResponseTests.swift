@@ -75,8 +75,11 @@ import TestSupport
         #expect(pacer.readyCalls >= 19)
         let commands = Self.writeCommands(replay)
         #expect(commands.map { $0.bytes.last! } == (0..<20).map { UInt8($0) })
-        // The controller's 8 buffers: the writes span connection events, they do not all go at once.
-        #expect(Set(commands.map(\.time)).count > 1)
+        // The controller's 8 buffers (LE Read Buffer Size): 8 writes at one instant, then 8 more at
+        // the next connection event (30 ms later, where Number Of Completed Packets frees them), then 4.
+        let t0 = try #require(commands.first?.time)
+        #expect(commands.map { $0.time - t0 } == Array(repeating: 0, count: 8) + Array(repeating: 30_000, count: 8)
+            + Array(repeating: 60_000, count: 4))
     }
 
     /// `while canSendWriteWithoutResponse { write }` sends one write, then waits for the callback.
