@@ -55,7 +55,8 @@ open class CBCentralManager: CBManager {
     /// Scans; with `serviceUUIDs` only peripherals advertising one of them are reported, and
     /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true.
     open func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
-        guard let replay, state == .poweredOn, !detached, replay.admits("scanForPeripherals(withServices:options:)") else { return }
+        let api = "scanForPeripherals(withServices:options:)"
+        guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return }
         scanServices = serviceUUIDs
         scanOptions = options
         isScanning = true
@@ -75,7 +76,7 @@ open class CBCentralManager: CBManager {
     /// or kept across `CBReplay.relaunch`) gives `didConnect` at once, as iOS does for a link
     /// another app or an earlier launch opened.
     open func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
-        guard let replay, state == .poweredOn, !detached, replay.admits("connect(_:options:)") else { return }
+        guard let replay, !detached, replay.admits("connect(_:options:)"), replay.isPoweredOn(self, "connect(_:options:)") else { return }
         if peripheral.state == .connected, let link = peripheral.link, link.isUp {
             replay.world.scheduler.schedule(after: 0) { [self] in
                 guard peripheral.link === link, !detached else { return }
@@ -90,9 +91,11 @@ open class CBCentralManager: CBManager {
     }
 
     /// Cancels a pending connection or disconnects; the delegate hears
-    /// `didDisconnectPeripheral` with no error.
+    /// `didDisconnectPeripheral` with no error. Like every command, dropped with an "API MISUSE"
+    /// diagnostic while the manager is not `.poweredOn` (CBReplay+APIMisuse.swift).
     open func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
-        guard let replay, !detached, replay.admits("cancelPeripheralConnection(_:)") else { return }
+        guard let replay, !detached, replay.admits("cancelPeripheralConnection(_:)"),
+              replay.isPoweredOn(self, "cancelPeripheralConnection(_:)") else { return }
         switch peripheral.state {
         case .connecting where peripheral.link == nil:
             peripheral.state = .disconnected

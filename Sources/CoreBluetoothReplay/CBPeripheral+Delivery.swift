@@ -28,8 +28,9 @@ extension CBPeripheral {
 extension CBPeripheral {
     /// The link is gone: as on iOS, every service, characteristic and descriptor object of it is
     /// invalid (`services` is nil until the app discovers again on the next connection), and no
-    /// characteristic is notifying.
+    /// characteristic is notifying; no write without response is pending any more.
     func invalidateAttributes() {
+        pendingWritesWithoutResponse = 0
         for s in services ?? [] {
             for c in s.characteristics ?? [] { c.isNotifying = false }
         }

@@ -19,6 +19,9 @@ open class CBPeripheral: CBPeer {
     public let simulated: SimulatedPeripheral
     var link: SimulatedLink?
     var gatt: GATTClient?
+    /// Writes without response the app made that the host has not yet handed to the controller
+    /// (CBPeripheral+WriteWithoutResponse.swift).
+    var pendingWritesWithoutResponse = 0
 
     init(replay: CBReplay, simulated: SimulatedPeripheral) {
         self.replay = replay
@@ -34,10 +37,14 @@ open class CBPeripheral: CBPeer {
     /// How deep the app is inside one of this peripheral's API calls (CBPeripheral+Delivery.swift).
     var appCallDepth = 0
 
-    /// Runs `body` with the link when connected; calls nothing otherwise (CoreBluetooth logs
-    /// "API MISUSE" and drops the call). While it runs, callbacks wait for the next event.
+    /// Runs `body` with the link when the manager is powered on and the peripheral connected;
+    /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; the powered-on
+    /// check, which comes first, is noted in `CBReplay.diagnostics`). While it runs, callbacks
+    /// wait for the next event.
     func connected(_ api: String = #function, _ body: (SimulatedLink, GATTClient) -> Void) {
-        guard state == .connected, let link, link.isUp, let gatt, replay.admits("CBPeripheral \(api)") else { return }
+        guard replay.admits("CBPeripheral \(api)") else { return }
+        if let manager = replay.activeManager, !replay.isPoweredOn(manager, "CBPeripheral \(api)") { return }
+        guard state == .connected, let link, link.isUp, let gatt else { return }
         appCallDepth += 1
         defer { appCallDepth -= 1 }
         body(link, gatt)
@@ -64,14 +71,17 @@ open class CBPeripheral: CBPeer {
                 deliver(on: link) { [self] d in
                     switch r {
                     case .success(let found):
-                        // A filtered discovery adds to what earlier discoveries found (as iOS
-                        // does): services already in `peripheral.services` stay, in handle order.
+                        // A filtered discovery adds to what earlier discoveries found, as iOS
+                        // does: the services already in `peripheral.services` stay where they
+                        // are (the same objects) and the newly found ones are appended in the
+                        // order discovered, not sorted into handle order.
                         let wanted = serviceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
-                        let existing = services ?? []
-                        services = found.filter { !Self.systemServices.contains($0.uuid) }.compactMap { s in
-                            if let known = existing.first(where: { $0.range == s }) { return known }
-                            return wanted == nil || wanted!.contains(s.uuid) ? CBService(s, peripheral: self) : nil
+                        var list = services ?? []
+                        for s in found where !Self.systemServices.contains(s.uuid) && (wanted?.contains(s.uuid) ?? true)
+                            && !list.contains(where: { $0.range == s }) {
+                            list.append(CBService(s, peripheral: self))
                         }
+                        services = list
                         d.peripheral(self, didDiscoverServices: nil)
                     case .failure(let f):
                         d.peripheral(self, didDiscoverServices: error(f))
@@ -173,12 +183,17 @@ open class CBPeripheral: CBPeer {
     }
 
     /// Write with response: `peripheral(_:didWriteValueFor:error:)` when answered. Without
-    /// response: no callback; when `canSendWriteWithoutResponse` was false the write still
-    /// queues (Apple may drop it) and `peripheralIsReady(toSendWriteWithoutResponse:)` follows.
+    /// response: no callback; it is flow-controlled as on iOS (CBPeripheral+WriteWithoutResponse.swift):
+    /// `canSendWriteWithoutResponse` is false until the write has been handed to the controller,
+    /// then `peripheralIsReady(toSendWriteWithoutResponse:)` follows. A write without response to a
+    /// characteristic without the Write Without Response property is not sent (iOS logs a warning).
     open func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
         connected { link, gatt in
-            gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: type == .withResponse) { [self] r in
-                guard type == .withResponse else { return }
+            if type == .withoutResponse {
+                writeWithoutResponse(data, for: characteristic, link: link, gatt: gatt)
+                return
+            }
+            gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: true) { [self] r in
                 deliver(on: link) { [self] d in
                     switch r {
                     case .success: d.peripheral(self, didWriteValueFor: characteristic, error: nil)
@@ -211,17 +226,22 @@ open class CBPeripheral: CBPeer {
 
     /// The largest value one write carries, as iOS reports it: 512 with response (the longest
     /// attribute value, Core v5.4 Vol 3 Part F 3.2.9: longer than MTU - 3 goes as a long write,
-    /// Prepare Write + Execute Write), ATT MTU - 3 without response.
+    /// Prepare Write + Execute Write); without response ATT MTU - 3 (Write Command, Vol 3 Part F
+    /// 3.4.5.3), capped at the same 512, as iOS caps it.
     open func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
         switch type {
         case .withResponse: GATTClient.maximumAttributeValueLength
-        case .withoutResponse: max(20, (link?.mtu ?? 23) - 3)
+        case .withoutResponse: min(GATTClient.maximumAttributeValueLength, max(20, (link?.mtu ?? 23) - 3))
         }
     }
 
+    /// Whether a write without response would be taken now: false from each such write until
+    /// the system has handed it to the controller (Apple: "If this value is false, flushing all
+    /// current writes sets the value to true. This also results in a call to the delegate's
+    /// peripheralIsReady(toSendWriteWithoutResponse:)").
     public var canSendWriteWithoutResponse: Bool {
-        guard state == .connected, let link else { return false }
-        return replay.world.host.canSendWriteWithoutResponse(link)
+        guard state == .connected, let link, link.isUp else { return false }
+        return pendingWritesWithoutResponse == 0
     }
 
     /// Writes the Client Characteristic Configuration descriptor (discovering it first when

@@ -62,23 +62,26 @@ open class CBPeripheralManager: CBManager {
 
     // MARK: Advertising
 
-    /// Advertises the local name and service UUIDs (the only two keys iOS takes; any other key
-    /// is an error in `peripheralManagerDidStartAdvertising`). What does not fit the 31-byte
-    /// legacy advertising PDU goes as CBAdvertisingLayout says (Docs/peripheral.md "Advertising").
+    /// Advertises the local name and service UUIDs, the only two keys iOS takes ("supports two
+    /// of the keys", Apple's `startAdvertising(_:)`); any other key (manufacturer data, Tx power
+    /// level, service data, …) is left out, as iOS logs and leaves it out, and noted in
+    /// `CBReplay.diagnostics`. What does not fit the 31-byte legacy advertising PDU goes as
+    /// CBAdvertisingLayout says (Docs/peripheral.md "Advertising"). While the manager is not
+    /// `.poweredOn` the call is dropped with an "API MISUSE" diagnostic, no callback.
     open func startAdvertising(_ advertisementData: [String: Any]?) {
-        guard let replay, !detached, replay.admits("startAdvertising(_:)") else { return }
-        let data = advertisementData ?? [:]
-        let unsupported = data.keys.filter { $0 != CBAdvertisementDataLocalNameKey && $0 != CBAdvertisementDataServiceUUIDsKey }
+        guard let replay, !detached, replay.admits("startAdvertising(_:)"), replay.isPoweredOn(self, "startAdvertising(_:)") else { return }
+        var data = advertisementData ?? [:]
+        let unsupported = data.keys.filter { $0 != CBAdvertisementDataLocalNameKey && $0 != CBAdvertisementDataServiceUUIDsKey }.sorted()
+        if !unsupported.isEmpty {
+            for key in unsupported { data[key] = nil }
+            replay.noteIgnored(key: "startAdvertising \(unsupported)",
+                               "startAdvertising(_:) left out \(unsupported.joined(separator: ", ")): iOS advertises only " +
+                               "\(CBAdvertisementDataLocalNameKey) and \(CBAdvertisementDataServiceUUIDsKey), logs the other keys " +
+                               "and advertises without them")
+        }
         replay.world.scheduler.schedule(after: 0) { [self] in
-            guard !detached else { return }
-            var error: (any Error)?
-            if state != .poweredOn {
-                error = CBError(.invalidParameters)
-            } else if isAdvertising {
-                error = CBError(.alreadyAdvertising)
-            } else if !unsupported.isEmpty {
-                error = CBError(.invalidParameters)
-            }
+            guard !detached, state == .poweredOn else { return }
+            let error: (any Error)? = isAdvertising ? CBError(.alreadyAdvertising) : nil
             if error == nil {
                 let layout = CBAdvertisingLayout(data)
                 replay.traceAdvertising(layout)
@@ -102,24 +105,19 @@ open class CBPeripheralManager: CBManager {
 
     // MARK: Services
 
-    /// Publishes a service; `peripheralManager(_:didAdd:error:)` follows. A characteristic with a
-    /// cached value must be read-only (no write properties or permissions): iOS refuses it, here
-    /// with `CBError.invalidParameters` in `didAdd`.
+    /// Publishes a service; `peripheralManager(_:didAdd:error:)` follows. What iOS refuses with
+    /// an NSInternalInconsistencyException (a cached value that is not read-only, a service or a
+    /// characteristic added twice, an included service not yet published) traps here
+    /// (CBPeripheralManager+Publishing.swift). While the manager is not `.poweredOn` the call is
+    /// dropped with an "API MISUSE" diagnostic, no callback.
     open func add(_ service: CBMutableService) {
-        guard let replay, !detached, replay.admits("add(_:)") else { return }
-        let chars = (service.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }
-        let writable: CBCharacteristicProperties = [.write, .writeWithoutResponse, .authenticatedSignedWrites]
-        let cachedWritable = chars.contains { $0.value != nil && (!$0.properties.isDisjoint(with: writable)
-            || !$0.permissions.isDisjoint(with: [.writeable, .writeEncryptionRequired])) }
-        let duplicate = services.contains { $0 === service }
-        let error: (any Error)? = state != .poweredOn || cachedWritable || duplicate ? CBError(.invalidParameters) : nil
-        if error == nil {
-            services.append(service)
-            database.layOut(services)
-        }
+        guard let replay, !detached, replay.admits("add(_:)"), replay.isPoweredOn(self, "add(_:)") else { return }
+        checkPublishable(service)
+        services.append(service)
+        database.layOut(services)
         replay.world.scheduler.schedule(after: 0) { [self] in
             guard !detached else { return }
-            replay.callApp(self) { delegate?.peripheralManager(self, didAdd: service, error: error) }
+            replay.callApp(self) { delegate?.peripheralManager(self, didAdd: service, error: nil) }
         }
     }
 

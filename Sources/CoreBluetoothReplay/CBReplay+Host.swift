@@ -22,6 +22,7 @@ extension CBReplay {
         guard link.localCentral else { return }   // a remote central: CBReplay+PeripheralRole.swift
         let p = object(for: link.peripheral)
         p.link = link
+        p.pendingWritesWithoutResponse = 0
         let gatt = GATTClient(host: host, link: link)
         gatt.pairsWhenRequired = true   // iOS pairs when a request needs it (Docs/replay.md "Security")
         p.gatt = gatt
@@ -61,10 +62,9 @@ extension CBReplay {
     }
 
     public func centralHost(_ host: CentralHost, linkIsReadyToSendWriteWithoutResponse link: SimulatedLink) {
+        // The app's own writes without response are flow-controlled by its CBPeripheral
+        // (CBPeripheral+WriteWithoutResponse.swift), which never asks the host.
         guard link.localCentral else { return peripheralRole(linkIsReady: link) }
-        guard activeManager != nil else { return }
-        let p = object(for: link.peripheral)
-        p.deliver(on: link) { d in d.peripheralIsReady(toSendWriteWithoutResponse: p) }
     }
 
     /// The advertisement-data dictionary CoreBluetooth builds from ADV_IND + SCAN_RSP.

@@ -211,7 +211,17 @@ public final class CBReplay: CentralHostObserver {
 
     // MARK: Internals
 
+    /// Makes `m` the active manager. The replay runs one `CBCentralManager` at a time (iOS runs
+    /// several side by side): an earlier one still active stops hearing, and `diagnostics` and
+    /// standard error say so (`.secondCentralManager`) rather than leaving it silent.
     func attach(_ m: CBCentralManager) {
+        if let old = manager, old !== m, !old.detached {
+            let message = "a second CBCentralManager was created while one was active: the replay runs one central manager " +
+                "at a time, so the earlier one (delegate \(old.delegate.map { String(describing: type(of: $0)) } ?? "nil")) " +
+                "hears nothing more; on iOS both would work side by side (Docs/replay.md \"Known limits\")"
+            diagnose(.secondCentralManager, key: "\(ObjectIdentifier(m).hashValue)", message)
+            StandardStreams.error("CoreBluetoothReplay: \(message)")
+        }
         manager?.detached = true
         manager = m
         world.scheduler.schedule(after: 0) { [self] in

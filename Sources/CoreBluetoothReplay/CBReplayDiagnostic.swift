@@ -2,8 +2,10 @@ import Foundation
 import Synchronization
 
 /// Something the app did that the replay could not run as iOS would, in virtual time
-/// (Docs/replay.md "The runtime model"): `CBReplay.diagnostics` lists them, each once, so a test
-/// can assert there are none (`#expect(replay.diagnostics.isEmpty)`).
+/// (Docs/replay.md "The runtime model"), or that iOS would only have written to the system log
+/// (an "API MISUSE" call it dropped, a write or advertising keys it ignored; Docs/replay.md "How
+/// iOS behaves"): `CBReplay.diagnostics` lists them, each once, so a test can assert there are
+/// none (`#expect(replay.diagnostics.isEmpty)`).
 public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// A `DispatchWorkItem` was created in the app's code: Dispatch runs work items on the
@@ -18,6 +20,16 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// A delegate method the conforming class does not implement was called on an instance of
         /// a subclass: a method only the subclass implements is not found on Linux.
         case subclassedDelegate
+        /// A command iOS refuses with "API MISUSE: … can only accept this command while in the
+        /// powered on state" in its log, and drops (no callback): the replay dropped it too.
+        case apiMisuse
+        /// Something iOS logs and ignores while carrying out the rest of the call: a write without
+        /// response to a characteristic without that property (not sent), advertising keys other
+        /// than the local name and the service UUIDs (left out). The replay did the same.
+        case ignoredAsIOSDoes
+        /// A second `CBCentralManager` was created while one was active: the replay runs one at a
+        /// time (Docs/replay.md "Known limits"), so the earlier one hears nothing more.
+        case secondCentralManager
     }
 
     public let kind: Kind

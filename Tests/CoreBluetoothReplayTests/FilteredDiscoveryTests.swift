@@ -5,7 +5,8 @@ import Testing
 
 /// Filtered discovery accumulates, as on iOS: `discoverServices([A])` then `discoverServices([B])`
 /// leaves both A and B in `peripheral.services` (Apple, `CBPeripheral.services`: "A list of a
-/// peripheral's discovered services"), and likewise for `discoverCharacteristics(_:for:)`.
+/// peripheral's discovered services"), and likewise for `discoverCharacteristics(_:for:)`. Services
+/// stay in the order they were discovered (new ones appended); characteristics in handle order.
 /// Against Captures/heart-rate-healthy.btsnoop, whose database (Scripts/make_sample_captures.py)
 /// has 1800, 1801, 180D, 180F and 180A, and 2A29, 2A24, 2A27, 2A26 in 180A.
 @Suite struct FilteredDiscoveryTests {
@@ -63,11 +64,12 @@ import Testing
         let replay = try CBReplay(capture: Samples.capture("heart-rate-healthy.btsnoop"))
         let app = App(replay: replay)
         replay.run(for: 30)
-        // Services in handle order: 180D (0x000C-0x0011) before 180A (0x0016-0x001E).
-        #expect(app.servicesAfter.prefix(2) == [["180A"], ["180D", "180A"]])
+        // Services in discovery order, as iOS keeps them: 180A (found first) stays first, 180D
+        // (0x000C-0x0011, lower handles) is appended after it.
+        #expect(app.servicesAfter.prefix(2) == [["180A"], ["180A", "180D"]])
         #expect(app.characteristicsAfter == [["2A29"], ["2A29", "2A26"], ["2A29", "2A24", "2A27", "2A26"]])
         // An unfiltered discovery afterwards finds everything and keeps the objects the app holds.
-        #expect(app.servicesAfter.last == ["180D", "180F", "180A"])   // 1800 and 1801 hidden, as on iOS
+        #expect(app.servicesAfter.last == ["180A", "180D", "180F"])   // 1800 and 1801 hidden, as on iOS
         let services = app.peripheral?.services ?? []
         #expect(services.contains { $0 === app.deviceInformation })
         #expect(services.contains { $0 === app.heartRateService })
