@@ -4,11 +4,11 @@ import BLETimeline
 
 /// Links whose ACL payloads the capture writer cut: Android's filtered snoop log
 /// (`btsnoop_hci.log.filtered`, AOSP snoop_logger.cc) keeps only the headers of most ACL
-/// packets (`PacketDecoder+SnoopCut.swift`). Each cut record is a "Snoop log cut" link event.
+/// packets, a bugreport's btsnooz section cuts ACL data in every mode (`PacketDecoder+SnoopCut.swift`). Each cut record is a "Snoop log cut" link event.
 ///
-/// The finding says what the capture shows (which packets were cut, and that their PDUs are
-/// not in att_pdus) and what cannot be known from it (what those PDUs carried, and so the
-/// outcome of a request whose response was cut). It is information, not an error: the link
+/// The finding says what the capture shows (which packets were cut, by which writer, and that
+/// their PDUs are att_pdus rows marked cut whose transactions still pair) and what cannot be
+/// known from it (the values those PDUs carried). It is information, not an error: the link
 /// did nothing wrong, the log left it out.
 extension FindingsEngine {
     func snoopFilterFindings(_ c: ConnectionFacts) throws -> [Finding] {
@@ -17,14 +17,23 @@ extension FindingsEngine {
             """, [.integer(captureID), .integer(c.id), .text(PacketDecoder.snoopCutEventName)]).compactMap { $0[0].int }
         guard !frames.isEmpty else { return [] }
         let n = frames.count
+        // Who cut them: a bugreport's btsnooz section cuts ACL data whatever the snoop mode
+        // (AOSP btsnooz), a filtered snoop log only in that mode (snoop_logger.cc).
+        let format = try db.rows("SELECT format FROM capture WHERE id = ?1", [.integer(captureID)]).first?[0].string
+        let writer = format == "btsnooz"
+            ? "as a bugreport's btsnooz section (BTSNOOP_LOG_SUMMARY) writes every log, whatever the snoop mode: ACL data cut after its first bytes, signalling kept whole"
+            : "as Android's filtered snoop mode (persist.bluetooth.btsnooplogmode=filtered) writes them: the ACL and L2CAP headers and at most 5 bytes after them, signalling kept whole"
+        let full = format == "btsnooz"
+            ? "The phone's full snoop log (FS/data/misc/bluetooth/logs/btsnoop_hci.log in the bugreport zip, when snoop logging was on) has them."
+            : "A full snoop log (btsnooplogmode=full) has them."
         let detail = "Known: \(n) ACL packet\(n == 1 ? "" : "s") of this link \(n == 1 ? "is" : "are") shorter in the file "
-            + "than on the wire (the btsnoop record keeps the original length), as Android's filtered snoop mode "
-            + "(persist.bluetooth.btsnooplogmode=filtered) writes them: the ACL and L2CAP headers and at most 5 bytes "
-            + "after them, signalling kept whole. Unknown: what the cut PDUs carried. They are named in the timeline "
-            + "but are not ATT/SMP rows, so a request answered by a cut response shows no answer, and values read "
-            + "or notified there are missing. A full snoop log (btsnooplogmode=full) has them."
+            + "than on the wire (the record keeps the original length), \(writer). An ATT PDU whose opcode survived is "
+            + "an att_pdus row marked cut (cut = 1, no value), and its transaction still pairs. Unknown: the values "
+            + "the cut PDUs carried (read, written or notified there). \(full)"
         return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "snoop-log-filtered",
-                        title: "The snoop log was filtered: \(n) packet\(n == 1 ? "" : "s") of this link kept only their headers",
+                        title: format == "btsnooz"
+                            ? "The bugreport's btsnooz log cut \(n) packet\(n == 1 ? "" : "s") of this link to their first bytes"
+                            : "The snoop log was filtered: \(n) packet\(n == 1 ? "" : "s") of this link kept only their headers",
                         detail: detail, evidence: Array(frames.prefix(50)))]
     }
 }

@@ -78,5 +78,26 @@ struct FilteredSnoopLogTests {
         let finding = try #require(diagnosis.connections.first?.findings.first { $0.finding.code == "snoop-log-filtered" }?.finding)
         #expect(finding.evidence == [3, 4, 5])
         #expect(finding.title == "The snoop log was filtered: 3 packets of this link kept only their headers")
+        // What it says of the cut PDUs is what the rows above show: marked cut, still paired.
+        #expect(finding.detail.contains("an att_pdus row marked cut (cut = 1, no value), and its transaction still pairs"))
+        #expect(!finding.detail.contains("are not ATT/SMP rows"))
+        #expect(finding.detail.contains("btsnooplogmode=filtered"))
+    }
+
+    /// A bugreport's btsnooz section cuts ACL data whatever the snoop mode: the same cut records,
+    /// read from one, are not blamed on the filtered mode.
+    @Test func cutRecordsOfABtsnoozLogAreNotCalledFiltered() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let file = dir + "/btsnoop_hci.log"
+        try Self.capture().write(to: file)
+        let store = try Support.timeline([file], at: dir + "/t.db")
+        try store.database.execute("UPDATE capture SET format = 'btsnooz'")
+        _ = try Analyzer.analyze(store, force: true)
+        let diagnosis = try #require(try DiagnosisLoader.load(store).first)
+        let finding = try #require(diagnosis.connections.first?.findings.first { $0.finding.code == "snoop-log-filtered" }?.finding)
+        #expect(finding.title == "The bugreport's btsnooz log cut 3 packets of this link to their first bytes")
+        #expect(finding.detail.contains("whatever the snoop mode"))
+        #expect(!finding.detail.contains("btsnooplogmode=filtered"))
     }
 }
