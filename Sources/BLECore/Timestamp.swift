@@ -25,7 +25,10 @@ public enum Timestamp {
         func p(_ v: Int64, _ w: Int) -> String {
             let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s
         }
-        return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(rem / 3600, 2)):\(p(rem / 60 % 60, 2)):\(p(rem % 60, 2)).\(p(micros, 6))Z"
+        // A year before 1 AD is signed, its digits padded after the sign (ISO 8601 expanded,
+        // astronomical numbering): -0001-12-20, where padding "-1" gave "00-1".
+        let year = y < 0 ? "-" + p(-y, 4) : p(y, 4)
+        return "\(year)-\(p(m, 2))-\(p(d, 2))T\(p(rem / 3600, 2)):\(p(rem / 60 % 60, 2)):\(p(rem % 60, 2)).\(p(micros, 6))Z"
     }
 
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {

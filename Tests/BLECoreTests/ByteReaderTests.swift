@@ -118,5 +118,11 @@ struct DigestAndTimeTests {
     @Test func iso8601() {
         #expect(Timestamp.iso8601(0) == "1970-01-01T00:00:00.000000Z")
         #expect(Timestamp.iso8601(1_735_553_702_123_456) == "2024-12-30T10:15:02.123456Z")
+        // A btsnoop timestamp of 1 µs (time since boot, as some writers record it): btsnoop's epoch
+        // is 0 AD of the Julian calendar, -0001-12-20 proleptic Gregorian; the year is signed, not "00-1".
+        #expect(Timestamp.iso8601(1 - Timestamp.btsnoopEpochOffset) == "-0001-12-20T00:00:00.000001Z")
+        // Proleptic Gregorian 0000-01-01 (-62,167,219,200 s) and the last second of 9999.
+        #expect(Timestamp.iso8601(-62_167_219_200_000_000) == "0000-01-01T00:00:00.000000Z")
+        #expect(Timestamp.iso8601(Timestamp.plausible.upperBound) == "9999-12-31T23:59:59.999999Z")
     }
 }
