@@ -80,12 +80,16 @@ enum WarehouseGroups {
                 eventsSQL = "SELECT pg_temp.period_start(ts_us)::text, '', '', kind, code, count(*), \(outcomeColumns) FROM ek GROUP BY 1, 4, 5, 7, 8, 9"
             } else {
                 let k = keys(d)
+                // A capture (and its phone) is a row even with no connection and no error.
+                let everyCapture = d == .capture || d == .phone
+                    ? "UNION ALL SELECT \(k.connection[0]), \(k.connection[1]), \(k.connection[2]), id, 0, 0, 0 FROM sel" : ""
                 totalsSQL = """
                     WITH u AS (
                         SELECT \(k.connection[0]) AS k1, \(k.connection[1]) AS k2, \(k.connection[2]) AS k3, capture_id,
                                \(attempt) AS a, \(established) AS e, duration_us AS d FROM ck
                         UNION ALL
                         SELECT \(k.error[0]), \(k.error[1]), \(k.error[2]), capture_id, 0, 0, 0 FROM ek
+                        \(everyCapture)
                     ) SELECT k1, k2, k3, count(DISTINCT capture_id), sum(a), sum(e), sum(d) FROM u GROUP BY 1, 2, 3
                     """
                 eventsSQL = "SELECT \(k.error[0]), \(k.error[1]), \(k.error[2]), kind, code, count(*), \(outcomeColumns) FROM ek GROUP BY 1, 2, 3, 4, 5, 7, 8, 9"

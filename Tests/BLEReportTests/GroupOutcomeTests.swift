@@ -28,4 +28,14 @@ struct GroupOutcomeTests {
         let line = try #require(csv.split(separator: "\n").first { $0.hasPrefix("60:C0:BF:1A:19:75,") && $0.contains(",disconnect,19,0x13,") })
         #expect(line.contains(",CBError.peripheralDisconnected,19,GATT_CONN_TERMINATE_PEER_USER,"))
     }
+
+    /// by_capture and by_phone count every capture: sniffle-adv-only.pcapng (advertising, no
+    /// connection, no error) had no row, so their captures added up to one less than the report's.
+    @Test func aCaptureWithNothingToCountStillHasItsRow() throws {
+        let s = try Support.statistics([Support.shared("sniffle-adv-only.pcapng"), Support.shared("android-yeelock.btsnoop")])
+        let byCapture = try #require(s.groups[.capture])
+        #expect(byCapture.count == 2)
+        #expect(byCapture.contains { $0.key.first?.hasSuffix("sniffle-adv-only.pcapng") == true && $0.attempts == 0 && $0.events.isEmpty })
+        #expect(try #require(s.groups[.phone]).reduce(0) { $0 + $1.captures } == 2)
+    }
 }

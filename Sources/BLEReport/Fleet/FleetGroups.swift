@@ -79,6 +79,10 @@ extension FleetStatistics {
         }
 
         for (index, c) in captures.enumerated() {
+            // A capture (and its phone) is a row even with no connection and no error.
+            for d in [Dimension.capture, .phone] {
+                _ = acc[d]!.touch(groupKey(d, capture: c, connection: nil, identity: nil), capture: index)
+            }
             let byID = Dictionary(c.connections.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             for conn in c.connections {
                 let identity = identities[index][conn.id]
