@@ -52,6 +52,17 @@ def completed(log: Log, t: float, n: int = 1) -> None:
     log.evt(t, hci.number_of_completed_packets([(H, n)]))
 
 
+def answered_reads(log: Log, t: float, n: int) -> float:
+    """`n` Read Requests, each completed by the controller 15 ms later and answered 30 ms after
+    it was sent, 60 ms apart. Returns the time after."""
+    for i in range(n):
+        log.att_tx(t, H, att.read_req(3 + i))
+        completed(log, t + 15)
+        log.att_rx(t + 30, H, att.read_rsp(bytes([i])))
+        t += 60
+    return t
+
+
 def pending_update() -> Log:
     log = Log()
     power_on(log)
@@ -70,12 +81,7 @@ def disconnect_unacknowledged() -> Log:
     log = Log()
     power_on(log)
     connect(log, 100, H, PEER, timeout=400)
-    t = 200.0
-    for i in range(3):
-        log.att_tx(t, H, att.read_req(3 + i))
-        completed(log, t + 15)
-        log.att_rx(t + 30, H, att.read_rsp(bytes([i])))
-        t += 60
+    t = answered_reads(log, 200.0, 3)
     log.cmd(t + 100, hci.disconnect(H, 0x13))
     log.evt(t + 101, hci.command_status(hci.DISCONNECT))
     log.evt(t + 100 + 4000 + 60, hci.disconnection_complete(H, 0x08))
@@ -144,12 +150,7 @@ def dropped_records() -> bytes:
     log = Log()
     power_on(log)
     connect(log, 100, H, PEER)
-    t = 200.0
-    for i in range(3):
-        log.att_tx(t, H, att.read_req(3 + i))
-        completed(log, t + 15)
-        log.att_rx(t + 30, H, att.read_rsp(bytes([i])))
-        t += 60
+    t = answered_reads(log, 200.0, 3)
     for i in range(4):
         log.att_rx(t + i * 100, H, att.notification(0x000F, bytes([6, 70 + i])))
     log.evt(t + 300 + 4000 + 20, hci.disconnection_complete(H, 0x08))
