@@ -15,8 +15,19 @@ final class RecordedCentralDriver: CentralHostObserver {
     /// The peripheral model and behaviour each recorded connection plays, in connection order
     /// (nil: none): 12 bytes a link, where the table by connection id was 51 (issue 17).
     private(set) var played: [PlayedBehaviour?] = []
-    /// Each connection's recorded central (by connection order), until its link takes it.
-    private var centrals: [RecordedCentral?] = []
+    /// Each connection's recorded central (by connection order), until its link takes it: its
+    /// answers, and where its steps are in `steps`.
+    private var centrals: [Script?] = []
+    /// Every connection's central steps (`CentralStepTable`).
+    let steps: CentralStepTable
+
+    /// A connection's recorded central as its link plays it.
+    struct Script {
+        /// The central's answers to the peripheral's requests and indications.
+        var answers: AnswerTable
+        /// Its steps' place in `steps`.
+        var steps: Range<Int>
+    }
 
     /// Where a connection's behaviour is: `world.peripherals[model].model.behaviours[behaviour]`.
     struct PlayedBehaviour {
@@ -46,6 +57,12 @@ final class RecordedCentralDriver: CentralHostObserver {
         self.world = world
         self.session = session
         self.models = models
+        // Each link takes its recorded central when it comes up (68 bytes a link in a table, issue 17).
+        let connectionCentrals = session.connections.map { models.centrals[$0.id] }
+        var steps = CentralStepTable(capacity: connectionCentrals.reduce(0) { $0 + ($1?.steps.count ?? 0) })
+        centrals = connectionCentrals.map { central in central.map { Script(answers: $0.answers, steps: steps.add($0.steps)) } }
+        self.steps = steps
+        self.models.centrals = [:]
         world.host.observer = self
         world.pduSource = session.pduSource
     }
@@ -71,10 +88,7 @@ final class RecordedCentralDriver: CentralHostObserver {
         played = session.connections.map { c in
             models.behaviourOf[c.id].map { PlayedBehaviour(model: Int32($0.model), behaviour: Int32($0.behaviour)) }
         }
-        // Each link takes its recorded central when it comes up (68 bytes a link in a table, issue 17).
-        centrals = session.connections.map { models.centrals[$0.id] }
         models.behaviourOf = [:]
-        models.centrals = [:]
         scheduleNext()
     }
 
@@ -128,28 +142,34 @@ final class RecordedCentralDriver: CentralHostObserver {
         host.setServerAnswers(central.answers, for: link)
         // Held by what can still fire its anchors (the host's callbacks for its sends),
         // and by nothing once nothing can: no table of runs (issue 17).
-        ScriptRun(driver: self, link: link, central: central).start()
+        ScriptRun(driver: self, link: link, steps: central.steps).start()
     }
 
     /// One link's recorded central actions, waiting for their anchors.
     final class ScriptRun {
         unowned let driver: RecordedCentralDriver
         let link: SimulatedLink
-        let central: RecordedCentral
+        /// Its steps' place in the driver's `steps`; a step's index (`Anchor.sent(_:)`) counts
+        /// from the first.
+        let steps: Range<Int>
         var waiting: [Anchor: [(step: Int, delay: Int64)]] = [:]
 
-        init(driver: RecordedCentralDriver, link: SimulatedLink, central: RecordedCentral) {
+        init(driver: RecordedCentralDriver, link: SimulatedLink, steps: Range<Int>) {
             self.driver = driver
             self.link = link
-            self.central = central
+            self.steps = steps
         }
 
         var world: ReplayWorld { driver.world }
 
+        /// Step `i` of this link's central.
+        func step(_ i: Int) -> RecordedCentral.Step { driver.steps[steps.lowerBound + i] }
+
         func start() {
             let byTime = world.configuration.anchoring == .time
             var filing = AnchorFiling<(step: Int, delay: Int64)>()
-            for (i, s) in central.steps.enumerated() {
+            for i in 0..<steps.count {
+                let s = step(i)
                 filing.add((i, byTime ? s.offset : s.delay), to: byTime ? .linkStart : s.anchor, in: &waiting)
             }
             filing.flush(into: &waiting)
@@ -160,15 +180,16 @@ final class RecordedCentralDriver: CentralHostObserver {
             guard let items = waiting.removeValue(forKey: anchor) else { return }
             if waiting.isEmpty { waiting = [:] }
             for (step, delay) in items {
-                world.scheduler.schedule(after: delay, order: central.steps[step].packetID) { [self] in perform(step) }
+                world.scheduler.schedule(after: delay, order: self.step(step).packetID) { [self] in perform(step) }
             }
         }
 
         func perform(_ i: Int) {
             guard link.isUp else { return }
-            switch central.steps[i].action {
+            let s = step(i)
+            switch s.action {
             case .send(let pdu):
-                world.host.send(pdu.bytes, on: link, bearer: central.steps[i].bearer, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
+                world.host.send(pdu.bytes, on: link, bearer: s.bearer, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
                     switch result {
                     case .response, .error: fire(.completed(i))
                     case .timeout: fire(.timedOut(i))
