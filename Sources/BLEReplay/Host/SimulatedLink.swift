@@ -65,9 +65,16 @@ public final class SimulatedLink {
     /// True once the modelled pairing encrypted the link.
     public internal(set) var isEncrypted = false
     public internal(set) var isUp = true
+    /// `mtu`, in the 2 bytes beside the flags (an exchanged MTU is a 16-bit field, Core v5.4 Vol 3
+    /// Part F 3.4.2), not in a word of its own: with no `tag`, a link fits a 192-byte allocation
+    /// where it took 208 (issue 17).
+    private var exchangedMTU: UInt16 = 23
     public internal(set) var parameters: ConnectionParameters
     /// Negotiated ATT MTU (23 until exchanged).
-    public internal(set) var mtu = 23
+    public internal(set) var mtu: Int {
+        get { Int(exchangedMTU) }
+        set { exchangedMTU = UInt16(clamping: newValue) }
+    }
     public internal(set) var endedAt: VirtualTime?
     public internal(set) var endReason: HCIStatusCode?
     /// True when the central asked for the disconnection.
@@ -94,8 +101,6 @@ public final class SimulatedLink {
     }
     /// Every ATT PDU exchanged, in order, on every bearer.
     public internal(set) var log: [LoggedPDU] = []
-    /// Driver-owned tag (the recorded central's or the CoreBluetooth peripheral's).
-    public var tag: Int = 0
     /// The local GATT server when an app plays it (CBPeripheralManager): the peer's requests and
     /// commands go to it instead of the recorded answers (Server/LocalServerLink.swift).
     public let localServer: LocalServerLink?
