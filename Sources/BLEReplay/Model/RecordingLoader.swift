@@ -154,6 +154,8 @@ public enum RecordingLoader {
 
         /// Where long PDUs are spilled to (`PDUBytes`), if anywhere.
         var pduSource: PDUSource?
+        /// The short PDUs read through these statements, each held once.
+        var shortPDUs = ShortPDUInterner()
 
         init(_ db: SQLiteDatabase) { self.db = db }
 
@@ -205,7 +207,8 @@ public enum RecordingLoader {
             let bytes = s.blob(3) ?? []
             guard !bytes.isEmpty else { continue }
             let data = bytes.count > PDUBytes.inlineLimit
-                ? q.pduSource?.spill(bytes, row: PDURow(connection: c.id, packet: packet, ordinal: ordinal)) ?? PDUBytes(bytes) : PDUBytes(bytes)
+                ? q.pduSource?.spill(bytes, row: PDURow(connection: c.id, packet: packet, ordinal: ordinal)) ?? PDUBytes(bytes)
+                : PDUBytes(q.shortPDUs.intern(bytes))
             c.pdus.append(RecordedPDU(packetID: packet, time: clock.time(frame: packet, raw: s.int64(1)).saturatingSubtracting(c.origin),
                                       fromCentral: s.int(2) != 0, data: data, bearer: s.optionalInt(4).map { UInt16(truncatingIfNeeded: $0) }))
         }
