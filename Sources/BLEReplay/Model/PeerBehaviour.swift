@@ -4,6 +4,10 @@ import BLECore
 /// (DESIGN.md "Replay semantics", recorded peripheral model; Docs/replay.md "Peripheral model").
 public struct PeerBehaviour: Sendable {
     /// How the link ended, seen from the peripheral.
+    ///
+    /// The two endings with an anchor are held apart (`indirect`): inline they made the enum 42
+    /// bytes and a behaviour 136; apart it is a word, and a behaviour 96 (issue 17: every link of
+    /// a capture of many links holds one to the end of the run, and few links end either way).
     public enum Ending: Sendable, CustomStringConvertible {
         /// The capture ended with the link up.
         case stillConnected
@@ -12,9 +16,9 @@ public struct PeerBehaviour: Sendable {
         /// The radio went silent at `delay` after `anchor`; the central's controller reports
         /// 0x08 one supervision timeout later (`detection` overrides that when the recording
         /// shows a different gap).
-        case linkLoss(anchor: Anchor, delay: Int64, detection: Int64?)
+        indirect case linkLoss(anchor: Anchor, delay: Int64, detection: Int64?)
         /// The peripheral (or its controller) ended the link with `reason` at `delay` after `anchor`.
-        case terminated(reason: HCIStatusCode, anchor: Anchor, delay: Int64)
+        indirect case terminated(reason: HCIStatusCode, anchor: Anchor, delay: Int64)
 
         public var description: String {
             switch self {
