@@ -8,7 +8,11 @@ public final class SimulatedPeripheral {
     /// Cleared by `stop-advertising` faults (or a test).
     public internal(set) var advertisingEnabled = true
     var isConnecting = false
-    public let index: Int
+    /// `index`, in the 4 bytes after the flags: a peripheral fits a 144-byte allocation where it
+    /// took 160 (issue 17; a world holds fewer than 2^31 peripherals).
+    private let worldIndex: Int32
+    /// Where it is in the world's peripherals.
+    public var index: Int { Int(worldIndex) }
     unowned let world: ReplayWorld
     public private(set) var connectionCount = 0
     var advertisingEvent: Scheduler.EventID?
@@ -29,7 +33,7 @@ public final class SimulatedPeripheral {
 
     init(model: PeripheralModel, index: Int, world: ReplayWorld) {
         self.model = model
-        self.index = index
+        worldIndex = Int32(index)
         self.world = world
         phase = (Int64(index) * 7_300) % max(1, model.advertising.interval)
         advertisingEnabled = model.advertisesOnLE
