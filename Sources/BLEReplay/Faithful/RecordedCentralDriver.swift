@@ -74,6 +74,7 @@ final class RecordedCentralDriver: CentralHostObserver {
         self.steps = steps
         world.host.observer = self
         world.pduSource = session.pduSource
+        world.completionTimes = session.completionTimes
     }
 
     /// Schedules every recorded connection. Their events are numbered as if each were scheduled
@@ -144,7 +145,7 @@ final class RecordedCentralDriver: CentralHostObserver {
         let link = host.establish(peripheral, handle: c.handle, behaviour: Int(model.behaviour),
                                   localCentral: localCentral, transport: c.transport)
         links[i] = link
-        link.recordedCompletions = c.completions
+        if c.completionRange.upperBound <= session.completionTimes.count { link.recordedCompletions = c.completionRange }
         host.setServerAnswers(answers, for: link)
         start(i, model)
     }

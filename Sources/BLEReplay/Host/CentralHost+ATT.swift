@@ -131,7 +131,7 @@ extension CentralHost {
             // each packet, and one waits on every link up (issue 17).
             if link.packetsSent <= link.recordedCompletions.count {
                 // The recorded controller's buffer return for this packet (faithful replay).
-                let at = link.establishedAt &+ link.recordedCompletions[link.packetsSent - 1]
+                let at = link.establishedAt &+ world.completionTimes[Int(link.recordedCompletions.lowerBound) + link.packetsSent - 1]
                 scheduler.schedule(at: max(now, at)) { [link] in link.peripheral.world.host.packetCompleted(link) }
             } else if link.completionEvent == nil {
                 link.completionEvent = scheduler.schedule(at: link.nextConnectionEvent(after: now)) { [link] in

@@ -125,9 +125,10 @@ public final class SimulatedLink {
     var completionEvent: Scheduler.EventID?
     var disconnectPending = false
     var wantsWriteReady = false
-    /// Faithful replay: when the recorded controller returned each buffer (µs from the link's
-    /// start, one per packet, `RecordedCompletions`); packets beyond them use the event grid.
-    var recordedCompletions: [Int64] = []
+    /// Faithful replay: where in its world's `completionTimes` are the times the recorded
+    /// controller returned each buffer (µs from the link's start, one per packet,
+    /// `RecordedCompletions`); packets beyond them use the event grid.
+    var recordedCompletions: Range<Int32> = 0..<0
     /// What few links need (`Occasional`), made when first written.
     private var occasionalState: Occasional?
 

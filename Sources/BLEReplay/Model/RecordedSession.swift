@@ -76,9 +76,9 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.security ?? [] }
         set { updateOccasional { $0.security = newValue } }
     }
-    /// When the recorded controller returned each LE ACL buffer the host filled on this link
-    /// (Number Of Completed Packets), from the origin, one entry per packet (`RecordedCompletions`).
-    public var completions: [Int64] = []
+    /// Where this link's buffer returns are in its session's `completionTimes` (its session's
+    /// `completions(of:)`): a range, not a list of its own (issue 17: 64 bytes a link).
+    public var completionRange: Range<Int32> = 0..<0
     // The 1- and 2-byte fields after each optional's tag, not in words of their own: 128 bytes
     // where it was 152 (issue 17).
     public var parameters: ConnectionParameters?
@@ -151,8 +151,7 @@ public struct RecordedConnection: Sendable {
                 parameters: ConnectionParameters?, parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)],
                 pdus: [RecordedPDU], disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?,
                 localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?, end: Int64, clientRxMTU: Int?, serverRxMTU: Int?,
-                encrypted: Bool, smpPackets: Int, security: [RecordedSecurityEvent] = [], completions: [Int64] = [],
-                transport: LinkTransport = .le) {
+                encrypted: Bool, smpPackets: Int, security: [RecordedSecurityEvent] = [], transport: LinkTransport = .le) {
         self.id = id
         self.handle = handle
         self.peer = peer
@@ -165,7 +164,6 @@ public struct RecordedConnection: Sendable {
         self.disconnect = disconnect
         self.end = end
         self.encrypted = encrypted
-        self.completions = completions
         self.transport = transport
         // What is held apart, in one step (RecordedConnection+Occasional.swift).
         updateOccasional {
@@ -213,6 +211,17 @@ public struct RecordedSession: Sendable {
     /// Where the long PDUs of `connections` are read back from (`PDUBytes`); nil when every PDU
     /// is held inline.
     public var pduSource: PDUSource? = nil
+    /// Every connection's recorded buffer returns, one connection's after another's (each
+    /// connection's `completionRange`, `RecordedCompletions`).
+    public var completionTimes: [Int64] = []
+
+    /// When the recorded controller returned each LE ACL buffer the host filled on `c`'s link
+    /// (Number Of Completed Packets), from its origin, one entry per packet (`RecordedCompletions`).
+    public func completions(of c: RecordedConnection) -> ArraySlice<Int64> {
+        let r = c.completionRange
+        guard r.upperBound <= completionTimes.count else { return [] }
+        return completionTimes[Int(r.lowerBound)..<Int(r.upperBound)]
+    }
 
     /// Key of a connection's peer in `gatt` and the peripheral models.
     public static func peerKey(_ c: RecordedConnection) -> String {

@@ -143,11 +143,13 @@ public enum RecordingLoader {
         for i in connections.indices where connections[i].transport == .bredr {
             try BREDRLinkParameters.load(&connections[i], statements, clock: clock)
         }
-        RecordedCompletions.assign(scan.completions, to: &connections)
+        var completionTimes: [Int64] = []
+        RecordedCompletions.assign(scan.completions, to: &connections, times: &completionTimes)
         return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),
                                connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db, clock: clock),
                                gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
-                               classicConnections: classic, formatDescription: format, clock: clock, pduSource: pduSource)
+                               classicConnections: classic, formatDescription: format, clock: clock, pduSource: pduSource,
+                               completionTimes: completionTimes)
     }
 
     /// Prepared statements reused for every connection of a capture: preparing them once per
