@@ -123,9 +123,9 @@ struct LinkMemoryCLITests {
     /// steps and the buffer returns one list each, a link's run lives in the driver's tables, a
     /// buffer return's closure has the link as its context, the connection rows are read one at a
     /// time, the GATT values no model reads go before the models are built, and the per-link
-    /// records and objects fit smaller allocations: about 1,180 and 800 bytes a link in this build
-    /// (the release build 1,649 -> 1,239 and 951 -> 784; the 61,440-link many-links replay peaks at
-    /// 97.9 MB there, where it took 125.7), held here to those plus about 10 %.
+    /// records and objects fit smaller allocations: about 1,160 and 795 bytes a link in this build
+    /// (the release build 1,649 -> 1,217 and 951 -> 772; the 61,440-link many-links replay peaks at
+    /// 99.1 MB there, where it took 128.7), held here to those plus about 10 %.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")),
           arguments: [("--links", 1_300), ("--never-complete", 880)])
     func replayPeakMemoryPerLinkIsSmall(_ shape: String, bytesPerLink: Int) throws {
