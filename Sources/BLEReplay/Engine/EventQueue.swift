@@ -10,11 +10,15 @@
 /// comes up. A slot remembers the sequence number of the event it holds, so cancelling an event
 /// that already ran (its slot perhaps reused) does nothing.
 struct EventQueue {
+    /// 24 bytes (issue 17: 32 with a word for each, and the heap holds an entry for each event
+    /// waiting, two a link of 61,424 at once): the order hint and the slot in 32 bits each. An
+    /// order is a packet number or `Scheduler.unordered`, held clamped to 32 bits; a queue never
+    /// holds 2^31 slots (`Scheduler.EventID`).
     struct Entry {
         var time: VirtualTime
-        var order: Int
         var sequence: UInt64
-        var slot: Int
+        var order: Int32
+        var slot: Int32
 
         @inline(__always) func precedes(_ other: Entry) -> Bool {
             if time != other.time { return time < other.time }
@@ -74,7 +78,7 @@ struct EventQueue {
             actions.append(Action(run: action))
             slotSequences.append(sequence)
         }
-        heap.append(Entry(time: time, order: order, sequence: sequence, slot: slot))
+        heap.append(Entry(time: time, sequence: sequence, order: Int32(clamping: order), slot: Int32(truncatingIfNeeded: slot)))
         siftUp(heap.count - 1)
         return (sequence, slot)
     }
@@ -93,10 +97,11 @@ struct EventQueue {
             heap[0] = last
             siftDown(0)
         }
-        let action = actions[first.slot]
-        actions[first.slot] = nil
-        slotSequences[first.slot] = Self.free
-        freeSlots.append(first.slot)
+        let slot = Int(first.slot)
+        let action = actions[slot]
+        actions[slot] = nil
+        slotSequences[slot] = Self.free
+        freeSlots.append(slot)
         if heap.isEmpty && actions.count > Self.keptSlots { releaseStorage() }
         return (first, action)
     }

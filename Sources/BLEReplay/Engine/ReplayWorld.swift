@@ -28,6 +28,12 @@ public final class ReplayWorld {
     /// The recording's long PDUs (`PDUBytes`): a simulated link's log refers to them instead of
     /// holding a copy of each (issue 17). Nil when the session holds every PDU inline.
     public var pduSource: PDUSource?
+    /// Each peripheral's sessions past its first, by peripheral index, while it has more than one
+    /// link up (`SimulatedPeripheral`): few peers ever do.
+    var otherPeerSessions: [Int: [PeerSession]] = [:]
+    /// The recorded buffer returns a faithful replay's links follow (`RecordedSession
+    /// .completionTimes`), each link's a range of them (`SimulatedLink.recordedCompletions`).
+    var completionTimes: [Int64] = []
     /// Reads of values no recording showed, answered by `configuration.unrecordedValues`.
     public internal(set) var unrecordedReads: [UnmatchedRequest] = []
     /// Faults that fired, with the virtual time and the link.

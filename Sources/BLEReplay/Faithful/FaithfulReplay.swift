@@ -74,7 +74,8 @@ public enum FaithfulReplay {
     public static func run(_ session: RecordedSession, configuration base: ReplayConfiguration, keepingVerdicts: Bool,
                            releasingLinks: Bool = true, each: (ConnectionVerdict) -> Void) -> (FaithfulReplayResult, ReplayWorld) {
         var session = session
-        return run(&session, configuration: base, keepingVerdicts: keepingVerdicts, releasingLinks: releasingLinks, each: each)
+        return run(&session, configuration: base, keepingVerdicts: keepingVerdicts, releasingLinks: releasingLinks, owned: false,
+                   each: each)
     }
 
     /// `run(session, ...)`, and `session` gives up its GATT databases and advertising once the
@@ -83,8 +84,18 @@ public enum FaithfulReplay {
     /// for each of 61,424 unnamed peers, 170 bytes a link).
     public static func run(_ session: inout RecordedSession, configuration base: ReplayConfiguration, keepingVerdicts: Bool,
                            releasingLinks: Bool = true, each: (ConnectionVerdict) -> Void) -> (FaithfulReplayResult, ReplayWorld) {
+        run(&session, configuration: base, keepingVerdicts: keepingVerdicts, releasingLinks: releasingLinks, owned: true, each: each)
+    }
+
+    /// - Parameter owned: whether the caller's `session` is its own (`run(_:configuration:keepingVerdicts:releasingLinks:each:)`
+    ///   with `inout`): then the values the models will not read go before they are built. A
+    ///   copy of the caller's would copy its table of databases to do so.
+    static func run(_ session: inout RecordedSession, configuration base: ReplayConfiguration, keepingVerdicts: Bool,
+                    releasingLinks: Bool, owned: Bool, each: (ConnectionVerdict) -> Void) -> (FaithfulReplayResult, ReplayWorld) {
         // Only answers from the database read a peer's database and values (issue 17).
-        var models = ModelBuilder.build(session, databaseAnswers: base.unmatched == .database)
+        let databaseAnswers = base.unmatched == .database
+        if owned && !databaseAnswers { ModelBuilder.dropUnreadValues(&session.gatt) }
+        var models = ModelBuilder.build(session, databaseAnswers: databaseAnswers)
         session.gatt = [:]
         session.advertising = [:]
         let configuration = configuration(for: session, base: base)

@@ -5,23 +5,35 @@ import BLEDecode
 /// "Faithful replay"): each recorded connection comes up at its recorded time, and each of the
 /// central's actions runs at its recorded delay after its anchor, through the simulated host
 /// (so the host's rules - one request at a time, flow control, the ATT timeout - still apply).
+///
+/// A link's run (its central's steps waiting for their anchors) is held in the driver's tables
+/// by connection, not in an object per link (issue 17: 64 bytes a link of 61,424).
 final class RecordedCentralDriver: CentralHostObserver {
     let world: ReplayWorld
     let session: RecordedSession
-    /// The models' results, until `schedule` takes their tables apart.
-    private var models: ModelBuilder.Result
     /// Links by recorded connection, in the session's connection order (nil: none came up).
     private(set) var links: [SimulatedLink?] = []
-    /// The peripheral model and behaviour each recorded connection plays, in connection order
-    /// (nil: none): 12 bytes a link, where the table by connection id was 51 (issue 17).
+    /// The peripheral model and behaviour each recorded connection plays, and its central's
+    /// steps, in connection order (nil: none): 20 bytes a link, where the table by connection id
+    /// was 51 (issue 17).
     private(set) var played: [PlayedBehaviour?] = []
-    /// Each connection's recorded central (by connection order), until its link takes it.
-    private var centrals: [RecordedCentral?] = []
+    /// Each connection's recorded central's answers to the peripheral's requests and indications
+    /// (by connection order), until its link takes them.
+    private var centralAnswers: [AnswerTable?] = []
+    /// Every connection's central steps (`CentralStepTable`).
+    private let steps: CentralStepTable
+    /// Each connection's central steps waiting for their anchors, by step index (`Anchor.sent(_:)`
+    /// counts from the connection's first step), in connection order. An empty table holds no
+    /// storage.
+    private var waiting: [[Anchor: [(step: Int, delay: Int64)]]] = []
 
-    /// Where a connection's behaviour is: `world.peripherals[model].model.behaviours[behaviour]`.
+    /// Where a connection's behaviour is (`world.peripherals[model].model.behaviours[behaviour]`),
+    /// and its central's steps (`steps[firstStep..<firstStep + stepCount]`).
     struct PlayedBehaviour {
         var model: Int32
         var behaviour: Int32
+        var firstStep: Int32
+        var stepCount: Int32
     }
 
     /// A recorded connection's event not yet in the scheduler's queue: its coming up (or failed
@@ -42,12 +54,27 @@ final class RecordedCentralDriver: CentralHostObserver {
     /// The sequence number of `pending`'s sequence 0.
     private var firstSequence: UInt64 = 0
 
+    /// Takes the models' tables apart by connection: the caller lets its copy of them go.
     init(world: ReplayWorld, session: RecordedSession, models: ModelBuilder.Result) {
         self.world = world
         self.session = session
-        self.models = models
+        var steps = CentralStepTable(capacity: session.connections.reduce(0) { $0 + (models.centrals[$1.id]?.steps.count ?? 0) })
+        var answers: [AnswerTable?] = []
+        answers.reserveCapacity(session.connections.count)
+        played = session.connections.map { c in
+            let central = models.centrals[c.id]
+            answers.append(central?.answers)
+            let range = steps.add(central?.steps ?? [])
+            return models.behaviourOf[c.id].map {
+                PlayedBehaviour(model: Int32($0.model), behaviour: Int32($0.behaviour), firstStep: Int32(range.lowerBound),
+                                stepCount: Int32(range.count))
+            }
+        }
+        centralAnswers = answers
+        self.steps = steps
         world.host.observer = self
         world.pduSource = session.pduSource
+        world.completionTimes = session.completionTimes
     }
 
     /// Schedules every recorded connection. Their events are numbered as if each were scheduled
@@ -68,13 +95,7 @@ final class RecordedCentralDriver: CentralHostObserver {
         events.sort { $0.time != $1.time ? $0.time < $1.time : $0.sequence < $1.sequence }
         pending = events
         links = Array(repeating: nil, count: session.connections.count)
-        played = session.connections.map { c in
-            models.behaviourOf[c.id].map { PlayedBehaviour(model: Int32($0.model), behaviour: Int32($0.behaviour)) }
-        }
-        // Each link takes its recorded central when it comes up (68 bytes a link in a table, issue 17).
-        centrals = session.connections.map { models.centrals[$0.id] }
-        models.behaviourOf = [:]
-        models.centrals = [:]
+        waiting = Array(repeating: [:], count: session.connections.count)
         scheduleNext()
     }
 
@@ -82,7 +103,7 @@ final class RecordedCentralDriver: CentralHostObserver {
     private func scheduleNext() {
         guard nextPending < pending.count else {
             pending = []
-            centrals = []
+            centralAnswers = []
             return
         }
         let event = pending[nextPending]
@@ -111,9 +132,9 @@ final class RecordedCentralDriver: CentralHostObserver {
         let model = played[i]
         let peripheral = model.map { world.peripherals[Int($0.model)] }
         let localCentral = c.role != "peripheral"
-        let central = centrals[i]
-        centrals[i] = nil
-        guard c.isEstablished, let peripheral, let model, let central else {
+        let answers = centralAnswers[i]
+        centralAnswers[i] = nil
+        guard c.isEstablished, let peripheral, let model, let answers else {
             host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
             return
         }
@@ -124,61 +145,55 @@ final class RecordedCentralDriver: CentralHostObserver {
         let link = host.establish(peripheral, handle: c.handle, behaviour: Int(model.behaviour),
                                   localCentral: localCentral, transport: c.transport)
         links[i] = link
-        link.recordedCompletions = c.completions
-        host.setServerAnswers(central.answers, for: link)
-        // Held by what can still fire its anchors (the host's callbacks for its sends),
-        // and by nothing once nothing can: no table of runs (issue 17).
-        ScriptRun(driver: self, link: link, central: central).start()
+        if c.completionRange.upperBound <= session.completionTimes.count { link.recordedCompletions = c.completionRange }
+        host.setServerAnswers(answers, for: link)
+        start(i, model)
     }
 
-    /// One link's recorded central actions, waiting for their anchors.
-    final class ScriptRun {
-        unowned let driver: RecordedCentralDriver
-        let link: SimulatedLink
-        let central: RecordedCentral
-        var waiting: [Anchor: [(step: Int, delay: Int64)]] = [:]
+    /// Step `index` (from the connection's first) of the central of connection `run` plays.
+    private func step(_ index: Int, of run: PlayedBehaviour) -> RecordedCentral.Step {
+        steps[Int(run.firstStep) + index]
+    }
 
-        init(driver: RecordedCentralDriver, link: SimulatedLink, central: RecordedCentral) {
-            self.driver = driver
-            self.link = link
-            self.central = central
+    /// Files connection `i`'s central steps under their anchors, and fires the link's start.
+    private func start(_ i: Int, _ run: PlayedBehaviour) {
+        let byTime = world.configuration.anchoring == .time
+        var filing = AnchorFiling<(step: Int, delay: Int64)>()
+        for k in 0..<Int(run.stepCount) {
+            let s = step(k, of: run)
+            filing.add((k, byTime ? s.offset : s.delay), to: byTime ? .linkStart : s.anchor, in: &waiting[i])
         }
+        filing.flush(into: &waiting[i])
+        fire(.linkStart, on: i)
+    }
 
-        var world: ReplayWorld { driver.world }
-
-        func start() {
-            let byTime = world.configuration.anchoring == .time
-            var filing = AnchorFiling<(step: Int, delay: Int64)>()
-            for (i, s) in central.steps.enumerated() {
-                filing.add((i, byTime ? s.offset : s.delay), to: byTime ? .linkStart : s.anchor, in: &waiting)
-            }
-            filing.flush(into: &waiting)
-            fire(.linkStart)
+    /// Schedules connection `i`'s steps that waited for `anchor`.
+    private func fire(_ anchor: Anchor, on i: Int) {
+        guard let items = waiting[i].removeValue(forKey: anchor), let run = played[i] else { return }
+        if waiting[i].isEmpty { waiting[i] = [:] }
+        for (k, delay) in items {
+            // Unowned: the world's queue must not hold the driver, which holds the world.
+            world.scheduler.schedule(after: delay, order: step(k, of: run).packetID) { [unowned self] in perform(k, on: i) }
         }
+    }
 
-        func fire(_ anchor: Anchor) {
-            guard let items = waiting.removeValue(forKey: anchor) else { return }
-            if waiting.isEmpty { waiting = [:] }
-            for (step, delay) in items {
-                world.scheduler.schedule(after: delay, order: central.steps[step].packetID) { [self] in perform(step) }
-            }
-        }
-
-        func perform(_ i: Int) {
-            guard link.isUp else { return }
-            switch central.steps[i].action {
-            case .send(let pdu):
-                world.host.send(pdu.bytes, on: link, bearer: central.steps[i].bearer, transmitted: { [self] in fire(.sent(i)) }, completion: { [self] result in
-                    switch result {
-                    case .response, .error: fire(.completed(i))
-                    case .timeout: fire(.timedOut(i))
-                    case .disconnected: break
-                    }
-                })
-            case .disconnect(let reason):
-                world.host.disconnect(link, reason: reason, recorded: true)
-                fire(.sent(i))
-            }
+    /// Connection `i`'s central step `k`, on its link while the link is up.
+    private func perform(_ k: Int, on i: Int) {
+        guard let link = links[i], link.isUp, let run = played[i] else { return }
+        let s = step(k, of: run)
+        switch s.action {
+        case .send(let pdu):
+            world.host.send(pdu.bytes, on: link, bearer: s.bearer, transmitted: { [unowned self] in fire(.sent(k), on: i) },
+                            completion: { [unowned self] result in
+                switch result {
+                case .response, .error: fire(.completed(k), on: i)
+                case .timeout: fire(.timedOut(k), on: i)
+                case .disconnected: break
+                }
+            })
+        case .disconnect(let reason):
+            world.host.disconnect(link, reason: reason, recorded: true)
+            fire(.sent(k), on: i)
         }
     }
 }

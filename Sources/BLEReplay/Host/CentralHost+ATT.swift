@@ -126,13 +126,16 @@ extension CentralHost {
                 }
                 continue
             }
+            // The buffer returns capture the link alone (its host is its world's), so that the
+            // link is the closure's context: capturing the host too made a context of two for
+            // each packet, and one waits on every link up (issue 17).
             if link.packetsSent <= link.recordedCompletions.count {
                 // The recorded controller's buffer return for this packet (faithful replay).
-                let at = link.establishedAt &+ link.recordedCompletions[link.packetsSent - 1]
-                scheduler.schedule(at: max(now, at)) { [self] in packetCompleted(link) }
+                let at = link.establishedAt &+ world.completionTimes[Int(link.recordedCompletions.lowerBound) + link.packetsSent - 1]
+                scheduler.schedule(at: max(now, at)) { [link] in link.peripheral.world.host.packetCompleted(link) }
             } else if link.completionEvent == nil {
-                link.completionEvent = scheduler.schedule(at: link.nextConnectionEvent(after: now)) { [self] in
-                    packetsCompleted(link)
+                link.completionEvent = scheduler.schedule(at: link.nextConnectionEvent(after: now)) { [link] in
+                    link.peripheral.world.host.packetsCompleted(link)
                 }
             }
             if let pdu = f.pdu {

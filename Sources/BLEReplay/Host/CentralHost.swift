@@ -193,9 +193,8 @@ public final class CentralHost {
         let h = handle ?? allocateHandle()
         let index = p.behaviourIndex(for: behaviour)
         let recorded = index.map { p.model.behaviours[$0] }
-        let b = scripted ? nil : recorded
         let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: recorded?.parameters ?? .typical,
-                                 behaviourConnectionID: b?.connectionID, localCentral: localCentral, localServer: localServer,
+                                 behaviour: scripted ? nil : index, localCentral: localCentral, localServer: localServer,
                                  transport: transport)
         localServer?.attach(link)
         let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)

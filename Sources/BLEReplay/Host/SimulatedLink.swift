@@ -4,22 +4,29 @@ import BLEDecode
 /// One ATT PDU as it crossed a simulated link.
 ///
 /// Every link's are held to the end of the run (the comparison reads them), so laid out without
-/// padding: the 1-byte flag after the optional's tag, 32 bytes where it was 40 (issue 17).
+/// padding: the frame number in 32 bits, the 1-byte flag after the optional's tag, 24 bytes where
+/// it was 40 (issue 17).
 public struct LoggedPDU: Sendable {
     /// Microseconds since the link came up.
     public var time: Int64
     /// The PDU: one of the recording's long PDUs by reference (`PDUBytes`, `ReplayWorld.pduSource`).
     public var data: PDUBytes
-    /// Frame number of its (last) ACL record in the simulated capture.
-    public var frame: Int
+    /// `frame`: a capture's frame numbers are below 2^32 (`PacketKey.frameBits`).
+    private var frameNumber: UInt32
     /// The ATT bearer (`RecordedPDU.bearer`): nil for the fixed channel 0x0004.
     public var bearer: UInt16? = nil
     public var fromCentral: Bool
 
+    /// Frame number of its (last) ACL record in the simulated capture.
+    public var frame: Int {
+        get { Int(frameNumber) }
+        set { frameNumber = UInt32(truncatingIfNeeded: newValue) }
+    }
+
     public init(time: Int64, fromCentral: Bool, data: PDUBytes, frame: Int, bearer: UInt16? = nil) {
         self.time = time
         self.data = data
-        self.frame = frame
+        frameNumber = UInt32(truncatingIfNeeded: frame)
         self.bearer = bearer
         self.fromCentral = fromCentral
     }
@@ -50,12 +57,13 @@ public enum ATTResult: Sendable {
 public final class SimulatedLink {
     public let peripheral: SimulatedPeripheral
     public let establishedAt: VirtualTime
-    /// Which recorded connection the peripheral behaves like (timeline `connection.id`).
-    public let behaviourConnectionID: Int64?
-    // The 1- and 2-byte fields beside the optionals' tags, not each in a word of its own (issue 17).
+    // The 1-, 2- and 4-byte fields beside the optionals' tags and each other, not each in a word
+    // of its own: 168 bytes, a 176-byte allocation, where it was 200 and 208 (issue 17).
     public let handle: UInt16
     /// Where `CentralHost.links` holds it while it is up; -1 after.
     var hostSlot: Int32 = -1
+    /// Which of the peripheral's behaviours it plays (`behaviourConnectionID`); -1: none.
+    private let behaviourIndex: Int32
     /// True once an MTU exchange completed on this link (the MTU is then known, not assumed).
     public internal(set) var mtuExchanged = false
     /// Whether the host models the link's security (pairs when a request needs it, as iOS does;
@@ -65,9 +73,16 @@ public final class SimulatedLink {
     /// True once the modelled pairing encrypted the link.
     public internal(set) var isEncrypted = false
     public internal(set) var isUp = true
+    /// `mtu` (an exchanged MTU is a 16-bit field, Core v5.4 Vol 3 Part F 3.4.2).
+    private var exchangedMTU: UInt16 = 23
+    /// `packetsSent`.
+    private var sentCount: Int32 = 0
     public internal(set) var parameters: ConnectionParameters
     /// Negotiated ATT MTU (23 until exchanged).
-    public internal(set) var mtu = 23
+    public internal(set) var mtu: Int {
+        get { Int(exchangedMTU) }
+        set { exchangedMTU = UInt16(clamping: newValue) }
+    }
     public internal(set) var endedAt: VirtualTime?
     public internal(set) var endReason: HCIStatusCode?
     /// True when the central asked for the disconnection.
@@ -94,38 +109,56 @@ public final class SimulatedLink {
     }
     /// Every ATT PDU exchanged, in order, on every bearer.
     public internal(set) var log: [LoggedPDU] = []
-    /// Driver-owned tag (the recorded central's or the CoreBluetooth peripheral's).
-    public var tag: Int = 0
     /// The local GATT server when an app plays it (CBPeripheralManager): the peer's requests and
     /// commands go to it instead of the recorded answers (Server/LocalServerLink.swift).
     public let localServer: LocalServerLink?
 
-    var stuckPackets = 0
+    /// `stuckPackets` and `packetsInFlight`: no more than the controller's buffers.
+    private var stuckCount: Int32 = 0
+    private var inFlightCount: Int32 = 0
 
     // Link-layer timing: connection events at `eventAnchor + k * interval`.
     var eventAnchor: VirtualTime
     /// The central's ATT client bearers (`ATTClientBearer`): nil is the fixed channel 0x0004,
     /// else the bearer's L2CAP channel (Enhanced ATT, or ATT over BR/EDR).
     var clientBearers: [UInt16?: ATTClientBearer] = [:]
-    // Controller: packets sent and not yet reported complete.
-    var packetsInFlight = 0
     var completionEvent: Scheduler.EventID?
     var disconnectPending = false
     var wantsWriteReady = false
-    /// Faithful replay: when the recorded controller returned each buffer (µs from the link's
-    /// start, one per packet, `RecordedCompletions`); packets beyond them use the event grid.
-    var recordedCompletions: [Int64] = []
-    var packetsSent = 0
+    /// Faithful replay: where in its world's `completionTimes` are the times the recorded
+    /// controller returned each buffer (µs from the link's start, one per packet,
+    /// `RecordedCompletions`); packets beyond them use the event grid.
+    var recordedCompletions: Range<Int32> = 0..<0
     /// What few links need (`Occasional`), made when first written.
     private var occasionalState: Occasional?
 
     /// What few links need, apart (issue 17: inline they made a link 225 bytes, a 240-byte
-    /// allocation; apart it is 200, a 208-byte one): the modelled pairing's waiters, the central's
+    /// allocation): the modelled pairing's waiters, the central's
     /// own indications waiting for their confirmation, and a disconnection on its way.
     final class Occasional {
         var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]?
         var indicationCompletions: [(bearer: UInt16?, completion: (ATTResult) -> Void)] = []
         var disconnectEvent: Scheduler.EventID?
+    }
+
+    /// Which recorded connection the peripheral behaves like (timeline `connection.id`).
+    public var behaviourConnectionID: Int64? {
+        behaviourIndex < 0 ? nil : peripheral.model.behaviours[Int(behaviourIndex)].connectionID
+    }
+    /// Packets the host handed to the controller on this link.
+    var packetsSent: Int {
+        get { Int(sentCount) }
+        set { sentCount = Int32(truncatingIfNeeded: newValue) }
+    }
+    /// Packets sent and not yet reported complete (the controller's buffers they hold).
+    var packetsInFlight: Int {
+        get { Int(inFlightCount) }
+        set { inFlightCount = Int32(truncatingIfNeeded: newValue) }
+    }
+    /// Packets sent after the peer stopped reading, of `packetsInFlight`: never acknowledged.
+    var stuckPackets: Int {
+        get { Int(stuckCount) }
+        set { stuckCount = Int32(truncatingIfNeeded: newValue) }
     }
 
     /// `occasionalState`, made now if it was not.
@@ -154,7 +187,7 @@ public final class SimulatedLink {
     }
 
     init(handle: UInt16, peripheral: SimulatedPeripheral, establishedAt: VirtualTime, parameters: ConnectionParameters,
-         behaviourConnectionID: Int64?, localCentral: Bool = true, localServer: LocalServerLink? = nil, transport: LinkTransport = .le) {
+         behaviour: Int?, localCentral: Bool = true, localServer: LocalServerLink? = nil, transport: LinkTransport = .le) {
         // Fixed for the link's life, so `let`: read for every PDU, a `var` cost a dynamic
         // exclusivity check each time (issue 12).
         self.localCentral = localCentral
@@ -165,7 +198,7 @@ public final class SimulatedLink {
         self.establishedAt = establishedAt
         self.parameters = parameters
         self.eventAnchor = establishedAt
-        self.behaviourConnectionID = behaviourConnectionID
+        behaviourIndex = behaviour.map { Int32($0) } ?? -1
     }
 
     /// The first connection event after `time`.

@@ -4,13 +4,22 @@ import BLECore
 /// facts: interval 7.5 ms - 4 s, supervision timeout 100 ms - 32 s).
 public struct ConnectionParameters: Sendable, Hashable {
     public var interval: Int64
-    public var latency: Int
     public var supervisionTimeout: Int64
+    /// `latency` in 32 bits after the two words: 20 bytes, so that the 1-byte fields of what
+    /// holds them can follow in the last word (issue 17). A count of connection events (at most
+    /// 499, Core v5.4 Vol 6 Part B 4.5.1; 16 bits on the wire), held clamped.
+    private var latencyEvents: Int32
+
+    /// Peripheral latency: connection events the peripheral may skip.
+    public var latency: Int {
+        get { Int(latencyEvents) }
+        set { latencyEvents = Int32(clamping: newValue) }
+    }
 
     public init(interval: Int64, latency: Int, supervisionTimeout: Int64) {
         self.interval = interval
-        self.latency = latency
         self.supervisionTimeout = supervisionTimeout
+        latencyEvents = Int32(clamping: latency)
     }
 
     /// What a phone asks for when nothing else is known: 30 ms, latency 0, 4 s (inside

@@ -4,6 +4,10 @@ import BLECore
 /// (DESIGN.md "Replay semantics", recorded peripheral model; Docs/replay.md "Peripheral model").
 public struct PeerBehaviour: Sendable {
     /// How the link ended, seen from the peripheral.
+    ///
+    /// The two endings with an anchor are held apart (`indirect`): inline they made the enum 42
+    /// bytes and a behaviour 136; apart it is a word (issue 17: every link of a capture of many
+    /// links holds one to the end of the run, and few links end either way).
     public enum Ending: Sendable, CustomStringConvertible {
         /// The capture ended with the link up.
         case stillConnected
@@ -12,9 +16,9 @@ public struct PeerBehaviour: Sendable {
         /// The radio went silent at `delay` after `anchor`; the central's controller reports
         /// 0x08 one supervision timeout later (`detection` overrides that when the recording
         /// shows a different gap).
-        case linkLoss(anchor: Anchor, delay: Int64, detection: Int64?)
+        indirect case linkLoss(anchor: Anchor, delay: Int64, detection: Int64?)
         /// The peripheral (or its controller) ended the link with `reason` at `delay` after `anchor`.
-        case terminated(reason: HCIStatusCode, anchor: Anchor, delay: Int64)
+        indirect case terminated(reason: HCIStatusCode, anchor: Anchor, delay: Int64)
 
         public var description: String {
             switch self {
@@ -35,9 +39,15 @@ public struct PeerBehaviour: Sendable {
     /// Notifications, indications and the peripheral's own requests, in recorded order.
     public var actions: [AnchoredPDU]
     public var ending: Ending
-    /// When the ending began (radio silence or termination), from the connection's start.
-    public var endingOffset: Int64?
-    // The two 1-byte fields beside `endingOffset`'s tag, not in a word of their own (issue 17).
+    /// `endingOffset`, when `hasEndingOffset`.
+    private var endingOffsetValue: Int64
+    /// When the central disconnects: how long until Disconnection Complete, and its reason.
+    public var terminationDelay: Int64
+    /// Parameters at the start and their recorded changes (offset from the link start).
+    public var parameters: ConnectionParameters
+    // The 1-byte fields in the parameters' last word, not in one of their own: 88 bytes where
+    // it was 96 (issue 17).
+    private var hasEndingOffset: Bool
     /// When the central disconnects: Disconnection Complete's reason (`terminationDelay`).
     public var terminationReason: HCIStatusCode
     /// True when the recorded central sent HCI Disconnect and the capture ended before the
@@ -45,10 +55,14 @@ public struct PeerBehaviour: Sendable {
     /// recording shows the link still up, so a faithful replay of that Disconnect must not end it
     /// (`terminationDelay` then only serves centrals that were not recorded).
     public var disconnectUnfinished: Bool
-    /// When the central disconnects: how long until Disconnection Complete, and its reason.
-    public var terminationDelay: Int64
-    /// Parameters at the start and their recorded changes (offset from the link start).
-    public var parameters: ConnectionParameters
+    /// When the ending began (radio silence or termination), from the connection's start.
+    public var endingOffset: Int64? {
+        get { hasEndingOffset ? endingOffsetValue : nil }
+        set {
+            hasEndingOffset = newValue != nil
+            endingOffsetValue = newValue ?? 0
+        }
+    }
     public var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] {
         get { occasional?.parameterUpdates ?? [] }
         set { updateOccasional { $0.parameterUpdates = newValue } }
@@ -99,7 +113,8 @@ public struct PeerBehaviour: Sendable {
         self.answers = answers
         self.actions = actions
         self.ending = ending
-        self.endingOffset = endingOffset
+        hasEndingOffset = endingOffset != nil
+        endingOffsetValue = endingOffset ?? 0
         self.terminationDelay = terminationDelay
         self.terminationReason = terminationReason
         self.disconnectUnfinished = disconnectUnfinished

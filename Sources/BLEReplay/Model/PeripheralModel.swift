@@ -211,9 +211,28 @@ public enum ModelBuilder {
         return heardLater && (session.advertising[key]?.lastReportTime ?? .min) <= lost
     }
 
+    /// Drops every recorded value of the databases but the GAP Device Name's (`deviceName`): all
+    /// that building models with `databaseAnswers` false reads of them, with their declarations
+    /// (issue 17: a database's values were 180 bytes a link of 61,424 while the models were built).
+    static func dropUnreadValues(_ gatt: inout [String: GATTDatabase]) {
+        // By index, in place: iterating `indices` would hold a second reference to the table, and
+        // the first change would copy it whole.
+        var i = gatt.startIndex
+        while i != gatt.endIndex {
+            if !gatt.values[i].values.isEmpty {
+                let name = gatt.values[i].characteristics.first { $0.uuid == deviceNameUUID }
+                    .flatMap { c in gatt.values[i].values[c.valueHandle].map { (c.valueHandle, $0) } }
+                gatt.values[i].values = name.map { [$0.0: $0.1] } ?? [:]
+            }
+            i = gatt.index(after: i)
+        }
+    }
+
+    static let deviceNameUUID = BluetoothUUID(uint16: 0x2A00)
+
     /// The GAP Device Name (0x2A00) value, when it was read.
     static func deviceName(_ gatt: GATTDatabase) -> String? {
-        guard let c = gatt.characteristics.first(where: { $0.uuid == BluetoothUUID(uint16: 0x2A00) }),
+        guard let c = gatt.characteristics.first(where: { $0.uuid == deviceNameUUID }),
               let v = gatt.values[c.valueHandle], !v.bytes.isEmpty else { return nil }
         return String(decoding: v.bytes, as: UTF8.self)
     }

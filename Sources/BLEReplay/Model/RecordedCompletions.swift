@@ -8,15 +8,22 @@ import BLETimeline
 /// buffer (a burst of Write Commands over the controller's 8) sends when it sent, whatever the
 /// link's connection-event grid (which HCI never shows) would say.
 enum RecordedCompletions {
-    /// Fills `completions` of each connection: one entry per packet the controller reported
-    /// completed on its controller's handle while it was up, microseconds from the connection's
-    /// origin. `byLink` is every Number Of Completed Packets of the capture (`CapturePacketScan`), in
-    /// frame order on the capture's clock, so in time order: a connection's are found by binary
+    /// Fills `times` with each connection's buffer returns, one connection's after another's, and
+    /// sets each connection's `completionRange` to its own: one entry per packet the controller
+    /// reported completed on its controller's handle while it was up, microseconds from the
+    /// connection's origin. One list for them all, at its size (issue 17: a list for each link
+    /// was 64 bytes a link). `byLink` is every Number Of Completed Packets of the capture
+    /// (`CapturePacketScan`), in frame order on the capture's clock, so in time order: a
+    /// connection's are found by binary
     /// search, where looking at every one of its handle's made a capture whose controller reused
     /// a handle for many connections quadratic (issue 17). Returns the events looked at.
     @discardableResult
-    static func assign(_ byLink: [ControllerHandle: [(time: Int64, count: Int)]], to connections: inout [RecordedConnection]) -> Int {
+    static func assign(_ byLink: [ControllerHandle: [(time: Int64, count: Int)]], to connections: inout [RecordedConnection],
+                       times: inout [Int64]) -> Int {
         var visited = 0
+        // Each connection's returns in `byLink` (its list, and where in it), and their packets.
+        var spans: [(list: [(time: Int64, count: Int)], range: Range<Int>)?] = Array(repeating: nil, count: connections.count)
+        var total = 0
         for k in connections.indices {
             let c = connections[k]
             guard c.isEstablished, let list = byLink[ControllerHandle(controller: c.controller, handle: c.handle)] else { continue }
@@ -29,19 +36,23 @@ enum RecordedCompletions {
             }
             // Counted first, so the list is made at its size (issue 17: grown an event at a time,
             // a link's list had a third more room than entries).
-            var end = lo, entries = 0
+            var end = lo
             while end < list.count, list[end].time <= to {
-                entries += min(list[end].count, 4096)
+                total += min(list[end].count, 4096)
                 end += 1
             }
-            var out: [Int64] = []
-            out.reserveCapacity(entries)
-            for e in list[lo..<end] {
-                visited += 1
-                out += repeatElement(e.time &- c.origin, count: min(e.count, 4096))
-            }
             if end < list.count { visited += 1 }
-            connections[k].completions = out
+            spans[k] = (list, lo..<end)
+        }
+        times.reserveCapacity(times.count + total)
+        for k in connections.indices {
+            guard let span = spans[k] else { continue }
+            let first = times.count
+            for e in span.list[span.range] {
+                visited += 1
+                times += repeatElement(e.time &- connections[k].origin, count: min(e.count, 4096))
+            }
+            connections[k].completionRange = Int32(first)..<Int32(times.count)
         }
         return visited
     }

@@ -2,7 +2,8 @@ import BLECore
 
 /// What many recorded connections lack, held apart from the connection (issue 17): SMP packets,
 /// parameter updates, security events, a stored label, the LE Create Connection's and LE
-/// Connection Complete's moments, the MTUs exchanged and the local host's Disconnect. A session
+/// Connection Complete's moments, the MTUs exchanged, the local host's Disconnect and a role
+/// the timeline names otherwise than `central` or `peripheral`. A session
 /// holds every connection through the whole replay; with these inline a connection was 280
 /// bytes, and a capture of links inferred from their traffic (no Connection Complete, no MTU
 /// exchange, no pairing) has none of them, so it holds a nil reference instead.
@@ -21,11 +22,13 @@ extension RecordedConnection {
         var clientRxMTU: Int?
         var serverRxMTU: Int?
         var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?
+        /// A role other than `central` and `peripheral` (`RecordedRole.other`).
+        var otherRole: String?
 
         /// Nothing in it: the connection holds no box.
         var isEmpty: Bool {
             smpPackets == 0 && parameterUpdates.isEmpty && security.isEmpty && storedLabel == nil && createOffset == nil
-                && completePacketID == nil && clientRxMTU == nil && serverRxMTU == nil && localDisconnect == nil
+                && completePacketID == nil && clientRxMTU == nil && serverRxMTU == nil && localDisconnect == nil && otherRole == nil
         }
     }
 

@@ -4,20 +4,28 @@ import BLETimeline
 
 /// One ATT PDU of a recorded connection, timed from the connection's origin.
 ///
-/// Every connection's are held through the whole replay, so laid out without padding: the 1-byte
-/// flag after the optional's tag, 32 bytes where it was 40 (issue 17).
+/// Every connection's are held through the whole replay, so laid out without padding: the packet
+/// (frame) number in 32 bits, the 1-byte flag after the optional's tag, 24 bytes where it was 40
+/// (issue 17).
 public struct RecordedPDU: Sendable {
-    public var packetID: Int
     /// Microseconds since the connection's origin.
     public var time: Int64
     /// The PDU: inline, or for a long one a reference read back on demand (`PDUBytes`).
     public var data: PDUBytes
+    /// `packetID`: a capture's frame numbers are below 2^32 (`PacketKey.frameBits`).
+    private var packetNumber: UInt32
     /// The ATT bearer it travelled on (`ATTBearer`): nil for the fixed channel 0x0004, else the
     /// L2CAP channel of an Enhanced ATT bearer (Core v5.4 Vol 3 Part G 5.4) or of ATT over BR/EDR
     /// (PSM 0x001F, Part G 5.1), named by the requester's Source CID as the timeline names it.
     public var bearer: UInt16? = nil
     /// True when the local host (the central) sent it.
     public var fromCentral: Bool
+
+    /// The packet (frame number in its capture) that carried it.
+    public var packetID: Int {
+        get { Int(packetNumber) }
+        set { packetNumber = UInt32(truncatingIfNeeded: newValue) }
+    }
 
     /// The whole PDU (a long one read back from the timeline).
     public var bytes: [UInt8] {
@@ -26,7 +34,7 @@ public struct RecordedPDU: Sendable {
     }
 
     public init(packetID: Int, time: Int64, fromCentral: Bool, data: PDUBytes, bearer: UInt16? = nil) {
-        self.packetID = packetID
+        packetNumber = UInt32(truncatingIfNeeded: packetID)
         self.time = time
         self.fromCentral = fromCentral
         self.data = data
@@ -68,10 +76,12 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.security ?? [] }
         set { updateOccasional { $0.security = newValue } }
     }
-    /// When the recorded controller returned each LE ACL buffer the host filled on this link
-    /// (Number Of Completed Packets), from the origin, one entry per packet (`RecordedCompletions`).
-    public var completions: [Int64] = []
-    public var role: String?
+    /// Where this link's buffer returns are in its session's `completionTimes` (its session's
+    /// `completions(of:)`): a range, not a list of its own (issue 17: 64 bytes a link).
+    public var completionRange: Range<Int32> = 0..<0
+    // The 1- and 2-byte fields after each optional's tag, not in words of their own: 128 bytes
+    // where it was 152 (issue 17).
+    public var parameters: ConnectionParameters?
     /// `peerLabel` when it is not the one `unnamedLabel` makes.
     private var storedLabel: String? {
         get { occasional?.fields.storedLabel }
@@ -88,14 +98,18 @@ public struct RecordedConnection: Sendable {
     public var encrypted: Bool
     /// LE, or BR/EDR (GATT over BR/EDR, ATT on PSM 0x001F; `BREDRLinkParameters`).
     public var transport: LinkTransport = .le
+    /// `role` as a code (`RecordedRole`): a `String?` was 16 bytes of every connection.
+    private var roleCode = RecordedRole.none
     public var handle: UInt16
+    /// Disconnection Complete: time from the origin, reason, packet id.
+    public var disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?
     /// The controller that numbered `handle` (`ControllerHandle`; several in a btmon capture).
     public var controller: UInt16 = 0
+    public var peer: PeerAddress?
     public var completePacketID: Int? {
         get { occasional?.fields.completePacketID }
         set { updateOccasional { $0.completePacketID = newValue } }
     }
-    public var peer: PeerAddress?
     public var clientRxMTU: Int? {
         get { occasional?.fields.clientRxMTU }
         set { updateOccasional { $0.clientRxMTU = newValue } }
@@ -104,9 +118,6 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.serverRxMTU }
         set { updateOccasional { $0.serverRxMTU = newValue } }
     }
-    public var parameters: ConnectionParameters?
-    /// Disconnection Complete: time from the origin, reason, packet id.
-    public var disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?
     /// The local host's HCI Disconnect command, when it sent one.
     public var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)? {
         get { occasional?.fields.localDisconnect }
@@ -114,6 +125,17 @@ public struct RecordedConnection: Sendable {
     }
     /// What many connections lack, held apart (`Occasional`): nil while all of it is empty.
     var occasional: OccasionalBox?
+
+    /// The local device's role on the link as the timeline names it (`central`, `peripheral`),
+    /// if it does.
+    public var role: String? {
+        get { roleCode.name ?? occasional?.fields.otherRole }
+        set {
+            roleCode = RecordedRole(newValue)
+            let other = roleCode == .other ? newValue : nil
+            if other != occasional?.fields.otherRole { updateOccasional { $0.otherRole = other } }
+        }
+    }
 
     /// The address as people read it, or `unknown peer (handle 0x005A)`.
     public var peerLabel: String {
@@ -129,12 +151,10 @@ public struct RecordedConnection: Sendable {
                 parameters: ConnectionParameters?, parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)],
                 pdus: [RecordedPDU], disconnect: (time: Int64, reason: HCIStatusCode, packetID: Int)?,
                 localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?, end: Int64, clientRxMTU: Int?, serverRxMTU: Int?,
-                encrypted: Bool, smpPackets: Int, security: [RecordedSecurityEvent] = [], completions: [Int64] = [],
-                transport: LinkTransport = .le) {
+                encrypted: Bool, smpPackets: Int, security: [RecordedSecurityEvent] = [], transport: LinkTransport = .le) {
         self.id = id
         self.handle = handle
         self.peer = peer
-        self.role = role
         self.status = status
         self.origin = origin
         self.offset = offset
@@ -144,7 +164,6 @@ public struct RecordedConnection: Sendable {
         self.disconnect = disconnect
         self.end = end
         self.encrypted = encrypted
-        self.completions = completions
         self.transport = transport
         // What is held apart, in one step (RecordedConnection+Occasional.swift).
         updateOccasional {
@@ -158,6 +177,7 @@ public struct RecordedConnection: Sendable {
             $0.security = security
         }
         self.peerLabel = peerLabel
+        self.role = role
     }
 
     public var isEstablished: Bool { status == 0 }
@@ -191,6 +211,17 @@ public struct RecordedSession: Sendable {
     /// Where the long PDUs of `connections` are read back from (`PDUBytes`); nil when every PDU
     /// is held inline.
     public var pduSource: PDUSource? = nil
+    /// Every connection's recorded buffer returns, one connection's after another's (each
+    /// connection's `completionRange`, `RecordedCompletions`).
+    public var completionTimes: [Int64] = []
+
+    /// When the recorded controller returned each LE ACL buffer the host filled on `c`'s link
+    /// (Number Of Completed Packets), from its origin, one entry per packet (`RecordedCompletions`).
+    public func completions(of c: RecordedConnection) -> ArraySlice<Int64> {
+        let r = c.completionRange
+        guard r.upperBound <= completionTimes.count else { return [] }
+        return completionTimes[Int(r.lowerBound)..<Int(r.upperBound)]
+    }
 
     /// Key of a connection's peer in `gatt` and the peripheral models.
     public static func peerKey(_ c: RecordedConnection) -> String {

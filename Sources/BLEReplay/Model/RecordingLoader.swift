@@ -76,7 +76,9 @@ public enum RecordingLoader {
             """, [cid]).compactMap { r in r[0].int64.map { clock.time(frame: r[1].int, raw: $0) } })
         var connections: [RecordedConnection] = []
         var classic = 0
-        let rows = try db.rows("""
+        // Read a row at a time: the whole result at once was 37 MB for 61,424 links, more than
+        // any later moment of the replay held (issue 17).
+        let rows = try db.prepare("""
             SELECT id, handle, transport, peer_address, peer_address_type, role, status, interval_us, latency,
                    supervision_timeout_ms, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
                    disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id, first_packet_id,
@@ -84,11 +86,13 @@ public enum RecordingLoader {
                    (SELECT ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.complete_packet_id"))),
                    (SELECT count(*) FROM smp_event s WHERE s.connection_id = c.id), controller_index
             FROM connection c WHERE capture_id = ?1 ORDER BY id
-            """, [cid])
+            """)
+        try rows.bind([cid])
         // Held through the whole replay: no room to spare past the last one (a doubling's worth
         // was up to 300 bytes a link, issue 17).
-        connections.reserveCapacity(rows.count)
-        for r in rows {
+        connections.reserveCapacity(Int(try db.scalarInt("SELECT count(*) FROM connection WHERE capture_id = ?1", [cid]) ?? 0))
+        while try rows.step() {
+            let r = rows.row()
             guard let id = r[0].int64 else { continue }
             let transport: LinkTransport
             switch r[2].string {
@@ -139,11 +143,13 @@ public enum RecordingLoader {
         for i in connections.indices where connections[i].transport == .bredr {
             try BREDRLinkParameters.load(&connections[i], statements, clock: clock)
         }
-        RecordedCompletions.assign(scan.completions, to: &connections)
+        var completionTimes: [Int64] = []
+        RecordedCompletions.assign(scan.completions, to: &connections, times: &completionTimes)
         return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),
                                connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db, clock: clock),
                                gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
-                               classicConnections: classic, formatDescription: format, clock: clock, pduSource: pduSource)
+                               classicConnections: classic, formatDescription: format, clock: clock, pduSource: pduSource,
+                               completionTimes: completionTimes)
     }
 
     /// Prepared statements reused for every connection of a capture: preparing them once per
@@ -154,6 +160,8 @@ public enum RecordingLoader {
 
         /// Where long PDUs are spilled to (`PDUBytes`), if anywhere.
         var pduSource: PDUSource?
+        /// The short PDUs read through these statements, each held once.
+        var shortPDUs = ShortPDUInterner()
 
         init(_ db: SQLiteDatabase) { self.db = db }
 
@@ -205,7 +213,8 @@ public enum RecordingLoader {
             let bytes = s.blob(3) ?? []
             guard !bytes.isEmpty else { continue }
             let data = bytes.count > PDUBytes.inlineLimit
-                ? q.pduSource?.spill(bytes, row: PDURow(connection: c.id, packet: packet, ordinal: ordinal)) ?? PDUBytes(bytes) : PDUBytes(bytes)
+                ? q.pduSource?.spill(bytes, row: PDURow(connection: c.id, packet: packet, ordinal: ordinal)) ?? PDUBytes(bytes)
+                : PDUBytes(q.shortPDUs.intern(bytes))
             c.pdus.append(RecordedPDU(packetID: packet, time: clock.time(frame: packet, raw: s.int64(1)).saturatingSubtracting(c.origin),
                                       fromCentral: s.int(2) != 0, data: data, bearer: s.optionalInt(4).map { UInt16(truncatingIfNeeded: $0) }))
         }

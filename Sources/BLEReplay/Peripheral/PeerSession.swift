@@ -7,10 +7,13 @@ import BLEDecode
 final class PeerSession {
     unowned let peripheral: SimulatedPeripheral
     let link: SimulatedLink
-    /// Which of the model's behaviours the peer plays (nil: none). The session reads it from the
+    /// Which of the model's behaviours the peer plays (-1: none). The session reads it from the
     /// model (`behaviour`) rather than holding a copy: 230 bytes a link (issue 17).
-    let behaviourIndex: Int?
-    // The 1-byte fields beside the optional's tag, not each in a word of its own (issue 17).
+    private let behaviourSlot: Int32
+    /// The action a link loss waits for (`underWay`), by index; -1: none.
+    private var lossWaitsForAction: Int32 = -1
+    // The indexes and flags in 12 bytes, and the emulator in `Occasional`: a session fits 112
+    // bytes where it took 128 (issue 17).
     /// Whether the peer plays a recorded behaviour: testing `behaviour` itself copied the whole
     /// optional struct for each event (issue 12).
     let hasBehaviour: Bool
@@ -22,13 +25,13 @@ final class PeerSession {
     /// then does the emulator keep what Write Commands wrote, read by nothing else (a value per
     /// link of 61,424, issue 17).
     let answersFromDatabase: Bool
-    /// The action a link loss waits for (`underWay`), by index: 32 bits, beside the flags, so that
-    /// a session fits 128 bytes (issue 17).
-    private var lossWaitsForAction: Int32?
+    /// The action a link loss waits for (`underWay`), by index.
     var lossWaitsFor: Int? {
-        get { lossWaitsForAction.map(Int.init) }
-        set { lossWaitsForAction = newValue.map { Int32($0) } }
+        get { lossWaitsForAction < 0 ? nil : Int(lossWaitsForAction) }
+        set { lossWaitsForAction = newValue.map { Int32($0) } ?? -1 }
     }
+    /// Which of the model's behaviours the peer plays (nil: none).
+    var behaviourIndex: Int? { behaviourSlot < 0 ? nil : Int(behaviourSlot) }
     /// The behaviour the peer plays, if any.
     var behaviour: PeerBehaviour? { behaviourIndex.map { peripheral.model.behaviours[$0] } }
     /// `behaviour`'s actions, kept apart: reading one through the optional struct copied the
@@ -39,19 +42,19 @@ final class PeerSession {
     private var firstKeyCount = FirstKeyCount()
     /// Keyed as `AnswerTable` is: a long PDU by length and digest (`PDUBytes.key`).
     var requestCounts: [PDUBytes: Int] = [:]
-    /// Answers from the peer's database (`--unmatched database`), made when first asked for: a
-    /// faithful replay never asks, and one held on every link was 72 bytes a link (issue 17). Made
-    /// then as it would have been at the link's start: from the model's database and the
-    /// behaviour's Server Rx MTU, neither of which changes.
+    /// Answers from the peer's database (`--unmatched database`), made when first asked for and
+    /// held in `Occasional`: a faithful replay never asks, and one held on every link was 72 bytes
+    /// a link (issue 17). Made then as it would have been at the link's start: from the model's
+    /// database and the behaviour's Server Rx MTU, neither of which changes.
     var emulator: GATTServerEmulator {
-        get { emulatorBox.emulator }
-        set { emulatorBox.emulator = newValue }
-    }
-    private lazy var emulatorBox = EmulatorBox(GATTServerEmulator(database: peripheral.model.gatt,
-                                                                  serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23)))
-    final class EmulatorBox {
-        var emulator: GATTServerEmulator
-        init(_ emulator: GATTServerEmulator) { self.emulator = emulator }
+        get {
+            let o = occasional
+            if let made = o.emulator { return made }
+            let made = GATTServerEmulator(database: peripheral.model.gatt, serverRxMTU: UInt16(clamping: behaviour?.serverRxMTU ?? 23))
+            o.emulator = made
+            return made
+        }
+        set { occasional.emulator = newValue }
     }
     /// What few links need (`Occasional`), made when first written.
     private(set) var occasionalState: Occasional?
@@ -63,7 +66,8 @@ final class PeerSession {
     }
 
     /// What few links need, apart (issue 17: five empty tables on each link were 40 bytes a link):
-    /// subscriptions, faults counted, long values being read, requests counted per encryption state.
+    /// subscriptions, faults counted, long values being read, requests counted per encryption
+    /// state, the answers from the database.
     final class Occasional {
         var subscriptionCounts: [UInt16: Int] = [:]
         var cccdEnabled: [UInt16: Bool] = [:]
@@ -74,6 +78,8 @@ final class PeerSession {
         var securedCounts: [PDUBytes: Int] = [:]
         /// Every kind of PDU received but the first (`firstKeyCount`), counted.
         var keyCounts: [ATTMatchKey: Int] = [:]
+        /// `emulator`, once made.
+        var emulator: GATTServerEmulator?
     }
 
     /// Counts one more PDU of `key` received: how many of it the peer has received on this link.
@@ -98,7 +104,7 @@ final class PeerSession {
     init(peripheral: SimulatedPeripheral, link: SimulatedLink, behaviour index: Int?) {
         self.peripheral = peripheral
         self.link = link
-        behaviourIndex = index
+        behaviourSlot = index.map { Int32($0) } ?? -1
         let behaviour = index.map { peripheral.model.behaviours[$0] }
         actions = behaviour?.actions ?? []
         hasBehaviour = behaviour != nil

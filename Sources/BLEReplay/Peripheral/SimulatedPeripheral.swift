@@ -8,7 +8,11 @@ public final class SimulatedPeripheral {
     /// Cleared by `stop-advertising` faults (or a test).
     public internal(set) var advertisingEnabled = true
     var isConnecting = false
-    public let index: Int
+    /// `index`, in the 4 bytes after the flags: a peripheral fits a 144-byte allocation where it
+    /// took 160 (issue 17; a world holds fewer than 2^31 peripherals).
+    private let worldIndex: Int32
+    /// Where it is in the world's peripherals.
+    public var index: Int { Int(worldIndex) }
     unowned let world: ReplayWorld
     public private(set) var connectionCount = 0
     var advertisingEvent: Scheduler.EventID?
@@ -16,7 +20,13 @@ public final class SimulatedPeripheral {
     /// first on its own and the others in a short list, not a table (a dictionary per peer was 90
     /// bytes a link, a list of one 40, issue 17). `otherSessions` is empty while `firstSession` is nil.
     private var firstSession: PeerSession?
-    private var otherSessions: [PeerSession] = []
+    /// Held by the world (`ReplayWorld.otherPeerSessions`), not in a word of every peer's: few
+    /// peers have two links at once, and without it (and with `phase` computed) a peripheral fits
+    /// a 128-byte allocation where it took 144 (issue 17).
+    private var otherSessions: [PeerSession] {
+        get { world.otherPeerSessions[index] ?? [] }
+        set { world.otherPeerSessions[index] = newValue.isEmpty ? nil : newValue }
+    }
     /// True while a link to it is up.
     var hasSessions: Bool { firstSession != nil }
     /// Its sessions in link-handle order.
@@ -25,13 +35,12 @@ public final class SimulatedPeripheral {
         return ([firstSession] + otherSessions).sorted { $0.link.handle < $1.link.handle }
     }
     /// Advertising events fall at `phase + k * interval` plus a random advDelay of 0-10 ms.
-    let phase: Int64
+    var phase: Int64 { (Int64(index) * 7_300) % max(1, model.advertising.interval) }
 
     init(model: PeripheralModel, index: Int, world: ReplayWorld) {
         self.model = model
-        self.index = index
+        worldIndex = Int32(index)
         self.world = world
-        phase = (Int64(index) * 7_300) % max(1, model.advertising.interval)
         advertisingEnabled = model.advertisesOnLE
     }
 
@@ -105,8 +114,6 @@ public final class SimulatedPeripheral {
             firstSession = otherSessions.isEmpty ? nil : otherSessions.removeFirst()
         }
         otherSessions.removeAll { $0.link.handle == handle }
-        // An emptied list keeps its storage: let it go.
-        if otherSessions.isEmpty { otherSessions = [] }
     }
 
     /// A PDU from the central on one of the link's ATT bearers (`ATTClientBearer`); the answer goes

@@ -81,7 +81,7 @@ public enum RecordedLocalServer {
         var f = c
         f.role = "central"
         f.pdus = c.pdus.map { RecordedPDU(packetID: $0.packetID, time: $0.time, fromCentral: !$0.fromCentral, data: $0.data) }
-        f.completions = []
+        f.completionRange = 0..<0
         f.security = []
         f.localDisconnect = nil
         if let d = c.disconnect {
