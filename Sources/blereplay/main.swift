@@ -14,11 +14,8 @@ signal(SIGPIPE, SIG_IGN)
 // the process keeps: 25 MB of resident memory on the 61,440-link adversarial captures (issue 17).
 _ = mallopt(M_MMAP_THRESHOLD, 128 << 10)
 _ = mallopt(M_TRIM_THRESHOLD, 128 << 10)
-// One arena for every thread. The loader's threads (WorkerPool) read each connection's details and
-// extract its scripts in arenas of their own, and what they free before the simulation runs (the
-// central's steps, once in the driver's table) stayed there as holes the simulation's thread
-// never filled: 8 MB of resident memory on the 61,440-link capture (issue 17).
-_ = mallopt(M_ARENA_MAX, 1)
+// `replay` runs with one malloc arena (ReplayCommand.run); the other commands keep one per
+// thread, which their two-thread import pipeline allocates from at once.
 #endif
 let argv = Array(CommandLine.arguments.dropFirst())
 let code = Dispatcher.run(argv)
