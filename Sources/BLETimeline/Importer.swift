@@ -253,6 +253,7 @@ public enum Importer {
                 }
                 if results.last?.storageError != nil { break }
             }
+            if !results.isEmpty { results[0].warnings.insert(contentsOf: zip.warnings, at: 0) }
             return results
         }
     }

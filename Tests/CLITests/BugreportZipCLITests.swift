@@ -151,6 +151,32 @@ struct BugreportZipCLITests {
         #expect(plainJSON?["by_phone"] == nil)
     }
 
+    // MARK: logs found by their bytes, not their names
+
+    /// Every member whose bytes are a capture is a log, wherever it sits and whatever its name: a
+    /// plain zip of the log, a path without the `FS/` prefix, Samsung's `hci_snoop….cfa`, a pcap.
+    /// The bugreport's full log is read, not its btsnooz ring buffer.
+    @Test(arguments: [
+        (["--layout", "plain"], "btsnoop_hci.log", "android-yeelock.btsnoop", "690 records, btsnoop v1"),
+        (["--layout", "plain", "--log-name", "data/misc/bluetooth/logs/btsnoop_hci.log"],
+         "data/misc/bluetooth/logs/btsnoop_hci.log", "android-yeelock.btsnoop", "690 records, btsnoop v1"),
+        (["--layout", "o", "--log-name", "FS/data/log/bt/hci_snoop20250125165300.cfa"],
+         "FS/data/log/bt/hci_snoop20250125165300.cfa", "android-yeelock.btsnoop", "690 records, btsnoop v1"),
+        (["--layout", "plain", "--log-name", "sniff/capture.bin"], "sniff/capture.bin", "nrf-sniffer-zero-ltk.pcap", "records, pcap"),
+        (["--layout", "plain", "--log-name", "glasses.dat"], "glasses.dat", "ios-glasses.pklg", "records, PacketLogger"),
+    ])
+    func aLogIsFoundByItsBytesWhereverItSits(options: [String], member: String, capture: String, imported: String) throws {
+        let zip = try Self.makeZip("bytes.zip", options + [CLI.sharedCapture(capture)])
+        let db = CLI.temporaryDirectory().appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", zip, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported \(zip)!\(member): "), "\(r.stdout)")
+        #expect(r.stdout.contains(imported), "\(r.stdout)")
+        #expect(!r.stdout.contains(Self.mainText))
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM captures") == "1")
+        #expect(try SQLite.scalar(db, "SELECT sha256 FROM captures") == Self.sha256(CLI.sharedCapture(capture)))
+    }
+
     // MARK: bad zips: exit 65, saying what and where, no timeline left behind
 
     @Test func aZipWithoutABluetoothLogSaysWhatItHolds() throws {
@@ -158,7 +184,7 @@ struct BugreportZipCLITests {
         let db = CLI.temporaryDirectory().appendingPathComponent("t.db").path
         let r = try CLI.run(["import", zip, "--db", db])
         #expect(r.status == 65)
-        #expect(r.stderr.contains("\(zip): a zip without a Bluetooth log: no btsnoop log under \(Self.logDirectory) or FS/data/log/bt/"))
+        #expect(r.stderr.contains("\(zip): a zip without a Bluetooth log: no member holds a btsnoop, pcap, pcapng or PacketLogger capture"))
         #expect(r.stderr.contains("no --- BEGIN:BTSNOOP_LOG_SUMMARY section in \(Self.mainText)"))
         #expect(r.stderr.contains("it holds 5 files: \(Self.mainText), version.txt, main_entry.txt, FS/data/anr/"))
         #expect(!FileManager.default.fileExists(atPath: db))
