@@ -28,7 +28,8 @@ Bad inputs (--bad) for the refusal tests:
   no-log    a bugreport with no snoop log and no btsnooz section;
   damaged   the log member's deflate stream damaged in its middle;
   bomb      a 64 MiB log member of zeros that deflates about 1000:1;
-  absurd    the log member's directory entries claim 4 GiB - 2 bytes uncompressed.
+  absurd    the log member's directory entries claim 4 GiB - 2 bytes uncompressed;
+  empty-log the log member empty (the btsnooz section is read instead, with a warning).
 
 Usage: make_bugreport_zip.py --layout o -o OUT.zip CAPTURE [CAPTURE_LAST]
 """
@@ -148,6 +149,9 @@ def build(args):
         add(z, "FS/data/tombstones/tombstone_00", b"*** *** *** *** *** *** *** *** *** ***\n")
         if args.bad == "no-log" or log_name is None:
             return
+        if args.bad == "empty-log":
+            add(z, log_name, b"")
+            return
         if args.bad == "bomb":
             add(z, log_name, captures[0][:16] + bytes(64 << 20))
             return
@@ -199,7 +203,7 @@ def main():
     p.add_argument("-o", "--out", required=True)
     p.add_argument("--layout", choices=["m", "n", "o", "filtered", "vendor", "plain"], default="o")
     p.add_argument("--log-name", help="the log's member name (default: the layout's)")
-    p.add_argument("--bad", choices=["no-log", "damaged", "bomb", "absurd"])
+    p.add_argument("--bad", choices=["no-log", "damaged", "bomb", "absurd", "empty-log"])
     p.add_argument("--manufacturer", default="Google")
     p.add_argument("--model", default="Pixel 7")
     p.add_argument("--brand", default="google")
@@ -210,7 +214,7 @@ def main():
     args = p.parse_args()
     if args.bad and args.layout == "plain":
         sys.exit("--bad needs a bugreport layout")
-    if args.bad in ("damaged", "bomb", "absurd") and args.layout in ("m", "n"):
+    if args.bad in ("damaged", "bomb", "absurd", "empty-log") and args.layout in ("m", "n"):
         sys.exit(f"--bad {args.bad} needs a layout with a log member (o, filtered, vendor)")
     build(args)
 

@@ -177,6 +177,17 @@ struct BugreportZipCLITests {
         #expect(try SQLite.scalar(db, "SELECT sha256 FROM captures") == Self.sha256(CLI.sharedCapture(capture)))
     }
 
+    /// An empty full log: the btsnooz ring buffer of the main text is read, and a warning says so.
+    @Test func theRingBufferInsteadOfAnEmptyFullLogIsSaid() throws {
+        let zip = try Self.makeZip("empty-log.zip", ["--layout", "o", "--bad", "empty-log", Self.yeelock])
+        let db = CLI.temporaryDirectory().appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", zip, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported \(zip)!\(Self.mainText): 690 records, Android btsnooz v2"))
+        #expect(r.stderr.contains("warning: \(zip): read the btsnooz ring buffer of \(Self.mainText) (only the last packets before the bugreport) "
+                                  + "because the full log \(Self.logDirectory)btsnoop_hci.log is empty"), "\(r.stderr)")
+    }
+
     // MARK: the phone identity does not depend on which copy came first
 
     /// A capture imported bare, then again inside a bugreport: the bugreport's phone identity is
