@@ -14,6 +14,11 @@ compression, Python's zipfile with zlib). The layouts follow what dumpstate writ
   filtered  the filtered snoop mode of newer Android: btsnoop_hci.log.filtered (and
             .filtered.last) in the same directory.
   vendor    phones that keep the log in /data/log/bt: FS/data/log/bt/btsnoop_hci.log.
+  plain     no bugreport at all: the capture(s) zipped alone, as `zip plain.zip btsnoop_hci.log`
+            does (any format; named by --log-name, default btsnoop_hci.log).
+
+--log-name MEMBER puts the log under another member name (Samsung's
+FS/data/log/bt/hci_snoop20250125165300.cfa, say); its rotation gets MEMBER.last.
 
 Every layout's main text has the dumpstate header (`Build fingerprint: '...'`), a SYSTEM
 PROPERTIES section with `[ro.product.model]: [...]` lines, and dumpsys bluetooth_manager's
@@ -23,7 +28,8 @@ Bad inputs (--bad) for the refusal tests:
   no-log    a bugreport with no snoop log and no btsnooz section;
   damaged   the log member's deflate stream damaged in its middle;
   bomb      a 64 MiB log member of zeros that deflates about 1000:1;
-  absurd    the log member's directory entries claim 4 GiB - 2 bytes uncompressed.
+  absurd    the log member's directory entries claim 4 GiB - 2 bytes uncompressed;
+  empty-log the log member empty (the btsnooz section is read instead, with a warning).
 
 Usage: make_bugreport_zip.py --layout o -o OUT.zip CAPTURE [CAPTURE_LAST]
 """
@@ -119,10 +125,19 @@ def add(z, name, data, compress=zipfile.ZIP_DEFLATED):
 def build(args):
     captures = [open(p, "rb").read() for p in args.captures]
     name = f"bugreport-{args.device}-{args.build}-2024-03-01-12-00-00"
+    if args.layout == "plain":
+        with zipfile.ZipFile(args.out, "w") as z:
+            member = args.log_name or "btsnoop_hci.log"
+            add(z, member, captures[0])
+            if len(captures) > 1:
+                add(z, member + ".last", captures[1])
+        return
     btsnooz = "" if args.bad == "no-log" else btsnooz_section(captures[0])
     text = main_text(args, btsnooz).encode()
     log_name = {"o": LOG_DIR + "btsnoop_hci.log", "filtered": LOG_DIR + "btsnoop_hci.log.filtered",
                 "vendor": "FS/data/log/bt/btsnoop_hci.log"}.get(args.layout)
+    if args.log_name and log_name is not None:
+        log_name = args.log_name
     with zipfile.ZipFile(args.out, "w") as z:
         if args.layout == "m":
             add(z, name + ".txt", text)
@@ -133,6 +148,9 @@ def build(args):
         add(z, "FS/data/anr/anr_2024-03-01-11-59-00-000", b"----- pid 1234 at 2024-03-01 11:59:00 -----\n")
         add(z, "FS/data/tombstones/tombstone_00", b"*** *** *** *** *** *** *** *** *** ***\n")
         if args.bad == "no-log" or log_name is None:
+            return
+        if args.bad == "empty-log":
+            add(z, log_name, b"")
             return
         if args.bad == "bomb":
             add(z, log_name, captures[0][:16] + bytes(64 << 20))
@@ -183,8 +201,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("captures", nargs="+", help="btsnoop capture(s): the log, then the rotated .last one")
     p.add_argument("-o", "--out", required=True)
-    p.add_argument("--layout", choices=["m", "n", "o", "filtered", "vendor"], default="o")
-    p.add_argument("--bad", choices=["no-log", "damaged", "bomb", "absurd"])
+    p.add_argument("--layout", choices=["m", "n", "o", "filtered", "vendor", "plain"], default="o")
+    p.add_argument("--log-name", help="the log's member name (default: the layout's)")
+    p.add_argument("--bad", choices=["no-log", "damaged", "bomb", "absurd", "empty-log"])
     p.add_argument("--manufacturer", default="Google")
     p.add_argument("--model", default="Pixel 7")
     p.add_argument("--brand", default="google")
@@ -193,7 +212,9 @@ def main():
     p.add_argument("--build", default="UQ1A.240205.004")
     p.add_argument("--fingerprint", help="default: brand/device/device:release/build/11269751:user/release-keys")
     args = p.parse_args()
-    if args.bad in ("damaged", "bomb", "absurd") and args.layout in ("m", "n"):
+    if args.bad and args.layout == "plain":
+        sys.exit("--bad needs a bugreport layout")
+    if args.bad in ("damaged", "bomb", "absurd", "empty-log") and args.layout in ("m", "n"):
         sys.exit(f"--bad {args.bad} needs a layout with a log member (o, filtered, vendor)")
     build(args)
 

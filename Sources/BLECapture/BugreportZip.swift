@@ -30,8 +30,14 @@ public struct BugreportZip: Sendable {
         public static let ratioFloor: UInt64 = 1 << 20
     }
 
-    /// Directories whose `btsnoop*`/`btsnooz*` files are snoop logs.
+    /// Directories whose `btsnoop*`/`btsnooz*` files are snoop logs by their name alone (an empty
+    /// or damaged one there is still reported as a log); anywhere else a member is a log when
+    /// its bytes are (`sniff`).
     public static let logDirectories = ["FS/data/misc/bluetooth/logs/", "FS/data/log/bt/"]
+
+    /// Bytes inflated from a member to tell a capture from anything else: enough for several
+    /// PacketLogger records; btsnoop, pcap and pcapng announce themselves in the first 8.
+    static let sniffLength = 4096
 
     public let path: String
     /// The captures in it, in member-name order.
@@ -40,17 +46,44 @@ public struct BugreportZip: Sendable {
     public let mainEntry: String?
     /// From the main text; nil without one, or when it names nothing.
     public let phone: PhoneIdentity?
+    /// What the caller should tell the user about the choice of logs (a btsnooz ring buffer read
+    /// because the full logs were empty or unreadable, say).
+    public let warnings: [String]
 
     /// Lists the captures of the zip at `path`.
     ///
-    /// Throws `.unknownFormat` when it holds no Bluetooth log (saying what it holds), `.corrupt`
-    /// when libzip cannot read its directory or a member is refused by `Limits`.
+    /// A log is every member whose bytes are a capture format blereplay reads (btsnoop, pcap,
+    /// pcapng, PacketLogger), wherever it sits and whatever its name (Samsung's
+    /// `FS/data/log/bt/hci_snoop…cfa`, a plain zip of `btsnoop_hci.log`), plus the
+    /// `btsnoop*`/`btsnooz*` files of `logDirectories`. Full logs win over the main text's
+    /// btsnooz section, which is read only when there is none (with a warning when log-named
+    /// members were there but empty or unreadable). Not sniffed: directories, empty members,
+    /// the main text, and members `Limits` refuses (named in the error when nothing qualifies).
+    ///
+    /// Throws `.unknownFormat` when it holds no Bluetooth log (saying what it holds and why
+    /// nothing qualified), `.corrupt` when libzip cannot read its directory or a log is refused by
+    /// `Limits`.
     public static func open(_ path: String) throws(CaptureError) -> BugreportZip {
         let archive = try ZipArchive(path: path)
         let entries = try archive.entries(limit: Limits.members)
         let byName = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let main = try mainEntry(entries, byName: byName, archive: archive)
-        let candidates = entries.filter(isLogName).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let named = entries.filter(isLogName)
+        var sniffed: [ZipArchive.Entry] = []
+        var unreadable: [String] = []
+        var refused: [String] = []
+        for entry in entries where !entry.isDirectory && entry.size > 0 && entry.name != main?.name && !isLogName(entry) {
+            if (try? check(entry, in: path)) == nil {
+                refused.append(entry.name)
+                continue
+            }
+            switch sniff(entry, archive: archive) {
+            case .some(true): sniffed.append(entry)
+            case .some(false): break
+            case nil: unreadable.append(entry.name)
+            }
+        }
+        let candidates = (named + sniffed).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         let logEntries = candidates.filter { $0.size > 0 }
         for entry in logEntries + [main].compactMap({ $0 }) { try check(entry, in: path) }
 
@@ -63,13 +96,25 @@ public struct BugreportZip: Sendable {
             hasBtsnooz = scan.hasBtsnooz
         }
         var chosen = logEntries
-        if chosen.isEmpty, let main, hasBtsnooz { chosen = [main] }
+        var warnings: [String] = []
+        if chosen.isEmpty, let main, hasBtsnooz {
+            chosen = [main]
+            let empty = candidates.map(\.name)
+            if !empty.isEmpty || !unreadable.isEmpty {
+                warnings.append("\(path): read the btsnooz ring buffer of \(main.name) (only the last packets before the bugreport) "
+                    + "because the full log\(empty.count + unreadable.count == 1 ? "" : "s") "
+                    + (empty.isEmpty ? "" : "\(empty.joined(separator: ", ")) \(empty.count == 1 ? "is" : "are") empty")
+                    + (empty.isEmpty || unreadable.isEmpty ? "" : " and ")
+                    + (unreadable.isEmpty ? "" : "\(unreadable.joined(separator: ", ")) could not be inflated"))
+            }
+        }
         guard !chosen.isEmpty else {
             throw CaptureError(path: path, kind: .unknownFormat,
-                               message: noLogMessage(entries, empty: candidates, main: main))
+                               message: noLogMessage(entries, empty: candidates, main: main,
+                                                     unreadable: unreadable, refused: refused))
         }
         let logs = chosen.map { BugreportLog(archivePath: path, index: $0.index, member: $0.name, size: $0.size, phone: phone) }
-        return BugreportZip(path: path, logs: logs, mainEntry: main?.name, phone: phone)
+        return BugreportZip(path: path, logs: logs, mainEntry: main?.name, phone: phone, warnings: warnings)
     }
 
     /// `FS/data/misc/bluetooth/logs/btsnoop_hci.log` and its rotations, in a known log directory.
@@ -77,6 +122,33 @@ public struct BugreportZip: Sendable {
         guard !entry.isDirectory, let directory = logDirectories.first(where: { entry.name.hasPrefix($0) }) else { return false }
         let base = entry.name.dropFirst(directory.count)
         return !base.contains("/") && (base.hasPrefix("btsnoop") || base.hasPrefix("btsnooz"))
+    }
+
+    /// Whether the member's first bytes are a capture format blereplay reads
+    /// (`CaptureFile.detect`; btsnooz text is left to the main text's scan); nil when they cannot
+    /// be inflated.
+    static func sniff(_ entry: ZipArchive.Entry, archive: ZipArchive) -> Bool? {
+        guard let source = try? archive.open(index: entry.index, declaredSize: entry.size, name: "\(archive.path)!\(entry.name)") else {
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: sniffLength)
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                try? source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            }
+            guard let n else { return filled >= 8 ? isCapture(Array(bytes[0..<filled])) : nil }
+            if n <= 0 { break }
+            filled += n
+        }
+        return isCapture(Array(bytes[0..<filled]))
+    }
+
+    private static func isCapture(_ prefix: [UInt8]) -> Bool {
+        switch CaptureFile.detect(prefix: prefix) {
+        case .btsnoop, .pcap, .pcapng, .packetLogger: true
+        case .btsnooz, nil: false
+        }
     }
 
     /// The member `main_entry.txt` names; else a top-level `bugreport*.txt` or `dumpstate*.txt`
@@ -120,13 +192,16 @@ public struct BugreportZip: Sendable {
         }
     }
 
-    /// What a zip without a Bluetooth log holds: its member count and first names.
-    static func noLogMessage(_ entries: [ZipArchive.Entry], empty: [ZipArchive.Entry], main: ZipArchive.Entry?) -> String {
+    /// What a zip without a Bluetooth log holds, and why none of it qualified.
+    static func noLogMessage(_ entries: [ZipArchive.Entry], empty: [ZipArchive.Entry], main: ZipArchive.Entry?,
+                             unreadable: [String] = [], refused: [String] = []) -> String {
         let files = entries.filter { !$0.isDirectory }
         let shown = files.prefix(5).map(\.name).joined(separator: ", ")
         let more = files.count > 5 ? ", … (\(files.count - 5) more)" : ""
-        var why = "no btsnoop log under \(logDirectories.joined(separator: " or "))"
+        var why = "no member holds a btsnoop, pcap, pcapng or PacketLogger capture"
         if !empty.isEmpty { why += " (\(empty.map(\.name).joined(separator: ", ")) empty)" }
+        if !unreadable.isEmpty { why += "; \(unreadable.joined(separator: ", ")) could not be inflated" }
+        if !refused.isEmpty { why += "; \(refused.joined(separator: ", ")) refused for size" }
         why += main.map { " and no --- BEGIN:BTSNOOP_LOG_SUMMARY section in \($0.name)" } ?? " and no bugreport text"
         let holds = files.isEmpty ? "no files" : "\(files.count) file\(files.count == 1 ? "" : "s"): \(shown)\(more)"
         return "a zip without a Bluetooth log: \(why); it holds \(holds)"

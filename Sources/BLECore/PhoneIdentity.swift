@@ -33,3 +33,35 @@ public struct PhoneIdentity: Sendable, Hashable {
         return release.isEmpty ? nil : String(release)
     }
 }
+
+extension PhoneIdentity {
+    /// What adding another source's identity of the same capture to this one gives.
+    public enum Merge: Sendable, Hashable {
+        /// Nothing new: `other` names no field this one lacks.
+        case unchanged
+        /// `other` filled fields this one lacked; the merged identity.
+        case added(PhoneIdentity)
+        /// A field both name differs: this one is kept (the first seen), nothing is taken from `other`.
+        case conflict
+    }
+
+    /// Fills this identity's missing fields from `other`, the identity another copy of the same
+    /// capture (same SHA-256) came with; never overwrites a field, and takes nothing when a field
+    /// both name differs.
+    public func merging(_ other: PhoneIdentity) -> Merge {
+        let pairs = [(buildFingerprint, other.buildFingerprint), (manufacturer, other.manufacturer),
+                     (model, other.model), (androidVersion, other.androidVersion)]
+        if pairs.contains(where: { mine, theirs in mine != nil && theirs != nil && mine != theirs }) { return .conflict }
+        let merged = PhoneIdentity(buildFingerprint: buildFingerprint ?? other.buildFingerprint,
+                                   manufacturer: manufacturer ?? other.manufacturer, model: model ?? other.model,
+                                   androidVersion: androidVersion ?? other.androidVersion)
+        return merged == self ? .unchanged : .added(merged)
+    }
+
+    /// `Google Pixel 7 (google/panther/…)`: how warnings name an identity.
+    public var summary: String {
+        let name = [manufacturer, model].compactMap { $0 }.joined(separator: " ")
+        let fingerprint = buildFingerprint.map { "(\($0))" }
+        return [name.isEmpty ? nil : name, fingerprint].compactMap { $0 }.joined(separator: " ")
+    }
+}

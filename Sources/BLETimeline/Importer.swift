@@ -56,6 +56,9 @@ public struct CaptureImportResult: Sendable {
     public var error: String?
     /// Set when the timeline, not the capture, failed (disk full, read-only, locked).
     public var storageError: SQLiteError? = nil
+    /// For `.alreadyPresent`: the phone identity this copy came with (a bugreport's) was added to
+    /// the stored capture, which lacked it.
+    public var phoneIdentityAdded = false
 }
 
 /// Streams captures through the decoder into a timeline file, atomically.
@@ -253,7 +256,25 @@ public enum Importer {
                 }
                 if results.last?.storageError != nil { break }
             }
+            if !results.isEmpty { results[0].warnings.insert(contentsOf: zip.warnings, at: 0) }
             return results
+        }
+    }
+
+    /// Adds the identity a second copy of a stored capture came with to the stored capture's
+    /// empty phone columns (`PhoneIdentity.merging`); a different identity is kept out, with a warning.
+    static func mergePhone(_ phone: PhoneIdentity, from input: CaptureInput, into captureID: Int64,
+                           db: SQLiteDatabase, result: inout CaptureImportResult) throws(SQLiteError) {
+        let stored = try PhoneIdentityColumns.read(captureID: captureID, from: db) ?? PhoneIdentity()
+        switch stored.merging(phone) {
+        case .unchanged:
+            break
+        case .added(let merged):
+            try PhoneIdentityColumns.write(merged, captureID: captureID, to: db)
+            result.phoneIdentityAdded = true
+        case .conflict:
+            result.warnings.append("\(input.name): same capture as one already stored with phone \(stored.summary); "
+                + "kept that, not \(phone.summary)")
         }
     }
 
@@ -284,6 +305,7 @@ public enum Importer {
                 if let existing = try store.captureID(sha256: sha) {
                     result.status = .alreadyPresent
                     result.captureID = existing
+                    if let phone = input.phone { try mergePhone(phone, from: input, into: existing, db: db, result: &result) }
                     return result
                 }
             }

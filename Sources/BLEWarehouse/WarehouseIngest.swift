@@ -52,6 +52,33 @@ public enum WarehouseIngest {
         }
     }
 
+    /// Adds the phone identity a capture the warehouse already holds came with this time (from a
+    /// bugreport) to its empty phone columns (`PhoneIdentity.merging`), so what is stored does not
+    /// depend on which copy was ingested first. A different identity is kept out. Returns what to
+    /// tell the user, nil when nothing changed.
+    static func addPhone(_ facts: CaptureFacts, into db: PostgresConnection) throws(WarehouseError) -> String? {
+        guard let phone = facts.phone else { return nil }
+        let columns = ["build_fingerprint", "phone_manufacturer", "phone_model", "android_version"]
+        guard let row = try db.execute("SELECT \(columns.joined(separator: ", ")) FROM blereplay.capture WHERE sha256 = $1",
+                                       [facts.sha256]).first, row.count == 4 else { return nil }
+        let stored = PhoneIdentity(buildFingerprint: row[0], manufacturer: row[1], model: row[2], androidVersion: row[3])
+        switch stored.merging(phone) {
+        case .unchanged:
+            return nil
+        case .added(let merged):
+            let values = [merged.buildFingerprint, merged.manufacturer, merged.model, merged.androidVersion]
+            // Only over the values read: a concurrent ingest that stored an identity first wins.
+            let unchanged = columns.indices.map { "\(columns[$0]) IS NOT DISTINCT FROM $\($0 + 6)::text" }
+            let updated = try db.execute("""
+                UPDATE blereplay.capture SET \(columns.indices.map { "\(columns[$0]) = $\($0 + 2)::text" }.joined(separator: ", "))
+                WHERE sha256 = $1 AND \(unchanged.joined(separator: " AND ")) RETURNING id
+                """, [facts.sha256] + values + row)
+            return updated.isEmpty ? nil : "\(facts.label): already in the warehouse; phone identity added from \(facts.input)"
+        case .conflict:
+            return "\(facts.label): already in the warehouse with phone \(stored.summary); kept that, not \(phone.summary)"
+        }
+    }
+
     /// Reads `arguments` (files and directories, as `report` takes them) with `jobs` workers, each
     /// with a connection of its own, and stores every capture. Prepares the schema first (throws
     /// when the warehouse is unreachable or newer). Once the warehouse is lost, the remaining
@@ -86,7 +113,12 @@ public enum WarehouseIngest {
             for f in facts {
                 do throws(WarehouseError) {
                     if db == nil { db = try pool.take() }
-                    if try store(f, outcome: outcome, into: db!) { result.stored += 1 } else { result.alreadyStored += 1 }
+                    if try store(f, outcome: outcome, into: db!) {
+                        result.stored += 1
+                    } else {
+                        result.alreadyStored += 1
+                        if let note = try addPhone(f, into: db!) { result.outcome.warnings.append(note) }
+                    }
                 } catch {
                     result.notStored += 1
                     result.error = result.error ?? error

@@ -72,6 +72,34 @@ import TestSupport
         expectSame(filesOut, second)
     }
 
+    /// A capture ingested bare, then inside a bugreport: the bugreport's phone identity is added
+    /// to the stored capture, so the warehouse holds what ingesting them the other way round holds.
+    @Test func aBugreportAddsItsPhoneToACaptureIngestedBare() throws {
+        let cluster = try PostgresCluster.get()
+        let dir = Fixture.scratch()
+        defer { Fixture.remove(dir) }
+        let zipper = Process()
+        zipper.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zipper.arguments = ["python3", Fixture.packageRoot + "/Scripts/make_bugreport_zip.py", "--layout", "o",
+                            "-o", dir + "/o.zip", Fixture.shared("android-yeelock.btsnoop")]
+        try zipper.run()
+        zipper.waitUntilExit()
+        #expect(zipper.terminationStatus == 0)
+        var phones: [String] = []
+        for order in [[Fixture.shared("android-yeelock.btsnoop"), dir + "/o.zip"], [dir + "/o.zip", Fixture.shared("android-yeelock.btsnoop")]] {
+            let url = try cluster.createDatabase()
+            for input in order {
+                let r = try Tool.run(["ingest", input, "--warehouse", url])
+                #expect(r.status == 0, "\(r.stderr)")
+            }
+            let db = try PostgresConnection(WarehouseURL(url))
+            #expect(try db.count("SELECT count(*) FROM blereplay.capture") == 1)
+            phones.append(try db.execute("SELECT phone_manufacturer || '|' || phone_model || '|' || android_version FROM blereplay.capture")
+                .first?.first.flatMap { $0 } ?? "")
+        }
+        #expect(phones == ["Google|Pixel 7|14", "Google|Pixel 7|14"])
+    }
+
     @Test func sinceAndUntilSelectByFirstTimestamp() throws {
         let cluster = try PostgresCluster.get()
         let url = try cluster.createDatabase()

@@ -151,6 +151,90 @@ struct BugreportZipCLITests {
         #expect(plainJSON?["by_phone"] == nil)
     }
 
+    // MARK: logs found by their bytes, not their names
+
+    /// Every member whose bytes are a capture is a log, wherever it sits and whatever its name: a
+    /// plain zip of the log, a path without the `FS/` prefix, Samsung's `hci_snoop….cfa`, a pcap.
+    /// The bugreport's full log is read, not its btsnooz ring buffer.
+    @Test(arguments: [
+        (["--layout", "plain"], "btsnoop_hci.log", "android-yeelock.btsnoop", "690 records, btsnoop v1"),
+        (["--layout", "plain", "--log-name", "data/misc/bluetooth/logs/btsnoop_hci.log"],
+         "data/misc/bluetooth/logs/btsnoop_hci.log", "android-yeelock.btsnoop", "690 records, btsnoop v1"),
+        (["--layout", "o", "--log-name", "FS/data/log/bt/hci_snoop20250125165300.cfa"],
+         "FS/data/log/bt/hci_snoop20250125165300.cfa", "android-yeelock.btsnoop", "690 records, btsnoop v1"),
+        (["--layout", "plain", "--log-name", "sniff/capture.bin"], "sniff/capture.bin", "nrf-sniffer-zero-ltk.pcap", "records, pcap"),
+        (["--layout", "plain", "--log-name", "glasses.dat"], "glasses.dat", "ios-glasses.pklg", "records, PacketLogger"),
+    ])
+    func aLogIsFoundByItsBytesWhereverItSits(options: [String], member: String, capture: String, imported: String) throws {
+        let zip = try Self.makeZip("bytes.zip", options + [CLI.sharedCapture(capture)])
+        let db = CLI.temporaryDirectory().appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", zip, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported \(zip)!\(member): "), "\(r.stdout)")
+        #expect(r.stdout.contains(imported), "\(r.stdout)")
+        #expect(!r.stdout.contains(Self.mainText))
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM captures") == "1")
+        #expect(try SQLite.scalar(db, "SELECT sha256 FROM captures") == Self.sha256(CLI.sharedCapture(capture)))
+    }
+
+    /// An empty full log: the btsnooz ring buffer of the main text is read, and a warning says so.
+    @Test func theRingBufferInsteadOfAnEmptyFullLogIsSaid() throws {
+        let zip = try Self.makeZip("empty-log.zip", ["--layout", "o", "--bad", "empty-log", Self.yeelock])
+        let db = CLI.temporaryDirectory().appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", zip, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("imported \(zip)!\(Self.mainText): 690 records, Android btsnooz v2"))
+        #expect(r.stderr.contains("warning: \(zip): read the btsnooz ring buffer of \(Self.mainText) (only the last packets before the bugreport) "
+                                  + "because the full log \(Self.logDirectory)btsnoop_hci.log is empty"), "\(r.stderr)")
+    }
+
+    // MARK: the phone identity does not depend on which copy came first
+
+    /// A capture imported bare, then again inside a bugreport: the bugreport's phone identity is
+    /// added to the stored capture, and said so. A different identity later is kept out, with a warning.
+    @Test func aBugreportAddsItsPhoneToACaptureImportedBare() throws {
+        let zip = try Self.makeZip("o.zip", ["--layout", "o", Self.yeelock])
+        let db = CLI.temporaryDirectory().appendingPathComponent("t.db").path
+        #expect(try CLI.run(["import", Self.yeelock, "--db", db]).status == 0)
+        let r = try CLI.run(["import", zip, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("skipped \(zip)!\(Self.logDirectory)btsnoop_hci.log: already in \(db); phone identity added from \(zip)"))
+        #expect(try SQLite.scalar(db, "SELECT phone_manufacturer || '|' || phone_model || '|' || android_version || '|' || build_fingerprint FROM captures")
+                == "Google|Pixel 7|14|\(Self.fingerprint)")
+        let again = try CLI.run(["import", zip, "--db", db])
+        #expect(again.stdout.contains("skipped \(zip)!\(Self.logDirectory)btsnoop_hci.log: already in \(db)\n"))
+
+        let other = try Self.makeZip("galaxy.zip", ["--layout", "o", "--manufacturer", "samsung", "--model", "SM-S918B", Self.yeelock])
+        let conflict = try CLI.run(["import", other, "--db", db])
+        #expect(conflict.status == 0)
+        #expect(conflict.stdout.contains("skipped \(other)!\(Self.logDirectory)btsnoop_hci.log: already in \(db)\n"))
+        #expect(conflict.stderr.contains("warning: \(other)!\(Self.logDirectory)btsnoop_hci.log: same capture as one already stored with phone Google Pixel 7"))
+        #expect(try SQLite.scalar(db, "SELECT phone_model FROM captures") == "Pixel 7")
+    }
+
+    /// report: the bare capture and the bugreport holding it give the same outputs in either
+    /// order, with the phone counted.
+    @Test func reportOutputsDoNotDependOnArgumentOrder() throws {
+        let zip = try Self.makeZip("o.zip", ["--layout", "o", Self.yeelock])
+        let bare = CLI.temporaryDirectory().appendingPathComponent("bare")
+        try FileManager.default.createDirectory(at: bare, withIntermediateDirectories: true)
+        let copy = bare.appendingPathComponent("android-yeelock.btsnoop").path
+        try FileManager.default.copyItem(atPath: Self.yeelock, toPath: copy)
+        var outputs: [[String: String]] = []
+        for arguments in [[zip, bare.path], [bare.path, zip]] {
+            let out = CLI.temporaryDirectory()
+            let r = try CLI.run(["report"] + arguments + ["-o", out.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            var files: [String: String] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: out.path) {
+                files[name] = try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)
+            }
+            outputs.append(files)
+        }
+        #expect(outputs[0] == outputs[1])
+        #expect(outputs[0]["by_phone.csv"]?.contains("Google,Pixel 7") == true, "\(outputs[0].keys.sorted())")
+    }
+
     // MARK: bad zips: exit 65, saying what and where, no timeline left behind
 
     @Test func aZipWithoutABluetoothLogSaysWhatItHolds() throws {
@@ -158,7 +242,7 @@ struct BugreportZipCLITests {
         let db = CLI.temporaryDirectory().appendingPathComponent("t.db").path
         let r = try CLI.run(["import", zip, "--db", db])
         #expect(r.status == 65)
-        #expect(r.stderr.contains("\(zip): a zip without a Bluetooth log: no btsnoop log under \(Self.logDirectory) or FS/data/log/bt/"))
+        #expect(r.stderr.contains("\(zip): a zip without a Bluetooth log: no member holds a btsnoop, pcap, pcapng or PacketLogger capture"))
         #expect(r.stderr.contains("no --- BEGIN:BTSNOOP_LOG_SUMMARY section in \(Self.mainText)"))
         #expect(r.stderr.contains("it holds 5 files: \(Self.mainText), version.txt, main_entry.txt, FS/data/anr/"))
         #expect(!FileManager.default.fileExists(atPath: db))

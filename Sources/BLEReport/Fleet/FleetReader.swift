@@ -55,23 +55,38 @@ public enum FleetReader {
         progress.finish()
         var outcomes = expansion.problems
         var captures: [CaptureFacts] = []
-        var seen: [String: String] = [:]
-        for (outcome, facts) in results {
+        var seen: [String: (label: String, index: Int)] = [:]
+        // In path order, not argument order: which copy of a capture is counted, and whose phone
+        // identity wins a conflict, must not depend on how the inputs were listed.
+        let ordered = results.sorted { Array($0.0.path.utf8).lexicographicallyPrecedes(Array($1.0.path.utf8)) }
+        for (outcome, facts) in ordered {
             var outcome = outcome
             var counted = 0
             for f in facts {
                 if let first = seen[f.sha256] {
-                    outcome.warnings.append("\(f.label): same capture as \(first), counted once")
+                    var note = "\(f.label): same capture as \(first.label), counted once"
+                    if let phone = f.phone {
+                        let kept = captures[first.index].phone ?? PhoneIdentity()
+                        switch kept.merging(phone) {
+                        case .unchanged: break
+                        case .added(let merged):
+                            captures[first.index].phone = merged
+                            note += "; phone identity added from \(f.input)"
+                        case .conflict:
+                            note += "; its phone \(phone.summary) differs from \(kept.summary), kept that"
+                        }
+                    }
+                    outcome.warnings.append(note)
                     continue
                 }
-                seen[f.sha256] = f.label
+                seen[f.sha256] = (f.label, captures.count)
                 captures.append(f)
                 counted += 1
             }
             outcome.captures = counted
             if counted == 0 && !facts.isEmpty {
                 outcome.status = .duplicate
-                outcome.reason = "already counted from \(seen[facts[0].sha256] ?? "another input")"
+                outcome.reason = "already counted from \(seen[facts[0].sha256]?.label ?? "another input")"
             }
             outcomes.append(outcome)
         }

@@ -35,7 +35,8 @@ enum ImportCommand {
                 Out.line("imported \(r.path): \(r.records) records, \(r.formatDescription ?? "")" +
                          (r.malformedPackets > 0 ? ", \(r.malformedPackets) malformed" : ""))
             case .alreadyPresent:
-                Out.line("skipped \(r.path): already in \(dbPath)")
+                Out.line("skipped \(r.path): already in \(dbPath)"
+                         + (r.phoneIdentityAdded ? "; phone identity added from \(r.path.split(separator: "!").first.map(String.init) ?? r.path)" : ""))
             case .partial:
                 if !quiet { Out.line("imported \(r.path) up to the damage: \(r.records) records") }
                 worst = .dataError
