@@ -122,7 +122,7 @@ enum CommandHelpTable {
                         OptionHelp("--follow FILE", "record a snoop log another program is still writing"),
                         OptionHelp("--stdin", "record btsnoop or raw H4 from standard input"),
                         OptionHelp("--tcp HOST:PORT", "record from TCP (btsnoop_net or H4), reconnecting with backoff"),
-                        OptionHelp("-o FILE.btsnoop", "write a btsnoop file"),
+                        OptionHelp("-o FILE.btsnoop", "write a btsnoop file (raw H4 to FILE.pcap: pcap LINKTYPE 187, which keeps ACL direction unknown)"),
                         OptionHelp("--db FILE", "write a timeline"),
                         OptionHelp("--rotate SIZE|DURATION", "start a new btsnoop file after SIZE (10M) or DURATION (10min)"),
                         OptionHelp("--address AA:BB:CC:DD:EE:FF", "keep only this device's traffic"),
