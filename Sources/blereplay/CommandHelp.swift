@@ -151,7 +151,7 @@ enum CommandHelpTable {
                         OptionHelp("--quiet", "do not print the summary"),
                     ]),
         CommandHelp(name: "export", arguments: "DB [options]",
-                    summary: "The timeline back out as a capture (btsnoop, pcap), or a Perfetto trace.",
+                    summary: "The timeline back out as a capture (btsnoop, pcap), or a Perfetto trace. pcap is LINKTYPE 201 (H4 with direction), or 187 (H4 without direction) when the capture's ACL, SCO and ISO have no known direction (pcap 187 input, a raw-H4 recording). Records a format cannot carry are left out and counted on stderr; unknown-direction data written as sent (btsnoop has no \"unknown\") is counted in a warning on stderr; both exit 0.",
                     options: [
                         OptionHelp("--format btsnoop|pcap|trace", "what to write (required)"),
                         OptionHelp("-o, --output FILE", "the file to write (required)"),

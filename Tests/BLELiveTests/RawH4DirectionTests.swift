@@ -89,4 +89,25 @@ import BLETimeline
         let outcomes = try Live.rows(dir + "/y.db", "SELECT outcome, count(*) FROM att_transactions GROUP BY 1 ORDER BY 1")
         #expect(outcomes.map { "\($0[0].string ?? "") \($0[1].int ?? 0)" } == ["error 14", "ok 38"])
     }
+
+    /// `export` of a timeline whose ACL has no direction: pcap is LINKTYPE 187 (importing it gives
+    /// the same timeline); btsnoop writes them as sent and says how many, exit 0.
+    @Test func exportOfADirectionlessTimeline() throws {
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try SpecCapture.silentPeerLinkLoss().writePcapH4(to: dir + "/spec.pcap")
+        _ = try Self.run(["import", dir + "/spec.pcap", "--db", dir + "/spec.db"])
+        let acl = try Live.rows(dir + "/spec.db", "SELECT count(*) FROM packets WHERE kind = 'acl'").first?[0].int ?? 0
+        let pcap = try Self.run(["export", dir + "/spec.db", "--format", "pcap", "-o", dir + "/e.pcap"])
+        #expect(pcap.status == 0)
+        #expect(pcap.stderr == "")
+        #expect(pcap.stdout.hasSuffix("records, pcap LINKTYPE 187 (H4 without direction)\n"), "\(pcap.stdout)")
+        _ = try Self.run(["import", dir + "/e.pcap", "--db", dir + "/e.db"])
+        #expect(try Self.analysis(dir + "/e.db") == (try Self.analysis(dir + "/spec.db")))
+        let btsnoop = try Self.run(["export", dir + "/spec.db", "--format", "btsnoop", "-o", dir + "/e.btsnoop"])
+        #expect(btsnoop.status == 0)
+        #expect(btsnoop.stderr == "warning: \(acl) record(s) have no known direction (\(acl) acl) and were written as sent (host to controller): "
+                + "btsnoop v1 datalink 1002 (H4) has no \"unknown\" direction; importing \(dir)/e.btsnoop shows them as sent; "
+                + "--format pcap keeps them unknown (LINKTYPE 187)\n")
+    }
 }
