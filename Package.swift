@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "CoreBluetoothReplayAppTests", dependencies: ["CoreBluetoothReplay"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("COREBLUETOOTH_REPLAY")]),
         .testTarget(name: "BLEWarehouseTests", dependencies: ["BLEWarehouse", "BLEReport", "TestSupport"]),
-        .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis"]),
+        .testTarget(name: "BLELiveTests", dependencies: ["BLELive", "BLECapture", "BLETimeline", "BLEAnalysis", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,6 +22,9 @@ public final class PcapWriter {
     public private(set) var recordsWritten = 0
     /// Records written whose time a pcap record header cannot hold (`headerTime`).
     public private(set) var timestampsClamped = 0
+    /// Bytes written so far, buffered ones included: the 24-byte file header and every record
+    /// (16-byte header and packet), which is the offset the next record will have in the file.
+    public private(set) var bytesWritten = 24
 
     private let pcap: OpaquePointer
     private var dumper: OpaquePointer?
@@ -94,6 +97,15 @@ public final class PcapWriter {
             pcap_dump(UnsafeMutablePointer<UInt8>(dumper), &header, bytes.baseAddress)
         }
         recordsWritten += 1
+        bytesWritten += 16 + packet.count
+    }
+
+    /// Writes what libpcap has buffered without closing, so a file being recorded can be read.
+    public func flush() throws(CaptureError) {
+        guard let dumper else { return }
+        guard pcap_dump_flush(dumper) == 0 else {
+            throw CaptureError(path: path, kind: .unwritable, message: "write failed: \(Errno.current)")
+        }
     }
 
     /// A record header's time for `us` µs since the Unix epoch: whole seconds and the floored

@@ -22,6 +22,8 @@ public struct RecordingSummary: Sendable {
     public var filtered: Int
     public var unwritable: Int
     public var outputPaths: [String]
+    /// What the output files are: "btsnoop", or "pcap" (LINKTYPE 187, a raw-H4 source).
+    public var outputKind: String = "btsnoop"
     public var databasePath: String?
     public var captureID: Int64?
     public var stats: TrafficStats?
@@ -81,18 +83,20 @@ public enum LiveRecorder {
             }
         }
         status?.clear()
-        let warnings = source.warnings
+        let sourceWarnings = source.warnings
         do {
-            try sink.finish(warnings: warnings)
+            try sink.finish(warnings: sourceWarnings)
         } catch {
             if failure == nil { failure = error }
             reason = .failed
         }
-        return RecordingSummary(
+        var summary = RecordingSummary(
             source: source.name, format: sink.format, datalink: sink.datalink, records: sink.recordsKept,
             filtered: sink.recordsFiltered, unwritable: sink.recordsUnwritable, outputPaths: sink.outputPaths,
             databasePath: sink.isStarted ? sink.options.databasePath : nil, captureID: sink.captureID,
-            stats: sink.stats, warnings: warnings, stopReason: reason, failure: failure,
+            stats: sink.stats, warnings: sourceWarnings + sink.closingNotes, stopReason: reason, failure: failure,
             durationMilliseconds: Syscall.monotonicMilliseconds() - started)
+        summary.outputKind = sink.outputKind
+        return summary
     }
 }

@@ -5,7 +5,8 @@ import BLEAnalysis
 
 /// Where a recording goes and how often it is made durable.
 public struct RecordingOptions: Sendable {
-    /// `-o FILE.btsnoop`: the btsnoop file (segments with `rotation`).
+    /// `-o FILE.btsnoop`: the btsnoop file (segments with `rotation`); `-o FILE.pcap` for a
+    /// raw-H4 source: pcap LINKTYPE 187 (`PcapH4Output`).
     public var outputPath: String?
     /// `--db FILE`: the timeline, written while recording.
     public var databasePath: String?
@@ -54,9 +55,16 @@ public final class RecordingSink {
     public private(set) var recordsFiltered = 0
     /// Records the output datalink cannot carry (notes in an H4 file), dropped from both outputs.
     public private(set) var recordsUnwritable = 0
+    /// True when the recording is stored as pcap LINKTYPE 187 (a raw-H4 source, `-o FILE.pcap`
+    /// or no `-o`), false for btsnoop.
+    public private(set) var writesPcapH4 = false
+    /// Records of a raw-H4 source with no known direction (ACL, SCO, ISO) written as sent
+    /// (flag 0) to a btsnoop file, which has no "unknown" direction; the timeline keeps them unknown.
+    public private(set) var unknownWrittenAsSent = 0
 
     private var observer: TrafficObserver?
     private var output: BtsnoopOutput?
+    private var pcapOutput: PcapH4Output?
     private var recorder: TimelineRecorder?
     private var virtualOffset = 16
     /// Records stored since the last commit (the sink commits, after flushing the btsnoop file,
@@ -83,24 +91,54 @@ public final class RecordingSink {
 
     public var isStarted: Bool { datalink != nil }
     public var stats: TrafficStats? { observer?.stats }
-    public var outputPaths: [String] { output?.paths ?? [] }
+    public var outputPaths: [String] { output?.paths ?? pcapOutput?.paths ?? [] }
+    /// What `-o` holds: "btsnoop" or "pcap".
+    public var outputKind: String { writesPcapH4 ? "pcap" : "btsnoop" }
+
+    /// Whether a raw-H4 source is stored as pcap LINKTYPE 187: when `-o` names a `.pcap` file,
+    /// or there is no `-o` (the timeline is then what importing that pcap file would give).
+    static func storesPcapH4(format: LiveStreamFormat, outputPath: String?) -> Bool {
+        guard format == .h4 else { return false }
+        guard let outputPath else { return true }
+        return outputPath.lowercased().hasSuffix(".pcap")
+    }
+
+    /// What the timeline keeps as a warning that does not make the capture truncated: the
+    /// records a btsnoop output says were sent although the source did not say.
+    public var closingNotes: [String] {
+        guard unknownWrittenAsSent > 0, let path = options.outputPath else { return [] }
+        return ["\(unknownWrittenAsSent) ACL/SCO/ISO record(s) of raw H4 have no direction (H4 carries none), and btsnoop has "
+                + "no \"unknown\" flag: \(path) stores them as sent (flag 0), so importing it shows them as sent; this "
+                + "timeline keeps them unknown, as importing pcap LINKTYPE 187 does. Record with -o FILE.pcap "
+                + "(LINKTYPE 187) for a file that keeps them unknown"]
+    }
     public var captureID: Int64? { recorder?.captureID }
 
     /// Opens the outputs once the source's format is known.
     public func start(format: LiveStreamFormat, now: Int64) throws(LiveError) {
         guard datalink == nil else { return }
         let link = format.outputDatalink
+        let pcapH4 = Self.storesPcapH4(format: format, outputPath: options.outputPath)
         if let path = options.outputPath {
-            output = try BtsnoopOutput(path: path, datalink: link, rotation: options.rotation, now: now)
+            if pcapH4 {
+                pcapOutput = try PcapH4Output(path: path, rotation: options.rotation, now: now)
+            } else {
+                output = try BtsnoopOutput(path: path, datalink: link, rotation: options.rotation, now: now)
+            }
         }
         if let path = options.databasePath {
             var description = "live recording of \(sourceName) (\(format))"
-            if format != .btsnoop(link) { description += ", stored as btsnoop v1, \(link) datalink \(link.rawValue)" }
+            if pcapH4 {
+                description += ", stored as pcap LINKTYPE \(PcapH4Output.linkType.rawValue) (H4 without direction)"
+            } else if format != .btsnoop(link) {
+                description += ", stored as btsnoop v1, \(link) datalink \(link.rawValue)"
+            }
             if let output = options.outputPath { description += ", written to \(output)" }
             do {
                 recorder = try TimelineRecorder(
                     databasePath: path, source: sourceName, identity: "\(sourceName)@\(startedAt)",
-                    format: .btsnoop, linkType: link.rawValue,
+                    format: pcapH4 ? .pcap : .btsnoop,
+                    linkType: pcapH4 ? PcapH4Output.linkType.rawValue : link.rawValue,
                     formatDescription: description,
                     options: ImportOptions(keepRaw: options.keepRaw), commitEvery: Int.max)
             } catch {
@@ -108,6 +146,8 @@ public final class RecordingSink {
             }
         }
         self.format = format
+        writesPcapH4 = pcapH4
+        if pcapH4 { virtualOffset = 24 }
         datalink = link
         lastFlush = now
     }
@@ -119,18 +159,13 @@ public final class RecordingSink {
             recordsFiltered += 1
             return
         }
-        let packet: BtsnoopPacket
-        if let original = live.original, original.datalink == datalink {
-            packet = original.packet
-        } else if let encoded = try? BtsnoopPacket(encoding: live.record, datalink: datalink) {
-            packet = encoded
+        let stored: CaptureRecord
+        if writesPcapH4 {
+            stored = try storePcapH4(live.record, now: now)
         } else {
-            recordsUnwritable += 1
-            return
+            guard let record = try storeBtsnoop(live, datalink: datalink, now: now) else { return }
+            stored = record
         }
-        let offset = try output?.write(packet, now: now) ?? virtualOffset
-        let stored = packet.record(datalink: datalink, frameNumber: recordsKept + 1, fileOffset: offset)
-        virtualOffset += packet.recordLength
         if let recorder {
             do {
                 try recorder.append(stored)
@@ -143,6 +178,45 @@ public final class RecordingSink {
         if uncommitted >= max(1, options.commitEvery) { try flush() }
     }
 
+    /// Writes a raw-H4 record to the pcap LINKTYPE 187 output; the record as `PcapReader` reads
+    /// it back (the source's direction, which is 187's: commands sent, events received, the
+    /// rest unknown; the time a pcap record header holds; the record's offset in its file).
+    private func storePcapH4(_ live: CaptureRecord, now: Int64) throws(LiveError) -> CaptureRecord {
+        var record = live
+        record.frameNumber = recordsKept + 1
+        let time = PcapWriter.headerTime(live.timestamp)
+        record.timestamp = Int64(time.seconds) * 1_000_000 + Int64(time.micros)
+        record.originalLength = max(live.originalLength, live.payload.count + 1)
+        record.controllerIndex = 0
+        let offset = try pcapOutput?.write(record, now: now) ?? virtualOffset
+        virtualOffset += PcapH4Output.recordLength(packetCount: live.payload.count + 1)
+        record.fileOffset = offset
+        return record
+    }
+
+    /// Writes a record to the btsnoop output; the record as the btsnoop reader reads it back,
+    /// except that a raw-H4 record keeps its unknown direction (btsnoop writes it as sent, and
+    /// `closingNotes` says so). Nil when the datalink cannot carry the record.
+    private func storeBtsnoop(_ live: LiveRecord, datalink: BtsnoopDatalink, now: Int64) throws(LiveError) -> CaptureRecord? {
+        let packet: BtsnoopPacket
+        if let original = live.original, original.datalink == datalink {
+            packet = original.packet
+        } else if let encoded = try? BtsnoopPacket(encoding: live.record, datalink: datalink) {
+            packet = encoded
+        } else {
+            recordsUnwritable += 1
+            return nil
+        }
+        let offset = try output?.write(packet, now: now) ?? virtualOffset
+        var stored = packet.record(datalink: datalink, frameNumber: recordsKept + 1, fileOffset: offset)
+        virtualOffset += packet.recordLength
+        if format == .h4, live.record.direction == .unknown {
+            stored.direction = .unknown
+            if output != nil { unknownWrittenAsSent += 1 }
+        }
+        return stored
+    }
+
     /// Flushes and commits when the interval has passed.
     public func tick(now: Int64) throws(LiveError) {
         guard now - lastFlush >= Int64(options.flushIntervalMilliseconds) else { return }
@@ -153,6 +227,7 @@ public final class RecordingSink {
     /// Writes what is buffered and commits the timeline, in that order.
     public func flush() throws(LiveError) {
         try output?.flush()
+        try pcapOutput?.flush()
         uncommitted = 0
         do {
             try recorder?.commit()
@@ -164,9 +239,10 @@ public final class RecordingSink {
     /// Closes the btsnoop file and completes the timeline (final rows, status, analysis).
     public func finish(warnings: [String]) throws(LiveError) {
         try output?.close()
+        try pcapOutput?.close()
         guard let recorder else { return }
         do {
-            try recorder.finish(warnings: warnings)
+            try recorder.finish(warnings: warnings, notes: closingNotes)
         } catch {
             throw LiveError(source: options.databasePath ?? "", kind: .io, message: "cannot complete the timeline: \(error)")
         }

@@ -82,7 +82,9 @@ public final class TimelineRecorder {
     }
 
     /// Ends the recording: final rows, capture status, and a last commit.
-    public func finish(warnings: [String] = []) throws {
+    /// - Parameter notes: warnings kept with the capture's that do not make it truncated (what the
+    ///   recording's output could not say, not records missing).
+    public func finish(warnings: [String] = [], notes: [String] = []) throws {
         if !inTransaction {
             try store.database.execute("BEGIN IMMEDIATE")
             inTransaction = true
@@ -92,7 +94,7 @@ public final class TimelineRecorder {
         try writer.writePacketScan()
         // Absurd timestamps are warnings too, but they do not make the recording truncated.
         let timestampWarnings = audit.warnings.map { "\(source): byte \($0.offset): \($0.message)" }
-        try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings + timestampWarnings)
+        try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings + notes + timestampWarnings)
         try store.database.execute("COMMIT")
         inTransaction = false
         uncommitted = 0

@@ -122,7 +122,7 @@ enum CommandHelpTable {
                         OptionHelp("--follow FILE", "record a snoop log another program is still writing"),
                         OptionHelp("--stdin", "record btsnoop or raw H4 from standard input"),
                         OptionHelp("--tcp HOST:PORT", "record from TCP (btsnoop_net or H4), reconnecting with backoff"),
-                        OptionHelp("-o FILE.btsnoop", "write a btsnoop file"),
+                        OptionHelp("-o FILE.btsnoop", "write a btsnoop file (raw H4 to FILE.pcap: pcap LINKTYPE 187, which keeps ACL direction unknown)"),
                         OptionHelp("--db FILE", "write a timeline"),
                         OptionHelp("--rotate SIZE|DURATION", "start a new btsnoop file after SIZE (10M) or DURATION (10min)"),
                         OptionHelp("--address AA:BB:CC:DD:EE:FF", "keep only this device's traffic"),
@@ -151,7 +151,7 @@ enum CommandHelpTable {
                         OptionHelp("--quiet", "do not print the summary"),
                     ]),
         CommandHelp(name: "export", arguments: "DB [options]",
-                    summary: "The timeline back out as a capture (btsnoop, pcap), or a Perfetto trace.",
+                    summary: "The timeline back out as a capture (btsnoop, pcap), or a Perfetto trace. pcap is LINKTYPE 201 (H4 with direction), or 187 (H4 without direction) when the capture's ACL, SCO and ISO have no known direction (pcap 187 input, a raw-H4 recording). Records a format cannot carry are left out and counted on stderr; unknown-direction data written as sent (btsnoop has no \"unknown\") is counted in a warning on stderr; both exit 0.",
                     options: [
                         OptionHelp("--format btsnoop|pcap|trace", "what to write (required)"),
                         OptionHelp("-o, --output FILE", "the file to write (required)"),

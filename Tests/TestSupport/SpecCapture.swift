@@ -107,6 +107,10 @@ public struct SpecCapture {
         return out
     }
 
+    /// The same records as raw H4, as an emulated controller or `hciattach` traffic gives it: each
+    /// H4 packet (type byte, then the HCI packet) back to back, with no time and no direction.
+    public var rawH4Bytes: [UInt8] { records.flatMap(\.h4) }
+
     public func writePcapH4(to path: String) throws { try Data(pcapH4Bytes).write(to: URL(fileURLWithPath: path)) }
 
     private func be<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }

@@ -8,7 +8,15 @@ import BLECapture
 import BLETimeline
 
 /// Writes a timeline's packets back out as a capture from the raw bytes kept at import:
-/// btsnoop v1 datalink 1002 (H4) or pcap LINKTYPE 201 (H4 with a direction header).
+/// btsnoop v1 datalink 1002 (H4) or pcap LINKTYPE 201 (H4 with a direction header), or pcap
+/// LINKTYPE 187 (H4 without direction) for a capture whose data packets have no direction.
+///
+/// Direction: a capture read from pcap LINKTYPE 187 or recorded from raw H4 knows the direction
+/// of commands (sent) and events (received) only; its ACL, SCO and ISO packets are unknown
+/// (`?`). When no data packet has a known direction, pcap goes out as LINKTYPE 187, which says
+/// exactly that. Otherwise (btsnoop, which has no "unknown" flag; a capture mixing known and
+/// unknown data directions; the monitor forms) an unknown-direction data packet is written as
+/// sent, and `ExportSummary.unknownWrittenAsSent` counts them so the command can say so.
 ///
 /// Records keep their timestamp, direction, kind and original length; notes and `other`
 /// records are left out (H4 has no type byte for them), and `ExportSummary.leftOut` counts
@@ -70,6 +78,11 @@ public enum CaptureExporter {
         public var leftOut: [LeftOut]
         /// Records written at the nearest time the output holds, not their own (pcap: before 1970 or after 2106).
         public var timesClamped = 0
+        /// True when written as pcap LINKTYPE 187 (H4 without direction).
+        public var withoutDirection = false
+        /// ACL, SCO and ISO records of unknown direction written as sent (the output has no
+        /// "unknown" direction for them), per kind, in `PacketKind` order.
+        public var unknownWrittenAsSent: [LeftOut] = []
 
         public struct LeftOut: Sendable, Equatable {
             public var kind: PacketKind
@@ -100,6 +113,21 @@ public enum CaptureExporter {
         let monitor = try db.scalarInt(
             "SELECT count(DISTINCT controller_index) FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind NOT IN ('note', 'other')",
             [.integer(captureID)]) ?? 0 > 1
+        // Data packets (not commands, events, notes) by whether their direction is known.
+        var unknownData: [PacketKind: Int] = [:]
+        var knownData = 0
+        for row in try db.rows("""
+            SELECT kind, direction = '?', count(*) FROM packet
+            WHERE \(PacketKey.inCapture("?1")) AND kind NOT IN ('cmd', 'evt', 'note', 'other') GROUP BY 1, 2
+            """, [.integer(captureID)]) {
+            let count = row[2].int ?? 0
+            if row[1].int == 1 {
+                unknownData[PacketKind(rawValue: row[0].string ?? "") ?? .other, default: 0] += count
+            } else {
+                knownData += count
+            }
+        }
+        let withoutDirection = format == .pcap && !monitor && !unknownData.isEmpty && knownData == 0
         // Written beside the target and renamed into place (a killed export leaves a leftover
         // the next export to the same path removes).
         let temporary: TemporaryFile
@@ -123,7 +151,7 @@ public enum CaptureExporter {
                 try writer.close()
                 count = writer.recordsWritten
             case .pcap:
-                let writer = try PcapWriter(path: temporary.path, linkType: monitor ? 254 : 201)
+                let writer = try PcapWriter(path: temporary.path, linkType: monitor ? 254 : (withoutDirection ? 187 : 201))
                 try forEachRecord(db, captureID: captureID, keepNotes: monitor, leftOut: &leftOut) { r throws(CaptureError) in
                     let before = writer.recordsWritten
                     try writer.write(r)
@@ -141,7 +169,10 @@ public enum CaptureExporter {
             return ExportSummary(written: count, monitor: monitor,
                                  leftOut: PacketKind.allCases.compactMap { kind in
                                      leftOut[kind].map { ExportSummary.LeftOut(kind: kind, count: $0) }
-                                 }, timesClamped: clamped)
+                                 }, timesClamped: clamped, withoutDirection: withoutDirection,
+                                 unknownWrittenAsSent: withoutDirection ? [] : PacketKind.allCases.compactMap { kind in
+                                     unknownData[kind].map { ExportSummary.LeftOut(kind: kind, count: $0) }
+                                 })
         } catch {
             temporary.discard()
             throw error

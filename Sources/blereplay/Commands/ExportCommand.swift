@@ -4,9 +4,11 @@ import BLETimeline
 
 /// `blereplay export DB --format btsnoop|pcap|trace -o FILE [--capture ID]`
 ///
-/// btsnoop (datalink 1002) and pcap (LINKTYPE 201) write a capture's packets back out from the
-/// bytes kept at import; trace writes Chrome trace-event JSON for Perfetto. What the format
-/// cannot carry (notes, index records) is left out and counted per kind on stderr. Exit 65
+/// btsnoop (datalink 1002) and pcap (LINKTYPE 201; 187 when the data packets have no direction)
+/// write a capture's packets back out from the bytes kept at import; trace writes Chrome
+/// trace-event JSON for Perfetto. What the format cannot carry (notes, index records) is left
+/// out and counted per kind on stderr, as are data packets of unknown direction written as
+/// sent (the format has no "unknown"); both exit 0. Exit 65
 /// when the timeline cannot be read or was imported with --no-raw, 2 on a usage error.
 enum ExportCommand {
     static let usage = "usage: blereplay export DB --format btsnoop|pcap|trace -o FILE [--capture ID]"
@@ -45,12 +47,23 @@ enum ExportCommand {
                 let summary = try CaptureExporter.export(source.store, captureID: id, format: kind, to: output)
                 let form = summary.monitor
                     ? (kind == .btsnoop ? "btsnoop v1 datalink 2001 (Linux monitor)" : "pcap LINKTYPE 254 (Linux monitor)")
-                    : (kind == .btsnoop ? "btsnoop v1 datalink 1002 (H4)" : "pcap LINKTYPE 201 (H4 with direction)")
+                    : (kind == .btsnoop ? "btsnoop v1 datalink 1002 (H4)"
+                       : summary.withoutDirection ? "pcap LINKTYPE 187 (H4 without direction)" : "pcap LINKTYPE 201 (H4 with direction)")
                 Out.line("wrote \(output): \(summary.written) records, \(form)")
                 if summary.leftOutTotal > 0 {
                     let kinds = summary.leftOut.map { "\($0.count) \($0.kind.rawValue)" }.joined(separator: ", ")
                     Err.line("blereplay export: left out \(summary.leftOutTotal) of \(summary.written + summary.leftOutTotal) records "
                              + "that \(form) cannot carry: \(kinds)")
+                }
+                let unknown = summary.unknownWrittenAsSent.reduce(0) { $0 + $1.count }
+                if unknown > 0 {
+                    let kinds = summary.unknownWrittenAsSent.map { "\($0.count) \($0.kind.rawValue)" }.joined(separator: ", ")
+                    let why = kind == .pcap && !summary.monitor
+                        ? "the capture mixes them with packets of known direction, which LINKTYPE 187 would lose"
+                        : "\(form) has no \"unknown\" direction"
+                    Err.line("warning: \(unknown) record(s) have no known direction (\(kinds)) and were written as sent (host to controller): "
+                             + "\(why); importing \(output) shows them as sent"
+                             + (kind == .btsnoop ? "; --format pcap keeps them unknown (LINKTYPE 187)" : ""))
                 }
                 if summary.timesClamped > 0 {
                     Err.line("warning: \(summary.timesClamped) record(s) have a time \(form) cannot hold (before 1970 or after 2106): "

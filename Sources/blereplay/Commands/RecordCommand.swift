@@ -122,7 +122,7 @@ enum RecordCommand {
             if s.unwritable > 0, let link = s.datalink {
                 Out.line("left out \(s.unwritable) records that btsnoop datalink \(link.rawValue) cannot carry")
             }
-            for path in s.outputPaths { Out.line("btsnoop: \(path)") }
+            for path in s.outputPaths { Out.line("\(s.outputKind): \(path)") }
             if let db = s.databasePath { Out.line("timeline: \(db)") }
         }
         if let failure = s.failure {
