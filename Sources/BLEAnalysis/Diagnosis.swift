@@ -81,6 +81,9 @@ public struct ConnectionDiagnosis: Sendable {
     public var disconnectReason: Int?
     public var disconnectPacketID: Int?
     public var disconnectCBError: String?
+    /// The local host sent HCI Disconnect on this link (Core v5.4 Vol 4 Part E 7.1.6): an iOS
+    /// app that cancelled the connection gets no error, whatever the controller then reports.
+    public var localDisconnectRequested = false
     /// What an Android app's `onConnectionStateChange` got for that disconnect (`errors.android_status`).
     public var disconnectAndroid: AndroidGattStatus?
     /// On an LE link where the local device was the peripheral: what the CBPeripheralManager app
@@ -193,7 +196,7 @@ public final class DiagnosisReader {
                    (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete')),
                    (SELECT android_status FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
                    (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
-                   c.controller_index
+                   c.controller_index, c.local_disconnect_requested
             FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
             """)
         try s.bind([.integer(capture.id)])
@@ -232,6 +235,7 @@ public final class DiagnosisReader {
                 disconnectPacketID: s.optionalInt(24), disconnectCBError: s.text(25),
                 disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: [])
             c.controller = s.int(33)
+            c.localDisconnectRequested = s.int(34) != 0
             c.namesController = namesController
             c.controllerIsInterface = interfaces
             // `end` is the last packet's time when no disconnection was seen.

@@ -177,6 +177,9 @@ public enum DiagnosisRenderer {
         if c.role == "peripheral" { return " → no CBError: the local device was the peripheral (CBPeripheralManager gets no disconnect callback)" }
         if let cb = c.disconnectCBError { return " → app sees \(cb)" }
         if c.findings.contains(where: { $0.finding.code == "local-terminated" }) { return " → app sees no error (the local host ended it)" }
+        // The host asked to disconnect and the link then ended otherwise (a peer that never
+        // acknowledged the LL_TERMINATE_IND: 0x08): an app that cancelled gets no error.
+        if c.localDisconnectRequested { return " → app sees no error if it cancelled the connection (the local host had asked to disconnect)" }
         return " → CoreBluetooth error not known (\(hex(reason)))"
     }
 

@@ -37,7 +37,9 @@ public enum ReportSummary {
         list("disconnect reasons", .disconnect)
         let failures = s.total(.connectionFailed), cancels = s.total(.connectionCancelled)
         let notEstablished = s.count(.disconnect, 0x3E)?.count ?? 0
-        lines.append("connection attempts: \(notEstablished) failed to be established (0x3E), \(failures) failed with an error status, \(cancels) cancelled by the host")
+        // Two ways an attempt fails: LE Connection Complete reports success and the link drops
+        // with 0x3E before it comes up, or the Complete itself carries an error status (0x3E too).
+        lines.append("connection attempts: \(notEstablished) reported complete then dropped with 0x3E before coming up, \(failures) completed with an error status, \(cancels) cancelled by the host")
         list("HCI command failures", .hciCommand)
         list("ATT errors", .att)
         let timeouts = s.counts[.attTimeout] ?? []
