@@ -1,54 +1,65 @@
 import BLECore
 import BLECapture
 
-/// The recording's btsnoop file (`-o`): a `BtsnoopWriter`, one per numbered segment with
-/// `--rotate` (`RotationPolicy`).
+/// What `SegmentedOutput` needs of a capture writer: `BtsnoopWriter` and `PcapWriter`.
+protocol SegmentWriter: AnyObject {
+    var bytesWritten: Int { get }
+    var recordsWritten: Int { get }
+    func flush() throws(CaptureError)
+    func close() throws(CaptureError)
+}
+
+extension BtsnoopWriter: SegmentWriter {}
+extension PcapWriter: SegmentWriter {}
+
+/// The recording's capture file (`-o`): one writer per numbered segment with `--rotate`
+/// (`RotationPolicy`).
 ///
 /// The recorder flushes it every interval (one `write(2)`, no fsync: a killed recorder loses
 /// at most the unflushed interval) and keeps each record's offset in its segment, as an import
-/// would. A segment's file header is written when the segment starts, so every file on disk
-/// is a btsnoop file; a record never spans two segments.
-final class BtsnoopOutput {
+/// would. A segment's file header is written when the segment starts, so every file on disk is
+/// a complete capture; a record never spans two segments.
+final class SegmentedOutput<Writer: SegmentWriter> {
     let basePath: String
-    let datalink: BtsnoopDatalink
     let rotation: RotationPolicy?
     /// Every file written, in order.
     private(set) var paths: [String] = []
     private(set) var recordsWritten = 0
-    private var writer: BtsnoopWriter
+    private var writer: Writer
     private var segmentStartedAt: Int64
+    /// Opens a writer on a new file (its header buffered).
+    private let open: (String) throws(CaptureError) -> Writer
 
-    init(path: String, datalink: BtsnoopDatalink, rotation: RotationPolicy?, now: Int64) throws(LiveError) {
+    init(path: String, rotation: RotationPolicy?, now: Int64,
+         open: @escaping (String) throws(CaptureError) -> Writer) throws(LiveError) {
         basePath = path
-        self.datalink = datalink
         self.rotation = rotation
+        self.open = open
         let first = rotation == nil ? path : RotationPolicy.segmentPath(path, number: 1)
-        writer = try Self.startSegment(first, datalink: datalink)
+        writer = try Self.startSegment(first, open)
         paths = [first]
         segmentStartedAt = now
     }
 
-    var currentPath: String { writer.path }
-
-    /// Writes `packet` (to disk with the next `flush`), in a new segment first when the
-    /// rotation policy says so; returns the record's offset in its file.
-    func write(_ packet: BtsnoopPacket, now: Int64) throws(LiveError) -> Int {
+    /// Writes a record of `length` bytes with `put` (to disk with the next `flush`), in a new
+    /// segment first when the rotation policy says so; returns the record's offset in its file.
+    func write(length: Int, now: Int64, _ put: (Writer) throws(CaptureError) -> Void) throws(LiveError) -> Int {
         if writer.recordsWritten > 0, let rotation {
             let due = switch rotation {
-            case .size(let bytes): writer.bytesWritten + packet.recordLength > bytes
+            case .size(let bytes): writer.bytesWritten + length > bytes
             case .duration(let ms): now - segmentStartedAt >= Int64(ms)
             }
             if due {
                 try close()
                 let path = RotationPolicy.segmentPath(basePath, number: paths.count + 1)
-                writer = try Self.startSegment(path, datalink: datalink)
+                writer = try Self.startSegment(path, open)
                 paths.append(path)
                 segmentStartedAt = now
             }
         }
         let offset = writer.bytesWritten
         do {
-            try writer.write(packet)
+            try put(writer)
         } catch {
             throw LiveError(output: error)
         }
@@ -75,9 +86,9 @@ final class BtsnoopOutput {
     }
 
     /// A new file with its header on disk.
-    private static func startSegment(_ path: String, datalink: BtsnoopDatalink) throws(LiveError) -> BtsnoopWriter {
+    private static func startSegment(_ path: String, _ open: (String) throws(CaptureError) -> Writer) throws(LiveError) -> Writer {
         do {
-            let writer = try BtsnoopWriter(path: path, datalink: datalink.rawValue)
+            let writer = try open(path)
             try writer.flush()
             return writer
         } catch {
@@ -87,7 +98,7 @@ final class BtsnoopOutput {
 }
 
 extension LiveError {
-    /// A failure of the btsnoop output, in BtsnoopWriter's words.
+    /// A failure of the recording's output, in its writer's words.
     init(output error: CaptureError) {
         self.init(source: error.path, offset: error.offset, kind: .io, message: error.message)
     }
