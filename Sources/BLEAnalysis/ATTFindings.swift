@@ -17,6 +17,7 @@ extension FindingsEngine {
         // transaction (indication-unconfirmed below), and a request the peer made of the local
         // server times out on the peer's side: neither is an error a central app is given.
         let localPeripheral = c.role == "peripheral"
+        var sidesTimedOut: Set<String> = []
         for t in transactions where t[5].string == "timeout" && t[2].int != 0x1D {
             let op = t[2].int ?? 0
             let frame = t[0].int ?? 0
@@ -28,14 +29,18 @@ extension FindingsEngine {
                 detail += " The request came from the peer, to the local GATT server: it is the peer's transaction that timed out."
             }
             // The same side asking again on the bearer after the timeout broke the rule just stated.
+            // Said once a side: its first timeout already ended the bearer (and a scan per timeout
+            // would be quadratic in a capture of thousands of them).
             let expired = (t[7].int64 ?? 0).saturatingAdding(30_000_000)
             var evidence = [frame] + (t[1].int.map { [$0] } ?? [])
-            if let again = transactions.first(where: { ($0[0].int ?? 0) > frame && $0[8].string == t[8].string
+            let side = t[8].string ?? ""
+            if !sidesTimedOut.contains(side), let again = transactions.first(where: { ($0[0].int ?? 0) > frame && $0[8].string == t[8].string
                                                        && $0[2].int != 0x1D && ($0[7].int64 ?? 0) >= expired }) {
                 let next = again[0].int ?? 0
                 detail += " Yet the \(localRequest ? "local host" : "peer") sent another request on the bearer after the timeout, \(BLEAnalysisNames.attOpcodeName(again[2].int ?? 0)) at packet \(next): a new ATT bearer (a new connection) was needed first."
                 evidence.append(next)
             }
+            sidesTimedOut.insert(side)
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "att-timeout",
                                title: "\(BLEAnalysisNames.attOpcodeName(op))\(handle) unanswered for 30 s",
                                detail: detail, evidence: evidence,

@@ -94,8 +94,7 @@ extension PacketDecoder {
                 + HCIConnectionFields.scanTime("scan_window", scanWindow)
                 + [("initiator_filter_policy", Fmt.h2(filter)), ("peer_address_type", type.name),
                    ("peer_address", Fmt.address(peer)), ("own_address_type", HCIConnectionFields.ownAddressType(own))]
-                + HCIConnectionFields.interval("interval_min", iMin) + HCIConnectionFields.interval("interval_max", iMax)
-                + [("latency", String(latency))] + HCIConnectionFields.timeout(timeout)
+                + HCIConnectionFields.requested(intervalMin: iMin, intervalMax: iMax, latency: latency, timeout: timeout)
             if r.remaining >= 4 {
                 let ceMin = try r.readUInt16(.little, "Min_CE_Length")
                 let ceMax = try r.readUInt16(.little, "Max_CE_Length")
@@ -173,9 +172,8 @@ extension PacketDecoder {
             let iMax = try r.readUInt16(.little, "Connection_Interval_Max")
             let latency = try r.readUInt16(.little, "Max_Latency")
             let timeout = try r.readUInt16(.little, "Supervision_Timeout")
-            fields = [("handle", Fmt.h4(handle))] + HCIConnectionFields.interval("interval_min", iMin)
-                + HCIConnectionFields.interval("interval_max", iMax) + [("latency", String(latency))]
-                + HCIConnectionFields.timeout(timeout)
+            fields = [("handle", Fmt.h4(handle))]
+                + HCIConnectionFields.requested(intervalMin: iMin, intervalMax: iMax, latency: latency, timeout: timeout)
             return " handle " + Fmt.h4(handle) + " interval " + Fmt.intervalRange(iMin, iMax)
                 + " latency \(latency) timeout " + Fmt.timeout10ms(timeout)
 

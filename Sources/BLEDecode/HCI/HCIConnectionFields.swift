@@ -9,6 +9,13 @@ enum HCIConnectionFields {
         [(name, String(units)), (name + "_ms", Fmt.hundredths(Int(units) * 125))]
     }
 
+    /// The connection parameters an LE Create Connection, LE Connection Update (7.8.18) or LE
+    /// Remote Connection Parameter Request Reply (7.8.31) asks for: interval range, latency, timeout.
+    static func requested(intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16) -> [(String, String)] {
+        interval("interval_min", intervalMin) + interval("interval_max", intervalMax) + [("latency", String(latency))]
+            + self.timeout(timeout)
+    }
+
     /// Supervision_Timeout in 10 ms units (7.7.65.1): `timeout`, `timeout_ms`.
     static func timeout(_ units: UInt16) -> [(String, String)] {
         [("timeout", String(units)), ("timeout_ms", String(Int(units) * 10))]

@@ -34,9 +34,8 @@ enum HCIParameterFields {
             let iMax = try r.readUInt16(.little)
             let latency = try r.readUInt16(.little)
             let timeout = try r.readUInt16(.little)
-            return [("handle", Fmt.h4(handle))] + HCIConnectionFields.interval("interval_min", iMin)
-                + HCIConnectionFields.interval("interval_max", iMax) + [("latency", String(latency))]
-                + HCIConnectionFields.timeout(timeout)
+            return [("handle", Fmt.h4(handle))]
+                + HCIConnectionFields.requested(intervalMin: iMin, intervalMax: iMax, latency: latency, timeout: timeout)
 
         case 0x200B:
             // LE Set Scan Parameters: LE_Scan_Type u8, LE_Scan_Interval u16, LE_Scan_Window u16
