@@ -31,6 +31,9 @@ public struct ConnectionVerdict: Sendable {
     public var simulatedEnd: String
     /// The peripheral model's ending rule, as Docs/replay.md words it.
     public var endingRule: String?
+    /// The simulated link ended with another reason than the recorded one (or one ended and
+    /// the other did not): a fault changed the ending, and `endingRule` is the recording's only.
+    public var endedOtherwise = false
     public var divergence: Divergence?
     /// Largest gap between a recorded PDU's time and its replay (µs, from the connection's start).
     public var maxTimingError: Int64
@@ -74,6 +77,7 @@ public enum ReplayComparison {
             return v
         }
         v.simulatedEnd = endText(reason: link.endReason, time: link.endedAt.map(link.relative), connection: c.id, statusOnly: nil)
+        v.endedOtherwise = link.endReason?.rawValue != c.disconnect?.reason.rawValue
         v.duration = max(0, link.endedAt.map(link.relative) ?? c.end)
         if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
         if c.transport == .bredr {

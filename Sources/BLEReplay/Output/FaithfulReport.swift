@@ -39,9 +39,7 @@ public enum FaithfulReport {
         out.line(head)
         if let rule = v.endingRule {
             // The rule is the recording's: when this run ended otherwise (a fault), it says so.
-            func reason(_ end: String) -> Substring { end.firstRange(of: " at +").map { end[..<$0.lowerBound] } ?? end[...] }
-            let endedOtherwise = reason(v.simulatedEnd) != reason(v.recordedEnd)
-            out.line(endedOtherwise ? "      peripheral, as recorded: \(rule) (this run ended otherwise)" : "      peripheral: \(rule)")
+            out.line(v.endedOtherwise ? "      peripheral, as recorded: \(rule) (this run ended otherwise)" : "      peripheral: \(rule)")
         }
         if let d = v.divergence {
             out.line("      first divergence (\(d.kind)) at \(TimeLabel.intoConnection(d.time, v.connectionID)):")
