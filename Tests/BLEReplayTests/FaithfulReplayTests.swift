@@ -104,6 +104,26 @@ import Testing
         #expect(link.endReason == .connectionTimeout)
     }
 
+    /// `max_timing_error_us` is the largest shift over the PDUs that are the recorded ones, not
+    /// the first late one's: slowing every answer twice shifts each later PDU further (it said
+    /// 97,222 µs for a link whose PDUs ended up over 2 s late).
+    @Test func theTimingErrorIsTheLargestShiftNotTheFirst() throws {
+        let path = TestCaptures.sample("heart-rate-healthy.btsnoop")
+        let (r, world, session) = try replay(path, faults: ["latency-scale:2.0"])
+        let recorded = try #require(session.connections.first { $0.isEstablished })
+        let link = try #require(world.host.allLinks.first)
+        let verdict = try #require(r.verdicts.first { $0.connectionID == recorded.id })
+        #expect(verdict.divergence?.kind == "timing")
+        var largest: Int64 = 0
+        for (a, b) in zip(recorded.pdus, link.log) {
+            guard a.fromCentral == b.fromCentral, a.data == b.data, a.bearer == b.bearer else { break }
+            largest = max(largest, abs(b.time - a.time))
+        }
+        let first = try #require(zip(recorded.pdus, link.log).map { abs($1.time - $0.time) }.first { $0 > ReplayComparison.tolerance })
+        #expect(largest > first)
+        #expect(verdict.maxTimingError == largest)
+    }
+
     /// A fault that slows the answers can move the recorded ending past the recording's end: in
     /// att-timeout.btsnoop the host disconnects 30 s after its unanswered write (Core v5.4 Vol 3
     /// Part F 3.3.3), a write that twice slower answers send ~3 s later. The replay runs on past

@@ -92,15 +92,19 @@ public enum ReplayComparison {
             v.notes.append("the local device was the peripheral (GATT server) on this link: the remote central's requests are replayed as recorded and the local server's recorded answers compared; to run your own GATT server against this recorded central, create a CBPeripheralManager in CoreBluetoothReplay (Docs/peripheral.md); a --central script plays the remote central against the recorded local GATT server (\"server\": \"local\", the default on a capture with only such links)")
         }
 
-        // 1. The ATT exchange, PDU by PDU.
+        // 1. The ATT exchange, PDU by PDU. A late PDU is the first divergence, and the PDUs
+        // after it are still timed for `maxTimingError` as long as they are the recorded ones
+        // (a fault that delays answers shifts every later PDU: the largest shift is the figure).
         let recorded = c.pdus
         let simulated = link.log
         for i in 0..<max(recorded.count, simulated.count) {
             let r = i < recorded.count ? recorded[i] : nil
             let s = i < simulated.count ? simulated[i] : nil
+            let timingOnly = v.divergence != nil
             if let r, let s {
                 // Long PDUs compare by length and digest, never read back (`PDUBytes`).
                 if r.fromCentral != s.fromCentral || r.data != s.data || r.bearer != s.bearer {
+                    if timingOnly { break }
                     v.divergence = Divergence(kind: "att-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral),
                                               got: describe(s.bytes, fromCentral: s.fromCentral, bearer: s.bearer, localPeripheral: localPeripheral), expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
@@ -108,12 +112,13 @@ public enum ReplayComparison {
                 }
                 let error = s.time.saturatingSubtracting(r.time).saturatingMagnitude
                 v.maxTimingError = max(v.maxTimingError, error)
-                if error > tolerance {
+                if error > tolerance, !timingOnly {
                     v.divergence = Divergence(kind: "timing", expected: "\(describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral)) at \(TimeLabel.intoConnection(r.time, c.id))",
                                               got: "at \(TimeLabel.intoConnection(s.time, c.id))", expectedPacketID: r.packetID,
                                               gotFrame: s.frame, time: r.time)
-                    break
                 }
+            } else if timingOnly {
+                break
             } else if let r {
                 v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral),
                                           got: "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))",
