@@ -27,6 +27,9 @@ with the spec's timing:
                                   Disconnect with 0x05 Authentication Failure, 0x16: the stack's own
                                   disconnect, not the app's (an Android app gets 22).
   app-disconnect.btsnoop          the host's Disconnect with 0x13, 0x16: the app's own (Android 0).
+  repeated-disconnect.btsnoop     the host's Disconnect with 0x13 accepted, then a second Disconnect
+                                  (0x05) the controller refuses with Command Disallowed (Vol 4 Part
+                                  E 7.7.15), then 0x16: the first, accepted one ended the link.
   dropped-records.btsnoop         reads and notifications, then 0x08; the btsnoop cumulative-drops
                                   field rises from 0 to 1 at record 14 (the writer lost a record mid-link).
   late-response.btsnoop           a Read Request answered 31 s later, past the 30 s ATT transaction
@@ -132,6 +135,19 @@ def stack_disconnect(reason: int) -> Log:
     return log
 
 
+def repeated_disconnect() -> Log:
+    log = Log()
+    power_on(log)
+    connect(log, 100, H, PEER)
+    t = central_discovery(log, 200, H)
+    log.cmd(t, hci.disconnect(H, 0x13))
+    log.evt(t + 0.5, hci.command_status(hci.DISCONNECT))
+    log.cmd(t + 20, hci.disconnect(H, 0x05))
+    log.evt(t + 20.5, hci.command_status(hci.DISCONNECT, status=0x0C))
+    log.evt(t + 60, hci.disconnection_complete(H, 0x16))
+    return log
+
+
 def late_response() -> Log:
     log = Log()
     power_on(log)
@@ -179,6 +195,7 @@ SCENARIOS = {
     "peripheral-instant-passed": peripheral_instant_passed,
     "stack-disconnect": lambda: stack_disconnect(0x05),
     "app-disconnect": lambda: stack_disconnect(0x13),
+    "repeated-disconnect": repeated_disconnect,
     "late-response": late_response,
     "dropped-records": dropped_records,
 }

@@ -375,12 +375,25 @@ struct FindingsEngine {
             """, [.integer(c.id), .integer(Int64(frame))]) ?? 0 > 0
     }
 
+    /// The HCI Disconnect that ended `c` (before `frame`, its Disconnection Complete): the first
+    /// the controller did not refuse (Core v5.4 Vol 4 Part E 7.1.6, 7.7.15); a later Disconnect on
+    /// a link already being torn down is refused and changes nothing. With none accepted, the
+    /// last one sent. `AndroidStatusColumns` reads the same command's reason
+    /// (`effectiveDisconnectOrder`).
     func localDisconnectCommand(_ c: ConnectionFacts, before frame: Int) throws -> Int? {
         try db.rows("""
             SELECT packet_id FROM command WHERE capture_id = ?1 AND connection_id = ?2 AND opcode = 0x0406 AND packet_id < ?3
-            ORDER BY packet_id DESC LIMIT 1
+            ORDER BY \(Self.effectiveDisconnectOrder()) LIMIT 1
             """, [.integer(captureID), .integer(c.id), .integer(Int64(frame))]).first?[0].int
     }
+
+    /// `ORDER BY` of a connection's HCI Disconnect commands (`command` rows, named `table` in
+    /// the query) putting the one that took effect first: the accepted ones earliest first, then
+    /// the refused ones latest first.
+    static func effectiveDisconnectOrder(_ table: String = "command") -> String {
+        "coalesce(\(table).status, 0) != 0, CASE WHEN coalesce(\(table).status, 0) = 0 THEN \(table).packet_id ELSE -\(table).packet_id END"
+    }
+
 }
 
 /// Names shared by the analysis and its renderers.

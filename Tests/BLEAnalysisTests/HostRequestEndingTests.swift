@@ -95,6 +95,29 @@ struct HostRequestEndingTests {
         #expect(app.android == 0)
     }
 
+    /// The Disconnect that ended the link is the first the controller accepted (Vol 4 Part E
+    /// 7.1.6, 7.7.15): a later one it refused (Command Disallowed) changes nothing. The app's
+    /// 0x13 stays the app's (Android 0), and the finding cites the accepted command, not the
+    /// refused one (the Android rule read the last Disconnect, the findings the first accepted).
+    @Test func aRefusedSecondDisconnectDoesNotChangeWhoEndedTheLink() throws {
+        let capture = Self.directory.appendingPathComponent("repeated-disconnect.btsnoop").path
+        let ending = try Self.analyse("repeated-disconnect")
+        let f = try #require(ending.findings["local-terminated"])
+        #expect(f.android == 0)
+        // The accepted Disconnect (0x13) is the command before the refused one.
+        let db = Self.directory.appendingPathComponent("repeated-\(UUID().uuidString).db").path
+        _ = try Importer.importCaptures([capture], into: db)
+        let store = try TimelineStore(path: db)
+        let commands = try store.database.rows("SELECT packet_id, status FROM command WHERE opcode = 1030 ORDER BY packet_id")
+        #expect(commands.count == 2)
+        let accepted = try #require(commands.first?[0].int)
+        let refused = try #require(commands.last?[0].int)
+        #expect(commands.last?[1].int == 0x0C)
+        #expect(f.detail.contains("It sent HCI Disconnect at packet \(accepted)"))
+        #expect(f.evidence.contains("\(accepted)"))
+        #expect(!f.evidence.contains("\(refused)"))
+    }
+
     /// Packets: 8 Read Request, 10 its Read Response 31 s later, 11 another Read Request, 13 its
     /// response, 14 the peer's 0x13. The first request timed out but was answered: not "unanswered".
     @Test func aLateResponseIsNotUnansweredAndTheNextRequestBrokeTheRule() throws {
