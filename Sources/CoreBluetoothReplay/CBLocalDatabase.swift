@@ -8,6 +8,11 @@ import Foundation
 /// Changed 2A05 and its CCCD) services first, then the app's services in the order added, each
 /// as its declaration, then per characteristic its declaration, value, the system's CCCD when it
 /// notifies or indicates, and the app's descriptors (Core v5.4 Vol 3 Part G 3.1-3.3).
+///
+/// A service keeps the handles it was given when added: removing another service leaves a gap
+/// rather than moving the ones after it, whose handles a connected central holds (a server's
+/// handles change only with a Service Changed indication naming them, Core v5.4 Vol 3 Part G
+/// 2.5.2 and 7.1); a service added later goes after the last handle in use.
 struct CBLocalDatabase {
     enum Attribute {
         /// A system attribute with a fixed value.
@@ -20,8 +25,12 @@ struct CBLocalDatabase {
         case descriptor(CBMutableDescriptor)
     }
 
-    /// By handle (index + 1).
-    private(set) var attributes: [Attribute] = []
+    /// By handle (index + 1); nil in the gap a removed service left.
+    private(set) var attributes: [Attribute?] = []
+    /// The app's services with the first handle each was given, in handle order.
+    private(set) var placed: [(service: CBMutableService, start: UInt16)] = []
+    /// The first handle after the system's services.
+    static let firstAppHandle: UInt16 = 0x000A
     /// The discovery view of it (answered by the system with GATTServerEmulator).
     private(set) var gatt = GATTDatabase()
     /// Service Changed's value handle.
@@ -34,8 +43,28 @@ struct CBLocalDatabase {
         handle >= 1 && Int(handle) <= attributes.count ? attributes[Int(handle) - 1] : nil
     }
 
-    /// Rebuilds the handles for these services (in order).
-    mutating func layOut(_ services: [CBMutableService]) {
+    /// Publishes `service` after the last handle in use.
+    mutating func add(_ service: CBMutableService) {
+        placed.append((service, max(Self.firstAppHandle, UInt16(truncatingIfNeeded: attributes.count + 1))))
+        layOut()
+    }
+
+    /// Unpublishes these services; the others keep their handles. A removed characteristic's
+    /// handles go back to 0 (it is no longer in the database).
+    mutating func remove(_ services: [CBMutableService]) {
+        for s in services {
+            for case let c as CBMutableCharacteristic in s.characteristics ?? [] {
+                c.valueHandle = 0
+                c.cccdHandle = nil
+                for case let d as CBMutableDescriptor in c.descriptors ?? [] { d.localHandle = 0 }
+            }
+        }
+        placed.removeAll { p in services.contains { $0 === p.service } }
+        layOut()
+    }
+
+    /// Rebuilds the attributes and the discovery view from the placed services.
+    private mutating func layOut() {
         attributes = []
         var g = GATTDatabase()
         func add(_ a: Attribute) -> UInt16 {
@@ -63,7 +92,8 @@ struct CBLocalDatabase {
         g.characteristics.append(.init(uuid: BluetoothUUID(uint16: 0x2A05), declarationHandle: scDecl, valueHandle: sc, properties: 0x20))
         g.descriptors.append(.init(uuid: BluetoothUUID(uint16: 0x2902), handle: scCCCD))
 
-        for s in services {
+        for (s, first) in placed {
+            while attributes.count + 1 < Int(first) { attributes.append(nil) }   // a removed service's gap
             let start = add(.service(s))
             for case let c as CBMutableCharacteristic in s.characteristics ?? [] {
                 let decl = add(.declaration(c))
