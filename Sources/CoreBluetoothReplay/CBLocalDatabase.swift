@@ -43,8 +43,10 @@ struct CBLocalDatabase {
         handle >= 1 && Int(handle) <= attributes.count ? attributes[Int(handle) - 1] : nil
     }
 
-    /// Publishes `service` after the last handle in use.
+    /// Publishes `service` after the last handle in use; the system caches the values its
+    /// characteristics have now (nil: dynamic, for as long as it stays published).
     mutating func add(_ service: CBMutableService) {
+        for case let c as CBMutableCharacteristic in service.characteristics ?? [] { c.cachedValue = c.value }
         placed.append((service, max(Self.firstAppHandle, UInt16(truncatingIfNeeded: attributes.count + 1))))
         layOut()
     }
@@ -56,6 +58,7 @@ struct CBLocalDatabase {
             for case let c as CBMutableCharacteristic in s.characteristics ?? [] {
                 c.valueHandle = 0
                 c.cccdHandle = nil
+                c.cachedValue = nil
                 for case let d as CBMutableDescriptor in c.descriptors ?? [] { d.localHandle = 0 }
             }
         }
@@ -100,7 +103,7 @@ struct CBLocalDatabase {
                 let v = add(.value(c))
                 c.valueHandle = v
                 c.cccdHandle = nil
-                if let cached = c.value { value(v, Array(cached)) }
+                if let cached = c.cachedValue { value(v, Array(cached)) }
                 g.characteristics.append(.init(uuid: c.uuid.bluetoothUUID, declarationHandle: decl, valueHandle: v,
                                                properties: UInt8(truncatingIfNeeded: c.properties.rawValue)))
                 if !c.properties.isDisjoint(with: [.notify, .indicate, .notifyEncryptionRequired, .indicateEncryptionRequired]) {

@@ -57,6 +57,11 @@ open class CBMutableCharacteristic: CBCharacteristic {
     /// Value handle, CCCD handle and last handle in the published database (0 until added).
     var valueHandle: UInt16 = 0
     var cccdHandle: UInt16?
+    /// The value the system cached when the characteristic was published (`add(_:)`), nil for a
+    /// dynamic one. Whether reads and writes reach the app is decided then: an app that later
+    /// keeps its latest value in `value` (Apple's guide does, in `didReceiveWrite`) still hears
+    /// them (CBLocalDatabase.add).
+    var cachedValue: Data?
 
     override open var description: String {
         "<CBMutableCharacteristic: \(uuid.uuidString), value handle \(hex(valueHandle, width: 4)), properties 0x\(String(properties.rawValue, radix: 16)), permissions 0x\(String(permissions.rawValue, radix: 16))>"

@@ -96,7 +96,7 @@ final class CBPeripheralLinkState {
         case .descriptor(let d)?:
             server.respond(readResponse(d.bytes, offset: offset, op: op, handle: handle))
         case .value(let c)?:
-            if let cached = c.value {
+            if let cached = c.cachedValue {
                 // A cached value: the system answers, the app never hears of it.
                 server.respond(readResponse(Array(cached), offset: offset, op: op, handle: handle))
             } else if !c.properties.contains(.read) || c.permissions.isDisjoint(with: [.readable, .readEncryptionRequired]) {
@@ -112,7 +112,7 @@ final class CBPeripheralLinkState {
     }
 
     func writable(_ c: CBMutableCharacteristic, command: Bool) -> Bool {
-        c.value == nil && c.properties.contains(command ? .writeWithoutResponse : .write)
+        c.cachedValue == nil && c.properties.contains(command ? .writeWithoutResponse : .write)
             && !c.permissions.isDisjoint(with: [.writeable, .writeEncryptionRequired])
     }
 
