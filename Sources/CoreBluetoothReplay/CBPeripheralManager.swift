@@ -15,8 +15,10 @@ open class CBPeripheralManager: CBManager {
     public internal(set) var isAdvertising = false
     public let queue: DispatchQueue?
     public let restoreIdentifier: String?
-    /// The replay this manager lives in (nil when created outside one: it stays `.unsupported`).
-    public let replay: CBReplay?
+    /// The replay this manager lives in: the one current when it was created, or, for one created
+    /// outside any (a lazy singleton), the next one activated on that thread or `CBReplay.adopt`.
+    /// Until then it is `.unknown` and calls nothing, as a CBCentralManager (CBReplay+RuntimeChecks.swift).
+    public internal(set) var replay: CBReplay?
     var detached = false
     /// Published services, in the order added (their handles follow it).
     var services: [CBMutableService] = []
@@ -46,7 +48,7 @@ open class CBPeripheralManager: CBManager {
         if let replay {
             replay.attach(self)
         } else {
-            state = .unsupported
+            CBReplay.park(self)
         }
     }
 

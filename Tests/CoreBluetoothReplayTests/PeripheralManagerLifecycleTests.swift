@@ -176,6 +176,21 @@ import TestSupport
         #expect(second.manager.isAdvertising && !first.manager.isAdvertising == false)
     }
 
+    /// A manager created outside `activate` (a lazy singleton first touched in a test's setup)
+    /// waits, `.unknown` as on iOS before its first state update, for the next replay activated
+    /// on its thread, as a CBCentralManager does; then it hears `.poweredOn` and serves the
+    /// recorded central.
+    @Test func aManagerCreatedOutsideActivateBindsToTheNextReplay() throws {
+        let app = TwoServices()
+        #expect(app.manager.state == .unknown)
+        let replay = try CBReplay(capture: try Self.twoServicesCapture())
+        replay.activate {}
+        replay.run(for: 1)
+        #expect(app.manager.replay === replay)
+        #expect(app.calls.first == "state poweredOn")
+        #expect(app.reads == ["FFB1"])
+    }
+
     /// The system keeps a terminated app's links (state restoration); a link that ends while the
     /// app is not running ends its subscriptions too: the restored manager's characteristic has no
     /// subscriber left and nothing is sent on the dead link.
