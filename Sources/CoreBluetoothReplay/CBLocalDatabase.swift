@@ -7,7 +7,8 @@ import Foundation
 /// and "Handles"): the system's Generic Access (1800) and Generic Attribute (1801, with Service
 /// Changed 2A05 and its CCCD) services first, then the app's services in the order added, each
 /// as its declaration, then per characteristic its declaration, value, the system's CCCD when it
-/// notifies or indicates, and the app's descriptors (Core v5.4 Vol 3 Part G 3.1-3.3).
+/// notifies or indicates, and the app's descriptors (Core v5.4 Vol 3 Part G 3.1-3.3); a
+/// service's include declarations (3.2) come right after its declaration.
 ///
 /// A service keeps the handles it was given when added: removing another service leaves a gap
 /// rather than moving the ones after it, whose handles a connected central holds (a server's
@@ -18,6 +19,8 @@ struct CBLocalDatabase {
         /// A system attribute with a fixed value.
         case system(BluetoothUUID, [UInt8])
         case service(CBMutableService)
+        /// An include declaration (Core v5.4 Vol 3 Part G 3.2) naming this published service.
+        case include(CBMutableService)
         case declaration(CBMutableCharacteristic)
         case value(CBMutableCharacteristic)
         /// The system-owned Client Characteristic Configuration of a characteristic (nil: Service Changed's).
@@ -95,9 +98,20 @@ struct CBLocalDatabase {
         g.characteristics.append(.init(uuid: BluetoothUUID(uint16: 0x2A05), declarationHandle: scDecl, valueHandle: sc, properties: 0x20))
         g.descriptors.append(.init(uuid: BluetoothUUID(uint16: 0x2902), handle: scCCCD))
 
+        var ranges: [ObjectIdentifier: (start: UInt16, end: UInt16)] = [:]
         for (s, first) in placed {
             while attributes.count + 1 < Int(first) { attributes.append(nil) }   // a removed service's gap
             let start = add(.service(s))
+            // Include declarations right after the service declaration, before any characteristic
+            // (Vol 3 Part G 3.2): the included service's handle range, and its UUID when 16-bit.
+            for case let included as CBMutableService in s.includedServices ?? [] {
+                guard let r = ranges[ObjectIdentifier(included)] else { continue }
+                let h = add(.include(included))
+                let uuid = included.uuid.bluetoothUUID
+                value(h, [UInt8(r.start & 0xFF), UInt8(r.start >> 8), UInt8(r.end & 0xFF), UInt8(r.end >> 8)]
+                    + (uuid.uint16 != nil ? uuid.littleEndianBytes : []))
+                g.includes.append(.init(declarationHandle: h, startHandle: r.start, endHandle: r.end, uuid: uuid))
+            }
             for case let c as CBMutableCharacteristic in s.characteristics ?? [] {
                 let decl = add(.declaration(c))
                 let v = add(.value(c))
@@ -119,6 +133,7 @@ struct CBLocalDatabase {
                 }
             }
             let end = UInt16(truncatingIfNeeded: attributes.count)
+            ranges[ObjectIdentifier(s)] = (start, end)
             g.services.append(.init(uuid: s.uuid.bluetoothUUID, startHandle: start, endHandle: end, isPrimary: s.isPrimary))
         }
         gatt = g

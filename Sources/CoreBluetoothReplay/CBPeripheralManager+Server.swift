@@ -106,7 +106,7 @@ final class CBPeripheralLinkState {
                 pendingRead = (request, op, handle)
                 deliver { [manager] d in d.peripheralManager(manager, didReceiveRead: request) }
             }
-        case .system?, .service?, .declaration?:
+        case .system?, .service?, .include?, .declaration?:
             server.respond(emulator.answer(pdu))
         }
     }
