@@ -42,6 +42,17 @@ struct CBLocalDatabase {
     /// The device name the system's GAP service reports.
     var deviceName = "iPhone"
 
+    /// A characteristic declaration's Characteristic Properties octet (Core v5.4 Vol 3 Part G
+    /// 3.3.1.1): CoreBluetooth's low eight bits are the octet's; its `.notifyEncryptionRequired`
+    /// and `.indicateEncryptionRequired` (0x100, 0x200) go out as Notify (0x10) and Indicate
+    /// (0x20), the encryption being a permission of the CCCD, not a property.
+    static func declaredProperties(_ p: CBCharacteristicProperties) -> UInt8 {
+        var octet = UInt8(truncatingIfNeeded: p.rawValue)
+        if p.contains(.notifyEncryptionRequired) { octet |= 0x10 }
+        if p.contains(.indicateEncryptionRequired) { octet |= 0x20 }
+        return octet
+    }
+
     func attribute(at handle: UInt16) -> Attribute? {
         handle >= 1 && Int(handle) <= attributes.count ? attributes[Int(handle) - 1] : nil
     }
@@ -119,7 +130,7 @@ struct CBLocalDatabase {
                 c.cccdHandle = nil
                 if let cached = c.cachedValue { value(v, Array(cached)) }
                 g.characteristics.append(.init(uuid: c.uuid.bluetoothUUID, declarationHandle: decl, valueHandle: v,
-                                               properties: UInt8(truncatingIfNeeded: c.properties.rawValue)))
+                                               properties: Self.declaredProperties(c.properties)))
                 if !c.properties.isDisjoint(with: [.notify, .indicate, .notifyEncryptionRequired, .indicateEncryptionRequired]) {
                     let h = add(.cccd(c))
                     c.cccdHandle = h
