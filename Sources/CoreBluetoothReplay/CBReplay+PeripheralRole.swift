@@ -140,8 +140,8 @@ extension CBReplay {
     /// advertising and (with the links, which the controller reset drops) its subscriptions. A
     /// state below `.poweredOff` (resetting, unsupported, unauthorized, unknown) also clears the
     /// local database: the app must add its services again (Apple,
-    /// `peripheralManagerDidUpdateState(_:)`: "the local database is cleared and all services
-    /// must be explicitly added again"); `.poweredOff` keeps them.
+    /// `peripheralManagerDidUpdateState(_:)`, on a state below powered off); `.poweredOff`
+    /// keeps them.
     func peripheralRoleStateChanged(to newState: CBManagerState) {
         guard let m = activePeripheralManager else { return }
         if newState != .poweredOn {
