@@ -174,9 +174,12 @@ open class CBPeripheralManager: CBManager {
     /// Sends a notification (or an indication, when the central subscribed for those) to the
     /// subscribed centrals (`nil`: all of them). False when the transmit queue is full: nothing
     /// is sent, and `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
-    /// A value longer than a central's `maximumUpdateValueLength` is cut to it.
+    /// A value longer than a central's `maximumUpdateValueLength` is cut to it. While the manager
+    /// is not `.poweredOn` nothing is sent and the answer is false, with an "API MISUSE"
+    /// diagnostic, as iOS refuses the command (an app's "send until false" loop stops).
     open func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
-        guard let replay, !detached, replay.admits("updateValue(_:for:onSubscribedCentrals:)") else { return false }
+        let api = "updateValue(_:for:onSubscribedCentrals:)"
+        guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return false }
         let targets = links.values.filter { s in
             s.subscriptions[ObjectIdentifier(characteristic)] != nil && (centrals?.contains { $0 === s.central } ?? true)
         }.sorted { $0.server.link?.handle ?? 0 < $1.server.link?.handle ?? 0 }

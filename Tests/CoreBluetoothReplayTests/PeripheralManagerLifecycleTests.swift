@@ -158,6 +158,20 @@ import TestSupport
         #expect(app.added == ["FFA0", "FFB0", "FFB0"])
     }
 
+    /// `updateValue` while the radio is off: iOS refuses the command ("API MISUSE … powered on
+    /// state") and sends nothing; the answer is false, so an app's "send until false" loop
+    /// stops, and the call is noted in `diagnostics`.
+    @Test func updateValueWhileNotPoweredOnIsRefused() throws {
+        let replay = try CBReplay(capture: try Self.twoServicesCapture())
+        let app = replay.activate { TwoServices() }
+        replay.run(for: 0.05)
+        #expect(app.manager.updateValue(Data([1]), for: app.b1, onSubscribedCentrals: nil))   // no subscriber yet: nothing to send
+        replay.setState(.poweredOff)
+        replay.run(for: 0.05)
+        #expect(!app.manager.updateValue(Data([1]), for: app.b1, onSubscribedCentrals: nil))
+        #expect(replay.diagnostics.contains { $0.kind == .apiMisuse && $0.message.contains("updateValue") })
+    }
+
     /// A second `CBPeripheralManager` while one is active: the replay runs one at a time, and
     /// says so in `diagnostics` (as for a second CBCentralManager) instead of leaving the first
     /// silent.
