@@ -176,7 +176,7 @@ open class CBPeripheralManager: CBManager {
     /// is sent, and `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
     /// A value longer than a central's `maximumUpdateValueLength` is cut to it. While the manager
     /// is not `.poweredOn` nothing is sent and the answer is false, with an "API MISUSE"
-    /// diagnostic, as iOS refuses the command (an app's "send until false" loop stops).
+    /// diagnostic, as iOS refuses the command (an app's send loop keeps its values).
     open func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
         let api = "updateValue(_:for:onSubscribedCentrals:)"
         guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return false }

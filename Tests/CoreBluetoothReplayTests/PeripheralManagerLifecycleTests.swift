@@ -159,8 +159,8 @@ import TestSupport
     }
 
     /// `updateValue` while the radio is off: iOS refuses the command ("API MISUSE … powered on
-    /// state") and sends nothing; the answer is false, so an app's "send until false" loop
-    /// stops, and the call is noted in `diagnostics`.
+    /// state") and sends nothing; the answer is false, so an app's send loop keeps the value
+    /// for later, and the call is noted in `diagnostics`.
     @Test func updateValueWhileNotPoweredOnIsRefused() throws {
         let replay = try CBReplay(capture: try Self.twoServicesCapture())
         let app = replay.activate { TwoServices() }
