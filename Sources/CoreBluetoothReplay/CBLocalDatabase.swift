@@ -116,7 +116,10 @@ struct CBLocalDatabase {
             // Include declarations right after the service declaration, before any characteristic
             // (Vol 3 Part G 3.2): the included service's handle range, and its UUID when 16-bit.
             for case let included as CBMutableService in s.includedServices ?? [] {
-                guard let r = ranges[ObjectIdentifier(included)] else { continue }
+                guard let r = ranges[ObjectIdentifier(included)] else {
+                    attributes.append(nil)   // the included service was removed since: its slot stays, so no handle moves
+                    continue
+                }
                 let h = add(.include(included))
                 let uuid = included.uuid.bluetoothUUID
                 value(h, [UInt8(r.start & 0xFF), UInt8(r.start >> 8), UInt8(r.end & 0xFF), UInt8(r.end >> 8)]

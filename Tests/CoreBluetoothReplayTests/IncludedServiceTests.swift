@@ -14,6 +14,7 @@ import TestSupport
     final class IncludingServer: NSObject, CBPeripheralManagerDelegate {
         var manager: CBPeripheralManager!
         var reads: [String] = []
+        var battery: CBMutableService?
         override init() {
             super.init()
             manager = CBPeripheralManager(delegate: self, queue: nil)
@@ -21,6 +22,7 @@ import TestSupport
         func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
             guard peripheral.state == .poweredOn else { return }
             let battery = CBMutableService(type: CBUUID(string: "180F"), primary: true)
+            self.battery = battery
             battery.characteristics = [CBMutableCharacteristic(type: CBUUID(string: "2A19"), properties: [.read], value: Data([0x64]),
                                                                permissions: [.readable])]
             peripheral.add(battery)
@@ -57,6 +59,28 @@ import TestSupport
         replay.run(for: 2)
         #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
         #expect(replay.localServerDriver.servers.first?.compared == 2)
+        #expect(app.reads == ["FFF1"])
+    }
+
+    /// Removing the included service leaves the including one where it was: FFF1's value stays
+    /// at 0x0010 (the include declaration's slot becomes a gap, as the removed service's handles
+    /// do), so the same central's read still reaches it.
+    @Test func removingTheIncludedServiceMovesNothing() throws {
+        var c = SpecCapture()
+        c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x4F, 0x9A, 0x11, 0x22, 0x33, 0x9A])
+        c.att(200, handle: 0x41, [0x0A, 0x10, 0x00], received: true)
+        c.att(202, handle: 0x41, [0x0B, 0x01], received: false)
+        c.disconnectionComplete(1_000, handle: 0x41, reason: 0x13)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("include-removed-\(UUID().uuidString).btsnoop").path
+        try c.write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CBReplay(capture: path)
+        let app = replay.activate { IncludingServer() }
+        replay.run(for: 0.05)
+        let battery = try #require(app.battery)
+        app.manager.remove(battery)
+        replay.run(for: 2)
+        #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
         #expect(app.reads == ["FFF1"])
     }
 }
