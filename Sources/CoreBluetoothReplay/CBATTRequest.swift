@@ -30,6 +30,8 @@ open class CBATTRequest: NSObject {
     public let offset: Int
     /// A write's bytes; for a read, the app sets the value from `offset` on.
     open var value: Data?
+    /// `respond(to:withResult:)` answered it.
+    var answered = false
 
     init(central: CBCentral, characteristic: CBCharacteristic, offset: Int, value: Data?) {
         self.central = central

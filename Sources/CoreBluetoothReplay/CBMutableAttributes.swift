@@ -57,6 +57,11 @@ open class CBMutableCharacteristic: CBCharacteristic {
     /// Value handle, CCCD handle and last handle in the published database (0 until added).
     var valueHandle: UInt16 = 0
     var cccdHandle: UInt16?
+    /// The value the system cached when the characteristic was published (`add(_:)`), nil for a
+    /// dynamic one. Whether reads and writes reach the app is decided then: an app that later
+    /// keeps its latest value in `value` (Apple's guide does, in `didReceiveWrite`) still hears
+    /// them (CBLocalDatabase.add).
+    var cachedValue: Data?
 
     override open var description: String {
         "<CBMutableCharacteristic: \(uuid.uuidString), value handle \(hex(valueHandle, width: 4)), properties 0x\(String(properties.rawValue, radix: 16)), permissions 0x\(String(permissions.rawValue, radix: 16))>"
@@ -66,9 +71,23 @@ open class CBMutableCharacteristic: CBCharacteristic {
 /// `CBMutableDescriptor`: iOS publishes Characteristic User Description (2901, a String) and
 /// Characteristic Presentation Format (2904, Data) descriptors; the system owns the CCCD (2902).
 open class CBMutableDescriptor: CBDescriptor {
+    /// Traps, as iOS raises an NSInternalInconsistencyException in this initializer, when the
+    /// value is not of the type its descriptor takes: a String for Characteristic User
+    /// Description (2901, Core v5.4 Vol 3 Part G 3.3.3.2: UTF-8 text), a Data for Characteristic
+    /// Presentation Format (2904, 3.3.3.5: seven octets). Apple, `CBMutableDescriptor`: the value
+    /// types are CBUUID's (an NSString for 2901, an NSData for 2904); an app passing another type
+    /// crashes on the iPhone, so the replay stops the test where the app would stop.
     public init(type UUID: CBUUID, value: Any?) {
+        switch UUID.bluetoothUUID.uint16 {
+        case 0x2901?: precondition(value is String, Self.userDescriptionTakesAString)
+        case 0x2904?: precondition(value is Data, Self.presentationFormatTakesData)
+        default: break
+        }
         super.init(localType: UUID, value: value)
     }
+
+    static let userDescriptionTakesAString = "A Characteristic User Description (2901) descriptor's value must be a String (iOS raises NSInternalInconsistencyException)"
+    static let presentationFormatTakesData = "A Characteristic Presentation Format (2904) descriptor's value must be a Data (iOS raises NSInternalInconsistencyException)"
 
     /// Handle in the published database (0 until added).
     var localHandle: UInt16 = 0

@@ -12,8 +12,9 @@ final class CBPeripheralLinkState {
     let server: LocalServerLink
     let central: CBCentral
     unowned var manager: CBPeripheralManager
-    /// Value handle -> Client Characteristic Configuration (bit 0 notify, bit 1 indicate).
-    var subscriptions: [UInt16: UInt16] = [:]
+    /// Per characteristic (by object, so a handle that moves or is reused cannot carry a
+    /// subscription over): its Client Characteristic Configuration (bit 0 notify, bit 1 indicate).
+    var subscriptions: [ObjectIdentifier: UInt16] = [:]
     var serviceChangedConfiguration: UInt16 = 0
     var pendingRead: (request: CBATTRequest, opcode: ATTOpcode, handle: UInt16)?
     var pendingWrite: (requests: [CBATTRequest], opcode: ATTOpcode, handle: UInt16)?
@@ -90,12 +91,12 @@ final class CBPeripheralLinkState {
         case nil:
             server.respond(Self.error(op, handle, 0x01))   // Invalid Handle
         case .cccd(let c)?:
-            let cfg = c.map { subscriptions[$0.valueHandle] ?? 0 } ?? serviceChangedConfiguration
+            let cfg = c.map { subscriptions[ObjectIdentifier($0)] ?? 0 } ?? serviceChangedConfiguration
             server.respond(readResponse([UInt8(cfg & 0xFF), UInt8(cfg >> 8)], offset: offset, op: op, handle: handle))
         case .descriptor(let d)?:
             server.respond(readResponse(d.bytes, offset: offset, op: op, handle: handle))
         case .value(let c)?:
-            if let cached = c.value {
+            if let cached = c.cachedValue {
                 // A cached value: the system answers, the app never hears of it.
                 server.respond(readResponse(Array(cached), offset: offset, op: op, handle: handle))
             } else if !c.properties.contains(.read) || c.permissions.isDisjoint(with: [.readable, .readEncryptionRequired]) {
@@ -105,13 +106,13 @@ final class CBPeripheralLinkState {
                 pendingRead = (request, op, handle)
                 deliver { [manager] d in d.peripheralManager(manager, didReceiveRead: request) }
             }
-        case .system?, .service?, .declaration?:
+        case .system?, .service?, .include?, .declaration?:
             server.respond(emulator.answer(pdu))
         }
     }
 
     func writable(_ c: CBMutableCharacteristic, command: Bool) -> Bool {
-        c.value == nil && c.properties.contains(command ? .writeWithoutResponse : .write)
+        c.cachedValue == nil && c.properties.contains(command ? .writeWithoutResponse : .write)
             && !c.permissions.isDisjoint(with: [.writeable, .writeEncryptionRequired])
     }
 
@@ -139,9 +140,9 @@ final class CBPeripheralLinkState {
 
     /// The system's CCCD: a change of subscription is the app's didSubscribeTo / didUnsubscribeFrom.
     func configure(_ c: CBMutableCharacteristic, _ cfg: UInt16) {
-        let was = subscriptions[c.valueHandle]
+        let was = subscriptions[ObjectIdentifier(c)]
         if cfg & 0x0003 != 0 {
-            subscriptions[c.valueHandle] = cfg
+            subscriptions[ObjectIdentifier(c)] = cfg
             guard was == nil else { return }
             c.subscribedCentrals = (c.subscribedCentrals ?? []) + [central]
             deliver { [manager, central] d in d.peripheralManager(manager, central: central, didSubscribeTo: c) }
@@ -151,7 +152,7 @@ final class CBPeripheralLinkState {
     }
 
     func unsubscribe(_ c: CBMutableCharacteristic) {
-        subscriptions[c.valueHandle] = nil
+        subscriptions[ObjectIdentifier(c)] = nil
         c.subscribedCentrals = (c.subscribedCentrals ?? []).filter { $0 !== central }
         deliver { [manager, central] d in d.peripheralManager(manager, central: central, didUnsubscribeFrom: c) }
     }
@@ -189,6 +190,7 @@ final class CBPeripheralLinkState {
     func answer(_ request: CBATTRequest, result: CBATTError.Code) -> Bool {
         if let p = pendingRead, p.request === request {
             pendingRead = nil
+            request.answered = true
             if result == .success {
                 let value = Array(request.value ?? Data())
                 let code = p.opcode == .readRequest ? ATTOpcode.readResponse : ATTOpcode.readBlobResponse
@@ -200,6 +202,7 @@ final class CBPeripheralLinkState {
         }
         if let w = pendingWrite, w.requests.first === request {
             pendingWrite = nil
+            request.answered = true
             if result == .success {
                 server.respond([w.opcode == .writeRequest ? ATTOpcode.writeResponse.rawValue : ATTOpcode.executeWriteResponse.rawValue])
             } else {
@@ -217,7 +220,7 @@ final class CBPeripheralLinkState {
     }
 
     func sendValue(_ value: [UInt8], for c: CBMutableCharacteristic) {
-        let cfg = subscriptions[c.valueHandle] ?? 0
+        let cfg = subscriptions[ObjectIdentifier(c)] ?? 0
         let h = c.valueHandle
         let body = [UInt8(h & 0xFF), UInt8(h >> 8)] + value.prefix(central.maximumUpdateValueLength)
         if cfg & 0x0001 != 0 {
@@ -239,11 +242,21 @@ final class CBPeripheralLinkState {
         pendingWrite = nil
         prepared = []
         for s in manager.services {
-            for case let c as CBMutableCharacteristic in s.characteristics ?? [] where subscriptions[c.valueHandle] != nil {
+            for case let c as CBMutableCharacteristic in s.characteristics ?? [] where subscriptions[ObjectIdentifier(c)] != nil {
                 unsubscribe(c)
             }
         }
         subscriptions = [:]
+    }
+
+    /// The app unpublished these services: this central's subscriptions to their characteristics
+    /// end without a callback (the central did not unsubscribe; its CCCD is gone).
+    func servicesRemoved(_ gone: [CBMutableService]) {
+        for s in gone {
+            for case let c as CBMutableCharacteristic in s.characteristics ?? [] where subscriptions.removeValue(forKey: ObjectIdentifier(c)) != nil {
+                c.subscribedCentrals = (c.subscribedCentrals ?? []).filter { $0 !== central }
+            }
+        }
     }
 }
 

@@ -15,8 +15,10 @@ open class CBPeripheralManager: CBManager {
     public internal(set) var isAdvertising = false
     public let queue: DispatchQueue?
     public let restoreIdentifier: String?
-    /// The replay this manager lives in (nil when created outside one: it stays `.unsupported`).
-    public let replay: CBReplay?
+    /// The replay this manager lives in: the one current when it was created, or, for one created
+    /// outside any (a lazy singleton), the next one activated on that thread or `CBReplay.adopt`.
+    /// Until then it is `.unknown` and calls nothing, as a CBCentralManager (CBReplay+RuntimeChecks.swift).
+    public internal(set) var replay: CBReplay?
     var detached = false
     /// Published services, in the order added (their handles follow it).
     var services: [CBMutableService] = []
@@ -46,7 +48,7 @@ open class CBPeripheralManager: CBManager {
         if let replay {
             replay.attach(self)
         } else {
-            state = .unsupported
+            CBReplay.park(self)
         }
     }
 
@@ -114,41 +116,72 @@ open class CBPeripheralManager: CBManager {
         guard let replay, !detached, replay.admits("add(_:)"), replay.isPoweredOn(self, "add(_:)") else { return }
         checkPublishable(service)
         services.append(service)
-        database.layOut(services)
+        database.add(service)
         replay.world.scheduler.schedule(after: 0) { [self] in
             guard !detached else { return }
             replay.callApp(self) { delegate?.peripheralManager(self, didAdd: service, error: nil) }
         }
     }
 
+    /// Unpublishes a service. The other services keep their handles (CBLocalDatabase), and every
+    /// central's subscription to one of its characteristics ends with it: `subscribedCentrals`
+    /// empties and `updateValue` for it sends nothing (no `didUnsubscribeFrom`: the central did
+    /// not unsubscribe). While the manager is not `.poweredOn` the call is dropped with an "API
+    /// MISUSE" diagnostic, as `add(_:)` is.
     open func remove(_ service: CBMutableService) {
-        guard replay?.admits("remove(_:)") ?? true else { return }
-        services.removeAll { $0 === service }
-        database.layOut(services)
+        guard let replay, !detached, replay.admits("remove(_:)"), replay.isPoweredOn(self, "remove(_:)") else { return }
+        unpublish(services.filter { $0 === service })
     }
 
+    /// Unpublishes every service the app added (the system's stay), as `remove(_:)` each.
     open func removeAllServices() {
-        guard replay?.admits("removeAllServices()") ?? true else { return }
-        services = []
-        database.layOut(services)
+        guard let replay, !detached, replay.admits("removeAllServices()"), replay.isPoweredOn(self, "removeAllServices()") else { return }
+        unpublish(services)
+    }
+
+    func unpublish(_ gone: [CBMutableService]) {
+        guard !gone.isEmpty else { return }
+        for state in links.values { state.servicesRemoved(gone) }
+        services.removeAll { s in gone.contains { $0 === s } }
+        database.remove(gone)
     }
 
     // MARK: Answers and updates
 
-    /// Answers a read, or the first of the writes `didReceiveWrite` delivered together.
+    /// Answers a read, or the first of the writes `didReceiveWrite` delivered together. A call
+    /// for a request that awaits no answer from it (answered already, not the first of its
+    /// array) is ignored and noted in `CBReplay.diagnostics` (`.respondMisuse`); one for a write
+    /// without response (many apps answer every didReceiveWrite) or for a request whose link
+    /// has ended is ignored.
     open func respond(to request: CBATTRequest, withResult result: CBATTError.Code) {
         guard let replay, !detached, replay.admits("respond(to:withResult:)") else { return }
         for state in links.values where state.answer(request, result: result) { return }
+        let uuid = request.characteristic.uuid.uuidString
+        let why: String? = if request.answered {
+            "a second time for the same \(uuid) request: the first answer went out; call it exactly once per request"
+        } else if links.values.contains(where: { $0.pendingWrite?.requests.dropFirst().contains { $0 === request } == true }) {
+            "with a request other than the first of the didReceiveWrite array (\(uuid) at offset \(request.offset)): " +
+                "Apple: \"To respond properly, pass in the first request of the requests array\"; the write stays unanswered"
+        } else {
+            nil
+        }
+        if let why {
+            replay.diagnose(.respondMisuse, key: why,
+                            "respond(to:withResult:) was called \(why); the call was ignored")
+        }
     }
 
     /// Sends a notification (or an indication, when the central subscribed for those) to the
     /// subscribed centrals (`nil`: all of them). False when the transmit queue is full: nothing
     /// is sent, and `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
-    /// A value longer than a central's `maximumUpdateValueLength` is cut to it.
+    /// A value longer than a central's `maximumUpdateValueLength` is cut to it. While the manager
+    /// is not `.poweredOn` nothing is sent and the answer is false, with an "API MISUSE"
+    /// diagnostic, as iOS refuses the command (an app's send loop keeps its values).
     open func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
-        guard let replay, !detached, replay.admits("updateValue(_:for:onSubscribedCentrals:)") else { return false }
+        let api = "updateValue(_:for:onSubscribedCentrals:)"
+        guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return false }
         let targets = links.values.filter { s in
-            s.subscriptions[characteristic.valueHandle] != nil && (centrals?.contains { $0 === s.central } ?? true)
+            s.subscriptions[ObjectIdentifier(characteristic)] != nil && (centrals?.contains { $0 === s.central } ?? true)
         }.sorted { $0.server.link?.handle ?? 0 < $1.server.link?.handle ?? 0 }
         guard !targets.isEmpty else { return true }
         guard targets.allSatisfy({ $0.canSendValue() }) else {

@@ -15,6 +15,8 @@ final class CBPeripheralRole {
 
     struct Restoration {
         var services: [CBMutableService]
+        /// The database as published (its handles, which the connected centrals hold).
+        var database: CBLocalDatabase
         var advertisement: [String: Any]?
         /// The links to remote centrals and their subscriptions, which the system keeps.
         var links: [ObjectIdentifier: CBPeripheralLinkState]
@@ -51,8 +53,20 @@ extension CBReplay {
         return m
     }
 
+    /// Makes `m` the active peripheral manager. The replay runs one `CBPeripheralManager` at a
+    /// time (iOS runs several side by side, their services in one GATT database): an earlier one
+    /// still active stops hearing, its services and advertising go with it, and `diagnostics` and
+    /// standard error say so (`.secondPeripheralManager`), as for a second CBCentralManager.
     func attach(_ m: CBPeripheralManager) {
         let role = peripheralSide
+        if let old = role.manager, old !== m, !old.detached {
+            let message = "a second CBPeripheralManager was created while one was active: the replay runs one peripheral " +
+                "manager at a time, so the earlier one (delegate \(old.delegate.map { String(describing: type(of: $0)) } ?? "nil"), " +
+                "\(old.services.count) published service(s)\(old.isAdvertising ? ", advertising" : "")) hears nothing more and its " +
+                "services and advertising are gone; on iOS both would work side by side (Docs/peripheral.md \"One peripheral manager at a time\")"
+            diagnose(.secondPeripheralManager, key: "\(ObjectIdentifier(m).hashValue)", message)
+            StandardStreams.error("CoreBluetoothReplay: \(message)")
+        }
         role.manager?.detached = true
         role.manager = m
         role.driver.start()
@@ -60,7 +74,7 @@ extension CBReplay {
             guard role.manager === m, !m.detached else { return }
             if let id = m.restoreIdentifier, let r = role.restorable.removeValue(forKey: id) {
                 m.services = r.services
-                m.database.layOut(r.services)
+                m.database = r.database
                 m.centralObjects = r.centrals
                 m.links = r.links
                 for state in r.links.values { state.manager = m }
@@ -102,12 +116,20 @@ extension CBReplay {
 
     // MARK: Host events on links where the local device is the peripheral
 
+    /// A link to a remote central ended: its subscriptions end. While the app is terminated
+    /// (`relaunch`, before a manager restores the state) the system's kept copy of the link goes
+    /// too, so the restored manager gets no dead link and no subscriber that is gone; no one
+    /// hears of it then (no manager is running).
     func peripheralRole(didDisconnect link: SimulatedLink) {
-        guard let server = link.localServer else { return }
-        if let m = peripheralRole?.manager, let state = m.links.removeValue(forKey: ObjectIdentifier(server)), !m.detached {
+        guard let server = link.localServer, let role = peripheralRole else { return }
+        let key = ObjectIdentifier(server)
+        if let m = role.manager, let state = m.links.removeValue(forKey: key), !m.detached {
             state.linkEnded()
         }
-        peripheralRole?.driver.linkEnded()
+        for id in role.restorable.keys {
+            role.restorable[id]?.links.removeValue(forKey: key)?.linkEnded()
+        }
+        role.driver.linkEnded()
     }
 
     func peripheralRole(linkIsReady link: SimulatedLink) {
@@ -115,10 +137,18 @@ extension CBReplay {
     }
 
     /// The radio state changed (setState): the manager hears it; leaving poweredOn ends its
-    /// advertising and (with the links, which the controller reset drops) its subscriptions.
+    /// advertising and (with the links, which the controller reset drops) its subscriptions. A
+    /// state below `.poweredOff` (resetting, unsupported, unauthorized, unknown) also clears the
+    /// local database: the app must add its services again (Apple,
+    /// `peripheralManagerDidUpdateState(_:)`, on a state below powered off); `.poweredOff`
+    /// keeps them.
     func peripheralRoleStateChanged(to newState: CBManagerState) {
         guard let m = activePeripheralManager else { return }
-        if newState != .poweredOn { m.isAdvertising = false }
+        if newState != .poweredOn {
+            m.isAdvertising = false
+            m.advertisementData = nil
+        }
+        if newState.rawValue < CBManagerState.poweredOff.rawValue { m.unpublish(m.services) }
         m.state = newState
         callApp(m) { m.delegate?.peripheralManagerDidUpdateState(m) }
     }
@@ -128,7 +158,7 @@ extension CBReplay {
     func relaunchPeripheralRole() {
         guard let role = peripheralRole, let m = role.manager else { return }
         if let id = m.restoreIdentifier {
-            role.restorable[id] = CBPeripheralRole.Restoration(services: m.services, advertisement: m.isAdvertising ? m.advertisementData : nil,
+            role.restorable[id] = CBPeripheralRole.Restoration(services: m.services, database: m.database, advertisement: m.isAdvertising ? m.advertisementData : nil,
                                                                links: m.links, centrals: m.centralObjects)
         }
         m.detached = true

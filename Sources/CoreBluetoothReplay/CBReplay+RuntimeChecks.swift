@@ -77,11 +77,31 @@ extension CBReplay {
                               "next replay activated on this thread (or replay.adopt(manager)) and calls nothing until then")
     }
 
+    /// The same for a `CBPeripheralManager` created where no replay is current.
+    static func park(_ manager: CBPeripheralManager) {
+        let box = Thread.current.threadDictionary[unboundKey] as? UnboundManagers ?? UnboundManagers()
+        box.peripheralManagers.append(WeakPeripheralManager(manager: manager))
+        Thread.current.threadDictionary[unboundKey] = box
+        StandardStreams.error("CoreBluetoothReplay: a CBPeripheralManager was created outside CBReplay.activate; it binds to the " +
+                              "next replay activated on this thread (or replay.adopt(manager)) and calls nothing until then")
+    }
+
     /// Binds the managers parked on this thread to this replay.
     func adoptParked() {
         guard let box = Thread.current.threadDictionary[Self.unboundKey] as? UnboundManagers else { return }
         Thread.current.threadDictionary[Self.unboundKey] = nil
         for w in box.managers { if let m = w.manager { adopt(m) } }
+        for w in box.peripheralManagers { if let m = w.manager { adopt(m) } }
+    }
+
+    /// Binds `manager` (created outside any replay, or in another one) to this replay: it hears
+    /// `peripheralManagerDidUpdateState` at the current virtual instant, as a new manager does.
+    public func adopt(_ manager: CBPeripheralManager) {
+        guard manager.replay !== self || manager.detached else { return }
+        if let old = manager.replay, old !== self, old.peripheralRole?.manager === manager { old.peripheralRole?.manager = nil }
+        manager.replay = self
+        manager.detached = false
+        attach(manager)
     }
 
     /// Binds `manager` (created outside any replay, or in another one) to this replay: it hears
@@ -97,6 +117,11 @@ extension CBReplay {
 
 final class UnboundManagers {
     var managers: [WeakManager] = []
+    var peripheralManagers: [WeakPeripheralManager] = []
+}
+
+struct WeakPeripheralManager {
+    weak var manager: CBPeripheralManager?
 }
 
 struct WeakManager {

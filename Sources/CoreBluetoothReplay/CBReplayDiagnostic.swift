@@ -30,6 +30,14 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// A second `CBCentralManager` was created while one was active: the replay runs one at a
         /// time (Docs/replay.md "Known limits"), so the earlier one hears nothing more.
         case secondCentralManager
+        /// A second `CBPeripheralManager` was created while one was active: the replay runs one
+        /// at a time (Docs/peripheral.md "One peripheral manager at a time"), so the earlier one
+        /// hears nothing more and its services and advertising are gone.
+        case secondPeripheralManager
+        /// `respond(to:withResult:)` was called for a request that awaits no answer from it: a
+        /// second time, or with a request other than the first of a `didReceiveWrite` array. Apple: respond exactly once per `didReceiveRead` /
+        /// `didReceiveWrite`, with the first request. The replay ignored the call.
+        case respondMisuse
     }
 
     public let kind: Kind
