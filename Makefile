@@ -31,9 +31,10 @@ run: build
 	$(BIN) diagnose Captures/heart-rate-supervision-timeout.btsnoop > Reports/diagnosis.txt
 	@echo "open Reports/report.html; per-connection diagnosis in Reports/diagnosis.txt"
 
+# The tests' temporary files go to a scratch $TMPDIR removed after the run (Scripts/run_tests.sh).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	Scripts/run_tests.sh $(SWIFT) test --skip-build
 
 # Replay soak (issue 11, Docs/replay.md "Generated sessions"): N sessions from
 # Scripts/blegen/sessions.py, replayed faithfully; each divergence printed with its seed.
