@@ -14,6 +14,8 @@ for old in "$base"/blereplay-tests.*; do
     if flock -n "$old/.lock" true 2>/dev/null; then rm -rf "$old"; fi
 done
 scratch=$(mktemp -d "$base/blereplay-tests.XXXXXX") || exit 1
+# As /tmp is: some tests run the tool as another user (nobody) on files under it.
+chmod 1777 "$scratch"
 exec 9>"$scratch/.lock"
 flock 9
 TMPDIR="$scratch" "$@"
