@@ -114,4 +114,13 @@ struct HostRequestEndingTests {
         #expect(f.detail.contains("the capture writer dropped packets once while the link was up, the first time before packet 14 (capture-gap)"))
         #expect(f.evidence.contains("14"))
     }
+
+    /// Packets 5 Connection Complete (the local device peripheral), 6 the central's Pairing
+    /// Request, 7 the local Pairing Failed 0x05, 8 the central's 0x05 Authentication Failure 2 ms
+    /// later: the declined pairing ended the link; it did not carry on unpaired.
+    @Test func aDeclinedPairingThatEndedTheLinkIsNotToldAsCarryingOn() throws {
+        let f = try #require(try Self.analyse("peripheral-pairing-declined").findings["pairing-declined"])
+        #expect(!f.detail.contains("carried on unpaired"))
+        #expect(f.detail.contains("The link then ended (0x05 Authentication Failure, packet 8) 2.00 ms later with nothing exchanged"), "\(f.detail)")
+    }
 }
