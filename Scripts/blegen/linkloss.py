@@ -34,6 +34,11 @@ with the spec's timing:
                                   Request with Pairing Failed 0x05 Pairing Not Supported (Vol 3 Part H
                                   3.5.5), and the central ends the link with 0x05 Authentication
                                   Failure 2 ms later, nothing else exchanged (as Bumble's central does).
+  cancel-unanswered.btsnoop       LE Create Connection to a peer that never answers, LE Create
+                                  Connection Cancel 500 ms later and its Command Complete (success),
+                                  then the capture ends without the LE Connection Complete 0x02 the
+                                  controller owes (Vol 4 Part E 7.8.13; Bumble's controller never
+                                  sends it).
   late-response.btsnoop           a Read Request answered 31 s later, past the 30 s ATT transaction
                                   timeout (Vol 3 Part F 3.3.3), another request on the same bearer
                                   after it, then the peer's 0x13.
@@ -149,6 +154,16 @@ def peripheral_pairing_declined() -> Log:
     return log
 
 
+def cancel_unanswered() -> Log:
+    log = Log()
+    power_on(log)
+    log.cmd(100, hci.le_create_connection(1, PEER, 0, 24, 40, 0, 400))
+    log.evt(100.2, hci.command_status(hci.LE_CREATE_CONNECTION))
+    log.cmd(600.2, hci.le_create_connection_cancel())
+    log.evt(600.4, hci.command_complete(hci.LE_CREATE_CONNECTION_CANCEL, b"\x00"))
+    return log
+
+
 def late_response() -> Log:
     log = Log()
     power_on(log)
@@ -197,6 +212,7 @@ SCENARIOS = {
     "stack-disconnect": lambda: stack_disconnect(0x05),
     "app-disconnect": lambda: stack_disconnect(0x13),
     "peripheral-pairing-declined": peripheral_pairing_declined,
+    "cancel-unanswered": cancel_unanswered,
     "late-response": late_response,
     "dropped-records": dropped_records,
 }

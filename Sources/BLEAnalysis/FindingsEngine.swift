@@ -31,6 +31,7 @@ struct FindingsEngine {
         let platform = try CapturePlatform.infer(captureID: captureID, from: db)
         try captureFindings(connections, emit)
         try emit(try cancelledAttemptFindings(connections, platform: platform))
+        try emit(try unansweredCancelFindings(connections))
         try emit(try androidHostFindings(connections, platform: platform.platform))
         let losses = try LinkLossOnsets(connections, engine: self)
         var earlier = EarlierConnections()

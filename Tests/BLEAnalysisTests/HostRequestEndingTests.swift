@@ -123,4 +123,14 @@ struct HostRequestEndingTests {
         #expect(!f.detail.contains("carried on unpaired"))
         #expect(f.detail.contains("The link then ended (0x05 Authentication Failure, packet 8) 2.00 ms later with nothing exchanged"), "\(f.detail)")
     }
+
+    /// Packets 5 LE Create Connection, 6 its Command Status, 7 LE Create Connection Cancel 500 ms
+    /// later, 8 its Command Complete (success), then no LE Connection Complete: the attempt is told
+    /// (it had no connection row, so nothing was said at all).
+    @Test func aCancelledAttemptWhoseCompletionIsMissingIsTold() throws {
+        let f = try #require(try Self.analyse("cancel-unanswered").findings["connect-cancelled"])
+        #expect(f.title == "Connection attempt to C4:7A:3B:12:9E:51 cancelled by the host after 500.20 ms")
+        #expect(f.detail.contains("LE Create Connection (packet 5) to C4:7A:3B:12:9E:51, then LE Create Connection Cancel (packet 7) 500.20 ms later, which the controller accepted (packet 8); the capture ends without the LE Connection Complete"))
+        #expect(f.evidence == "[5,7,8]")
+    }
 }
