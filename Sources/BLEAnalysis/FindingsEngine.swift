@@ -281,7 +281,10 @@ struct FindingsEngine {
             return [try supervisionTimeoutFinding(c, frame: frame, at: at, losses: losses, lastRx: lastRx, cb: cb,
                                                   tail: unansweredText + keyNote + roleNote,
                                                   extraEvidence: Array(unansweredFrames.prefix(3)))]
-        case 0x13, 0x14, 0x15:
+        case 0x05, 0x13, 0x14, 0x15:
+            // 0x05 on an LE link is a host's choice too (HCI Disconnect's reasons, Core v5.4 Vol 4
+            // Part E 7.1.6; an LE controller reports a missing key as 0x06 and a bad MIC as 0x3D):
+            // the peer's host ended the link, after a pairing or encryption it needed failed.
             var detail = "The peer ended the connection with \(hex(reasonCode)) \(reason.name)."
             if let lastTx {
                 detail += " The local side's last packet before it\(lastTx.byOpcode) was \(lastTx.summary) (packet \(lastTx.frame))."

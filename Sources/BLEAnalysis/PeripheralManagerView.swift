@@ -108,6 +108,9 @@ public struct PeripheralManagerView: Sendable, Equatable {
                 ?? "the local host ended the link; its Disconnect reason is not in the capture, 0x13 assumed")
         case 0x13, 0x14, 0x15:
             return "\(didDisconnect) with no error if its app cancelled (cancelPeripheralConnection); its own host ended the link"
+        case 0x05:
+            // A host's reason (Vol 4 Part E 7.1.6): the central's own stack gave up on security.
+            return sees(reason, "its own host ended the link: a pairing or encryption it needed failed")
         case 0x3E:
             return "centralManager(_:didFailToConnect:error:) with CBError.connectionFailed (the link never came up)"
         case 0x28:

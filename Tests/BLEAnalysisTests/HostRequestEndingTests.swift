@@ -122,6 +122,14 @@ struct HostRequestEndingTests {
         let f = try #require(try Self.analyse("peripheral-pairing-declined").findings["pairing-declined"])
         #expect(!f.detail.contains("carried on unpaired"))
         #expect(f.detail.contains("The link then ended (0x05 Authentication Failure, packet 8) 2.00 ms later with nothing exchanged"), "\(f.detail)")
+        // 0x05 is the central's host's reason (Vol 4 Part E 7.1.6), not a failure the local
+        // controller reported: told as the peer's ending, the remote central's own host ending it.
+        let ending = try Self.analyse("peripheral-pairing-declined")
+        #expect(ending.findings["disconnected"] == nil)
+        let ended = try #require(ending.findings["peer-terminated"])
+        #expect(ended.detail.hasPrefix("The peer ended the connection with 0x05 Authentication Failure."))
+        #expect(ended.detail.contains("its own host ended the link: a pairing or encryption it needed failed"))
+        #expect(!ended.detail.contains("its controller reports the same failure"))
     }
 
     /// Packets 5 LE Create Connection, 6 its Command Status, 7 LE Create Connection Cancel 500 ms
