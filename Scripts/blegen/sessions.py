@@ -723,8 +723,8 @@ def make_bredr_link(rng: random.Random, t0: int, index: int, force: dict | None 
 def end(link: Link, ending: str) -> None:
     """How a link ends: 'peer' (0x13 or 0x15 from the peer), 'loss' (0x08), 'local' (the local
     Disconnect, 0x16), 'auth' (the local Disconnect 0x05 after a failed encryption), 'auth-echoed'
-    (the same, reported back with 0x05 as a controller that echoes the reason does), else the
-    capture ends with the link up."""
+    (the same, reported back with 0x05 as a controller that echoes the reason does), 'local-echoed'
+    (the local Disconnect 0x13, reported back with 0x13), else the capture ends with the link up."""
     if ending == "peer":
         link.peer_disconnect(link.rng.choice((0x13, 0x13, 0x15)))
     elif ending == "loss":
@@ -735,6 +735,8 @@ def end(link: Link, ending: str) -> None:
         link.local_disconnect(reason=0x05)
     elif ending == "auth-echoed":
         link.local_disconnect(reason=0x05, reported=0x05)
+    elif ending == "local-echoed":
+        link.local_disconnect(reason=0x13, reported=0x13)
     else:
         link.shapes.append("still connected when the capture ends")
         link.open = False
@@ -941,6 +943,11 @@ SHAPES = {
     "peripheral-peer-disconnect": dict(count=1, roles="peripheral", tail=None,
                                        force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify"], "fail_in": None,
                                               "ending": "peer"}),
+    # The local device as peripheral ends the link with HCI Disconnect 0x13 and its controller
+    # reports 0x13 back (not 0x16): the remote central got 0x13 from it.
+    "peripheral-local-disconnect-echoed": dict(count=1, roles="peripheral", tail=None,
+                                               force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify"], "fail_in": None,
+                                                      "ending": "local-echoed"}),
     # The local host ends the link with HCI Disconnect reason 0x05 Authentication Failure and the
     # controller reports 0x05 back instead of 0x16 (Bumble's controller does, for every reason).
     "local-disconnect-echoed": dict(count=1, roles="central", tail=None,

@@ -33,6 +33,23 @@ struct EchoedDisconnectReasonTests {
         #expect((f[3].string ?? "").hasPrefix("The local host asked for the disconnect (HCI Disconnect with reason 0x05 Authentication Failure, packet \(disconnect)); the controller reported that reason back."))
         #expect((f[4].string ?? "").contains("\(disconnect)"))
     }
+
+    /// The local device was the peripheral and its host sent Disconnect 0x13, reported back as
+    /// 0x13: the remote central got 0x13 from the local peripheral (CBError.peripheralDisconnected
+    /// in an iOS central), its own host did not end the link.
+    @Test(arguments: [1, 2])
+    func theRemoteCentralGotTheLocalPeripheralsReason(_ seed: Int) throws {
+        let dir = scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try #require(try BlegenSessions.generate(seed: seed, shape: "peripheral-local-disconnect-echoed", into: dir).first)
+        let db = dir + "/t.db"
+        _ = try Importer.importCaptures([s.path], into: db)
+        let store = try TimelineStore(path: db)
+        _ = try Analyzer.analyze(store)
+        let f = try #require(try store.database.rows("SELECT detail FROM finding WHERE code = 'local-terminated'").first?[0].string)
+        #expect(f.contains("The remote central's app (a CBCentralManager) sees centralManager(_:didDisconnectPeripheral:error:) with CBError.peripheralDisconnected (the local host's Disconnect reached it with reason 0x13)"), "\(f)")
+        #expect(!f.contains("its own host ended the link"))
+    }
 }
 
 private func scratchDirectory() -> String {
