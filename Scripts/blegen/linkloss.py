@@ -32,6 +32,16 @@ with the spec's timing:
                                   E 7.7.15), then 0x16: the first, accepted one ended the link.
   dropped-records.btsnoop         reads and notifications, then 0x08; the btsnoop cumulative-drops
                                   field rises from 0 to 1 at record 14 (the writer lost a record mid-link).
+  peripheral-pairing-declined.btsnoop
+                                  the local device is the peripheral, declines the central's Pairing
+                                  Request with Pairing Failed 0x05 Pairing Not Supported (Vol 3 Part H
+                                  3.5.5), and the central ends the link with 0x05 Authentication
+                                  Failure 2 ms later, nothing else exchanged (as Bumble's central does).
+  cancel-unanswered.btsnoop       LE Create Connection to a peer that never answers, LE Create
+                                  Connection Cancel 500 ms later and its Command Complete (success),
+                                  then the capture ends without the LE Connection Complete 0x02 the
+                                  controller owes (Vol 4 Part E 7.8.13; Bumble's controller never
+                                  sends it).
   late-response.btsnoop           a Read Request answered 31 s later, past the 30 s ATT transaction
                                   timeout (Vol 3 Part F 3.3.3), another request on the same bearer
                                   after it, then the peer's 0x13.
@@ -43,7 +53,7 @@ import struct
 import sys
 from pathlib import Path
 
-from . import att, hci
+from . import att, hci, l2cap, smp
 from .scenarios import Log, central_discovery, connect, host_disconnect, power_on
 
 PEER = "C4:7A:3B:12:9E:51"
@@ -148,6 +158,28 @@ def repeated_disconnect() -> Log:
     return log
 
 
+def peripheral_pairing_declined() -> Log:
+    log = Log()
+    power_on(log)
+    connect(log, 100, H, CENTRAL, role=1)
+    request = smp.pairing_request(smp.NO_INPUT_NO_OUTPUT, 0, smp.BONDING | smp.MITM | smp.SC, 16,
+                                  smp.ENC_KEY | smp.ID_KEY, smp.ENC_KEY | smp.ID_KEY)
+    log.add(102, hci.acl(H, hci.PB_FIRST_FLUSHABLE, l2cap.frame(l2cap.CID_SMP, request)), True)
+    log.add(102.2, hci.acl(H, hci.PB_FIRST_NON_FLUSHABLE, l2cap.frame(l2cap.CID_SMP, smp.pairing_failed(smp.PAIRING_NOT_SUPPORTED))), False)
+    log.evt(104.2, hci.disconnection_complete(H, 0x05))
+    return log
+
+
+def cancel_unanswered() -> Log:
+    log = Log()
+    power_on(log)
+    log.cmd(100, hci.le_create_connection(1, PEER, 0, 24, 40, 0, 400))
+    log.evt(100.2, hci.command_status(hci.LE_CREATE_CONNECTION))
+    log.cmd(600.2, hci.le_create_connection_cancel())
+    log.evt(600.4, hci.command_complete(hci.LE_CREATE_CONNECTION_CANCEL, b"\x00"))
+    return log
+
+
 def late_response() -> Log:
     log = Log()
     power_on(log)
@@ -196,6 +228,8 @@ SCENARIOS = {
     "stack-disconnect": lambda: stack_disconnect(0x05),
     "app-disconnect": lambda: stack_disconnect(0x13),
     "repeated-disconnect": repeated_disconnect,
+    "peripheral-pairing-declined": peripheral_pairing_declined,
+    "cancel-unanswered": cancel_unanswered,
     "late-response": late_response,
     "dropped-records": dropped_records,
 }

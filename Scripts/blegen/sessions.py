@@ -578,7 +578,9 @@ class Link:
         self.t, self.end_reason, self.open = t, reason, False
         return t
 
-    def local_disconnect(self, finished: bool = True, reason: int = 0x13) -> None:
+    def local_disconnect(self, finished: bool = True, reason: int = 0x13, reported: int = 0x16) -> None:
+        """HCI Disconnect (Vol 4 Part E 7.1.6) with `reason`; the controller reports `reported`,
+        0x16 as the spec has it, or the reason sent where a controller echoes it (Bumble's)."""
         self.wait(200, 3000)
         self.cmd(self.t, lambda h, r=reason: hci.disconnect(h, r))
         self.t += self.jitter(200, 900)
@@ -598,7 +600,7 @@ class Link:
             self.open = False
             return
         done = self.event_after(self.t + 300) + self.interval * self.rng.choice((1, 1, 2)) + self.jitter(300, 900)
-        self.end_record(done, 0x16)
+        self.end_record(done, reported)
 
     def peer_disconnect(self, reason: int = 0x13) -> None:
         e = self.event_after(self.t + 2000)
@@ -720,8 +722,9 @@ def make_bredr_link(rng: random.Random, t0: int, index: int, force: dict | None 
 
 def end(link: Link, ending: str) -> None:
     """How a link ends: 'peer' (0x13 or 0x15 from the peer), 'loss' (0x08), 'local' (the local
-    Disconnect, 0x16), 'auth' (the local Disconnect 0x05 after a failed encryption), else the
-    capture ends with the link up."""
+    Disconnect, 0x16), 'auth' (the local Disconnect 0x05 after a failed encryption), 'auth-echoed'
+    (the same, reported back with 0x05 as a controller that echoes the reason does), 'local-echoed'
+    (the local Disconnect 0x13, reported back with 0x13), else the capture ends with the link up."""
     if ending == "peer":
         link.peer_disconnect(link.rng.choice((0x13, 0x13, 0x15)))
     elif ending == "loss":
@@ -730,6 +733,10 @@ def end(link: Link, ending: str) -> None:
         link.local_disconnect()
     elif ending == "auth":
         link.local_disconnect(reason=0x05)
+    elif ending == "auth-echoed":
+        link.local_disconnect(reason=0x05, reported=0x05)
+    elif ending == "local-echoed":
+        link.local_disconnect(reason=0x13, reported=0x13)
     else:
         link.shapes.append("still connected when the capture ends")
         link.open = False
@@ -928,6 +935,24 @@ SHAPES = {
     "peripheral-failed-attempt": dict(count=2, roles="peripheral", tail=None,
                                       force={"directed_timeout": True, "attempt": 0.9, "phases": ["mtu", "discovery", "notify"],
                                              "fail_in": None, "ending": "loss"}),
+    # The local device as peripheral, and the link ended by the local host (HCI Disconnect, 0x16)
+    # or by the remote central (0x13 or 0x15).
+    "peripheral-local-disconnect": dict(count=1, roles="peripheral", tail=None,
+                                        force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify"], "fail_in": None,
+                                               "ending": "local"}),
+    "peripheral-peer-disconnect": dict(count=1, roles="peripheral", tail=None,
+                                       force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify"], "fail_in": None,
+                                              "ending": "peer"}),
+    # The local device as peripheral ends the link with HCI Disconnect 0x13 and its controller
+    # reports 0x13 back (not 0x16): the remote central got 0x13 from it.
+    "peripheral-local-disconnect-echoed": dict(count=1, roles="peripheral", tail=None,
+                                               force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify"], "fail_in": None,
+                                                      "ending": "local-echoed"}),
+    # The local host ends the link with HCI Disconnect reason 0x05 Authentication Failure and the
+    # controller reports 0x05 back instead of 0x16 (Bumble's controller does, for every reason).
+    "local-disconnect-echoed": dict(count=1, roles="central", tail=None,
+                                    force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw"], "fail_in": None,
+                                           "ending": "auth-echoed"}),
     # Enhanced ATT (Vol 3 Part G 5.4): two bearers with requests outstanding on both at once, the
     # fixed channel alongside; transactions pair per bearer.
     "eatt-overlap": dict(count=1, roles="central", tail=None,

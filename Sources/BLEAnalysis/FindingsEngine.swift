@@ -31,6 +31,7 @@ struct FindingsEngine {
         let platform = try CapturePlatform.infer(captureID: captureID, from: db)
         try captureFindings(connections, emit)
         try emit(try cancelledAttemptFindings(connections, platform: platform))
+        try emit(try unansweredCancelFindings(connections))
         try emit(try androidHostFindings(connections, platform: platform.platform))
         let losses = try LinkLossOnsets(connections, engine: self)
         var earlier = EarlierConnections()
@@ -259,12 +260,31 @@ struct FindingsEngine {
         let lastRx = try lastACL(c, direction: "rx", before: frame)
         let lastTx = try lastACL(c, direction: "tx", before: frame)
         var evidence = [frame]
+        // The local host's HCI Disconnect carried a reason other than 0x13-0x15 (0x05, 0x1A, 0x29
+        // or 0x3B, Core v5.4 Vol 4 Part E 7.1.6) and the controller reported that reason back
+        // instead of 0x16 (7.7.5; Bumble's controller does): the local host ended the link, the
+        // peer did not. 0x13-0x15 echoed back are told apart below.
+        if c.localDisconnectRequested, !air.isAirCapture, ![0x08, 0x13, 0x14, 0x15, 0x16].contains(reasonCode),
+           let cmd = try localDisconnectCommand(c, before: frame), try localDisconnectReason(command: cmd) == reasonCode {
+            var detail = "The local host asked for the disconnect (HCI Disconnect with reason \(hex(reasonCode)) \(reason.name), packet \(cmd)); the controller reported that reason back."
+            evidence.insert(cmd, at: 0)
+            if let lastRx, lastRx.frame < cmd {
+                detail += " The peer's last packet before it\(lastRx.byOpcode) was \(lastRx.summary) (packet \(lastRx.frame))."
+                evidence.insert(lastRx.frame, at: 0)
+            }
+            return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "local-terminated",
+                            title: "Connection to \(peer(c)) closed by the local host (\(reason.name))",
+                            detail: detail + unansweredText + keyNote + roleNote, evidence: evidence, cbError: cb)]
+        }
         switch reasonCode {
         case 0x08:
             return [try supervisionTimeoutFinding(c, frame: frame, at: at, losses: losses, lastRx: lastRx, cb: cb,
                                                   tail: unansweredText + keyNote + roleNote,
                                                   extraEvidence: Array(unansweredFrames.prefix(3)))]
-        case 0x13, 0x14, 0x15:
+        case 0x05, 0x13, 0x14, 0x15:
+            // 0x05 on an LE link is a host's choice too (HCI Disconnect's reasons, Core v5.4 Vol 4
+            // Part E 7.1.6; an LE controller reports a missing key as 0x06 and a bad MIC as 0x3D):
+            // the peer's host ended the link, after a pairing or encryption it needed failed.
             var detail = "The peer ended the connection with \(hex(reasonCode)) \(reason.name)."
             if let lastTx {
                 detail += " The local side's last packet before it\(lastTx.byOpcode) was \(lastTx.summary) (packet \(lastTx.frame))."
@@ -375,6 +395,19 @@ struct FindingsEngine {
             """, [.integer(c.id), .integer(Int64(frame))]) ?? 0 > 0
     }
 
+    /// The reason the HCI Disconnect at `command` carried (Core v5.4 Vol 4 Part E 7.1.6): its
+    /// link event's `reason` field, or the raw bytes (opcode 2, length, handle 2, reason).
+    func localDisconnectReason(command: Int) throws -> Int? {
+        let row = try db.rows("""
+            SELECT l.detail, p.raw FROM command m
+            LEFT JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
+            LEFT JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
+            WHERE m.capture_id = ?1 AND m.packet_id = ?2 AND m.opcode = 0x0406 LIMIT 1
+            """, [.integer(captureID), .integer(Int64(command))]).first
+        return row?[0].string.flatMap(FindingsEngine.disconnectReason(inDetail:)).map(Int.init)
+            ?? row?[1].blob.flatMap { $0.count >= 6 ? Int($0[5]) : nil }
+    }
+
     /// The HCI Disconnect that ended `c` (before `frame`, its Disconnection Complete): the first
     /// the controller did not refuse (Core v5.4 Vol 4 Part E 7.1.6, 7.7.15); a later Disconnect on
     /// a link already being torn down is refused and changes nothing. With none accepted, the
@@ -393,7 +426,6 @@ struct FindingsEngine {
     static func effectiveDisconnectOrder(_ table: String = "command") -> String {
         "coalesce(\(table).status, 0) != 0, CASE WHEN coalesce(\(table).status, 0) = 0 THEN \(table).packet_id ELSE -\(table).packet_id END"
     }
-
 }
 
 /// Names shared by the analysis and its renderers.

@@ -21,6 +21,10 @@ public struct GATTServerReconstructor {
     public private(set) var usedHandles: Set<UInt16> = []
 
     private var lastRequest: [Direction: StoredATTPDU] = [:]
+    /// The server's prepare queue per client direction: each Prepare Write the server accepted
+    /// (its Prepare Write Response came), until an Execute Write writes or cancels them all
+    /// (Core v5.4 Vol 3 Part F 3.4.6.1-3.4.6.4).
+    private var preparedWrites: [Direction: [(handle: UInt16, offset: Int, part: [UInt8])]] = [:]
 
     static let primaryService = BluetoothUUID(uint16: 0x2800)
     static let secondaryService = BluetoothUUID(uint16: 0x2801)
@@ -37,9 +41,6 @@ public struct GATTServerReconstructor {
             if let h = pdu.attributeHandle, p.opcode != .readByTypeRequest, p.opcode != .readByGroupTypeRequest,
                p.opcode != .findInformationRequest, p.opcode != .findByTypeValueRequest {
                 usedHandles.insert(h)
-            }
-            if p.opcode == .writeRequest, let h = pdu.attributeHandle, let v = pdu.value {
-                setValue(h, v, "write", p.packetID)
             }
         case .command:
             if let h = pdu.attributeHandle, let v = pdu.value {
@@ -111,6 +112,26 @@ public struct GATTServerReconstructor {
                 // Read Using Characteristic UUID (Vol 3 Part G 4.8.2): values by type.
                 for e in rs.attributeDataList { setValue(e.handle, e.value, "read", packetID) }
             }
+        case (.writeRequest(let rq), .writeResponse):
+            // Written only once the server said so: an Error Response leaves the value as it was
+            // (Core v5.4 Vol 3 Part F 3.4.5.1-3.4.5.2).
+            setValue(rq.attributeHandle, rq.attributeValue, "write", request.packetID)
+        case (.prepareWriteRequest(let rq), .prepareWriteResponse):
+            preparedWrites[request.direction, default: []].append((rq.attributeHandle, Int(rq.valueOffset), rq.partAttributeValue))
+        case (.executeWriteRequest(let rq), .executeWriteResponse):
+            // Flags 0x01 writes every queued part in the order prepared, 0x00 cancels them all
+            // (Vol 3 Part F 3.4.6.3); a long write (Vol 3 Part G 4.9.4) is parts at rising offsets.
+            let queue = preparedWrites.removeValue(forKey: request.direction) ?? []
+            guard rq.flags == 0x01 else { return }
+            var written: [UInt16: [UInt8]] = [:]
+            for part in queue {
+                let current = written[part.handle] ?? learned.values[part.handle]?.bytes ?? []
+                written[part.handle] = current.count >= part.offset ? Array(current[0..<part.offset]) + part.part : part.part
+            }
+            for (h, v) in written { setValue(h, v, "write", request.packetID) }
+        case (.executeWriteRequest, _):
+            // An Execute Write refused: the server's queue is gone either way (Vol 3 Part F 3.4.6.3).
+            preparedWrites[request.direction] = nil
         case (.readRequest, .readResponse):
             if let h = requestPDU.attributeHandle, let v = pdu.value { setValue(h, v, "read", packetID) }
         case (.readBlobRequest, .readBlobResponse):

@@ -88,6 +88,21 @@ public struct PeripheralManagerView: Sendable, Equatable {
             let cb = mapping.cbErrorName(for: HCIStatusCode(UInt8(truncatingIfNeeded: code))) ?? "CBError.unknown"
             return "\(didDisconnect) with \(cb) (\(why))"
         }
+        // The local host's own Disconnect, its reason reported back instead of 0x16 (Vol 4 Part E
+        // 7.7.5; Bumble's controller does): the central received that reason from the local
+        // peripheral, as after 0x16; its own host did not end the link.
+        let echoed = reason != 0x16 && reason != 0x08 ? try db.rows("""
+            SELECT l.detail, p.raw FROM command m
+            LEFT JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
+            LEFT JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
+            WHERE m.capture_id = ?1 AND m.connection_id = ?2 AND m.opcode = 0x0406 ORDER BY m.packet_id DESC LIMIT 1
+            """, [.integer(captureID), .integer(connectionID)]).first.flatMap { row in
+                row[0].string.flatMap(FindingsEngine.disconnectReason(inDetail:)).map(Int.init)
+                    ?? row[1].blob.flatMap { $0.count >= 6 ? Int($0[5]) : nil }
+            } == reason : false
+        if echoed {
+            return sees(reason, "the local host's Disconnect reached it with reason \(hex(reason))")
+        }
         switch reason {
         case 0x08:
             return sees(0x08, "its controller too lost the link, unless it had dropped the link itself")
@@ -108,6 +123,9 @@ public struct PeripheralManagerView: Sendable, Equatable {
                 ?? "the local host ended the link; its Disconnect reason is not in the capture, 0x13 assumed")
         case 0x13, 0x14, 0x15:
             return "\(didDisconnect) with no error if its app cancelled (cancelPeripheralConnection); its own host ended the link"
+        case 0x05:
+            // A host's reason (Vol 4 Part E 7.1.6): the central's own stack gave up on security.
+            return sees(reason, "its own host ended the link: a pairing or encryption it needed failed")
         case 0x3E:
             return "centralManager(_:didFailToConnect:error:) with CBError.connectionFailed (the link never came up)"
         case 0x28:

@@ -132,9 +132,20 @@ extension FindingsEngine {
             SELECT count(*) FROM error WHERE connection_id = ?1 AND layer = 'att' AND code IN (0x05, 0x0F, 0x08, 0x0C) AND packet_id > ?2
             """, [.integer(c.id), .integer(Int64(frame))]) ?? 0
         var detail = "Known: the local device answered \(what)\(asked.map { " (packet \($0.frame))" } ?? "") with SMP Pairing Failed \(hex(reason)) \(name) (packet \(frame)), before any pairing exchange; \(after) ATT PDU(s) followed on the link."
-        detail += refused > 0
-            ? " \(refused) ATT request(s) were then refused for lack of security: the peer needs the pairing the local side declined."
-            : " Inferred: the local side chose not to pair (policy, or no user consent); the link carried on unpaired. Not a failed pairing."
+        if refused > 0 {
+            detail += " \(refused) ATT request(s) were then refused for lack of security: the peer needs the pairing the local side declined."
+        } else if after == 0, let end = c.disconnectPacketID, end > frame, let reason = c.disconnectReason {
+            // Nothing followed but the end of the link: it did not carry on unpaired.
+            let name = HCIStatusCode(UInt8(truncatingIfNeeded: reason)).name
+            let gap = c.disconnectedAt.flatMap { at in try? db.rows(
+                "SELECT ts_us FROM smp_event WHERE connection_id = ?1 AND packet_id = ?2 LIMIT 1", [.integer(c.id), .integer(Int64(frame))]
+            ).first?[0].int64.map { " \(TextFormat.duration(at.saturatingSubtracting($0))) later" } } ?? ""
+            detail += c.localDisconnectRequested
+                ? " The local host then ended the link (\(hex(reason)) \(name), packet \(end))\(gap) with nothing exchanged: it did not carry on unpaired."
+                : " The link then ended (\(hex(reason)) \(name), packet \(end))\(gap) with nothing exchanged: inferred, the peer would not go on without the pairing the local side declined."
+        } else {
+            detail += " Inferred: the local side chose not to pair (policy, or no user consent); the link carried on unpaired. Not a failed pairing."
+        }
         return Finding(connectionID: c.id, captureID: captureID, severity: after > 0 && refused == 0 ? .info : .warning,
                        code: "pairing-declined", title: "The local device declined \(what) (\(hex(reason)) \(name))",
                        detail: detail, evidence: (asked.map { [$0.frame] } ?? []) + [frame], cbError: nil)

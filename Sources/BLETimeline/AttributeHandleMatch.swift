@@ -15,6 +15,7 @@ import BLEDecode
 enum AttributeHandleMatch {
     static let rangeRequests: [UInt8] = [0x04, 0x06, 0x08, 0x10]
     static let listResponses: [UInt8] = [0x05, 0x07, 0x09, 0x11]
+    static let executeWriteRequest: UInt8 = 0x18
 
     /// Packet keys (`PacketKey`) of the packets about `handle`, in `captureID` or every capture.
     static func keys(handle: Int, captureID: Int64?, db: SQLiteDatabase) throws -> Set<Int64> {
@@ -41,11 +42,13 @@ enum AttributeHandleMatch {
             }
             if handles.contains(UInt16(truncatingIfNeeded: handle)) { out.insert(k) }
         }
-        // Responses to requests for the handle.
+        // Responses to requests for the handle. Not an Execute Write Response: the queued-write
+        // transaction (TransactionMatcher) carries its first Prepare Write's handle, but Execute
+        // Write names none (Core v5.4 Vol 3 Part F 3.4.6.3), and Wireshark does not match it.
         for r in try db.rows("""
             SELECT \(PacketKey.sql(capture: "c.capture_id", frame: "t.response_packet_id"))
             FROM att_transaction t JOIN connection c ON c.id = t.connection_id
-            WHERE t.handle = ?1 AND t.response_packet_id IS NOT NULL AND t.opcode NOT IN (\(rangeRequests.map(String.init).joined(separator: ", ")))
+            WHERE t.handle = ?1 AND t.response_packet_id IS NOT NULL AND t.opcode NOT IN (\((rangeRequests + [executeWriteRequest]).map(String.init).joined(separator: ", ")))
             \(captureID == nil ? "" : "AND c.capture_id = ?2")
             """, bind) {
             if let k = r[0].int64 { out.insert(k) }

@@ -137,4 +137,31 @@ struct HostRequestEndingTests {
         #expect(f.detail.contains("the capture writer dropped packets once while the link was up, the first time before packet 14 (capture-gap)"))
         #expect(f.evidence.contains("14"))
     }
+
+    /// Packets 5 Connection Complete (the local device peripheral), 6 the central's Pairing
+    /// Request, 7 the local Pairing Failed 0x05, 8 the central's 0x05 Authentication Failure 2 ms
+    /// later: the declined pairing ended the link; it did not carry on unpaired.
+    @Test func aDeclinedPairingThatEndedTheLinkIsNotToldAsCarryingOn() throws {
+        let f = try #require(try Self.analyse("peripheral-pairing-declined").findings["pairing-declined"])
+        #expect(!f.detail.contains("carried on unpaired"))
+        #expect(f.detail.contains("The link then ended (0x05 Authentication Failure, packet 8) 2.00 ms later with nothing exchanged"), "\(f.detail)")
+        // 0x05 is the central's host's reason (Vol 4 Part E 7.1.6), not a failure the local
+        // controller reported: told as the peer's ending, the remote central's own host ending it.
+        let ending = try Self.analyse("peripheral-pairing-declined")
+        #expect(ending.findings["disconnected"] == nil)
+        let ended = try #require(ending.findings["peer-terminated"])
+        #expect(ended.detail.hasPrefix("The peer ended the connection with 0x05 Authentication Failure."))
+        #expect(ended.detail.contains("its own host ended the link: a pairing or encryption it needed failed"))
+        #expect(!ended.detail.contains("its controller reports the same failure"))
+    }
+
+    /// Packets 5 LE Create Connection, 6 its Command Status, 7 LE Create Connection Cancel 500 ms
+    /// later, 8 its Command Complete (success), then no LE Connection Complete: the attempt is told
+    /// (it had no connection row, so nothing was said at all).
+    @Test func aCancelledAttemptWhoseCompletionIsMissingIsTold() throws {
+        let f = try #require(try Self.analyse("cancel-unanswered").findings["connect-cancelled"])
+        #expect(f.title == "Connection attempt to C4:7A:3B:12:9E:51 cancelled by the host after 500.20 ms")
+        #expect(f.detail.contains("LE Create Connection (packet 5) to C4:7A:3B:12:9E:51, then LE Create Connection Cancel (packet 7) 500.20 ms later, which the controller accepted (packet 8); the capture ends without the LE Connection Complete"))
+        #expect(f.evidence == "[5,7,8]")
+    }
 }

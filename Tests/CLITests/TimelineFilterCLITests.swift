@@ -83,6 +83,20 @@ struct TimelineFilterCLITests {
         }
     }
 
+    /// Long writes (Prepare Write Requests 0x16, then Execute Write 0x18, Core v5.4 Vol 3 Part F
+    /// 3.4.6) to handle 0x0008: the Execute Write Response names no handle and tshark does not
+    /// match it; it was selected through the queued write's transaction. (android-pongbot's long
+    /// write is not used: two links write 0x0008 at once there and tshark pairs one Write Response
+    /// with the other link's request.)
+    @Test(arguments: ["android-lock-long-session.btsnoop"])
+    func handleLeavesOutTheExecuteWriteLikeTshark(_ name: String) throws {
+        let capture = CLI.sharedCapture(name)
+        let r = try CLI.run(["timeline", capture, "--handle", "0x0008"])
+        #expect(r.status == 0)
+        #expect(Self.lines(r).count == (try Self.tsharkCount(capture, "btatt.handle == 0x0008")))
+        #expect(!r.stdout.contains("Execute Write Response"))
+    }
+
     @Test func opcodeByNumberOrNameMatchesTshark() throws {
         let expected = try Self.tsharkCount(healthy, "btatt.opcode == 0x1b")
         #expect(expected == 60)

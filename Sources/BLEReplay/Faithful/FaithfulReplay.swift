@@ -133,7 +133,7 @@ public enum FaithfulReplay {
         if keepingVerdicts { result.verdicts.reserveCapacity(session.connections.count) }
         for (i, c) in session.connections.enumerated() {
             var rule: String?
-            if let b = driver.played[i] { rule = world.peripherals[Int(b.model)].model.behaviours[Int(b.behaviour)].ending.description }
+            if let b = driver.played[i] { rule = world.peripherals[Int(b.model)].model.behaviours[Int(b.behaviour)].ending.description(localPeripheral: c.role == "peripheral") }
             let link = driver.links[i]
             var v = ReplayComparison.compare(c, link: link, unmatched: world.unmatchedRequests, endingRule: rule)
             if !v.reproduced { v.captureGap = gap(in: c, session.gaps) }

@@ -31,6 +31,9 @@ public struct ConnectionVerdict: Sendable {
     public var simulatedEnd: String
     /// The peripheral model's ending rule, as Docs/replay.md words it.
     public var endingRule: String?
+    /// The local device was the peripheral on this link: `endingRule` then tells how the remote
+    /// central or the local peripheral ended it, not "the peripheral" (`PeerBehaviour.Ending`).
+    public var localPeripheral = false
     /// The simulated link ended with another reason than the recorded one (or one ended and
     /// the other did not): a fault changed the ending, and `endingRule` is the recording's only.
     public var endedOtherwise = false
@@ -64,6 +67,7 @@ public enum ReplayComparison {
                                   recordedPDUs: c.pdus.count, simulatedPDUs: link?.log.count ?? 0,
                                   recordedEnd: endText(reason: c.disconnect?.reason, time: c.disconnect?.time, connection: c.id, statusOnly: c.isEstablished ? nil : c.status),
                                   simulatedEnd: "", endingRule: endingRule, divergence: nil, maxTimingError: 0, notes: [])
+        v.localPeripheral = localPeripheral
         guard c.isEstablished else {
             v.simulatedEnd = v.recordedEnd
             v.notes.append("the central gave up on this attempt (status \(hex(c.status)) \(HCIStatusCode(c.status).name)); nothing of the peripheral to replay")

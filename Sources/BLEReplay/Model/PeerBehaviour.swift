@@ -20,7 +20,23 @@ public struct PeerBehaviour: Sendable {
         /// The peripheral (or its controller) ended the link with `reason` at `delay` after `anchor`.
         indirect case terminated(reason: HCIStatusCode, anchor: Anchor, delay: Int64)
 
-        public var description: String {
+        public var description: String { description(localPeripheral: false) }
+
+        /// The rule worded from the real roles. The model's "peripheral" is the remote device and
+        /// its "central" the local host: on a link where the local device was the peripheral
+        /// (LE Connection Complete role 0x01, Core v5.4 Vol 4 Part E 7.7.65.1) the central that
+        /// disconnected is the local peripheral and the one that ended it the remote central.
+        public func description(localPeripheral: Bool) -> String {
+            guard localPeripheral else { return centralView }
+            switch self {
+            case .stillConnected: return centralView
+            case .centralTerminated: return "the local peripheral disconnected"
+            case .linkLoss: return "the remote central went \(centralView)"
+            case .terminated: return "the remote central \(centralView)"
+            }
+        }
+
+        private var centralView: String {
             switch self {
             case .stillConnected: return "still connected when the capture ended"
             case .centralTerminated: return "the central disconnected"

@@ -39,7 +39,9 @@ public enum FaithfulReport {
         out.line(head)
         if let rule = v.endingRule {
             // The rule is the recording's: when this run ended otherwise (a fault), it says so.
-            out.line(v.endedOtherwise ? "      peripheral, as recorded: \(rule) (this run ended otherwise)" : "      peripheral: \(rule)")
+            // On a link where the local device was the peripheral the rule names the side itself.
+            let label = v.localPeripheral ? "ending" : "peripheral"
+            out.line(v.endedOtherwise ? "      \(label), as recorded: \(rule) (this run ended otherwise)" : "      \(label): \(rule)")
         }
         if let d = v.divergence {
             out.line("      first divergence (\(d.kind)) at \(TimeLabel.intoConnection(d.time, v.connectionID)):")
