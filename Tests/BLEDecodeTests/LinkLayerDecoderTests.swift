@@ -159,7 +159,7 @@ struct LinkLayerDecoderTests {
         #expect(p[3].linkEvents.map(\.status) == [.commandDisallowed])
     }
 
-    @Test("LL_CONNECTION_UPDATE_IND applies at its instant when event counters are known, else when seen")
+    @Test("LL_CONNECTION_UPDATE_IND applies at its instant: the sniffer's event counter, else when seen in progress")
     func connectionUpdate() {
         // WinSize 1, WinOffset 0, Interval 36, Latency 2, Timeout 300, Instant 10
         let update: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x24, 0x00, 0x02, 0x00, 0x2C, 0x01, 0x0A, 0x00]
@@ -173,10 +173,32 @@ struct LinkLayerDecoderTests {
         #expect(updates[3].map(\.interval) == [36] && updates[3].first?.peripheralLatency == 2
                 && updates[3].first?.supervisionTimeout == 300)
 
+        // A connection found in progress: where its event counter started is not known.
         var rf = B()
-        rf.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd()), rfChannel: 0), linkType: 256)
         rf.add(B.rf(B.data(0b11, update), sender: .central), linkType: 256)
-        #expect(rf.decode()[1].events.contains { if case .connectionUpdate = $0 { true } else { false } })
+        #expect(rf.decode()[0].events.contains { if case .connectionUpdate = $0 { true } else { false } })
+    }
+
+    /// Core v5.4 Vol 6 Part B 4.5.1 (the event counter grows by one each connection event),
+    /// 4.5.3 (the first event 1.25 ms + transmitWindowOffset after the CONNECT_IND), 5.1.1.
+    @Test("LINKTYPE 256 records no event counter: it is counted from the times, missed events included, so an update applies at its instant",
+          arguments: [LinkLayerRole.central, nil])
+    func connectionUpdateCountedEvents(sender: LinkLayerRole?) {
+        // WinSize 1, WinOffset 0, Interval 40 (50 ms), Latency 0, Timeout 500, Instant 10
+        let update: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x0A, 0x00]
+        let interval: Int64 = 30_000   // B.connectInd(): 30 ms, WinOffset 3 (3.75 ms)
+        var b = B()
+        b.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd()), rfChannel: 0), linkType: 256)
+        b.add(B.rf(B.data(0b01, []), sender: sender), linkType: 256, gap: 5_500)                 // event 0
+        b.add(B.rf(B.data(0b01, [], nesn: 1), sender: sender?.peer), linkType: 256, gap: 400)
+        b.add(B.rf(B.data(0b11, update, sn: 1, nesn: 1), sender: sender), linkType: 256, gap: 4 * interval - 400)  // 4
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 0), sender: sender?.peer), linkType: 256, gap: 400)
+        // Events 5-8 missed by the sniffer; event 9, then 10 (the instant) 30 ms later.
+        b.add(B.rf(B.data(0b01, [], nesn: 0), sender: sender), linkType: 256, gap: 5 * interval - 400 + 20)  // 9
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 1), sender: sender), linkType: 256, gap: interval - 20)       // 10
+        let p = b.decode()
+        let updated = p.indices.filter { i in p[i].events.contains { if case .connectionUpdate = $0 { true } else { false } } }
+        #expect(updated == [6])
     }
 
     @Test("LL_PHY_UPDATE_IND: an LE PHY Update Complete link event at its instant, an unchanged side kept")

@@ -79,13 +79,51 @@ struct LinkLayerConnection: Sendable {
     var lastCentral: SentPDU?
     var lastPeripheral: SentPDU?
 
-    init(ref: ConnectionRef, accessAddress: UInt32, origin: Origin, interval: UInt16?, frame: Int) {
+    // The connection event counter counted from the packets' times (`countEvent`).
+    /// The earliest time the first connection event can start, from the CONNECT_IND.
+    var firstAnchor: Int64?
+    /// Time of the first packet of the current connection event, and that event's counter.
+    var eventStart: Int64?
+    var countedEvent: UInt16 = 0
+
+    init(ref: ConnectionRef, accessAddress: UInt32, origin: Origin, interval: UInt16?, frame: Int,
+         firstAnchor: Int64? = nil) {
         self.ref = ref
         self.accessAddress = accessAddress
         self.origin = origin
         self.interval = interval
         self.encryption = origin == .connectInd ? .off : .unknown
         self.lastFrame = frame
+        self.firstAnchor = firstAnchor
+    }
+
+    /// The connection event counter of a data PDU at `timestamp`, for a sniffer that records
+    /// none (LINKTYPE 251 and 256; nRF Sniffer gives it). The counter is 0 in the first
+    /// connection event and grows by one each event, whether or not a packet is sent in it
+    /// (Core v5.4 Vol 6 Part B 4.5.1); the first event starts 1.25 ms plus transmitWindowOffset
+    /// after the CONNECT_IND, within transmitWindowSize (4.5.3). So: the first packet seen is
+    /// in event ⌊(its time − that earliest start) / interval⌋ (events the sniffer missed count);
+    /// a later packet more than `eventGap` after the previous one starts a new event,
+    /// round(time since the current event's first packet / interval) events on. Nil for a
+    /// connection found in progress (where its counter started is not known) or while the
+    /// interval is not known: an instant cannot be placed then.
+    mutating func countEvent(timestamp: Int64) -> UInt16? {
+        guard origin == .connectInd, let firstAnchor, let interval, interval > 0 else { return nil }
+        let intervalUs = Int64(interval) * 1_250
+        guard let start = eventStart, let last = lastTimestamp else {
+            let events = max(0, timestamp.saturatingSubtracting(firstAnchor)) / intervalUs
+            countedEvent = UInt16(truncatingIfNeeded: events)
+            eventStart = timestamp
+            return countedEvent
+        }
+        let gap = timestamp.saturatingSubtracting(last)
+        if gap > eventGap {
+            let sinceStart = timestamp.saturatingSubtracting(start)
+            let events = max(1, (sinceStart + intervalUs / 2) / intervalUs)
+            countedEvent = countedEvent &+ UInt16(truncatingIfNeeded: min(events, Int64(UInt16.max)))
+            eventStart = timestamp
+        }
+        return countedEvent
     }
 
     /// Largest gap (µs) between two packets of one connection event: half the interval

@@ -77,6 +77,8 @@ extension PacketDecoder {
             events.append(.connectionFoundInProgress(c.ref, transport: .le))
         }
         conn.lastFrame = record.frameNumber
+        // Counted before the sender is noted: the count compares with the previous packet.
+        let eventCounter = header.eventCounter ?? conn.countEvent(timestamp: record.timestamp)
 
         let sender: LinkLayerRole
         if let known = header.sender {
@@ -100,10 +102,11 @@ extension PacketDecoder {
         d.connection = conn.ref
         d.events = events
         d.problems = packet.problems
-        applyPendingUpdate(&conn, eventCounter: header.eventCounter, into: &d)
+        applyPendingUpdate(&conn, eventCounter: eventCounter, into: &d)
 
         let dh = DataChannelHeader(octets: packet.header)
-        decodeDataPayload(packet, dh, header: header, sender: sender, frame: record.frameNumber, &conn, into: &d)
+        decodeDataPayload(packet, dh, header: header, eventCounter: eventCounter, sender: sender,
+                          frame: record.frameNumber, &conn, into: &d)
         for gone in linkLayer.store(conn) {
             _ = tracker.disconnectionComplete(handle: gone.handle, status: .success)
             _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
@@ -115,7 +118,7 @@ extension PacketDecoder {
 
     /// Everything after the header: retransmissions, Empty PDUs, ciphertext, L2CAP, LL Control.
     private mutating func decodeDataPayload(_ packet: LinkLayerPacket, _ dh: DataChannelHeader, header: SnifferHeader,
-                                            sender: LinkLayerRole, frame: Int, _ conn: inout LinkLayerConnection,
+                                            eventCounter: UInt16?, sender: LinkLayerRole, frame: Int, _ conn: inout LinkLayerConnection,
                                             into d: inout PacketDraft) {
         let payload = packet.payload
         if let original = conn.retransmissionOriginal(sender: sender, header: dh, payload: payload, frame: frame) {
@@ -144,7 +147,7 @@ extension PacketDecoder {
         }
         switch dh.llid {
         case DataChannelHeader.control:
-            decodeLLControl(payload, offset: packet.payloadOffset, eventCounter: header.eventCounter, &conn, into: &d)
+            decodeLLControl(payload, offset: packet.payloadOffset, eventCounter: eventCounter, &conn, into: &d)
         default:
             decodeL2CAPFragment(packet, isStart: dh.llid == DataChannelHeader.start, key: key, conn: conn, into: &d)
         }
@@ -191,7 +194,7 @@ extension PacketDecoder {
     }
 
     /// Connection and PHY updates waiting for their instant apply on the first packet at or
-    /// after it.
+    /// after it (the event counter is the sniffer's, or counted from the packets' times).
     private func applyPendingUpdate(_ conn: inout LinkLayerConnection, eventCounter: UInt16?,
                                     into d: inout PacketDraft) {
         guard let counter = eventCounter else { return }
