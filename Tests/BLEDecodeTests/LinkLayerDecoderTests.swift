@@ -143,6 +143,9 @@ struct LinkLayerDecoderTests {
         #expect(p[4].summary == "Sent Encrypted L2CAP start fragment, 11 bytes (ciphertext)" && p[4].attEvents.isEmpty)
         #expect(p[5].attEvents.count == 1)
         #expect(p[6].attEvents.isEmpty)
+        // The first ciphertext is named once per connection: what the link carries from there is unknown.
+        let named = p.indices.filter { p[$0].linkEvents.contains { $0.name == LinkLayerDecoder.ciphertextEventName } }
+        #expect(named == [4])
     }
 
     @Test("LL_REJECT_EXT_IND to LL_ENC_REQ: Encryption Change with the error code")

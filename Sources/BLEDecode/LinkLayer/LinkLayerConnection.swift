@@ -63,6 +63,8 @@ struct LinkLayerConnection: Sendable {
     var wasEncrypted = false
     /// The current encryption procedure's Encryption Change was reported.
     var encryptionReported = false
+    /// The first PDU whose payload the sniffer could not read was named (`LinkLayerDecoder.ciphertextEventName`).
+    var ciphertextReported = false
     var pendingUpdate: PendingUpdate?
     var pendingPHY: PendingPHY?
     /// The PHYs in use seen from the central (HCI PHY values; LE 1M until an update).

@@ -13,6 +13,10 @@ public struct LinkLayerDecoder: Sendable {
     public static let linkTypes: Set<UInt16> = [SnifferHeader.plainLinkType, SnifferHeader.rfLinkType,
                                                 SnifferHeader.nordicLinkType]
     static let maximumConnections = 1024
+    /// The link event at a connection's first PDU whose payload is ciphertext the sniffer did
+    /// not decrypt (Core v5.4 Vol 6 Part E 1): from it on, what the link carries (ATT, SMP, LL
+    /// Control) is not known, which the diagnosis says rather than "no ATT".
+    public static let ciphertextEventName = "LL payloads encrypted"
 
     var connections: [UInt32: LinkLayerConnection] = [:]
 

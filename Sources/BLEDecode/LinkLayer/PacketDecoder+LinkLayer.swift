@@ -143,6 +143,13 @@ extension PacketDecoder {
             if conn.encryption == .unknown {
                 d.summary += ", or not a valid PDU"
             }
+            if !conn.ciphertextReported {
+                conn.ciphertextReported = true
+                d.events.append(.linkEvent(LinkEvent(name: LinkLayerDecoder.ciphertextEventName, connection: conn.ref,
+                                                     status: nil, fields: [
+                    ("reason", "the sniffer did not decrypt the link: from this PDU on, its L2CAP (ATT, SMP) and LL Control payloads are not known"),
+                ])))
+            }
             return
         }
         switch dh.llid {
