@@ -143,7 +143,9 @@ extension PacketDecoder {
             if conn.encryption == .unknown {
                 d.summary += ", or not a valid PDU"
             }
-            if !conn.ciphertextReported {
+            // Named where the link is known to be encrypted (or the sniffer says so): on a link found
+            // in progress such a payload may as well be noise on a stray access address.
+            if !conn.ciphertextReported, conn.encryption == .on || header.encrypted {
                 conn.ciphertextReported = true
                 d.events.append(.linkEvent(LinkEvent(name: LinkLayerDecoder.ciphertextEventName, connection: conn.ref,
                                                      status: nil, fields: [
