@@ -17,11 +17,13 @@ Part F 3.3.3); below, the capture shows neither its answer nor its timeout.
     python3 -m blegen.air --nordic VERSION OUT.pcap      (VERSION 2 or 3)
     python3 -m blegen.air --rf direction|none OUT.pcap
     python3 -m blegen.air --encrypted OUT.pcap
+    python3 -m blegen.air --plain OUT.pcap
 
 write an nRF Sniffer capture (LINKTYPE 272, header version 2 or 3) of a followed connection with
 LL procedures, a retransmission, a CRC error, a connection update with its instant and encryption
 the sniffer cannot read (`nordic_session`); the same packets as LINKTYPE 256 (as Sniffle writes
-them, with or without the direction bits; `rf_capture`); and a link encrypted at once, with no
+them, with or without the direction bits; `rf_capture`) and as LINKTYPE 251 (`plain_capture`: no
+CRC verdict from the sniffer); and a link encrypted at once, with no
 plaintext ATT (`encrypted_session`).
 
 Layouts:
@@ -383,6 +385,21 @@ def rf_channel(index: int) -> int:
     return {37: 0, 38: 12, 39: 39}.get(index, index + 1 if index <= 10 else index + 2)
 
 
+def plain_capture() -> bytes:
+    """The `nordic_session` as pcap LINKTYPE 251 (no pseudo-header, as Ubertooth writes it without
+    PPI): no direction, no event counter, and no CRC verdict; the bad-CRC packet is known as
+    such only by checking its CRC against the CONNECT_IND's CRCInit (Core v5.4 Vol 6 Part B 3.1.1)."""
+    return pcap_at(251, [(us, packet) for us, _flags, _channel, _counter, packet in nordic_session()])
+
+
+def pcap_at(link_type: int, frames: list[tuple[int, bytes]]) -> bytes:
+    """A pcap of `link_type` with each frame at its µs from START_S."""
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, link_type))
+    for us, f in frames:
+        out += struct.pack("<IIII", START_S + us // 1_000_000, us % 1_000_000, len(f), len(f)) + f
+    return bytes(out)
+
+
 def rf_capture(with_direction: bool) -> bytes:
     """The `nordic_session` as pcap LINKTYPE 256 (LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR, as Sniffle
     writes it): RF channel u8, signal i8 = -60, noise i8, access address offenses u8, reference
@@ -404,6 +421,9 @@ def rf_capture(with_direction: bool) -> bytes:
 def main(argv: list[str]) -> int:
     if len(argv) == 4 and argv[1] == "--nordic":
         Path(argv[3]).write_bytes(nordic_capture(int(argv[2])))
+        return 0
+    if len(argv) == 3 and argv[1] == "--plain":
+        Path(argv[2]).write_bytes(plain_capture())
         return 0
     if len(argv) == 3 and argv[1] == "--encrypted":
         Path(argv[2]).write_bytes(nordic_capture(2, encrypted=True))

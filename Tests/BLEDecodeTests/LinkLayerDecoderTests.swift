@@ -22,6 +22,48 @@ struct LinkLayerDecoderTests {
         #expect(r.rssi == -60 && !r.isScanResponse && r.parsed.localName == "Lock")
     }
 
+    /// Core v5.4 Vol 6 Part B 3.1.1: CRC init 0x555555 on the advertising physical channel, the
+    /// CONNECT_IND's CRCInit on the connection.
+    @Test("a sniffer that gives no CRC verdict (LINKTYPE 251, 256 without 'CRC checked'): the CRC is checked, a corrupted packet named, not decoded",
+          arguments: [UInt16(251), 256])
+    func crcCheckedWithoutVerdict(linkType: UInt16) {
+        func frame(_ ll: [UInt8]) -> [UInt8] {
+            guard linkType == 256 else { return ll }
+            // RF channel 5, signal valid, no CRC checked flag.
+            var b: [UInt8] = [5, 0xCE, 0x80, 0x00, 0, 0, 0, 0]
+            b.append(le16: 0x0003)
+            return b + ll
+        }
+        func corrupted(_ ll: [UInt8], at i: Int) -> [UInt8] {
+            var c = ll
+            c[i] ^= 0x06   // a bit error the CRC catches; the bytes still parse
+            return c
+        }
+        var b = B()
+        let adv = B.advertising(0x00, B.advA + [0x05, 0x09, 0x4C, 0x6F, 0x63, 0x6B])
+        b.add(frame(corrupted(adv, at: 6 + 6 + 1)), linkType: linkType)
+        b.add(frame(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd())), linkType: linkType)
+        let request = B.data(0b10, Self.mtuRequest)
+        b.add(frame(request), linkType: linkType, gap: 6_000)
+        // The peripheral's response with a bit error: Exchange MTU Response 0x03 reads 0x05.
+        let response = B.data(0b10, Self.mtuResponse, nesn: 1)
+        b.add(frame(corrupted(response, at: 4 + 2 + 4)), linkType: linkType, gap: 400)
+        b.add(frame(B.data(0b01, [], sn: 1, nesn: 0)), linkType: linkType, gap: 29_600)
+        b.add(frame(response), linkType: linkType, gap: 400)
+        // The central's Empty PDU garbled: its turn still counts, the next PDU is the peripheral's.
+        b.add(frame(corrupted(B.data(0b01, [], sn: 0, nesn: 0), at: 4)), linkType: linkType, gap: 29_600)
+        b.add(frame(B.data(0b01, [], sn: 0, nesn: 1)), linkType: linkType, gap: 400)
+        let p = b.decode()
+        #expect(p[0].summary == "ADV_IND (bad CRC)" && p[0].events.isEmpty)
+        #expect(p[0].problems.map(\.reason) == ["the CRC does not match the packet's bytes (CRC init 0x555555)"])
+        #expect(p[1].problems.isEmpty && p[2].attEvents.count == 1 && p[2].problems.isEmpty)
+        #expect(p[3].summary == "Data PDU on access address 0x9A328370 (bad CRC)" && p[3].attEvents.isEmpty)
+        #expect(p[3].problems.map(\.reason) == ["the CRC does not match the packet's bytes (CRC init 0x332211)"])
+        #expect(p[5].attEvents.count == 1 && p[5].problems.isEmpty)
+        #expect(p[3].connection == p[2].connection && p[3].direction == .received)
+        #expect(p[6].summary.hasSuffix("(bad CRC)") && p[6].direction == .sent && p[7].direction == .received)
+    }
+
     @Test("LINKTYPE 251: the LE packet alone, no pseudo-header (no RSSI, no direction)")
     func plainLinkType() {
         var b = B()

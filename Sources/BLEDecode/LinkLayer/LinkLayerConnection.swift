@@ -58,6 +58,9 @@ struct LinkLayerConnection: Sendable {
     var isOpen = true
     /// Connection interval in 1.25 ms units, when known.
     var interval: UInt16?
+    /// The CONNECT_IND's CRCInit (nil for a connection found in progress): checks the CRC of
+    /// packets whose sniffer gives no verdict (`LinkLayerCRC`).
+    var crcInit: UInt32?
     var encryption: Encryption
     /// Encryption was on at some point (a later LL_ENC_REQ is a key refresh).
     var wasEncrypted = false
@@ -159,6 +162,15 @@ struct LinkLayerConnection: Sendable {
             note(sender: byContent, timestamp: timestamp, eventCounter: eventCounter)
             return byContent
         }
+        let role = timedSender(timestamp: timestamp, eventCounter: eventCounter)
+        note(sender: role, timestamp: timestamp, eventCounter: eventCounter)
+        return role
+    }
+
+    /// The sender by timing alone (see `inferSender`): the central first in a new connection
+    /// event, else the other side than the last packet's. A packet whose CRC failed still took
+    /// its turn on air, so its time counts (its bytes do not).
+    func timedSender(timestamp: Int64, eventCounter: UInt16?) -> LinkLayerRole {
         let newEvent: Bool
         if let counter = eventCounter, let last = lastEventCounter {
             newEvent = counter != last
@@ -168,9 +180,7 @@ struct LinkLayerConnection: Sendable {
         } else {
             newEvent = true
         }
-        let role: LinkLayerRole = newEvent ? .central : (lastSender?.peer ?? .central)
-        note(sender: role, timestamp: timestamp, eventCounter: eventCounter)
-        return role
+        return newEvent ? .central : (lastSender?.peer ?? .central)
     }
 
     /// Remembers when and from whom the last packet came.

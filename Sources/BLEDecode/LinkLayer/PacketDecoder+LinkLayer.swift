@@ -37,15 +37,37 @@ extension PacketDecoder {
             return DecodedPacket(summary: "LE LL packet (malformed: " + error.reason + ")", layer: .linkLayer,
                                  problems: [error])
         }
+        var crcError: String?
         if header.crcValid == false {
+            crcError = "the sniffer reports a CRC error"
+        } else if header.crcValid == nil, let crcInit = packet.isAdvertising ? LinkLayerCRC.advertisingInit
+                    : linkLayer.connections[packet.accessAddress]?.crcInit,
+                  LinkLayerCRC.matches(packet, crcInit: crcInit) == false {
+            // The sniffer gave no verdict (LINKTYPE 251; 256 without "CRC checked"): checked here
+            // with the advertising CRC init or the CONNECT_IND's CRCInit (Core v5.4 Vol 6 Part B 3.1.1).
+            crcError = "the CRC does not match the packet's bytes (CRC init " + hex(crcInit, width: 6) + ")"
+        }
+        if let crcError {
             // Contents unreliable: named, not interpreted (no state changes from noise).
             var problems = packet.problems
             problems.append(DecodeError(layer: .linkLayer, offset: base &+ header.length, kind: .malformed,
-                                        reason: "the sniffer reports a CRC error"))
+                                        reason: crcError))
             let what = packet.isAdvertising
                 ? AdvertisingPDUType(packet.header[0]).name
                 : "Data PDU on access address " + LinkLayerPacket.accessAddressString(packet.accessAddress)
-            return DecodedPacket(summary: what + " (bad CRC)", layer: .linkLayer, problems: problems)
+            var decoded = DecodedPacket(summary: what + " (bad CRC)", layer: .linkLayer, problems: problems)
+            if !packet.isAdvertising, var conn = linkLayer.connections[packet.accessAddress] {
+                // It was still a turn on air: its time counts for the event counter and for
+                // whose turn comes next, as when the receiver itself drops it (Vol 6 Part B 4.5.9).
+                if header.eventCounter == nil { _ = conn.countEvent(timestamp: record.timestamp) }
+                let sender = header.sender ?? conn.timedSender(timestamp: record.timestamp, eventCounter: header.eventCounter)
+                conn.note(sender: sender, timestamp: record.timestamp, eventCounter: header.eventCounter)
+                conn.lastFrame = record.frameNumber
+                linkLayer.connections[packet.accessAddress] = conn
+                decoded.connection = conn.ref
+                if record.direction == .unknown { decoded.direction = sender.direction }
+            }
+            return decoded
         }
         if packet.isAdvertising {
             return decodeAdvertisingPDU(packet, header: header, record: record)

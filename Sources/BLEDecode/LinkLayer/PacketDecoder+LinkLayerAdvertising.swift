@@ -85,8 +85,9 @@ extension PacketDecoder {
         // The first connection event starts no earlier than 1.25 ms + transmitWindowOffset after
         // the end of the CONNECT_IND (Core v5.4 Vol 6 Part B 4.5.3): 1 µs a bit on LE 1M.
         let firstAnchor = record.timestamp &+ Int64(8 * (1 + 4 + 2 + 34 + 3)) &+ 1_250 &+ Int64(c.windowOffset) * 1_250
-        let conn = LinkLayerConnection(ref: ref, accessAddress: c.accessAddress, origin: .connectInd,
+        var conn = LinkLayerConnection(ref: ref, accessAddress: c.accessAddress, origin: .connectInd,
                                        interval: c.interval, frame: record.frameNumber, firstAnchor: firstAnchor)
+        conn.crcInit = c.crcInit
         for gone in linkLayer.store(conn) {
             _ = tracker.disconnectionComplete(handle: gone.handle, status: .success)
             _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
