@@ -246,6 +246,32 @@ struct LinkLayerDecoderTests {
         #expect(updated == [6])
     }
 
+    /// Core v5.4 Vol 6 Part B 4.5.3: transmitWindowDelay is 1.25 ms after a CONNECT_IND, 2.5 ms
+    /// after an AUX_CONNECT_REQ (LE 1M or 2M), so the same gap is event 1 after the one and event 0
+    /// after the other.
+    @Test("the first connection event after an AUX_CONNECT_REQ starts 2.5 ms after it, not 1.25 ms",
+          arguments: [true, false])
+    func auxConnectRequestWindowDelay(aux: Bool) {
+        // InitA, AdvA, AA, CRCInit, WinSize 5 (6.25 ms), WinOffset 0, Interval 6 (7.5 ms), Latency 0,
+        // Timeout 100, all channels, Hop 7.
+        var connect = B.initA + B.advA
+        connect.append(le32: B.accessAddress)
+        connect += [0x11, 0x22, 0x33, 0x05, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x64, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 0x07]
+        // WinSize 1, WinOffset 0, Interval 12, Latency 0, Timeout 100, Instant 1
+        let update: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x0C, 0x00, 0x00, 0x00, 0x64, 0x00, 0x01, 0x00]
+        var b = B()
+        // RF channel 5 is data channel index 4: a secondary advertising channel, so type 0b0101 is AUX_CONNECT_REQ.
+        b.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, connect), rfChannel: aux ? 5 : 0), linkType: 256)
+        // Late in the transmit window of event 0: 0.352 ms (the PDU) + 2.5 ms + 6.4 ms after it.
+        b.add(B.rf(B.data(0b11, update), sender: .central), linkType: 256, gap: 352 + 2_500 + 6_400)
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 1), sender: .central), linkType: 256, gap: 7_500)
+        let p = b.decode()
+        #expect(p[0].summary.hasPrefix(aux ? "AUX_CONNECT_REQ" : "CONNECT_IND"))
+        let updated = p.indices.filter { i in p[i].events.contains { if case .connectionUpdate = $0 { true } else { false } } }
+        // After a CONNECT_IND the same packet is 9.25 ms after the earliest start of event 0: event 1, the instant.
+        #expect(updated == (aux ? [2] : [1]))
+    }
+
     @Test("LL_PHY_UPDATE_IND: an LE PHY Update Complete link event at its instant, an unchanged side kept")
     func phyUpdate() {
         var b = B.connected()

@@ -54,7 +54,8 @@ extension PacketDecoder {
             d.summary.set(name + " " + LinkLayerFormat.address(p.scannerAddress, h.txAddressType) + " -> "
                 + LinkLayerFormat.address(p.advertiserAddress, h.rxAddressType))
         case .connectInd(let c):
-            connectIndication(c, name: name, header: h, record: record, llDataOffset: packet.payloadOffset &+ 12, into: &d)
+            connectIndication(c, name: name, header: h, codedPHY: (header.phy ?? 0) >= 2, record: record,
+                              llDataOffset: packet.payloadOffset &+ 12, into: &d)
         case .extended(let type, let p):
             extendedAdvertising(p, type: type, name: name, secondary: secondary, header: h, rssi: rssi, into: &d)
         case .unknown(_, let payload):
@@ -66,7 +67,8 @@ extension PacketDecoder {
     /// CONNECT_IND: a new connection on its access address (an open one with the same access
     /// address ends, unseen).
     private mutating func connectIndication(_ c: ConnectIndication, name: String, header h: AdvertisingPDUHeader,
-                                            record: CaptureRecord, llDataOffset: Int, into d: inout PacketDraft) {
+                                            codedPHY: Bool, record: CaptureRecord, llDataOffset: Int,
+                                            into d: inout PacketDraft) {
         for problem in c.parameterProblems {
             d.problems.append(DecodeError(layer: .linkLayer, offset: llDataOffset, kind: .malformed,
                                           reason: "\(name) LLData: \(problem)"))
@@ -82,9 +84,12 @@ extension PacketDecoder {
         }
         let handle = allocateAirHandle()
         let (ref, _) = tracker.connectionComplete(handle: handle, status: .success, transport: .le, at: d.base)
-        // The first connection event starts no earlier than 1.25 ms + transmitWindowOffset after
-        // the end of the CONNECT_IND (Core v5.4 Vol 6 Part B 4.5.3): 1 µs a bit on LE 1M.
-        let firstAnchor = record.timestamp &+ Int64(8 * (1 + 4 + 2 + 34 + 3)) &+ 1_250 &+ Int64(c.windowOffset) * 1_250
+        // The first connection event starts no earlier than transmitWindowDelay + transmitWindowOffset
+        // after the end of the CONNECT_IND (Core v5.4 Vol 6 Part B 4.5.3): the delay is 1.25 ms
+        // after a CONNECT_IND, 2.5 ms after an AUX_CONNECT_REQ on LE 1M or 2M, 3.75 ms on LE Coded;
+        // the PDU's own air time taken at LE 1M (1 µs a bit), never longer than it was.
+        let delay: Int64 = name != "AUX_CONNECT_REQ" ? 1_250 : codedPHY ? 3_750 : 2_500
+        let firstAnchor = record.timestamp &+ Int64(8 * (1 + 4 + 2 + 34 + 3)) &+ delay &+ Int64(c.windowOffset) * 1_250
         var conn = LinkLayerConnection(ref: ref, accessAddress: c.accessAddress, origin: .connectInd,
                                        interval: c.interval, frame: record.frameNumber, firstAnchor: firstAnchor)
         conn.crcInit = c.crcInit
