@@ -18,12 +18,14 @@ Part F 3.3.3); below, the capture shows neither its answer nor its timeout.
     python3 -m blegen.air --rf direction|none OUT.pcap
     python3 -m blegen.air --encrypted OUT.pcap
     python3 -m blegen.air --plain OUT.pcap
+    python3 -m blegen.air --extended OUT.pcap
 
 write an nRF Sniffer capture (LINKTYPE 272, header version 2 or 3) of a followed connection with
 LL procedures, a retransmission, a CRC error, a connection update with its instant and encryption
 the sniffer cannot read (`nordic_session`); the same packets as LINKTYPE 256 (as Sniffle writes
 them, with or without the direction bits; `rf_capture`) and as LINKTYPE 251 (`plain_capture`: no
-CRC verdict from the sniffer); and a link encrypted at once, with no
+CRC verdict from the sniffer); extended advertising (a chained advertisement, AUX_CONNECT_REQ
+on LE Coded) and two connections followed at once (`extended_session`); and a link encrypted at once, with no
 plaintext ATT (`encrypted_session`).
 
 Layouts:
@@ -364,10 +366,108 @@ def encrypted_session() -> list[tuple[int, int, int, int, bytes]]:
     return out
 
 
-def nordic_capture(version: int = 2, encrypted: bool = False) -> bytes:
-    """The `nordic_session` (or `encrypted_session`) as pcap LINKTYPE 272: pcap times are the
-    packets' times; the header's delta time (v2) or timestamp (v3) agrees with them."""
-    frames = encrypted_session() if encrypted else nordic_session()
+
+EXT_ADVERTISER = "D0:11:22:33:44:66"
+CHAIN_ADVERTISER = "E1:22:33:44:55:77"
+EXT_AA = 0x71764129
+EXT_CRC_INIT = 0x123456
+CHAINED_NAME = b"ChainedAdvertiserName"
+
+
+def extended_header(mode: int, adva: str | None = None, targeta: str | None = None, adi: int | None = None,
+                    aux_channel: int | None = None, aux_phy: int = 0) -> bytes:
+    """Common Extended Advertising Payload header (Core v5.4 Vol 6 Part B 2.3.4): length | AdvMode,
+    flags (0x01 AdvA, 0x02 TargetA, 0x08 ADI, 0x10 AuxPtr), then the fields in that order. AuxPtr:
+    channel index (6 bits), CA 0, offset units 0 (30 µs); aux offset 10 (13 bits), aux PHY (3 bits)."""
+    flags, body = 0, b""
+    if adva:
+        flags |= 0x01
+        body += addr(adva)
+    if targeta:
+        flags |= 0x02
+        body += addr(targeta)
+    if adi is not None:
+        flags |= 0x08
+        body += struct.pack("<H", adi)
+    if aux_channel is not None:
+        flags |= 0x10
+        body += bytes([aux_channel & 0x3F, 10, aux_phy << 5])
+    h = bytes([flags]) + body
+    return bytes([len(h) | (mode << 6)]) + h
+
+
+def extended_session() -> list[tuple[int, int, int, int, bytes]]:
+    """(µs, nRF flags, channel index, event counter, LE packet): extended advertising and two
+    connections followed at once.
+
+    1-3: a non-connectable advertiser (CHAIN_ADVERTISER, SID 1) whose Complete Local Name
+    CHAINED_NAME is split over ADV_EXT_IND -> AUX_ADV_IND (AdvA, first 10 bytes of data, AuxPtr)
+    -> AUX_CHAIN_IND (ADI only, the rest; nRF flags aux type 1); 4-7: a connectable advertiser
+    (EXT_ADVERTISER "Ext", SID 2) on LE Coded: ADV_EXT_IND, AUX_ADV_IND, AUX_CONNECT_REQ (access
+    address EXT_AA, 50 ms) and AUX_CONNECT_RSP; 8-9: ADV_IND and CONNECT_IND (CONN_AA, 30 ms) of
+    ADVERTISER "Lock". Then both connections' events interleaved: each reads handle 0x0003 once
+    (Read Request / Read Response); the central ends CONN_AA in its event 25 (LL_TERMINATE_IND
+    0x13), the peripheral ends EXT_AA in its event 29 (LL_TERMINATE_IND 0x13)."""
+    out: list[tuple[int, int, int, int, bytes]] = []
+    coded = 2 << 4
+    adi = (1 << 12) | 0x123
+    ad = bytes([len(CHAINED_NAME) + 1, 0x09]) + CHAINED_NAME
+    out.append((0, 0x01, 37, 0, adv_packet(7, extended_header(0, adi=adi, aux_channel=3))))
+    out.append((300, 0x01, 3, 0, adv_packet(7, extended_header(0, adva=CHAIN_ADVERTISER, adi=adi, aux_channel=9) + ad[:10],
+                                            tx_random=True)))
+    out.append((600, 0x01 | (1 << 1), 9, 0, adv_packet(7, extended_header(0, adi=adi) + ad[10:])))
+    adi2 = (2 << 12) | 0x456
+    out.append((1_000, 0x01 | coded, 37, 0, adv_packet(7, extended_header(1, adi=adi2, aux_channel=5, aux_phy=2))))
+    out.append((1_400, 0x01 | coded, 5, 0, adv_packet(7, extended_header(1, adva=EXT_ADVERTISER, adi=adi2)
+                                                     + bytes([0x02, 0x01, 0x06, 0x04, 0x09]) + b"Ext")))
+    ll = (struct.pack("<I", EXT_AA) + EXT_CRC_INIT.to_bytes(3, "little") + struct.pack("<BHHHH", 2, 0, 40, 0, 300)
+          + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 5]))
+    out.append((1_800, 0x01 | coded, 5, 0, adv_packet(5, addr(INITIATOR) + addr(EXT_ADVERTISER) + ll, tx_random=True)))
+    out.append((2_100, 0x01 | coded, 5, 0, adv_packet(8, extended_header(0, adva=EXT_ADVERTISER, targeta=INITIATOR),
+                                                     rx_random=True)))
+    adv = adv_packet(0, addr(ADVERTISER) + bytes([0x02, 0x01, 0x06, 0x05, 0x09]) + b"Lock")
+    out.append((3_000, 0x01, 37, 0, adv))
+    ll1 = (struct.pack("<I", CONN_AA) + CRC_INIT.to_bytes(3, "little") + struct.pack("<BHHHH", 2, 0, 24, 0, 400)
+           + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 7]))
+    out.append((3_400, 0x01, 37, 0, adv_packet(5, addr(INITIATOR) + addr(ADVERTISER) + ll1, tx_random=True)))
+
+    def packet(aa: int, crc_init: int, llid: int, nesn: int, sn: int, payload: bytes) -> bytes:
+        pdu = bytes([llid | (nesn << 2) | (sn << 3), len(payload)]) + payload
+        return struct.pack("<I", aa) + pdu + crc24(pdu, crc_init)
+
+    links = {EXT_AA: {"sn": [0, 0], "crc": EXT_CRC_INIT, "phy": coded, "ev": 0, "name": b"Ext"},
+             CONN_AA: {"sn": [0, 0], "crc": CRC_INIT, "phy": 0, "ev": 0, "name": b"Lock"}}
+
+    def event(aa: int, t: int, c: tuple[int, bytes] | None = None, p: tuple[int, bytes] | None = None) -> None:
+        link = links[aa]
+        sn, ev = link["sn"], link["ev"]
+        c_llid, c_payload = c or (1, b"")
+        p_llid, p_payload = p or (1, b"")
+        out.append((t, 0x03 | link["phy"], ev % 37, ev, packet(aa, link["crc"], c_llid, sn[1], sn[0], c_payload)))
+        out.append((t + 900, 0x01 | link["phy"], ev % 37, ev, packet(aa, link["crc"], p_llid, sn[0] ^ 1, sn[1], p_payload)))
+        sn[0] ^= 1
+        sn[1] ^= 1
+        link["ev"] = ev + 1
+
+    events = sorted([(5_000 + i * 50_000, EXT_AA, i) for i in range(30)] + [(8_000 + i * 30_000, CONN_AA, i) for i in range(26)])
+    for t, aa, i in events:
+        read = ((2, l2cap_att(struct.pack("<BH", att.READ_REQ, 0x0003))), (2, l2cap_att(bytes([att.READ_RSP]) + links[aa]["name"])))
+        if i == 2 + (aa == CONN_AA):
+            event(aa, t, *read)
+        elif aa == EXT_AA and i == 29:
+            event(aa, t, None, (3, bytes([0x02, 0x13])))
+        elif aa == CONN_AA and i == 25:
+            event(aa, t, (3, bytes([0x02, 0x13])), None)
+        else:
+            event(aa, t)
+    out.sort(key=lambda f: f[0])
+    return out
+
+
+def nordic_capture(version: int = 2, encrypted: bool = False, extended: bool = False) -> bytes:
+    """The `nordic_session` (or `encrypted_session`, `extended_session`) as pcap LINKTYPE 272:
+    pcap times are the packets' times; the header's delta time (v2) or timestamp (v3) agrees."""
+    frames = extended_session() if extended else encrypted_session() if encrypted else nordic_session()
     out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 272))
     previous_end = 0
     for i, (us, flags, channel, counter, packet) in enumerate(frames):
@@ -421,6 +521,9 @@ def rf_capture(with_direction: bool) -> bytes:
 def main(argv: list[str]) -> int:
     if len(argv) == 4 and argv[1] == "--nordic":
         Path(argv[3]).write_bytes(nordic_capture(int(argv[2])))
+        return 0
+    if len(argv) == 3 and argv[1] == "--extended":
+        Path(argv[2]).write_bytes(nordic_capture(2, extended=True))
         return 0
     if len(argv) == 3 and argv[1] == "--plain":
         Path(argv[2]).write_bytes(plain_capture())

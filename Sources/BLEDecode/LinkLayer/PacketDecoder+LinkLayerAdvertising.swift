@@ -119,18 +119,46 @@ extension PacketDecoder {
         if let sid = p.advertisingSID { summary += ", SID \(sid)" }
         if let channel = p.auxChannel { summary += ", AuxPtr channel \(channel)" }
         let carriesData = secondary && type == .advExtInd && name != "AUX_SYNC_IND"
+        // An AuxPtr on a PDU that carries data: the data goes on in AUX_CHAIN_IND PDUs (Core v5.4
+        // Vol 6 Part B 2.3.4.4, 4.4.2.8), joined as a controller joins them for its host: every
+        // PDU a report, the last with the whole data (`ExtendedAdvertisingFragments`).
+        let continues: UInt8 = p.auxPointer != nil ? 1 : 0
         if carriesData, let a = p.advertiserAddress {
             let isScanResponse = name == "AUX_SCAN_RSP"
-            let report = AdvertisingReport(address: a, addressType: h.txAddressType,
+            var report = AdvertisingReport(address: a, addressType: h.txAddressType,
                                            eventType: p.reportEventType(isScanResponse: isScanResponse), isExtended: true,
                                            isScanResponse: isScanResponse, rssi: rssi, txPower: p.txPower, data: p.data)
+            report.dataStatus = continues
+            if let adi = p.adi {
+                linkLayer.setChain(continues == 1 ? .init(address: a, addressType: h.txAddressType,
+                                                          eventType: report.eventType & ~0x60, isScanResponse: isScanResponse) : nil,
+                                   adi: adi)
+                let key = ExtendedAdvertisingFragments.Key(controller: Self.airChainController, address: a,
+                                                           addressType: h.txAddressType, sid: UInt8(adi >> 12))
+                advertisingFragments.discard(key)
+                report = advertisingFragments.add(report, key: key)
+            }
             summary = name + " " + Self.advertiser(report)
+            d.events.append(.advertisingReport(report))
+        } else if carriesData, p.advertiserAddress == nil, let adi = p.adi, let chain = linkLayer.chains[adi] {
+            // AUX_CHAIN_IND: the advertiser is the one whose chain has this ADI.
+            var report = AdvertisingReport(address: chain.address, addressType: chain.addressType,
+                                           eventType: chain.eventType | (continues == 1 ? 0x20 : 0), isExtended: true,
+                                           isScanResponse: chain.isScanResponse, rssi: rssi, txPower: p.txPower, data: p.data)
+            report.dataStatus = continues
+            if continues == 0 { linkLayer.setChain(nil, adi: adi) }
+            report = advertisingFragments.add(report, key: .init(controller: Self.airChainController, address: chain.address,
+                                                                 addressType: chain.addressType, sid: UInt8(adi >> 12)))
+            summary = name + " " + Self.advertiser(report) + (continues == 1 ? ", \(p.data.count) bytes, more to come" : "")
             d.events.append(.advertisingReport(report))
         } else if !p.data.isEmpty {
             summary += ", \(p.data.count) bytes of data"
         }
         d.summary.set(summary)
     }
+
+    /// The fragments of air capture chains are keyed apart from any HCI controller's.
+    static let airChainController = UInt16.max
 
     /// `7D:43:82:42:23:16 (random) rssi -60 "Name"`.
     private static func advertiser(_ r: AdvertisingReport) -> String {
