@@ -124,7 +124,8 @@ struct LinkLayerConnection: Sendable {
         let gap = timestamp.saturatingSubtracting(last)
         if gap > eventGap {
             let sinceStart = timestamp.saturatingSubtracting(start)
-            let events = max(1, (sinceStart + intervalUs / 2) / intervalUs)
+            // Rounded without adding (a gap of Int64.max must not overflow).
+            let events = max(1, sinceStart / intervalUs + (sinceStart % intervalUs >= intervalUs / 2 ? 1 : 0))
             countedEvent = countedEvent &+ UInt16(truncatingIfNeeded: min(events, Int64(UInt16.max)))
             eventStart = timestamp
         }

@@ -89,7 +89,7 @@ extension PacketDecoder {
         // after a CONNECT_IND, 2.5 ms after an AUX_CONNECT_REQ on LE 1M or 2M, 3.75 ms on LE Coded;
         // the PDU's own air time taken at LE 1M (1 µs a bit), never longer than it was.
         let delay: Int64 = name != "AUX_CONNECT_REQ" ? 1_250 : codedPHY ? 3_750 : 2_500
-        let firstAnchor = record.timestamp &+ Int64(8 * (1 + 4 + 2 + 34 + 3)) &+ delay &+ Int64(c.windowOffset) * 1_250
+        let firstAnchor = record.timestamp.saturatingAdding(Int64(8 * (1 + 4 + 2 + 34 + 3)) + delay + Int64(c.windowOffset) * 1_250)
         var conn = LinkLayerConnection(ref: ref, accessAddress: c.accessAddress, origin: .connectInd,
                                        interval: c.interval, frame: record.frameNumber, firstAnchor: firstAnchor)
         conn.crcInit = c.crcInit
