@@ -19,13 +19,16 @@ Part F 3.3.3); below, the capture shows neither its answer nor its timeout.
     python3 -m blegen.air --encrypted OUT.pcap
     python3 -m blegen.air --plain OUT.pcap
     python3 -m blegen.air --extended OUT.pcap
+    python3 -m blegen.air --silent EVENTS OUT.pcap
 
 write an nRF Sniffer capture (LINKTYPE 272, header version 2 or 3) of a followed connection with
 LL procedures, a retransmission, a CRC error, a connection update with its instant and encryption
 the sniffer cannot read (`nordic_session`); the same packets as LINKTYPE 256 (as Sniffle writes
 them, with or without the direction bits; `rf_capture`) and as LINKTYPE 251 (`plain_capture`: no
 CRC verdict from the sniffer); extended advertising (a chained advertisement, AUX_CONNECT_REQ
-on LE Coded) and two connections followed at once (`extended_session`); and a link encrypted at once, with no
+on LE Coded) and two connections followed at once (`extended_session`); a peripheral that goes
+silent after EVENTS events while the central sends on until its supervision timeout
+(`silent_peripheral_session`); and a link encrypted at once, with no
 plaintext ATT (`encrypted_session`).
 
 Layouts:
@@ -464,10 +467,41 @@ def extended_session() -> list[tuple[int, int, int, int, bytes]]:
     return out
 
 
-def nordic_capture(version: int = 2, encrypted: bool = False, extended: bool = False) -> bytes:
+
+def silent_peripheral_session(answered_events: int) -> list[tuple[int, int, int, int, bytes]]:
+    """(µs, nRF flags, channel index, event counter, LE packet): CONNECT_IND (30 ms interval,
+    supervision timeout 100 = 1 s), `answered_events` connection events with both sides' Empty
+    PDUs, then the peripheral is gone: the central sends on alone, its PDU unacknowledged (same
+    SN) every event for 34 events (1.02 s, past the 1 s timeout; Core v5.4 Vol 6 Part B 4.5.2)
+    and stops; another device's ADV_IND every 100 ms for 3 s follows. With `answered_events` 0
+    the peripheral never answers: the central gives up after 6 events (0x3E)."""
+    out: list[tuple[int, int, int, int, bytes]] = []
+    out.append((0, 0x01, 37, 0, adv_packet(0, addr(ADVERTISER) + bytes([0x02, 0x01, 0x06, 0x05, 0x09]) + b"Lock")))
+    ll_data = (struct.pack("<I", CONN_AA) + CRC_INIT.to_bytes(3, "little") + struct.pack("<BHHHH", 2, 0, 24, 0, 100)
+               + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 7]))
+    out.append((800, 0x01, 37, 0, adv_packet(5, addr(INITIATOR) + addr(ADVERTISER) + ll_data, tx_random=True)))
+    t, sn = 5_000, [0, 0]
+    for ev in range(answered_events):
+        out.append((t, 0x03, ev % 37, ev, data_packet(1, sn[1], sn[0], b"")))
+        out.append((t + 500, 0x01, ev % 37, ev, data_packet(1, sn[0] ^ 1, sn[1], b"")))
+        sn[0] ^= 1
+        sn[1] ^= 1
+        t += 30_000
+    for ev in range(answered_events, answered_events + (34 if answered_events else 6)):
+        out.append((t, 0x03, ev % 37, ev, data_packet(1, sn[1], sn[0], b"")))
+        t += 30_000
+    other = adv_packet(0, addr("11:22:33:44:55:66") + bytes([0x02, 0x01, 0x06]))
+    for i in range(30):
+        out.append((t + i * 100_000, 0x01, 37, 0, other))
+    return out
+
+
+def nordic_capture(version: int = 2, encrypted: bool = False, extended: bool = False,
+                   silent_after: int | None = None) -> bytes:
     """The `nordic_session` (or `encrypted_session`, `extended_session`) as pcap LINKTYPE 272:
     pcap times are the packets' times; the header's delta time (v2) or timestamp (v3) agrees."""
-    frames = extended_session() if extended else encrypted_session() if encrypted else nordic_session()
+    frames = (silent_peripheral_session(silent_after) if silent_after is not None else extended_session() if extended
+              else encrypted_session() if encrypted else nordic_session())
     out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 272))
     previous_end = 0
     for i, (us, flags, channel, counter, packet) in enumerate(frames):
@@ -521,6 +555,9 @@ def rf_capture(with_direction: bool) -> bytes:
 def main(argv: list[str]) -> int:
     if len(argv) == 4 and argv[1] == "--nordic":
         Path(argv[3]).write_bytes(nordic_capture(int(argv[2])))
+        return 0
+    if len(argv) == 4 and argv[1] == "--silent":
+        Path(argv[3]).write_bytes(nordic_capture(2, silent_after=int(argv[2])))
         return 0
     if len(argv) == 3 and argv[1] == "--extended":
         Path(argv[2]).write_bytes(nordic_capture(2, extended=True))

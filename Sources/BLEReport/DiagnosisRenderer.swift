@@ -124,6 +124,14 @@ public enum DiagnosisRenderer {
                     out.append("  CoreBluetooth (local peripheral):")
                     out += TextFormat.wrap(view.sentence, width: 96, indent: "    ")
                 }
+            } else if let lost = c.lostFromView, let timeout = c.findings.first(where: { $0.finding.code == "connection-timeout-on-air" }) {
+                // The sniffer saw the peripheral go silent and the central give up (LostFromViewFindings).
+                let never = timeout.finding.title.contains("0x3E")
+                out.append("  ended: " + (never ? "0x3E Connection Failed to be Established" : "0x08 Connection Timeout")
+                           + " (inferred) at packet \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))): "
+                           + (never ? "the peripheral answered none of the central's packets, and the central gave up"
+                                    : "the peripheral went silent and the central's packets stop after the supervision timeout")
+                           + "; no LL_TERMINATE_IND")
             } else if let lost = c.lostFromView {
                 // A sniffer's capture that went on without the link (AirObservation).
                 out.append("  ended: not in the capture: its last packet is \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))), "
