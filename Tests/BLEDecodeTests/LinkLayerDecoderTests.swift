@@ -64,6 +64,32 @@ struct LinkLayerDecoderTests {
         #expect(p[6].summary.hasSuffix("(bad CRC)") && p[6].direction == .sent && p[7].direction == .received)
     }
 
+    /// Core v5.4 Vol 6 Part B 2.1.2, 4.4.2.12: periodic advertising uses the access address of its
+    /// SyncInfo, not 0x8E89BED6.
+    @Test("periodic advertising on its own access address: an advertising PDU when the sniffer says so, no connection")
+    func periodicAdvertisingAccessAddress() {
+        // AUX_SYNC_IND: Extended Header Length 3, AdvMode 0, flags ADI, ADI 0x1123; 2 bytes of data.
+        let sync: [UInt8] = [0x03, 0x08, 0x23, 0x11, 0x01, 0xFF]
+        var ll: [UInt8] = []
+        ll.append(le32: 0x6A3F_1C52)
+        ll += [0x07, UInt8(sync.count)] + sync + [0, 0, 0]
+        // nRF Sniffer header version 3, packet id 0x02 (advertising PDU): CRC OK, aux type 2, channel 12.
+        var v3: [UInt8] = [0x4B]
+        v3.append(le16: UInt16(10 + ll.count))
+        v3 += [0x03, 0x00, 0x00, 0x02, 0x0A, 0x01 | 2 << 1, 12, 0x3C, 0x00, 0x00, 0, 0, 0, 0]
+        var b = B()
+        b.add(v3 + ll)
+        // LINKTYPE 256, PDU type 1 (auxiliary advertising), CRC checked and valid; RF channel 14 = index 12.
+        var rf: [UInt8] = [14, 0xCE, 0x80, 0x00, 0, 0, 0, 0]
+        rf.append(le16: 0x0001 | 0x0002 | 1 << 7 | 0x0400 | 0x0800)
+        b.add(rf + ll, linkType: 256)
+        for p in b.decode() {
+            #expect(p.summary == "AUX_SYNC_IND, SID 1, 2 bytes of data", "\(p.summary)")
+            #expect(!p.events.contains { if case .connectionFoundInProgress = $0 { true } else { false } })
+            #expect(p.connection == nil)
+        }
+    }
+
     @Test("LINKTYPE 251: the LE packet alone, no pseudo-header (no RSSI, no direction)")
     func plainLinkType() {
         var b = B()

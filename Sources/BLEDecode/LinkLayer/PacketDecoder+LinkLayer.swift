@@ -69,7 +69,10 @@ extension PacketDecoder {
             }
             return decoded
         }
-        if packet.isAdvertising {
+        // Periodic advertising (AUX_SYNC_IND and its chain, Core v5.4 Vol 6 Part B 2.3, 4.4.2.12)
+        // is sent on the access address its SyncInfo gives, not 0x8E89BED6: when the sniffer says
+        // the PDU is advertising, it is one, never data on a connection found in progress.
+        if packet.isAdvertising || header.pduKind == .advertising || header.pduKind == .auxiliaryAdvertising {
             return decodeAdvertisingPDU(packet, header: header, record: record)
         }
         if header.pduKind == .isochronous {

@@ -24,6 +24,10 @@ extension PacketDecoder {
             default: break
             }
         }
+        if !packet.isAdvertising, h.type == .advExtInd, header.auxiliaryType == nil {
+            // Only periodic advertising leaves the advertising access address (Vol 6 Part B 2.1.2).
+            name = "AUX_SYNC_IND"
+        }
         let pdu: AdvertisingChannelPDU
         do {
             pdu = try AdvertisingChannelPDU(type: h.type, decoding: packet.payload, baseOffset: packet.payloadOffset)
