@@ -14,6 +14,23 @@ the peripheral's ADV_IND every 100 ms follow (the sniffer back on the advertisin
 With SECONDS >= 30 the request was seen unanswered for 30 s (an ATT timeout, Core v5.4 Vol 3
 Part F 3.3.3); below, the capture shows neither its answer nor its timeout.
 
+    python3 -m blegen.air --nordic VERSION OUT.pcap      (VERSION 2 or 3)
+    python3 -m blegen.air --rf direction|none OUT.pcap
+    python3 -m blegen.air --encrypted OUT.pcap
+    python3 -m blegen.air --plain OUT.pcap
+    python3 -m blegen.air --extended OUT.pcap
+    python3 -m blegen.air --silent EVENTS OUT.pcap
+
+write an nRF Sniffer capture (LINKTYPE 272, header version 2 or 3) of a followed connection with
+LL procedures, a retransmission, a CRC error, a connection update with its instant and encryption
+the sniffer cannot read (`nordic_session`); the same packets as LINKTYPE 256 (as Sniffle writes
+them, with or without the direction bits; `rf_capture`) and as LINKTYPE 251 (`plain_capture`: no
+CRC verdict from the sniffer); extended advertising (a chained advertisement, AUX_CONNECT_REQ
+on LE Coded) and two connections followed at once (`extended_session`); a peripheral that goes
+silent after EVENTS events while the central sends on until its supervision timeout
+(`silent_peripheral_session`); and a link encrypted at once, with no
+plaintext ATT (`encrypted_session`).
+
 Layouts:
 - PPI header ("Per-Packet Information Header Specification" 1.0.10, section 3), little-endian:
   pph_version u8 = 0, pph_flags u8 = 0, pph_len u16, pph_dlt u32 = 251; then one field of
@@ -191,7 +208,369 @@ def lost_capture(followed_s: float) -> bytes:
     return bytes(out)
 
 
+# nRF Sniffer for Bluetooth LE (LINKTYPE_NORDIC_BLE 272): a followed connection with the LL
+# procedures, acknowledgement and encryption a real link shows; outcome known by construction.
+
+NORDIC_INTERVAL = 24        # 30 ms before the connection update
+NORDIC_NEW_INTERVAL = 40    # 50 ms from the update's instant on
+NORDIC_UPDATE_EVENT = 8     # the event carrying LL_CONNECTION_UPDATE_IND
+NORDIC_INSTANT = 14
+
+
+def nordic_frame(version: int, packet: bytes, flags: int, channel: int, event_counter: int, time_field: int,
+                 counter: int) -> bytes:
+    """One nRF Sniffer frame (Wireshark's nordic_ble dissector; header version 2 or 3): board u8,
+    payload length u16, protocol version u8, packet counter u16, packet id u8 (v2 0x06 EVENT_PACKET;
+    v3 0x02 advertising PDU, 0x06 data PDU), then the event header: length u8 = 10, flags u8,
+    channel u8, RSSI sample u8, event counter u16, delta time (v2: µs from the end of the previous
+    packet to the start of this one) or timestamp (v3: µs) u32; then the LE packet."""
+    aa = struct.unpack_from("<I", packet)[0]
+    packet_id = 0x06 if version == 2 or aa != ADV_AA else 0x02
+    event = struct.pack("<BBBBHI", 10, flags, channel, 60, event_counter, time_field & 0xFFFFFFFF)
+    body = event + packet
+    return struct.pack("<BHBHB", 0x4B, len(body), version, counter & 0xFFFF, packet_id) + body
+
+
+def nordic_session() -> list[tuple[int, int, int, int, bytes]]:
+    """(µs from the start, flags, channel index, event counter, LE packet) in air order.
+
+    Flags (nordic_ble): bit 0 CRC OK, bit 1 central to peripheral, bit 2 encrypted, bit 3 MIC OK.
+    Events: 0 LL_VERSION_IND both ways; 1 LL_FEATURE_REQ/RSP; 2 LL_LENGTH_REQ/RSP; 3 ATT Exchange
+    MTU; 4 Read Request 0x000A, Read Response; 5 the central does not acknowledge it (NESN
+    unchanged) and the peripheral sends it again (same SN and bytes: a retransmission); 6 the
+    peripheral's Handle Value Notification arrives with a bad CRC (a flipped bit makes it an
+    Indication, flag CRC OK clear); 7 the central does not acknowledge and it comes again, good;
+    8 LL_CONNECTION_UPDATE_IND (interval 24 -> 40, timeout 400 -> 500, instant 14); 9-13 Empty
+    PDUs 30 ms apart; from 14 on 50 ms apart: 14 Write Request 0x000B / Write Response; 15
+    LL_ENC_REQ / LL_ENC_RSP; 16 LL_START_ENC_REQ; 17 LL_START_ENC_RSP both ways, encrypted (MIC
+    not checked: the sniffer has no key); 18-20 encrypted L2CAP both ways; 21 an encrypted LL
+    Control PDU of 6 bytes from the central (LL_TERMINATE_IND, unreadable), the peripheral's
+    Empty PDU; then the peripheral advertises again, every 100 ms for 1 s.
+
+    Counts by construction: 2 ADV_IND before the connection, 1 CONNECT_IND, 10 after; ATT (as
+    the hosts see it, each PDU once): 0x02 0x03 0x0A 0x0B 0x1B 0x12 0x13 = 7; retransmissions 2;
+    CRC-bad 1; encrypted non-empty PDUs 10."""
+    out: list[tuple[int, int, int, int, bytes]] = []
+    adv_data = bytes([0x02, 0x01, 0x06, 0x05, 0x09]) + b"Lock"
+    adv = adv_packet(0, addr(ADVERTISER) + adv_data)
+    out.append((0, 0x01, 37, 0, adv))
+    out.append((400, 0x01, 38, 0, adv))
+    ll_data = (struct.pack("<I", CONN_AA) + CRC_INIT.to_bytes(3, "little")
+               + struct.pack("<BHHHH", 2, 0, NORDIC_INTERVAL, 0, 400) + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 7]))
+    out.append((800, 0x01, 38, 0, adv_packet(5, addr(INITIATOR) + addr(ADVERTISER) + ll_data, tx_random=True)))
+    t = 800 + 1_250 + 2_500
+    ev = 0
+    sn = {"c": 0, "p": 0}
+    nesn = {"c": 0, "p": 0}
+
+    def send(side: str, llid: int, payload: bytes, at: int, ack: bool = True, new: bool = True,
+             flags: int = 0x01, packet: bytes | None = None) -> None:
+        """One PDU from `side`; `ack` False leaves the sender's NESN where it was (a NACK)."""
+        peer = "p" if side == "c" else "c"
+        flag = flags | (0x02 if side == "c" else 0)
+        out.append((at, flag, (ev + 1) * 7 % 37, ev, packet or data_packet(llid, nesn[side], sn[side], payload)))
+        _ = (peer, ack, new)
+
+    def event(c: tuple[int, bytes] | None, p: tuple[int, bytes] | None, *, c_flags: int = 0x01,
+              p_flags: int = 0x01, c_acks: bool = True, p_repeat: bytes | None = None,
+              p_bad: bytes | None = None, interval: int = NORDIC_INTERVAL) -> None:
+        nonlocal t, ev
+        c_llid, c_payload = c if c else (1, b"")
+        send("c", c_llid, c_payload, t, flags=c_flags)
+        # The peripheral received the central's PDU: acknowledges it, takes the next SN.
+        nesn["p"] = sn["c"] ^ 1
+        p_llid, p_payload = p if p else (1, b"")
+        if p_repeat is not None:
+            out.append((t + 500, 0x01, (ev + 1) * 7 % 37, ev, p_repeat))
+        elif p_bad is not None:
+            out.append((t + 500, 0x00, (ev + 1) * 7 % 37, ev, p_bad))
+        else:
+            send("p", p_llid, p_payload, t + 500, flags=p_flags)
+        sn["c"] ^= 1
+        if c_acks:
+            nesn["c"] = sn["p"] ^ 1
+            sn["p"] ^= 1
+        t += interval * 1_250
+        ev += 1
+
+    def ctrl(op: int, params: bytes = b"") -> tuple[int, bytes]:
+        return (3, bytes([op]) + params)
+
+    def l2(pdu: bytes) -> tuple[int, bytes]:
+        return (2, l2cap_att(pdu))
+
+    event(ctrl(0x0C, struct.pack("<BHH", 0x0D, 0x0059, 0x0001)), ctrl(0x0C, struct.pack("<BHH", 0x0C, 0x000F, 0x2222)))
+    event(ctrl(0x08, bytes([0xFF, 0x79, 0x01, 0, 0, 0, 0, 0])), ctrl(0x09, bytes([0x2F, 0x00, 0, 0, 0, 0, 0, 0])))
+    event(ctrl(0x14, struct.pack("<HHHH", 251, 2120, 251, 2120)), ctrl(0x15, struct.pack("<HHHH", 251, 2120, 251, 2120)))
+    event(l2(struct.pack("<BH", att.EXCHANGE_MTU_REQ, 247)), l2(struct.pack("<BH", att.EXCHANGE_MTU_RSP, 65)))
+    read_rsp = l2(bytes([att.READ_RSP, 0x5A]))
+    event(l2(struct.pack("<BH", att.READ_REQ, 0x000A)), read_rsp, c_acks=False)
+    # The peripheral did not see its Read Response acknowledged: the same SN and bytes again.
+    event(None, None, p_repeat=data_packet(2, nesn["p"] if False else (sn["c"] ^ 1), sn["p"], read_rsp[1]))
+    ntf = l2cap_att(struct.pack("<BH", att.HANDLE_VALUE_NTF, 0x000A) + b"\x59")
+    bad = bytearray(data_packet(2, sn["c"] ^ 1, sn["p"], ntf))
+    bad[4 + 2 + 4] ^= 0x06   # 0x1B -> 0x1D on air; the CRC no longer matches
+    event(None, None, p_bad=bytes(bad), c_acks=False)
+    event(None, l2(struct.pack("<BH", att.HANDLE_VALUE_NTF, 0x000A) + b"\x59"))
+    event(ctrl(0x00, struct.pack("<BHHHHH", 1, 0, NORDIC_NEW_INTERVAL, 0, 500, NORDIC_INSTANT)), None)
+    while ev < NORDIC_INSTANT - 1:
+        event(None, None)
+    event(None, None, interval=NORDIC_NEW_INTERVAL + 0)   # the last 30 ms event; the instant follows
+    event(l2(struct.pack("<BH", att.WRITE_REQ, 0x000B) + b"\x01\x00"), l2(bytes([att.WRITE_RSP])),
+          interval=NORDIC_NEW_INTERVAL)
+    event(ctrl(0x03, bytes(range(22))), ctrl(0x04, bytes(range(100, 112))), interval=NORDIC_NEW_INTERVAL)
+    event(None, ctrl(0x05), interval=NORDIC_NEW_INTERVAL)
+    enc = 0x01 | 0x04
+    event((3, bytes([0x9C, 0x11, 0x52, 0xE0, 0x07])), (3, bytes([0x31, 0xA8, 0x4D, 0x02, 0xF6])),
+          c_flags=enc, p_flags=enc, interval=NORDIC_NEW_INTERVAL)
+    for i in range(3):
+        event((2, bytes((i * 37 + k * 11) & 0xFF for k in range(15))), (2, bytes((i * 53 + k * 7) & 0xFF for k in range(13))),
+              c_flags=enc, p_flags=enc, interval=NORDIC_NEW_INTERVAL)
+    event((3, bytes([0x5E, 0xC3, 0x19, 0x88, 0x20, 0x4B])), None, c_flags=enc, interval=NORDIC_NEW_INTERVAL)
+    t += 100_000
+    for _ in range(10):
+        out.append((t, 0x01, 37, 0, adv))
+        t += 100_000
+    return out
+
+
+
+def encrypted_session() -> list[tuple[int, int, int, int, bytes]]:
+    """As `nordic_session`, a link encrypted at once: CONNECT_IND, LL_ENC_REQ/RSP (event 0),
+    LL_START_ENC_REQ (1), LL_START_ENC_RSP both ways encrypted (2), 20 events of encrypted L2CAP
+    both ways (3-22), 5 events of Empty PDUs; no plaintext ATT at all (the MTU exchange, if any,
+    was encrypted). The first ciphertext is packet 7."""
+    out: list[tuple[int, int, int, int, bytes]] = []
+    adv = adv_packet(0, addr(ADVERTISER) + bytes([0x02, 0x01, 0x06, 0x05, 0x09]) + b"Lock")
+    out.append((0, 0x01, 37, 0, adv))
+    ll_data = (struct.pack("<I", CONN_AA) + CRC_INIT.to_bytes(3, "little")
+               + struct.pack("<BHHHH", 2, 0, NORDIC_INTERVAL, 0, 400) + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 7]))
+    out.append((800, 0x01, 37, 0, adv_packet(5, addr(INITIATOR) + addr(ADVERTISER) + ll_data, tx_random=True)))
+    t, ev, sn = 5_000, 0, [0, 0]
+
+    def event(c: tuple[int, bytes] | None, p: tuple[int, bytes] | None, flags: int = 0x01) -> None:
+        nonlocal t, ev
+        c_llid, c_payload = c or (1, b"")
+        p_llid, p_payload = p or (1, b"")
+        out.append((t, flags | 0x02, (ev + 1) * 7 % 37, ev, data_packet(c_llid, sn[1], sn[0], c_payload)))
+        out.append((t + 500, flags, (ev + 1) * 7 % 37, ev, data_packet(p_llid, sn[0] ^ 1, sn[1], p_payload)))
+        sn[0] ^= 1
+        sn[1] ^= 1
+        t += NORDIC_INTERVAL * 1_250
+        ev += 1
+
+    event((3, bytes([0x03]) + bytes(range(22))), (3, bytes([0x04]) + bytes(range(100, 112))))
+    event(None, (3, bytes([0x05])))
+    event((3, bytes([0x9C, 0x11, 0x52, 0xE0, 0x07])), (3, bytes([0x31, 0xA8, 0x4D, 0x02, 0xF6])), 0x05)
+    for i in range(20):
+        event((2, bytes((i * 31 + k) & 0xFF for k in range(11))), (2, bytes((i * 17 + k) & 0xFF for k in range(9))), 0x05)
+    for _ in range(5):
+        event(None, None)
+    return out
+
+
+
+EXT_ADVERTISER = "D0:11:22:33:44:66"
+CHAIN_ADVERTISER = "E1:22:33:44:55:77"
+EXT_AA = 0x71764129
+EXT_CRC_INIT = 0x123456
+CHAINED_NAME = b"ChainedAdvertiserName"
+
+
+def extended_header(mode: int, adva: str | None = None, targeta: str | None = None, adi: int | None = None,
+                    aux_channel: int | None = None, aux_phy: int = 0) -> bytes:
+    """Common Extended Advertising Payload header (Core v5.4 Vol 6 Part B 2.3.4): length | AdvMode,
+    flags (0x01 AdvA, 0x02 TargetA, 0x08 ADI, 0x10 AuxPtr), then the fields in that order. AuxPtr:
+    channel index (6 bits), CA 0, offset units 0 (30 µs); aux offset 10 (13 bits), aux PHY (3 bits)."""
+    flags, body = 0, b""
+    if adva:
+        flags |= 0x01
+        body += addr(adva)
+    if targeta:
+        flags |= 0x02
+        body += addr(targeta)
+    if adi is not None:
+        flags |= 0x08
+        body += struct.pack("<H", adi)
+    if aux_channel is not None:
+        flags |= 0x10
+        body += bytes([aux_channel & 0x3F, 10, aux_phy << 5])
+    h = bytes([flags]) + body
+    return bytes([len(h) | (mode << 6)]) + h
+
+
+def extended_session() -> list[tuple[int, int, int, int, bytes]]:
+    """(µs, nRF flags, channel index, event counter, LE packet): extended advertising and two
+    connections followed at once.
+
+    1-3: a non-connectable advertiser (CHAIN_ADVERTISER, SID 1) whose Complete Local Name
+    CHAINED_NAME is split over ADV_EXT_IND -> AUX_ADV_IND (AdvA, first 10 bytes of data, AuxPtr)
+    -> AUX_CHAIN_IND (ADI only, the rest; nRF flags aux type 1); 4-7: a connectable advertiser
+    (EXT_ADVERTISER "Ext", SID 2) on LE Coded: ADV_EXT_IND, AUX_ADV_IND, AUX_CONNECT_REQ (access
+    address EXT_AA, 50 ms) and AUX_CONNECT_RSP; 8-9: ADV_IND and CONNECT_IND (CONN_AA, 30 ms) of
+    ADVERTISER "Lock". Then both connections' events interleaved: each reads handle 0x0003 once
+    (Read Request / Read Response); the central ends CONN_AA in its event 25 (LL_TERMINATE_IND
+    0x13), the peripheral ends EXT_AA in its event 29 (LL_TERMINATE_IND 0x13)."""
+    out: list[tuple[int, int, int, int, bytes]] = []
+    coded = 2 << 4
+    adi = (1 << 12) | 0x123
+    ad = bytes([len(CHAINED_NAME) + 1, 0x09]) + CHAINED_NAME
+    out.append((0, 0x01, 37, 0, adv_packet(7, extended_header(0, adi=adi, aux_channel=3))))
+    out.append((300, 0x01, 3, 0, adv_packet(7, extended_header(0, adva=CHAIN_ADVERTISER, adi=adi, aux_channel=9) + ad[:10],
+                                            tx_random=True)))
+    out.append((600, 0x01 | (1 << 1), 9, 0, adv_packet(7, extended_header(0, adi=adi) + ad[10:])))
+    adi2 = (2 << 12) | 0x456
+    out.append((1_000, 0x01 | coded, 37, 0, adv_packet(7, extended_header(1, adi=adi2, aux_channel=5, aux_phy=2))))
+    out.append((1_400, 0x01 | coded, 5, 0, adv_packet(7, extended_header(1, adva=EXT_ADVERTISER, adi=adi2)
+                                                     + bytes([0x02, 0x01, 0x06, 0x04, 0x09]) + b"Ext")))
+    ll = (struct.pack("<I", EXT_AA) + EXT_CRC_INIT.to_bytes(3, "little") + struct.pack("<BHHHH", 2, 0, 40, 0, 300)
+          + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 5]))
+    out.append((1_800, 0x01 | coded, 5, 0, adv_packet(5, addr(INITIATOR) + addr(EXT_ADVERTISER) + ll, tx_random=True)))
+    out.append((2_100, 0x01 | coded, 5, 0, adv_packet(8, extended_header(0, adva=EXT_ADVERTISER, targeta=INITIATOR),
+                                                     rx_random=True)))
+    adv = adv_packet(0, addr(ADVERTISER) + bytes([0x02, 0x01, 0x06, 0x05, 0x09]) + b"Lock")
+    out.append((3_000, 0x01, 37, 0, adv))
+    ll1 = (struct.pack("<I", CONN_AA) + CRC_INIT.to_bytes(3, "little") + struct.pack("<BHHHH", 2, 0, 24, 0, 400)
+           + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 7]))
+    out.append((3_400, 0x01, 37, 0, adv_packet(5, addr(INITIATOR) + addr(ADVERTISER) + ll1, tx_random=True)))
+
+    def packet(aa: int, crc_init: int, llid: int, nesn: int, sn: int, payload: bytes) -> bytes:
+        pdu = bytes([llid | (nesn << 2) | (sn << 3), len(payload)]) + payload
+        return struct.pack("<I", aa) + pdu + crc24(pdu, crc_init)
+
+    links = {EXT_AA: {"sn": [0, 0], "crc": EXT_CRC_INIT, "phy": coded, "ev": 0, "name": b"Ext"},
+             CONN_AA: {"sn": [0, 0], "crc": CRC_INIT, "phy": 0, "ev": 0, "name": b"Lock"}}
+
+    def event(aa: int, t: int, c: tuple[int, bytes] | None = None, p: tuple[int, bytes] | None = None) -> None:
+        link = links[aa]
+        sn, ev = link["sn"], link["ev"]
+        c_llid, c_payload = c or (1, b"")
+        p_llid, p_payload = p or (1, b"")
+        out.append((t, 0x03 | link["phy"], ev % 37, ev, packet(aa, link["crc"], c_llid, sn[1], sn[0], c_payload)))
+        out.append((t + 900, 0x01 | link["phy"], ev % 37, ev, packet(aa, link["crc"], p_llid, sn[0] ^ 1, sn[1], p_payload)))
+        sn[0] ^= 1
+        sn[1] ^= 1
+        link["ev"] = ev + 1
+
+    events = sorted([(5_000 + i * 50_000, EXT_AA, i) for i in range(30)] + [(8_000 + i * 30_000, CONN_AA, i) for i in range(26)])
+    for t, aa, i in events:
+        read = ((2, l2cap_att(struct.pack("<BH", att.READ_REQ, 0x0003))), (2, l2cap_att(bytes([att.READ_RSP]) + links[aa]["name"])))
+        if i == 2 + (aa == CONN_AA):
+            event(aa, t, *read)
+        elif aa == EXT_AA and i == 29:
+            event(aa, t, None, (3, bytes([0x02, 0x13])))
+        elif aa == CONN_AA and i == 25:
+            event(aa, t, (3, bytes([0x02, 0x13])), None)
+        else:
+            event(aa, t)
+    out.sort(key=lambda f: f[0])
+    return out
+
+
+
+def silent_peripheral_session(answered_events: int) -> list[tuple[int, int, int, int, bytes]]:
+    """(µs, nRF flags, channel index, event counter, LE packet): CONNECT_IND (30 ms interval,
+    supervision timeout 100 = 1 s), `answered_events` connection events with both sides' Empty
+    PDUs, then the peripheral is gone: the central sends on alone, its PDU unacknowledged (same
+    SN) every event for 34 events (1.02 s, past the 1 s timeout; Core v5.4 Vol 6 Part B 4.5.2)
+    and stops; another device's ADV_IND every 100 ms for 3 s follows. With `answered_events` 0
+    the peripheral never answers: the central gives up after 6 events (0x3E)."""
+    out: list[tuple[int, int, int, int, bytes]] = []
+    out.append((0, 0x01, 37, 0, adv_packet(0, addr(ADVERTISER) + bytes([0x02, 0x01, 0x06, 0x05, 0x09]) + b"Lock")))
+    ll_data = (struct.pack("<I", CONN_AA) + CRC_INIT.to_bytes(3, "little") + struct.pack("<BHHHH", 2, 0, 24, 0, 100)
+               + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 7]))
+    out.append((800, 0x01, 37, 0, adv_packet(5, addr(INITIATOR) + addr(ADVERTISER) + ll_data, tx_random=True)))
+    t, sn = 5_000, [0, 0]
+    for ev in range(answered_events):
+        out.append((t, 0x03, ev % 37, ev, data_packet(1, sn[1], sn[0], b"")))
+        out.append((t + 500, 0x01, ev % 37, ev, data_packet(1, sn[0] ^ 1, sn[1], b"")))
+        sn[0] ^= 1
+        sn[1] ^= 1
+        t += 30_000
+    for ev in range(answered_events, answered_events + (34 if answered_events else 6)):
+        out.append((t, 0x03, ev % 37, ev, data_packet(1, sn[1], sn[0], b"")))
+        t += 30_000
+    other = adv_packet(0, addr("11:22:33:44:55:66") + bytes([0x02, 0x01, 0x06]))
+    for i in range(30):
+        out.append((t + i * 100_000, 0x01, 37, 0, other))
+    return out
+
+
+def nordic_capture(version: int = 2, encrypted: bool = False, extended: bool = False,
+                   silent_after: int | None = None) -> bytes:
+    """The `nordic_session` (or `encrypted_session`, `extended_session`) as pcap LINKTYPE 272:
+    pcap times are the packets' times; the header's delta time (v2) or timestamp (v3) agrees."""
+    frames = (silent_peripheral_session(silent_after) if silent_after is not None else extended_session() if extended
+              else encrypted_session() if encrypted else nordic_session())
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 272))
+    previous_end = 0
+    for i, (us, flags, channel, counter, packet) in enumerate(frames):
+        airtime = 8 * (1 + len(packet))   # LE 1M: preamble and packet, 1 µs a bit
+        time_field = us - previous_end if version == 2 else us
+        previous_end = us + airtime
+        f = nordic_frame(version, packet, flags, channel, counter, time_field, i)
+        out += struct.pack("<IIII", START_S + us // 1_000_000, us % 1_000_000, len(f), len(f)) + f
+    return bytes(out)
+
+
+
+def rf_channel(index: int) -> int:
+    """RF channel 0-39 of link-layer channel index `index` (Core v5.4 Vol 6 Part A 2, Part B 1.4.1)."""
+    return {37: 0, 38: 12, 39: 39}.get(index, index + 1 if index <= 10 else index + 2)
+
+
+def plain_capture() -> bytes:
+    """The `nordic_session` as pcap LINKTYPE 251 (no pseudo-header, as Ubertooth writes it without
+    PPI): no direction, no event counter, and no CRC verdict; the bad-CRC packet is known as
+    such only by checking its CRC against the CONNECT_IND's CRCInit (Core v5.4 Vol 6 Part B 3.1.1)."""
+    return pcap_at(251, [(us, packet) for us, _flags, _channel, _counter, packet in nordic_session()])
+
+
+def pcap_at(link_type: int, frames: list[tuple[int, bytes]]) -> bytes:
+    """A pcap of `link_type` with each frame at its µs from START_S."""
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, link_type))
+    for us, f in frames:
+        out += struct.pack("<IIII", START_S + us // 1_000_000, us % 1_000_000, len(f), len(f)) + f
+    return bytes(out)
+
+
+def rf_capture(with_direction: bool) -> bytes:
+    """The `nordic_session` as pcap LINKTYPE 256 (LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR, as Sniffle
+    writes it): RF channel u8, signal i8 = -60, noise i8, access address offenses u8, reference
+    access address u32, flags u16: 0x0001 dewhitened, 0x0002 signal valid, 0x0400 CRC checked,
+    0x0800 CRC valid (from the session's CRC OK flag), PDU type << 7 (2 central to peripheral, 3
+    peripheral to central) when `with_direction`, else 0 (unspecified). No event counter: the
+    reader knows connection events only from the times."""
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 256))
+    for us, flags, channel, _counter, packet in nordic_session():
+        aa = struct.unpack_from("<I", packet)[0]
+        phdr_flags = 0x0001 | 0x0002 | 0x0400 | (0x0800 if flags & 0x01 else 0)
+        if with_direction and aa != ADV_AA:
+            phdr_flags |= (2 if flags & 0x02 else 3) << 7
+        f = struct.pack("<BbbBIH", rf_channel(channel), -60, -95, 0, 0, phdr_flags) + packet
+        out += struct.pack("<IIII", START_S + us // 1_000_000, us % 1_000_000, len(f), len(f)) + f
+    return bytes(out)
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) == 4 and argv[1] == "--nordic":
+        Path(argv[3]).write_bytes(nordic_capture(int(argv[2])))
+        return 0
+    if len(argv) == 4 and argv[1] == "--silent":
+        Path(argv[3]).write_bytes(nordic_capture(2, silent_after=int(argv[2])))
+        return 0
+    if len(argv) == 3 and argv[1] == "--extended":
+        Path(argv[2]).write_bytes(nordic_capture(2, extended=True))
+        return 0
+    if len(argv) == 3 and argv[1] == "--plain":
+        Path(argv[2]).write_bytes(plain_capture())
+        return 0
+    if len(argv) == 3 and argv[1] == "--encrypted":
+        Path(argv[2]).write_bytes(nordic_capture(2, encrypted=True))
+        return 0
+    if len(argv) == 4 and argv[1] == "--rf":
+        Path(argv[3]).write_bytes(rf_capture(argv[2] == "direction"))
+        return 0
     if len(argv) == 4 and argv[1] == "--lost":
         Path(argv[3]).write_bytes(lost_capture(float(argv[2])))
         return 0

@@ -34,6 +34,10 @@ public struct DeviceGATT: Sendable {
     /// For the local server: the capture is a sniffer's, so "local" is the link's central (the side
     /// a sniffer records as `tx`), not a device that made the capture.
     public var isAirCapture = false
+    /// A sniffer's capture: per connection whose payloads turned to ciphertext the sniffer did not
+    /// decrypt, the first such packet (the "LL payloads encrypted" link event): discovery and
+    /// values after it are not in the capture, though the link may have carried them.
+    public var ciphertextFrom: [(connection: Int64, packet: Int)] = []
     /// For the local server: the clients that were the central (LE Connection Complete role 0x01).
     public var centrals: [String] { clients.filter { $0.role == "central" }.map(\.address) }
 
@@ -169,6 +173,13 @@ public struct DeviceGATT: Sendable {
         // cached database): listed with its values rather than dropped; so is any value read
         // by type (Read Using Characteristic UUID) at a handle no discovery revealed.
         if undiscovered { d.undiscoveredHandles = d.database.undiscoveredHandles(used: Set(used).union(d.database.values.keys)) }
+        d.ciphertextFrom = try db.rows("""
+            SELECT connection_id, min(packet_id) FROM link_event WHERE connection_id IN (\(ids)) AND name = ?1
+            GROUP BY connection_id ORDER BY connection_id
+            """, [.text(LinkLayerDecoder.ciphertextEventName)]).compactMap { r in
+                guard let c = r[0].int, let p = r[1].int else { return nil }
+                return (Int64(c), p)
+            }
         if let a = d.address, let info = try db.rows("""
             SELECT name, manufacturer, model, firmware_revision, hardware_revision, software_revision, serial_number,
                    company_id, company_name, appearance FROM device WHERE address = ?1

@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 import BLETimeline
 
 /// The per-connection post-mortem `diagnose` renders: facts, counts and findings.
@@ -70,8 +71,10 @@ public struct ConnectionDiagnosis: Sendable {
     public var transportClue: String?
 
     /// What the MTU is known to be: the negotiated one, 23 when the link was seen from its start
-    /// and never exchanged (Vol 3 Part F 3.2.8), else nil (unknown; `largestATTPDU` bounds it).
-    public var knownMTU: Int? { mtuExchanged || !beganBeforeCapture ? mtu : nil }
+    /// and never exchanged (Vol 3 Part F 3.2.8), else nil (unknown; `largestATTPDU` bounds it):
+    /// a link that began before the capture, or whose payloads became ciphertext (`ciphertextFrom`)
+    /// before any exchange was seen.
+    public var knownMTU: Int? { mtuExchanged || (!beganBeforeCapture && ciphertextFrom == nil) ? mtu : nil }
     public var packets: Int
     public var attPDUs: Int
     public var transactions: Int
@@ -94,6 +97,11 @@ public struct ConnectionDiagnosis: Sendable {
     /// when its last packet came, and how much longer the capture went on. Such a link was not
     /// "still open when the capture ended".
     public var lostFromView: (lastSeen: Int64, captureWentOn: Int64)?
+    /// On a sniffer's capture: the first packet of the link whose payload was ciphertext the
+    /// sniffer did not decrypt (the "LL payloads encrypted" link event, Core v5.4 Vol 6 Part E 1).
+    /// From it on the link's ATT, SMP and LL Control are not known: the ATT counts are those of
+    /// the plaintext, and an MTU never seen exchanged may have been exchanged after it.
+    public var ciphertextFrom: Int?
 
     public var worstSeverity: Finding.Severity? { findings.map(\.finding.severity).max() }
 }
@@ -196,7 +204,8 @@ public final class DiagnosisReader {
                    (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name IN ('Encryption Change', 'Encryption Key Refresh Complete')),
                    (SELECT android_status FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
                    (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
-                   c.controller_index, c.local_disconnect_requested
+                   c.controller_index, c.local_disconnect_requested,
+                   (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.ciphertextEventName)')
             FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
             """)
         try s.bind([.integer(capture.id)])
@@ -236,6 +245,7 @@ public final class DiagnosisReader {
                 disconnectAndroid: s.optionalInt(31).map { AndroidGattStatus($0, s.text(32)) }, peripheralManager: nil, findings: [])
             c.controller = s.int(33)
             c.localDisconnectRequested = s.int(34) != 0
+            c.ciphertextFrom = s.optionalInt(35)
             c.namesController = namesController
             c.controllerIsInterface = interfaces
             // `end` is the last packet's time when no disconnection was seen.

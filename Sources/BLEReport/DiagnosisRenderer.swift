@@ -113,7 +113,8 @@ public enum DiagnosisRenderer {
                 if !requested.isEmpty { params += "; peripheral requested \(requested.count) update(s)" }
                 out.append(params)
                 out.append("  " + mtuText(c) + (c.phy.map { ", PHY \($0)" } ?? "") + ", " + encryptionText(c))
-                out.append("  ATT: \(c.attPDUs) PDU(s), \(c.transactions) transaction(s), \(c.transactionErrors) error(s), \(c.transactionTimeouts) timeout(s), \(c.notifications) notification(s)/indication(s)")
+                out.append("  ATT: \(c.attPDUs) PDU(s), \(c.transactions) transaction(s), \(c.transactionErrors) error(s), \(c.transactionTimeouts) timeout(s), \(c.notifications) notification(s)/indication(s)"
+                           + (c.ciphertextFrom.map { "; not known from packet \($0) on: encrypted, and the sniffer did not decrypt it" } ?? ""))
             }
             if let r = c.disconnectReason {
                 out.append("  ended: \(hex(r)) \(HCIStatusCode(UInt8(truncatingIfNeeded: r)).name) at packet \(c.disconnectPacketID ?? 0)" +
@@ -123,6 +124,14 @@ public enum DiagnosisRenderer {
                     out.append("  CoreBluetooth (local peripheral):")
                     out += TextFormat.wrap(view.sentence, width: 96, indent: "    ")
                 }
+            } else if let lost = c.lostFromView, let timeout = c.findings.first(where: { $0.finding.code == "connection-timeout-on-air" }) {
+                // The sniffer saw the peripheral go silent and the central give up (LostFromViewFindings).
+                let never = timeout.finding.title.contains("0x3E")
+                out.append("  ended: " + (never ? "0x3E Connection Failed to be Established" : "0x08 Connection Timeout")
+                           + " (inferred) at packet \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))): "
+                           + (never ? "the peripheral answered none of the central's packets, and the central gave up"
+                                    : "the peripheral went silent and the central's packets stop after the supervision timeout")
+                           + "; no LL_TERMINATE_IND")
             } else if let lost = c.lostFromView {
                 // A sniffer's capture that went on without the link (AirObservation).
                 out.append("  ended: not in the capture: its last packet is \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))), "
@@ -153,11 +162,15 @@ public enum DiagnosisRenderer {
     }
 
     /// `MTU 247`, `MTU 23 (default: never exchanged)`, `MTU unknown (began before the capture)`,
+    /// `MTU unknown (no exchange seen before the link's payloads turned unreadable at packet 7)`,
     /// `MTU ≥ 232 (inferred from a 229-byte Handle Value Notification)`.
     static func mtuText(_ c: ConnectionDiagnosis) -> String {
         let largest = c.largestATTPDU.flatMap { $0.length > 23 ? $0 : nil }
         if c.mtuExchanged { return "MTU \(c.mtu)" }
         if let known = c.knownMTU { return "MTU \(known) (default: never exchanged)" }
+        if let from = c.ciphertextFrom, !c.beganBeforeCapture {
+            return "MTU unknown (no exchange seen before the link's payloads turned unreadable at packet \(from))"
+        }
         if let largest {
             let what = BLEAnalysisNames.attOpcodeName(largest.opcode)
             let size = largest.valueLength.map { "a \($0)-byte \(what)" } ?? "a \(largest.length)-byte \(what) PDU"
@@ -256,6 +269,8 @@ public enum DiagnosisRenderer {
             ("att_pdus", .int(Int64(c.attPDUs))), ("transactions", .int(Int64(c.transactions))),
             ("transaction_errors", .int(Int64(c.transactionErrors))), ("transaction_timeouts", .int(Int64(c.transactionTimeouts))),
             ("notifications", .int(Int64(c.notifications))),
+            // A sniffer's capture: from this packet on the payloads were ciphertext (ATT unknown).
+            ("ciphertext_from_packet_id", JSON(c.ciphertextFrom)),
             ("disconnect_reason", JSON(c.disconnectReason)),
             ("disconnect_reason_name", JSON(c.disconnectReason.map { HCIStatusCode(UInt8(truncatingIfNeeded: $0)).name })),
             ("disconnect_packet_id", JSON(c.disconnectPacketID)), ("cb_error", JSON(c.disconnectCBError)),

@@ -68,7 +68,13 @@ public enum GATTRenderer {
         }
         out.append("  connections: " + d.connectionIDs.map(String.init).joined(separator: ", "))
         let g = d.database
-        if g.isEmpty { out.append("  no discovery in the capture") }
+        if g.isEmpty {
+            out.append("  no discovery in the capture" + (d.ciphertextFrom.isEmpty ? "" : "'s plaintext"))
+        }
+        // Core v5.4 Vol 6 Part E 1: what an encrypted link carried is not known without its key.
+        for (connection, packet) in d.ciphertextFrom {
+            out.append("  connection \(connection): encrypted from packet \(packet) on, and the sniffer did not decrypt it: its GATT traffic from there is not known")
+        }
         let cccd = g.clientConfigurations
         for s in g.services {
             out.append("  \(s.isPrimary ? "Service" : "Secondary service") \(uuidText(s.uuid)) [\(hex(s.startHandle, width: 4))–\(hex(s.endHandle, width: 4))]")

@@ -18,6 +18,12 @@ struct ExtremeTimestampDecodeTests {
         b.add(B.nordic(B.data(0b10, LinkLayerDecoderTests.mtuRequest), sender: .central))
         b.add(B.nordic(B.data(0b11, [0x0C, 0x09, 0x59, 0x00, 0x34, 0x12]), sender: .peripheral))
         b.add(B.rf(B.data(0b11, [0x02, 0x13]), sender: .central), linkType: 256)
+        // Without an event counter the decoder counts connection events from the times.
+        b.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd(aa: 0x5065_9A3C)), rfChannel: 0),
+              linkType: 256)
+        b.add(B.rf(B.data(0b01, [], aa: 0x5065_9A3C), sender: .central), linkType: 256)
+        b.add(B.rf(B.data(0b01, [], nesn: 1, aa: 0x5065_9A3C), sender: .peripheral), linkType: 256)
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 1, aa: 0x5065_9A3C), sender: .central), linkType: 256)
         var decoder = PacketDecoder(options: DecoderOptions(payloadOffsetInRecord: 16))
         var i = start
         for record in b.records {

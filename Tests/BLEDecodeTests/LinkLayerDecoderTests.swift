@@ -22,6 +22,74 @@ struct LinkLayerDecoderTests {
         #expect(r.rssi == -60 && !r.isScanResponse && r.parsed.localName == "Lock")
     }
 
+    /// Core v5.4 Vol 6 Part B 3.1.1: CRC init 0x555555 on the advertising physical channel, the
+    /// CONNECT_IND's CRCInit on the connection.
+    @Test("a sniffer that gives no CRC verdict (LINKTYPE 251, 256 without 'CRC checked'): the CRC is checked, a corrupted packet named, not decoded",
+          arguments: [UInt16(251), 256])
+    func crcCheckedWithoutVerdict(linkType: UInt16) {
+        func frame(_ ll: [UInt8]) -> [UInt8] {
+            guard linkType == 256 else { return ll }
+            // RF channel 5, signal valid, no CRC checked flag.
+            var b: [UInt8] = [5, 0xCE, 0x80, 0x00, 0, 0, 0, 0]
+            b.append(le16: 0x0003)
+            return b + ll
+        }
+        func corrupted(_ ll: [UInt8], at i: Int) -> [UInt8] {
+            var c = ll
+            c[i] ^= 0x06   // a bit error the CRC catches; the bytes still parse
+            return c
+        }
+        var b = B()
+        let adv = B.advertising(0x00, B.advA + [0x05, 0x09, 0x4C, 0x6F, 0x63, 0x6B])
+        b.add(frame(corrupted(adv, at: 6 + 6 + 1)), linkType: linkType)
+        b.add(frame(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd())), linkType: linkType)
+        let request = B.data(0b10, Self.mtuRequest)
+        b.add(frame(request), linkType: linkType, gap: 6_000)
+        // The peripheral's response with a bit error: Exchange MTU Response 0x03 reads 0x05.
+        let response = B.data(0b10, Self.mtuResponse, nesn: 1)
+        b.add(frame(corrupted(response, at: 4 + 2 + 4)), linkType: linkType, gap: 400)
+        b.add(frame(B.data(0b01, [], sn: 1, nesn: 0)), linkType: linkType, gap: 29_600)
+        b.add(frame(response), linkType: linkType, gap: 400)
+        // The central's Empty PDU garbled: its turn still counts, the next PDU is the peripheral's.
+        b.add(frame(corrupted(B.data(0b01, [], sn: 0, nesn: 0), at: 4)), linkType: linkType, gap: 29_600)
+        b.add(frame(B.data(0b01, [], sn: 0, nesn: 1)), linkType: linkType, gap: 400)
+        let p = b.decode()
+        #expect(p[0].summary == "ADV_IND (bad CRC)" && p[0].events.isEmpty)
+        #expect(p[0].problems.map(\.reason) == ["the CRC does not match the packet's bytes (CRC init 0x555555)"])
+        #expect(p[1].problems.isEmpty && p[2].attEvents.count == 1 && p[2].problems.isEmpty)
+        #expect(p[3].summary == "Data PDU on access address 0x9A328370 (bad CRC)" && p[3].attEvents.isEmpty)
+        #expect(p[3].problems.map(\.reason) == ["the CRC does not match the packet's bytes (CRC init 0x332211)"])
+        #expect(p[5].attEvents.count == 1 && p[5].problems.isEmpty)
+        #expect(p[3].connection == p[2].connection && p[3].direction == .received)
+        #expect(p[6].summary.hasSuffix("(bad CRC)") && p[6].direction == .sent && p[7].direction == .received)
+    }
+
+    /// Core v5.4 Vol 6 Part B 2.1.2, 4.4.2.12: periodic advertising uses the access address of its
+    /// SyncInfo, not 0x8E89BED6.
+    @Test("periodic advertising on its own access address: an advertising PDU when the sniffer says so, no connection")
+    func periodicAdvertisingAccessAddress() {
+        // AUX_SYNC_IND: Extended Header Length 3, AdvMode 0, flags ADI, ADI 0x1123; 2 bytes of data.
+        let sync: [UInt8] = [0x03, 0x08, 0x23, 0x11, 0x01, 0xFF]
+        var ll: [UInt8] = []
+        ll.append(le32: 0x6A3F_1C52)
+        ll += [0x07, UInt8(sync.count)] + sync + [0, 0, 0]
+        // nRF Sniffer header version 3, packet id 0x02 (advertising PDU): CRC OK, aux type 2, channel 12.
+        var v3: [UInt8] = [0x4B]
+        v3.append(le16: UInt16(10 + ll.count))
+        v3 += [0x03, 0x00, 0x00, 0x02, 0x0A, 0x01 | 2 << 1, 12, 0x3C, 0x00, 0x00, 0, 0, 0, 0]
+        var b = B()
+        b.add(v3 + ll)
+        // LINKTYPE 256, PDU type 1 (auxiliary advertising), CRC checked and valid; RF channel 14 = index 12.
+        var rf: [UInt8] = [14, 0xCE, 0x80, 0x00, 0, 0, 0, 0]
+        rf.append(le16: 0x0001 | 0x0002 | 1 << 7 | 0x0400 | 0x0800)
+        b.add(rf + ll, linkType: 256)
+        for p in b.decode() {
+            #expect(p.summary == "AUX_SYNC_IND, SID 1, 2 bytes of data", "\(p.summary)")
+            #expect(!p.events.contains { if case .connectionFoundInProgress = $0 { true } else { false } })
+            #expect(p.connection == nil)
+        }
+    }
+
     @Test("LINKTYPE 251: the LE packet alone, no pseudo-header (no RSSI, no direction)")
     func plainLinkType() {
         var b = B()
@@ -143,6 +211,9 @@ struct LinkLayerDecoderTests {
         #expect(p[4].summary == "Sent Encrypted L2CAP start fragment, 11 bytes (ciphertext)" && p[4].attEvents.isEmpty)
         #expect(p[5].attEvents.count == 1)
         #expect(p[6].attEvents.isEmpty)
+        // The first ciphertext is named once per connection: what the link carries from there is unknown.
+        let named = p.indices.filter { p[$0].linkEvents.contains { $0.name == LinkLayerDecoder.ciphertextEventName } }
+        #expect(named == [4])
     }
 
     @Test("LL_REJECT_EXT_IND to LL_ENC_REQ: Encryption Change with the error code")
@@ -159,7 +230,7 @@ struct LinkLayerDecoderTests {
         #expect(p[3].linkEvents.map(\.status) == [.commandDisallowed])
     }
 
-    @Test("LL_CONNECTION_UPDATE_IND applies at its instant when event counters are known, else when seen")
+    @Test("LL_CONNECTION_UPDATE_IND applies at its instant: the sniffer's event counter, else when seen in progress")
     func connectionUpdate() {
         // WinSize 1, WinOffset 0, Interval 36, Latency 2, Timeout 300, Instant 10
         let update: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x24, 0x00, 0x02, 0x00, 0x2C, 0x01, 0x0A, 0x00]
@@ -173,10 +244,58 @@ struct LinkLayerDecoderTests {
         #expect(updates[3].map(\.interval) == [36] && updates[3].first?.peripheralLatency == 2
                 && updates[3].first?.supervisionTimeout == 300)
 
+        // A connection found in progress: where its event counter started is not known.
         var rf = B()
-        rf.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd()), rfChannel: 0), linkType: 256)
         rf.add(B.rf(B.data(0b11, update), sender: .central), linkType: 256)
-        #expect(rf.decode()[1].events.contains { if case .connectionUpdate = $0 { true } else { false } })
+        #expect(rf.decode()[0].events.contains { if case .connectionUpdate = $0 { true } else { false } })
+    }
+
+    /// Core v5.4 Vol 6 Part B 4.5.1 (the event counter grows by one each connection event),
+    /// 4.5.3 (the first event 1.25 ms + transmitWindowOffset after the CONNECT_IND), 5.1.1.
+    @Test("LINKTYPE 256 records no event counter: it is counted from the times, missed events included, so an update applies at its instant",
+          arguments: [LinkLayerRole.central, nil])
+    func connectionUpdateCountedEvents(sender: LinkLayerRole?) {
+        // WinSize 1, WinOffset 0, Interval 40 (50 ms), Latency 0, Timeout 500, Instant 10
+        let update: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x0A, 0x00]
+        let interval: Int64 = 30_000   // B.connectInd(): 30 ms, WinOffset 3 (3.75 ms)
+        var b = B()
+        b.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd()), rfChannel: 0), linkType: 256)
+        b.add(B.rf(B.data(0b01, []), sender: sender), linkType: 256, gap: 5_500)                 // event 0
+        b.add(B.rf(B.data(0b01, [], nesn: 1), sender: sender?.peer), linkType: 256, gap: 400)
+        b.add(B.rf(B.data(0b11, update, sn: 1, nesn: 1), sender: sender), linkType: 256, gap: 4 * interval - 400)  // 4
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 0), sender: sender?.peer), linkType: 256, gap: 400)
+        // Events 5-8 missed by the sniffer; event 9, then 10 (the instant) 30 ms later.
+        b.add(B.rf(B.data(0b01, [], nesn: 0), sender: sender), linkType: 256, gap: 5 * interval - 400 + 20)  // 9
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 1), sender: sender), linkType: 256, gap: interval - 20)       // 10
+        let p = b.decode()
+        let updated = p.indices.filter { i in p[i].events.contains { if case .connectionUpdate = $0 { true } else { false } } }
+        #expect(updated == [6])
+    }
+
+    /// Core v5.4 Vol 6 Part B 4.5.3: transmitWindowDelay is 1.25 ms after a CONNECT_IND, 2.5 ms
+    /// after an AUX_CONNECT_REQ (LE 1M or 2M), so the same gap is event 1 after the one and event 0
+    /// after the other.
+    @Test("the first connection event after an AUX_CONNECT_REQ starts 2.5 ms after it, not 1.25 ms",
+          arguments: [true, false])
+    func auxConnectRequestWindowDelay(aux: Bool) {
+        // InitA, AdvA, AA, CRCInit, WinSize 5 (6.25 ms), WinOffset 0, Interval 6 (7.5 ms), Latency 0,
+        // Timeout 100, all channels, Hop 7.
+        var connect = B.initA + B.advA
+        connect.append(le32: B.accessAddress)
+        connect += [0x11, 0x22, 0x33, 0x05, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x64, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F, 0x07]
+        // WinSize 1, WinOffset 0, Interval 12, Latency 0, Timeout 100, Instant 1
+        let update: [UInt8] = [0x00, 0x01, 0x00, 0x00, 0x0C, 0x00, 0x00, 0x00, 0x64, 0x00, 0x01, 0x00]
+        var b = B()
+        // RF channel 5 is data channel index 4: a secondary advertising channel, so type 0b0101 is AUX_CONNECT_REQ.
+        b.add(B.rf(B.advertising(0x05, txRandom: false, rxRandom: true, connect), rfChannel: aux ? 5 : 0), linkType: 256)
+        // Late in the transmit window of event 0: 0.352 ms (the PDU) + 2.5 ms + 6.4 ms after it.
+        b.add(B.rf(B.data(0b11, update), sender: .central), linkType: 256, gap: 352 + 2_500 + 6_400)
+        b.add(B.rf(B.data(0b01, [], sn: 1, nesn: 1), sender: .central), linkType: 256, gap: 7_500)
+        let p = b.decode()
+        #expect(p[0].summary.hasPrefix(aux ? "AUX_CONNECT_REQ" : "CONNECT_IND"))
+        let updated = p.indices.filter { i in p[i].events.contains { if case .connectionUpdate = $0 { true } else { false } } }
+        // After a CONNECT_IND the same packet is 9.25 ms after the earliest start of event 0: event 1, the instant.
+        #expect(updated == (aux ? [2] : [1]))
     }
 
     @Test("LL_PHY_UPDATE_IND: an LE PHY Update Complete link event at its instant, an unchanged side kept")
@@ -202,6 +321,8 @@ struct LinkLayerDecoderTests {
         }
         #expect(ref.index == 1 && transport == .le && p[0].attEvents.count == 1)
         #expect(p[1].summary == "Sent Encrypted L2CAP start fragment, 5 bytes (ciphertext), or not a valid PDU")
+        // Not named as the link turning unreadable: it may be noise on a stray access address.
+        #expect(p[1].linkEvents.isEmpty)
     }
 
     @Test("without a direction from the sniffer: central first in each event, then alternating, said once")

@@ -2,8 +2,9 @@ import BLECore
 @testable import BLEDecode
 
 /// Builds air frames for decoder tests: nRF Sniffer (LINKTYPE 272, header version 2) and
-/// LINKTYPE 256 records around hand-made LE packets. CRCs are zero (the sniffers' CRC flags
-/// say OK; the decoder does not recompute CRCs).
+/// LINKTYPE 256 records around hand-made LE packets. CRCs are the right ones (Core v5.4 Vol 6
+/// Part B 3.1.1: 0x555555 on the advertising access address, else `connectInd()`'s CRCInit
+/// 0x332211), for the LINKTYPE 251 frames whose CRC the decoder checks itself.
 struct AirFrameBuilder {
     static let accessAddress: UInt32 = 0x9A32_8370
     /// AdvA CA:FE:13:37:00:01, InitA 5C:F3:70:73:3E:F4 on the wire.
@@ -14,11 +15,16 @@ struct AirFrameBuilder {
     var time: Int64 = 1_700_000_000_000_000
     var offset = 24
 
+    /// CRCInit of `connectInd()`.
+    static let crcInit: UInt32 = 0x33_2211
+
     /// An LE packet: access address, header, payload, 3 CRC bytes.
     static func packet(_ aa: UInt32, _ header: [UInt8], _ payload: [UInt8]) -> [UInt8] {
         var b: [UInt8] = []
         b.append(le32: aa)
-        return b + header + payload + [0, 0, 0]
+        let crc = LinkLayerCRC.compute(header + payload,
+                                       crcInit: aa == LinkLayerPacket.advertisingAccessAddress ? LinkLayerCRC.advertisingInit : crcInit)
+        return b + header + payload + [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16)]
     }
 
     /// A data channel PDU on `aa` (LLID, SN, NESN).

@@ -26,6 +26,12 @@ struct ExtendedAdvertisingFragments {
     /// Keys in the order their runs began, to drop the oldest when too many are open.
     private var order: [Key] = []
 
+    /// Forgets the run of `key`: a sniffer sees an advertiser's data begin again with its
+    /// AUX_ADV_IND, whether or not it saw the last chain PDU before.
+    mutating func discard(_ key: Key) {
+        if pending.removeValue(forKey: key) != nil { order.removeAll { $0 == key } }
+    }
+
     /// Files `report` (its `dataStatus` already set) under `key`; returns it as it should be
     /// stored: a middle fragment without parsed data, a last fragment with the whole data.
     mutating func add(_ report: AdvertisingReport, key: Key) -> AdvertisingReport {

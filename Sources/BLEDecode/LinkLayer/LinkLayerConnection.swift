@@ -58,11 +58,16 @@ struct LinkLayerConnection: Sendable {
     var isOpen = true
     /// Connection interval in 1.25 ms units, when known.
     var interval: UInt16?
+    /// The CONNECT_IND's CRCInit (nil for a connection found in progress): checks the CRC of
+    /// packets whose sniffer gives no verdict (`LinkLayerCRC`).
+    var crcInit: UInt32?
     var encryption: Encryption
     /// Encryption was on at some point (a later LL_ENC_REQ is a key refresh).
     var wasEncrypted = false
     /// The current encryption procedure's Encryption Change was reported.
     var encryptionReported = false
+    /// The first PDU whose payload the sniffer could not read was named (`LinkLayerDecoder.ciphertextEventName`).
+    var ciphertextReported = false
     var pendingUpdate: PendingUpdate?
     var pendingPHY: PendingPHY?
     /// The PHYs in use seen from the central (HCI PHY values; LE 1M until an update).
@@ -79,13 +84,52 @@ struct LinkLayerConnection: Sendable {
     var lastCentral: SentPDU?
     var lastPeripheral: SentPDU?
 
-    init(ref: ConnectionRef, accessAddress: UInt32, origin: Origin, interval: UInt16?, frame: Int) {
+    // The connection event counter counted from the packets' times (`countEvent`).
+    /// The earliest time the first connection event can start, from the CONNECT_IND.
+    var firstAnchor: Int64?
+    /// Time of the first packet of the current connection event, and that event's counter.
+    var eventStart: Int64?
+    var countedEvent: UInt16 = 0
+
+    init(ref: ConnectionRef, accessAddress: UInt32, origin: Origin, interval: UInt16?, frame: Int,
+         firstAnchor: Int64? = nil) {
         self.ref = ref
         self.accessAddress = accessAddress
         self.origin = origin
         self.interval = interval
         self.encryption = origin == .connectInd ? .off : .unknown
         self.lastFrame = frame
+        self.firstAnchor = firstAnchor
+    }
+
+    /// The connection event counter of a data PDU at `timestamp`, for a sniffer that records
+    /// none (LINKTYPE 251 and 256; nRF Sniffer gives it). The counter is 0 in the first
+    /// connection event and grows by one each event, whether or not a packet is sent in it
+    /// (Core v5.4 Vol 6 Part B 4.5.1); the first event starts 1.25 ms plus transmitWindowOffset
+    /// after the CONNECT_IND, within transmitWindowSize (4.5.3). So: the first packet seen is
+    /// in event ⌊(its time − that earliest start) / interval⌋ (events the sniffer missed count);
+    /// a later packet more than `eventGap` after the previous one starts a new event,
+    /// round(time since the current event's first packet / interval) events on. Nil for a
+    /// connection found in progress (where its counter started is not known) or while the
+    /// interval is not known: an instant cannot be placed then.
+    mutating func countEvent(timestamp: Int64) -> UInt16? {
+        guard origin == .connectInd, let firstAnchor, let interval, interval > 0 else { return nil }
+        let intervalUs = Int64(interval) * 1_250
+        guard let start = eventStart, let last = lastTimestamp else {
+            let events = max(0, timestamp.saturatingSubtracting(firstAnchor)) / intervalUs
+            countedEvent = UInt16(truncatingIfNeeded: events)
+            eventStart = timestamp
+            return countedEvent
+        }
+        let gap = timestamp.saturatingSubtracting(last)
+        if gap > eventGap {
+            let sinceStart = timestamp.saturatingSubtracting(start)
+            // Rounded without adding (a gap of Int64.max must not overflow).
+            let events = max(1, sinceStart / intervalUs + (sinceStart % intervalUs >= intervalUs / 2 ? 1 : 0))
+            countedEvent = countedEvent &+ UInt16(truncatingIfNeeded: min(events, Int64(UInt16.max)))
+            eventStart = timestamp
+        }
+        return countedEvent
     }
 
     /// Largest gap (µs) between two packets of one connection event: half the interval
@@ -119,6 +163,15 @@ struct LinkLayerConnection: Sendable {
             note(sender: byContent, timestamp: timestamp, eventCounter: eventCounter)
             return byContent
         }
+        let role = timedSender(timestamp: timestamp, eventCounter: eventCounter)
+        note(sender: role, timestamp: timestamp, eventCounter: eventCounter)
+        return role
+    }
+
+    /// The sender by timing alone (see `inferSender`): the central first in a new connection
+    /// event, else the other side than the last packet's. A packet whose CRC failed still took
+    /// its turn on air, so its time counts (its bytes do not).
+    func timedSender(timestamp: Int64, eventCounter: UInt16?) -> LinkLayerRole {
         let newEvent: Bool
         if let counter = eventCounter, let last = lastEventCounter {
             newEvent = counter != last
@@ -128,9 +181,7 @@ struct LinkLayerConnection: Sendable {
         } else {
             newEvent = true
         }
-        let role: LinkLayerRole = newEvent ? .central : (lastSender?.peer ?? .central)
-        note(sender: role, timestamp: timestamp, eventCounter: eventCounter)
-        return role
+        return newEvent ? .central : (lastSender?.peer ?? .central)
     }
 
     /// Remembers when and from whom the last packet came.

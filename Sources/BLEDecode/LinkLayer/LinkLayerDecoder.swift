@@ -13,8 +13,35 @@ public struct LinkLayerDecoder: Sendable {
     public static let linkTypes: Set<UInt16> = [SnifferHeader.plainLinkType, SnifferHeader.rfLinkType,
                                                 SnifferHeader.nordicLinkType]
     static let maximumConnections = 1024
+    /// The link event at a connection's first PDU whose payload is ciphertext the sniffer did
+    /// not decrypt (Core v5.4 Vol 6 Part E 1): from it on, what the link carries (ATT, SMP, LL
+    /// Control) is not known, which the diagnosis says rather than "no ATT".
+    public static let ciphertextEventName = "LL payloads encrypted"
 
     var connections: [UInt32: LinkLayerConnection] = [:]
+
+    /// An extended advertisement whose data goes on in AUX_CHAIN_IND PDUs (Core v5.4 Vol 6 Part
+    /// B 4.4.2.8): they carry the ADI but not the advertiser's address, which this keeps.
+    struct Chain: Sendable {
+        var address: BluetoothAddress
+        var addressType: AddressType
+        var eventType: UInt16
+        var isScanResponse: Bool
+    }
+
+    /// Chains in progress by ADI (DID and SID), at most `maximumChains` (the oldest dropped).
+    private(set) var chains: [UInt16: Chain] = [:]
+    private var chainOrder: [UInt16] = []
+    static let maximumChains = 64
+
+    /// Remembers (or, with nil, ends) the chain of `adi`.
+    mutating func setChain(_ chain: Chain?, adi: UInt16) {
+        if chains.removeValue(forKey: adi) != nil { chainOrder.removeAll { $0 == adi } }
+        guard let chain else { return }
+        chains[adi] = chain
+        chainOrder.append(adi)
+        if chainOrder.count > Self.maximumChains { chains[chainOrder.removeFirst()] = nil }
+    }
 
     public init() {}
 

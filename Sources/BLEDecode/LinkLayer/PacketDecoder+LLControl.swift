@@ -5,8 +5,9 @@ import BLECore
 /// Every LL Control PDU is a link event named by its opcode, with its fields. On top:
 /// LL_TERMINATE_IND ends the connection (a Disconnection Complete with its error code);
 /// LL_CONNECTION_UPDATE_IND is a connection update, and LL_PHY_UPDATE_IND an "LE PHY Update
-/// Complete" link event as the central's HCI would report it, at the instant when the sniffer
-/// gives event counters, else when seen; the encryption start procedure (LL_ENC_REQ …
+/// Complete" link event as the central's HCI would report it, at the instant (the sniffer's event
+/// counter, or one counted from the packets' times, `LinkLayerConnection.countEvent`; when seen
+/// on a connection found in progress); the encryption start procedure (LL_ENC_REQ …
 /// LL_START_ENC_REQ, 5.1.3.1) gives an Encryption Change when encryption starts, or with the
 /// error code when the peripheral rejects LL_ENC_REQ (LL_REJECT_IND, LL_REJECT_EXT_IND, or
 /// LL_UNKNOWN_RSP as 0x1A Unsupported Remote Feature). Other rejections carry their error code

@@ -37,17 +37,42 @@ extension PacketDecoder {
             return DecodedPacket(summary: "LE LL packet (malformed: " + error.reason + ")", layer: .linkLayer,
                                  problems: [error])
         }
+        var crcError: String?
         if header.crcValid == false {
+            crcError = "the sniffer reports a CRC error"
+        } else if header.crcValid == nil, let crcInit = packet.isAdvertising ? LinkLayerCRC.advertisingInit
+                    : linkLayer.connections[packet.accessAddress]?.crcInit,
+                  LinkLayerCRC.matches(packet, crcInit: crcInit) == false {
+            // The sniffer gave no verdict (LINKTYPE 251; 256 without "CRC checked"): checked here
+            // with the advertising CRC init or the CONNECT_IND's CRCInit (Core v5.4 Vol 6 Part B 3.1.1).
+            crcError = "the CRC does not match the packet's bytes (CRC init " + hex(crcInit, width: 6) + ")"
+        }
+        if let crcError {
             // Contents unreliable: named, not interpreted (no state changes from noise).
             var problems = packet.problems
             problems.append(DecodeError(layer: .linkLayer, offset: base &+ header.length, kind: .malformed,
-                                        reason: "the sniffer reports a CRC error"))
+                                        reason: crcError))
             let what = packet.isAdvertising
                 ? AdvertisingPDUType(packet.header[0]).name
                 : "Data PDU on access address " + LinkLayerPacket.accessAddressString(packet.accessAddress)
-            return DecodedPacket(summary: what + " (bad CRC)", layer: .linkLayer, problems: problems)
+            var decoded = DecodedPacket(summary: what + " (bad CRC)", layer: .linkLayer, problems: problems)
+            if !packet.isAdvertising, var conn = linkLayer.connections[packet.accessAddress] {
+                // It was still a turn on air: its time counts for the event counter and for
+                // whose turn comes next, as when the receiver itself drops it (Vol 6 Part B 4.5.9).
+                if header.eventCounter == nil { _ = conn.countEvent(timestamp: record.timestamp) }
+                let sender = header.sender ?? conn.timedSender(timestamp: record.timestamp, eventCounter: header.eventCounter)
+                conn.note(sender: sender, timestamp: record.timestamp, eventCounter: header.eventCounter)
+                conn.lastFrame = record.frameNumber
+                linkLayer.connections[packet.accessAddress] = conn
+                decoded.connection = conn.ref
+                if record.direction == .unknown { decoded.direction = sender.direction }
+            }
+            return decoded
         }
-        if packet.isAdvertising {
+        // Periodic advertising (AUX_SYNC_IND and its chain, Core v5.4 Vol 6 Part B 2.3, 4.4.2.12)
+        // is sent on the access address its SyncInfo gives, not 0x8E89BED6: when the sniffer says
+        // the PDU is advertising, it is one, never data on a connection found in progress.
+        if packet.isAdvertising || header.pduKind == .advertising || header.pduKind == .auxiliaryAdvertising {
             return decodeAdvertisingPDU(packet, header: header, record: record)
         }
         if header.pduKind == .isochronous {
@@ -77,6 +102,8 @@ extension PacketDecoder {
             events.append(.connectionFoundInProgress(c.ref, transport: .le))
         }
         conn.lastFrame = record.frameNumber
+        // Counted before the sender is noted: the count compares with the previous packet.
+        let eventCounter = header.eventCounter ?? conn.countEvent(timestamp: record.timestamp)
 
         let sender: LinkLayerRole
         if let known = header.sender {
@@ -100,10 +127,11 @@ extension PacketDecoder {
         d.connection = conn.ref
         d.events = events
         d.problems = packet.problems
-        applyPendingUpdate(&conn, eventCounter: header.eventCounter, into: &d)
+        applyPendingUpdate(&conn, eventCounter: eventCounter, into: &d)
 
         let dh = DataChannelHeader(octets: packet.header)
-        decodeDataPayload(packet, dh, header: header, sender: sender, frame: record.frameNumber, &conn, into: &d)
+        decodeDataPayload(packet, dh, header: header, eventCounter: eventCounter, sender: sender,
+                          frame: record.frameNumber, &conn, into: &d)
         for gone in linkLayer.store(conn) {
             _ = tracker.disconnectionComplete(handle: gone.handle, status: .success)
             _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
@@ -115,7 +143,7 @@ extension PacketDecoder {
 
     /// Everything after the header: retransmissions, Empty PDUs, ciphertext, L2CAP, LL Control.
     private mutating func decodeDataPayload(_ packet: LinkLayerPacket, _ dh: DataChannelHeader, header: SnifferHeader,
-                                            sender: LinkLayerRole, frame: Int, _ conn: inout LinkLayerConnection,
+                                            eventCounter: UInt16?, sender: LinkLayerRole, frame: Int, _ conn: inout LinkLayerConnection,
                                             into d: inout PacketDraft) {
         let payload = packet.payload
         if let original = conn.retransmissionOriginal(sender: sender, header: dh, payload: payload, frame: frame) {
@@ -140,11 +168,20 @@ extension PacketDecoder {
             if conn.encryption == .unknown {
                 d.summary += ", or not a valid PDU"
             }
+            // Named where the link is known to be encrypted (or the sniffer says so): on a link found
+            // in progress such a payload may as well be noise on a stray access address.
+            if !conn.ciphertextReported, conn.encryption == .on || header.encrypted {
+                conn.ciphertextReported = true
+                d.events.append(.linkEvent(LinkEvent(name: LinkLayerDecoder.ciphertextEventName, connection: conn.ref,
+                                                     status: nil, fields: [
+                    ("reason", "the sniffer did not decrypt the link: from this PDU on, its L2CAP (ATT, SMP) and LL Control payloads are not known"),
+                ])))
+            }
             return
         }
         switch dh.llid {
         case DataChannelHeader.control:
-            decodeLLControl(payload, offset: packet.payloadOffset, eventCounter: header.eventCounter, &conn, into: &d)
+            decodeLLControl(payload, offset: packet.payloadOffset, eventCounter: eventCounter, &conn, into: &d)
         default:
             decodeL2CAPFragment(packet, isStart: dh.llid == DataChannelHeader.start, key: key, conn: conn, into: &d)
         }
@@ -191,7 +228,7 @@ extension PacketDecoder {
     }
 
     /// Connection and PHY updates waiting for their instant apply on the first packet at or
-    /// after it.
+    /// after it (the event counter is the sniffer's, or counted from the packets' times).
     private func applyPendingUpdate(_ conn: inout LinkLayerConnection, eventCounter: UInt16?,
                                     into d: inout PacketDraft) {
         guard let counter = eventCounter else { return }

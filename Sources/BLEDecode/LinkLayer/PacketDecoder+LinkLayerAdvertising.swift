@@ -24,6 +24,10 @@ extension PacketDecoder {
             default: break
             }
         }
+        if !packet.isAdvertising, h.type == .advExtInd, header.auxiliaryType == nil {
+            // Only periodic advertising leaves the advertising access address (Vol 6 Part B 2.1.2).
+            name = "AUX_SYNC_IND"
+        }
         let pdu: AdvertisingChannelPDU
         do {
             pdu = try AdvertisingChannelPDU(type: h.type, decoding: packet.payload, baseOffset: packet.payloadOffset)
@@ -54,7 +58,8 @@ extension PacketDecoder {
             d.summary.set(name + " " + LinkLayerFormat.address(p.scannerAddress, h.txAddressType) + " -> "
                 + LinkLayerFormat.address(p.advertiserAddress, h.rxAddressType))
         case .connectInd(let c):
-            connectIndication(c, name: name, header: h, record: record, llDataOffset: packet.payloadOffset &+ 12, into: &d)
+            connectIndication(c, name: name, header: h, codedPHY: (header.phy ?? 0) >= 2, record: record,
+                              llDataOffset: packet.payloadOffset &+ 12, into: &d)
         case .extended(let type, let p):
             extendedAdvertising(p, type: type, name: name, secondary: secondary, header: h, rssi: rssi, into: &d)
         case .unknown(_, let payload):
@@ -66,7 +71,8 @@ extension PacketDecoder {
     /// CONNECT_IND: a new connection on its access address (an open one with the same access
     /// address ends, unseen).
     private mutating func connectIndication(_ c: ConnectIndication, name: String, header h: AdvertisingPDUHeader,
-                                            record: CaptureRecord, llDataOffset: Int, into d: inout PacketDraft) {
+                                            codedPHY: Bool, record: CaptureRecord, llDataOffset: Int,
+                                            into d: inout PacketDraft) {
         for problem in c.parameterProblems {
             d.problems.append(DecodeError(layer: .linkLayer, offset: llDataOffset, kind: .malformed,
                                           reason: "\(name) LLData: \(problem)"))
@@ -82,8 +88,15 @@ extension PacketDecoder {
         }
         let handle = allocateAirHandle()
         let (ref, _) = tracker.connectionComplete(handle: handle, status: .success, transport: .le, at: d.base)
-        let conn = LinkLayerConnection(ref: ref, accessAddress: c.accessAddress, origin: .connectInd,
-                                       interval: c.interval, frame: record.frameNumber)
+        // The first connection event starts no earlier than transmitWindowDelay + transmitWindowOffset
+        // after the end of the CONNECT_IND (Core v5.4 Vol 6 Part B 4.5.3): the delay is 1.25 ms
+        // after a CONNECT_IND, 2.5 ms after an AUX_CONNECT_REQ on LE 1M or 2M, 3.75 ms on LE Coded;
+        // the PDU's own air time taken at LE 1M (1 µs a bit), never longer than it was.
+        let delay: Int64 = name != "AUX_CONNECT_REQ" ? 1_250 : codedPHY ? 3_750 : 2_500
+        let firstAnchor = record.timestamp.saturatingAdding(Int64(8 * (1 + 4 + 2 + 34 + 3)) + delay + Int64(c.windowOffset) * 1_250)
+        var conn = LinkLayerConnection(ref: ref, accessAddress: c.accessAddress, origin: .connectInd,
+                                       interval: c.interval, frame: record.frameNumber, firstAnchor: firstAnchor)
+        conn.crcInit = c.crcInit
         for gone in linkLayer.store(conn) {
             _ = tracker.disconnectionComplete(handle: gone.handle, status: .success)
             _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
@@ -110,18 +123,46 @@ extension PacketDecoder {
         if let sid = p.advertisingSID { summary += ", SID \(sid)" }
         if let channel = p.auxChannel { summary += ", AuxPtr channel \(channel)" }
         let carriesData = secondary && type == .advExtInd && name != "AUX_SYNC_IND"
+        // An AuxPtr on a PDU that carries data: the data goes on in AUX_CHAIN_IND PDUs (Core v5.4
+        // Vol 6 Part B 2.3.4.4, 4.4.2.8), joined as a controller joins them for its host: every
+        // PDU a report, the last with the whole data (`ExtendedAdvertisingFragments`).
+        let continues: UInt8 = p.auxPointer != nil ? 1 : 0
         if carriesData, let a = p.advertiserAddress {
             let isScanResponse = name == "AUX_SCAN_RSP"
-            let report = AdvertisingReport(address: a, addressType: h.txAddressType,
+            var report = AdvertisingReport(address: a, addressType: h.txAddressType,
                                            eventType: p.reportEventType(isScanResponse: isScanResponse), isExtended: true,
                                            isScanResponse: isScanResponse, rssi: rssi, txPower: p.txPower, data: p.data)
+            report.dataStatus = continues
+            if let adi = p.adi {
+                linkLayer.setChain(continues == 1 ? .init(address: a, addressType: h.txAddressType,
+                                                          eventType: report.eventType & ~0x60, isScanResponse: isScanResponse) : nil,
+                                   adi: adi)
+                let key = ExtendedAdvertisingFragments.Key(controller: Self.airChainController, address: a,
+                                                           addressType: h.txAddressType, sid: UInt8(adi >> 12))
+                advertisingFragments.discard(key)
+                report = advertisingFragments.add(report, key: key)
+            }
             summary = name + " " + Self.advertiser(report)
+            d.events.append(.advertisingReport(report))
+        } else if carriesData, p.advertiserAddress == nil, let adi = p.adi, let chain = linkLayer.chains[adi] {
+            // AUX_CHAIN_IND: the advertiser is the one whose chain has this ADI.
+            var report = AdvertisingReport(address: chain.address, addressType: chain.addressType,
+                                           eventType: chain.eventType | (continues == 1 ? 0x20 : 0), isExtended: true,
+                                           isScanResponse: chain.isScanResponse, rssi: rssi, txPower: p.txPower, data: p.data)
+            report.dataStatus = continues
+            if continues == 0 { linkLayer.setChain(nil, adi: adi) }
+            report = advertisingFragments.add(report, key: .init(controller: Self.airChainController, address: chain.address,
+                                                                 addressType: chain.addressType, sid: UInt8(adi >> 12)))
+            summary = name + " " + Self.advertiser(report) + (continues == 1 ? ", \(p.data.count) bytes, more to come" : "")
             d.events.append(.advertisingReport(report))
         } else if !p.data.isEmpty {
             summary += ", \(p.data.count) bytes of data"
         }
         d.summary.set(summary)
     }
+
+    /// The fragments of air capture chains are keyed apart from any HCI controller's.
+    static let airChainController = UInt16.max
 
     /// `7D:43:82:42:23:16 (random) rssi -60 "Name"`.
     private static func advertiser(_ r: AdvertisingReport) -> String {
