@@ -78,6 +78,7 @@ final class PostgresCluster: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        Self.closeInherited(&actions)
         var pid: pid_t = 0
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
@@ -100,6 +101,27 @@ final class PostgresCluster: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        Self.closeInherited(&actions)
         _ = posix_spawn(&pid, "/bin/sh", &actions, nil, cArgs, environ)
+    }
+
+    /// Closes every descriptor above 2 in the child. Other tests spawn processes at the same time
+    /// (Foundation's `Process`), and a descriptor of theirs open at our fork would be inherited
+    /// without O_CLOEXEC: the server and the watchdog live as long as this process, so a test
+    /// reading to end-of-file on such a pipe or socket waited for ever (the watchdog in turn waits
+    /// for this process to exit: a deadlock seen in `swift test`). glibc 2.34's
+    /// `posix_spawn_file_actions_addclosefrom_np` does it atomically; Swift's Glibc module does
+    /// not import it, so it is looked up by name.
+    static func closeInherited(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        // An older glibc: the descriptors open now (one opened between this and the spawn may leak).
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap(Int32.init) where fd > 2 && fcntl(fd, F_GETFD) >= 0 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 }
