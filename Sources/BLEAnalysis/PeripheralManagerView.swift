@@ -38,7 +38,7 @@ public struct PeripheralManagerView: Sendable, Equatable {
     public static let didDisconnect = "centralManager(_:didDisconnectPeripheral:error:)"
 
     /// The report's CoreBluetooth label for a disconnect on such a link (no CBError exists for it).
-    public static let reportLabel = "CBPeripheralManager: no disconnect callback, didUnsubscribeFrom"
+    public static let reportLabel = "CBPeripheralManager: no disconnect callback (didUnsubscribeFrom if subscribed)"
 
     /// Reads the view of connection `connectionID` (capture `captureID`), ended with `reason`
     /// at `frame` (nil: still open at the end of the capture).
