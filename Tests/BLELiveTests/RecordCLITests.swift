@@ -137,6 +137,8 @@ import BLETimeline
         (["record", "--stdin", "-o", "x", "--address", "AA:BB"], "--address takes AA:BB:CC:DD:EE:FF, not 'AA:BB'"),
         (["record", "--follow", "f", "-o", "f"], "the output cannot be the followed file f"),
         (["record", "--stdin", "-o", "x", "--until-idle", "soon"], "--until-idle takes a number of seconds, not 'soon'"),
+        // The output's format follows its name; pcapng is not written, and refused before recording.
+        (["record", "--stdin", "-o", "x.pcapng"], "-o x.pcapng: record writes pcap (-o FILE.pcap) or btsnoop (-o FILE.btsnoop), not pcapng"),
     ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) throws {
         let r = try Self.run(arguments)
