@@ -444,6 +444,15 @@ OPTIONS = {"--full", "--list", "--only", "--restamp", "--links", "--never-comple
            "--link-loss", "--huge-att"}
 
 
+def _is_number(text: str) -> bool:
+    """A negative number argument (--restamp's RAW, e.g. -0x7f23224cf0d08000), not an option."""
+    try:
+        int(text, 0)
+        return True
+    except ValueError:
+        return False
+
+
 def main(argv: list[str]) -> int:
     args = argv[1:]
     # --help printed nothing and wrote the whole corpus into the current directory (it read as
@@ -452,7 +461,7 @@ def main(argv: list[str]) -> int:
     if "--help" in args or "-h" in args:
         print(__doc__.strip())
         return 0
-    unknown = [a for a in args if a.startswith("-") and a not in OPTIONS and not a.lstrip("-").isdigit()]
+    unknown = [a for a in args if a.startswith("-") and a not in OPTIONS and not _is_number(a)]
     if unknown:
         print(f"blegen.adversarial: unknown option {unknown[0]} (--help lists them)", file=sys.stderr)
         return 2
