@@ -24,7 +24,7 @@ public final class TimelineStore {
         let exists = stat(path, &st) == 0
         // A timeline is a regular file. SQLite on a FIFO or a device failed with "cannot create
         // the timeline: Illegal seek (disk I/O error)", naming neither the file nor the cause.
-        if exists, let kind = Self.notRegularFile(st.st_mode) {
+        if exists, let kind = FileKind.nonRegular(mode: st.st_mode) {
             throw OpenError(path: path, message: "not a timeline: \(kind); a timeline is a regular (SQLite) file")
         }
         let isNew = !exists || st.st_size == 0
@@ -40,19 +40,6 @@ public final class TimelineStore {
             throw OpenError(path: path, message: "cannot \(isNew ? "create" : "open") the timeline: \(e)")
         } catch {
             throw OpenError(path: path, message: "cannot open the timeline: \(error)")
-        }
-    }
-
-    /// What a file of `mode` is when it is not a regular file (`stat(2)`'s `S_IFMT`), else nil.
-    static func notRegularFile(_ mode: mode_t) -> String? {
-        switch mode & S_IFMT {
-        case S_IFREG: nil
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        default: "not a regular file"
         }
     }
 

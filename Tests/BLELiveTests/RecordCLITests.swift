@@ -146,6 +146,20 @@ import BLETimeline
         #expect(r.stderr.hasPrefix("blereplay record: ") && r.stderr.contains(message), "\(r.stderr)")
     }
 
+    /// `--follow` a FIFO waited forever in open(2) for a writer, even with `--until-idle`: a
+    /// file that is not a regular file is refused at once, saying to read it with --stdin.
+    @Test func followingAFIFOIsRefusedAtOnce() throws {
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #require(mkfifo(dir + "/pipe", 0o644) == 0)
+        let started = Syscall.monotonicMilliseconds()
+        let r = try Self.run(["record", "--follow", dir + "/pipe", "--db", dir + "/x.db", "--until-idle", "1"])
+        #expect(Syscall.monotonicMilliseconds() - started < 10_000)
+        #expect(r.status == 65)
+        #expect(r.stderr == "blereplay record: \(dir)/pipe: a FIFO (named pipe), not a file another program appends to: record it with --stdin < \(dir)/pipe\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.db"))
+    }
+
     /// `--tcp` against a loopback btsnoop_net server that drops the first connection.
     @Test func tcpReconnects() throws {
         let dir = Live.temporaryDirectory()
