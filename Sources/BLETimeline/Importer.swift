@@ -85,6 +85,10 @@ public enum Importer {
     public static func importCaptures(_ captures: [String], into databasePath: String,
                                       options: ImportOptions = .init(),
                                       postProcess: (TimelineStore) throws -> Void = { _ in }) throws(Failure) -> [CaptureImportResult] {
+        // Said before the lock, so that no `FILE.lock` is made beside a device or in /dev.
+        if let kind = FileKind.nonRegular(databasePath) {
+            throw Failure(message: "\(databasePath): \(TimelineStore.notATimeline(kind))")
+        }
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(for: databasePath) {
