@@ -22,7 +22,7 @@ public struct RecordingSummary: Sendable {
     public var filtered: Int
     public var unwritable: Int
     public var outputPaths: [String]
-    /// What the output files are: "btsnoop", or "pcap" (LINKTYPE 187, a raw-H4 source).
+    /// What the output files are: "btsnoop", or "pcap" (`-o FILE.pcap`, `RecordingFileFormat`).
     public var outputKind: String = "btsnoop"
     public var databasePath: String?
     public var captureID: Int64?
