@@ -440,8 +440,31 @@ def many_links_file(controllers: int, handles: int) -> bytes:
     return btsnoop_monitor(many_links(controllers, handles), controllers)
 
 
+OPTIONS = {"--full", "--list", "--only", "--restamp", "--links", "--never-complete", "--same-handle",
+           "--link-loss", "--huge-att"}
+
+
+def _is_number(text: str) -> bool:
+    """A negative number argument (--restamp's RAW, e.g. -0x7f23224cf0d08000), not an option."""
+    try:
+        int(text, 0)
+        return True
+    except ValueError:
+        return False
+
+
 def main(argv: list[str]) -> int:
     args = argv[1:]
+    # --help printed nothing and wrote the whole corpus into the current directory (it read as
+    # an unknown flag, and no OUTDIR meant "."): help is help, and an unknown option or a
+    # missing OUTDIR is a usage error that writes nothing.
+    if "--help" in args or "-h" in args:
+        print(__doc__.strip())
+        return 0
+    unknown = [a for a in args if a.startswith("-") and a not in OPTIONS and not _is_number(a)]
+    if unknown:
+        print(f"blegen.adversarial: unknown option {unknown[0]} (--help lists them)", file=sys.stderr)
+        return 2
     full = "--full" in args
     listing = "--list" in args
     only = [a for i, a in enumerate(args) if i > 0 and args[i - 1] == "--only"]
@@ -479,8 +502,13 @@ def main(argv: list[str]) -> int:
         else:
             target.write_bytes(btsnoop_h4([(ts + EPOCH_OFFSET_US, h4, rx) for ts, h4, rx in huge_att_h4(count)]))
         return 0
+    if not rest and not listing:
+        print("usage: python3 -m blegen.adversarial OUTDIR [--full] [--only NAME ...] [--list] (--help for more)",
+              file=sys.stderr)
+        return 2
     out = Path(rest[0] if rest else ".")
-    out.mkdir(parents=True, exist_ok=True)
+    if not listing:
+        out.mkdir(parents=True, exist_ok=True)
     for name, (data, expected) in corpus(full).items():
         if only and name not in only:
             continue

@@ -124,7 +124,7 @@ public enum CaptureFile {
 
     /// Reads up to `prefixLength` bytes, stopping early once a magic number has decided the
     /// format, so a live btsnoop pipe is not held up waiting for 128 KiB.
-    private static func readPrefix(_ source: any ByteSource) throws(CaptureError) -> [UInt8] {
+    static func readPrefix(_ source: any ByteSource) throws(CaptureError) -> [UInt8] {
         var prefix = [UInt8](repeating: 0, count: prefixLength)
         var filled = 0
         while filled < prefixLength {
@@ -155,7 +155,7 @@ public enum CaptureFile {
     }
 
     /// Names what the bytes look like when they are no capture at all.
-    private static func unknownMessage(_ prefix: [UInt8]) -> String {
+    static func unknownMessage(_ prefix: [UInt8]) -> String {
         if prefix.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             return "a ZIP archive (an Android bugreport zip?): give it as a file, which every command reads, "
                 + "not as a stream"

@@ -4,12 +4,16 @@ import BLECore
 public enum CaptureInput: Sendable, Hashable {
     case file(String)
     case bugreportLog(BugreportLog)
+    /// A capture that could be read only once (a FIFO, a pipe, a device), named `name`, whose
+    /// bytes a `CaptureSpool` copied to the regular file `path`.
+    case spooled(name: String, path: String)
 
     /// How the timeline and messages name it: the path, or `ZIP!member`.
     public var name: String {
         switch self {
         case .file(let path): path
         case .bugreportLog(let log): log.name
+        case .spooled(let name, _): name
         }
     }
 
@@ -19,6 +23,7 @@ public enum CaptureInput: Sendable, Hashable {
         switch self {
         case .file(let path): whole = path
         case .bugreportLog(let log): whole = log.member
+        case .spooled(let name, _): whole = name
         }
         return whole.split(separator: "/").last.map(String.init) ?? whole
     }
@@ -34,6 +39,8 @@ public enum CaptureInput: Sendable, Hashable {
         switch self {
         case .file(let path): return try CaptureFile.open(path)
         case .bugreportLog(let log): return try CaptureFile.open(source: log.source(), path: log.name)
+        // Through the descriptor, so that every message names the capture, not the scratch file.
+        case .spooled(let name, let path): return try CaptureFile.open(source: FileDescriptorSource(path: path), path: name)
         }
     }
 
@@ -41,7 +48,7 @@ public enum CaptureInput: Sendable, Hashable {
     /// any damage, so a damaged member gets the same digest every time). Nil when unreadable.
     public func sha256Hex() -> String? {
         switch self {
-        case .file(let path):
+        case .file(let path), .spooled(_, let path):
             return SHA256.hexDigest(ofFile: path)
         case .bugreportLog(let log):
             guard let source = try? log.source() else { return nil }

@@ -206,21 +206,6 @@ public struct PcapReader: CaptureReader {
                                    timestamp: seconds.saturatingMultiplied(by: 1_000_000).saturatingAdding(micros),
                                    direction: .unknown, kind: .other, payload: [], fileOffset: offset)
         switch linkType {
-        case .bluetoothHCIH4:
-            record.setH4Packet(packet)
-            if record.kind == .command { record.direction = .sent }
-            if record.kind == .event { record.direction = .received }
-            record.originalLength = max(wireLength, packet.count)
-            record.controllerIndex = UInt16(clamping: interface ?? 0)
-        case .bluetoothHCIH4WithPHDR:
-            if let direction = packet.bigEndianUInt32(at: 0) {
-                record.direction = direction == 0 ? .sent : .received
-                record.setH4Packet(UnsafeRawBufferPointer(rebasing: packet[4...]))
-            } else {
-                record.payload = Array(packet)
-            }
-            record.originalLength = max(wireLength - 4, packet.count - 4, record.payload.count)
-            record.controllerIndex = UInt16(clamping: interface ?? 0)
         case .bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE:
             record.payload = Array(packet)
             record.rawType = UInt16(truncatingIfNeeded: linkType.rawValue)
@@ -244,15 +229,8 @@ public struct PcapReader: CaptureReader {
             // header: the wrapped packet starts pph_len bytes further on.
             record.fileOffset = offset &+ ppi.length
         default:
-            if packet.count >= 4 {
-                let index = UInt16(packet[0]) << 8 | UInt16(packet[1])
-                let opcode = MonitorOpcode(rawValue: UInt16(packet[2]) << 8 | UInt16(packet[3]))
-                record.setMonitorPacket(opcode: opcode, index: index,
-                                        body: UnsafeRawBufferPointer(rebasing: packet[4...]))
-            } else {
-                record.payload = Array(packet)
-            }
-            record.originalLength = max(wireLength - 4, packet.count - 4, 0)
+            // 187, 201 and 254 (the open refused any other).
+            record.setPcapHCIPacket(packet, wireLength: wireLength, linkType: linkType, interface: interface)
         }
         return record
     }

@@ -57,36 +57,49 @@ public final class PcapWriter {
 
     /// Appends a record; records the link type cannot carry are skipped silently.
     public func write(_ record: CaptureRecord) throws(CaptureError) {
-        guard let dumper else {
-            throw CaptureError(path: path, kind: .unwritable, message: "writer is closed")
-        }
+        guard let packet = Self.packet(record, linkType: linkType) else { return }
+        try write(packet: packet.bytes, originalLength: packet.originalLength, timestamp: record.timestamp,
+                  frameNumber: record.frameNumber)
+    }
+
+    /// The packet a pcap record of `linkType` holds for `record`, and the length of the packet
+    /// it stands for (`originalLength` counts what a cut record lacks); nil when the link type
+    /// cannot carry the record (a note or `.other` in an H4 link type, a record with no monitor
+    /// form in 254). `CaptureRecord.setPcapHCIPacket` reads it back.
+    public static func packet(_ record: CaptureRecord, linkType: PcapLinkType) -> (bytes: [UInt8], originalLength: Int)? {
         var packet: [UInt8] = []
-        let originalLength: Int
         switch linkType {
         case .bluetoothHCIH4:
-            guard let h4 = RecordEncoding.h4Packet(record) else { return }
-            packet = h4
-            originalLength = RecordEncoding.h4OriginalLength(record)
+            guard let h4 = RecordEncoding.h4Packet(record) else { return nil }
+            return (h4, RecordEncoding.h4OriginalLength(record))
         case .bluetoothHCIH4WithPHDR:
-            guard let h4 = RecordEncoding.h4Packet(record) else { return }
+            guard let h4 = RecordEncoding.h4Packet(record) else { return nil }
             packet.reserveCapacity(4 + h4.count)
             packet.appendBigEndian(UInt32(RecordEncoding.isReceived(record) ? 1 : 0))
             packet += h4
-            originalLength = 4 + RecordEncoding.h4OriginalLength(record)
+            return (packet, 4 + RecordEncoding.h4OriginalLength(record))
         default:
-            guard let monitor = RecordEncoding.monitorPacket(record) else { return }
+            guard let monitor = RecordEncoding.monitorPacket(record) else { return nil }
             packet.reserveCapacity(4 + monitor.body.count)
             packet.appendBigEndian(record.controllerIndex)
             packet.appendBigEndian(monitor.opcode.rawValue)
             packet += monitor.body
-            originalLength = 4 + monitor.originalLength
+            return (packet, 4 + monitor.originalLength)
+        }
+    }
+
+    /// Appends a record holding `packet` (from `packet(_:linkType:)`), stamped `timestamp` µs
+    /// since the Unix epoch (`headerTime`); `frameNumber` names it in an error.
+    public func write(packet: [UInt8], originalLength: Int, timestamp: Int64, frameNumber: Int) throws(CaptureError) {
+        guard let dumper else {
+            throw CaptureError(path: path, kind: .unwritable, message: "writer is closed")
         }
         guard packet.count <= Int(Self.snapshotLength),
               let captured = UInt32(exactly: packet.count), let original = UInt32(exactly: originalLength) else {
             throw CaptureError(path: path, kind: .unsupported, message:
-                "record \(record.frameNumber): \(packet.count)-byte packet is larger than the snapshot length")
+                "record \(frameNumber): \(packet.count)-byte packet is larger than the snapshot length")
         }
-        let time = Self.headerTime(record.timestamp)
+        let time = Self.headerTime(timestamp)
         if time.clamped { timestampsClamped += 1 }
         var header = pcap_pkthdr()
         header.ts.tv_sec = Int(time.seconds)

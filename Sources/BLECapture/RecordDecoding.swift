@@ -51,4 +51,40 @@ extension CaptureRecord {
                              index: UInt16(truncatingIfNeeded: flags >> 16), body: body)
         }
     }
+
+    /// A pcap record's packet of an HCI link type: 187 (the H4 packet; commands sent, events
+    /// received, the rest unknown), 201 (a 4-byte big-endian direction, 0 sent, then the H4
+    /// packet) or, for any other, 254 (2-byte big-endian controller index and monitor opcode,
+    /// then the body). `wireLength` is the record header's original length; `interface` the
+    /// pcapng interface, the controller of 187 and 201 (tcpdump.org LINKTYPE_BLUETOOTH_HCI_H4,
+    /// LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR, LINKTYPE_BLUETOOTH_LINUX_MONITOR).
+    package mutating func setPcapHCIPacket(_ packet: UnsafeRawBufferPointer, wireLength: Int, linkType: PcapLinkType,
+                                           interface: UInt32?) {
+        switch linkType {
+        case .bluetoothHCIH4:
+            setH4Packet(packet)
+            if kind == .command { direction = .sent }
+            if kind == .event { direction = .received }
+            originalLength = max(wireLength, packet.count)
+            controllerIndex = UInt16(clamping: interface ?? 0)
+        case .bluetoothHCIH4WithPHDR:
+            if let flag = packet.bigEndianUInt32(at: 0) {
+                direction = flag == 0 ? .sent : .received
+                setH4Packet(UnsafeRawBufferPointer(rebasing: packet[4...]))
+            } else {
+                payload = Array(packet)
+            }
+            originalLength = max(wireLength - 4, packet.count - 4, payload.count)
+            controllerIndex = UInt16(clamping: interface ?? 0)
+        default:
+            if packet.count >= 4 {
+                let index = UInt16(packet[0]) << 8 | UInt16(packet[1])
+                let opcode = MonitorOpcode(rawValue: UInt16(packet[2]) << 8 | UInt16(packet[3]))
+                setMonitorPacket(opcode: opcode, index: index, body: UnsafeRawBufferPointer(rebasing: packet[4...]))
+            } else {
+                payload = Array(packet)
+            }
+            originalLength = max(wireLength - 4, packet.count - 4, 0)
+        }
+    }
 }

@@ -33,10 +33,16 @@ public final class FollowSource: LiveSource {
     /// Reading a `FILE.last` that was never followed; the path's file comes next.
     private var readingMissed = false
 
-    /// Opens `path`; it must exist (a typo would otherwise wait forever).
+    /// Opens `path`; it must exist (a typo would otherwise wait forever) and be a regular file:
+    /// opening a FIFO waited forever for a writer, even with `--until-idle`, and a FIFO has no
+    /// end to follow nor a rotation to notice (`--stdin < FIFO` reads it).
     public init(path: String, pollIntervalMilliseconds: Int = 100) throws(LiveError) {
         name = path
         self.pollIntervalMilliseconds = pollIntervalMilliseconds
+        if let kind = FileKind.nonRegular(path) {
+            throw LiveError(source: path, kind: .unavailable, message:
+                "\(kind), not a file another program appends to: record it with --stdin < \(path)")
+        }
         let fd: Int32
         do {
             fd = try Syscall.openForReading(path)

@@ -22,12 +22,16 @@ public struct RecordingSummary: Sendable {
     public var filtered: Int
     public var unwritable: Int
     public var outputPaths: [String]
-    /// What the output files are: "btsnoop", or "pcap" (LINKTYPE 187, a raw-H4 source).
+    /// What the output files are: "btsnoop", or "pcap" (`-o FILE.pcap`, `RecordingFileFormat`).
     public var outputKind: String = "btsnoop"
     public var databasePath: String?
     public var captureID: Int64?
     public var stats: TrafficStats?
+    /// Something is missing from the recording (the capture ends `truncated`), or the output
+    /// says more than the source did.
     public var warnings: [String]
+    /// Remarks that mean nothing was lost (`LiveSource.notes`).
+    public var notes: [String] = []
     public var stopReason: StopReason
     /// The error that ended the recording (`stopReason == .failed`).
     public var failure: LiveError?
@@ -84,8 +88,9 @@ public enum LiveRecorder {
         }
         status?.clear()
         let sourceWarnings = source.warnings
+        let sourceNotes = source.notes
         do {
-            try sink.finish(warnings: sourceWarnings)
+            try sink.finish(warnings: sourceWarnings, notes: sourceNotes)
         } catch {
             if failure == nil { failure = error }
             reason = .failed
@@ -97,6 +102,7 @@ public enum LiveRecorder {
             stats: sink.stats, warnings: sourceWarnings + sink.closingNotes, stopReason: reason, failure: failure,
             durationMilliseconds: Syscall.monotonicMilliseconds() - started)
         summary.outputKind = sink.outputKind
+        summary.notes = sourceNotes
         return summary
     }
 }

@@ -42,9 +42,18 @@ public protocol LiveSource: AnyObject {
     var name: String { get }
     /// What the input is, once its first bytes have arrived.
     var format: LiveStreamFormat? { get }
-    /// Recoverable oddities so far (a record cut short by a rotation or a dropped connection).
+    /// Recoverable oddities so far (a record cut short by a rotation or a dropped connection):
+    /// something is missing from the recording, whose capture then ends `truncated`.
     var warnings: [String] { get }
+    /// What the person recording should know although nothing was lost (a TCP server that
+    /// started its stream over, whose repeats were not stored again): kept with the capture's
+    /// warnings, the capture stays `complete`.
+    var notes: [String] { get }
     /// Waits up to `timeoutMilliseconds` for the next event. Throws when the source fails for
     /// good (malformed bytes, cannot connect at all); records returned before stay valid.
     func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent
+}
+
+extension LiveSource {
+    public var notes: [String] { [] }
 }

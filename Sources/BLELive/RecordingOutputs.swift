@@ -16,30 +16,26 @@ extension SegmentedOutput where Writer == BtsnoopWriter {
     }
 }
 
-/// The recording's pcap file (`-o FILE.pcap`) for a raw-H4 source: LINKTYPE 187, the H4 packet
-/// without a direction header, in `PcapWriter` segments.
+/// The recording's pcap file (`-o FILE.pcap`) in `PcapWriter` segments: LINKTYPE 187 for a
+/// raw-H4 source, 201 (H4 with a direction header) for a btsnoop H4 or H1 stream, 254 (Linux
+/// monitor) for a monitor source or btsnoop 2001 stream (`RecordingFileFormat.pcapLinkType`).
 ///
 /// Raw H4 has no direction for ACL, SCO and ISO data; LINKTYPE 187 has none either, so the file
 /// asserts nothing the source did not say, and importing it reads what the recording stored
 /// (commands sent, events received, the rest unknown).
-typealias PcapH4Output = SegmentedOutput<PcapWriter>
+typealias PcapOutput = SegmentedOutput<PcapWriter>
 
 extension SegmentedOutput where Writer == PcapWriter {
-    static var linkType: PcapLinkType { .bluetoothHCIH4 }
-
-    /// The bytes a record of an H4 packet of `count` bytes takes: a 16-byte record header, then the packet.
-    static func recordLength(packetCount count: Int) -> Int { 16 + count }
-
-    convenience init(path: String, rotation: RotationPolicy?, now: Int64) throws(LiveError) {
+    convenience init(path: String, linkType: PcapLinkType, rotation: RotationPolicy?, now: Int64) throws(LiveError) {
         try self.init(path: path, rotation: rotation, now: now) { (p: String) throws(CaptureError) in
-            try PcapWriter(path: p, linkType: Self.linkType.rawValue)
+            try PcapWriter(path: p, linkType: linkType.rawValue)
         }
     }
 
-    /// Writes `record` (an H4 packet).
-    func write(_ record: CaptureRecord, now: Int64) throws(LiveError) -> Int {
-        try write(length: Self.recordLength(packetCount: record.payload.count + 1), now: now) { (w: PcapWriter) throws(CaptureError) in
-            try w.write(record)
+    /// Writes one record holding `packet` (`PcapWriter.packet`); returns its offset in its file.
+    func write(_ packet: (bytes: [UInt8], originalLength: Int), timestamp: Int64, frameNumber: Int, now: Int64) throws(LiveError) -> Int {
+        try write(length: 16 + packet.bytes.count, now: now) { (w: PcapWriter) throws(CaptureError) in
+            try w.write(packet: packet.bytes, originalLength: packet.originalLength, timestamp: timestamp, frameNumber: frameNumber)
         }
     }
 }

@@ -5,8 +5,8 @@ import BLEAnalysis
 
 /// Where a recording goes and how often it is made durable.
 public struct RecordingOptions: Sendable {
-    /// `-o FILE.btsnoop`: the btsnoop file (segments with `rotation`); `-o FILE.pcap` for a
-    /// raw-H4 source: pcap LINKTYPE 187 (`PcapH4Output`).
+    /// `-o FILE`: the capture file (segments with `rotation`), in the format its extension
+    /// names (`RecordingFileFormat`): `FILE.pcap` pcap (`PcapOutput`), any other btsnoop.
     public var outputPath: String?
     /// `--db FILE`: the timeline, written while recording.
     public var databasePath: String?
@@ -55,16 +55,18 @@ public final class RecordingSink {
     public private(set) var recordsFiltered = 0
     /// Records the output datalink cannot carry (notes in an H4 file), dropped from both outputs.
     public private(set) var recordsUnwritable = 0
-    /// True when the recording is stored as pcap LINKTYPE 187 (a raw-H4 source, `-o FILE.pcap`
-    /// or no `-o`), false for btsnoop.
-    public private(set) var writesPcapH4 = false
+    /// What the recording is stored as (`RecordingFileFormat.stored`): `-o`'s format, or
+    /// without `-o` pcap LINKTYPE 187 for a raw-H4 source and btsnoop for a btsnoop stream.
+    public private(set) var storedFormat = RecordingFileFormat.btsnoop
+    /// The pcap link type when `storedFormat` is pcap.
+    public private(set) var pcapLinkType = PcapLinkType.bluetoothHCIH4
     /// Records of a raw-H4 source with no known direction (ACL, SCO, ISO) written as sent
     /// (flag 0) to a btsnoop file, which has no "unknown" direction; the timeline keeps them unknown.
     public private(set) var unknownWrittenAsSent = 0
 
     private var observer: TrafficObserver?
     private var output: BtsnoopOutput?
-    private var pcapOutput: PcapH4Output?
+    private var pcapOutput: PcapOutput?
     private var recorder: TimelineRecorder?
     private var virtualOffset = 16
     /// Records stored since the last commit (the sink commits, after flushing the btsnoop file,
@@ -93,15 +95,7 @@ public final class RecordingSink {
     public var stats: TrafficStats? { observer?.stats }
     public var outputPaths: [String] { output?.paths ?? pcapOutput?.paths ?? [] }
     /// What `-o` holds: "btsnoop" or "pcap".
-    public var outputKind: String { writesPcapH4 ? "pcap" : "btsnoop" }
-
-    /// Whether a raw-H4 source is stored as pcap LINKTYPE 187: when `-o` names a `.pcap` file,
-    /// or there is no `-o` (the timeline is then what importing that pcap file would give).
-    static func storesPcapH4(format: LiveStreamFormat, outputPath: String?) -> Bool {
-        guard format == .h4 else { return false }
-        guard let outputPath else { return true }
-        return outputPath.lowercased().hasSuffix(".pcap")
-    }
+    public var outputKind: String { storedFormat.rawValue }
 
     /// What the timeline keeps as a warning that does not make the capture truncated: the
     /// records a btsnoop output says were sent although the source did not say.
@@ -118,18 +112,23 @@ public final class RecordingSink {
     public func start(format: LiveStreamFormat, now: Int64) throws(LiveError) {
         guard datalink == nil else { return }
         let link = format.outputDatalink
-        let pcapH4 = Self.storesPcapH4(format: format, outputPath: options.outputPath)
+        if let path = options.outputPath, RecordingFileFormat.forOutput(path) == nil {
+            throw LiveError(source: path, kind: .io, message: RecordingFileFormat.refusal(path))
+        }
+        let stored = RecordingFileFormat.stored(source: format, outputPath: options.outputPath)
+        let pcap = stored == .pcap
+        let linkType = RecordingFileFormat.pcapLinkType(source: format)
         if let path = options.outputPath {
-            if pcapH4 {
-                pcapOutput = try PcapH4Output(path: path, rotation: options.rotation, now: now)
+            if pcap {
+                pcapOutput = try PcapOutput(path: path, linkType: linkType, rotation: options.rotation, now: now)
             } else {
                 output = try BtsnoopOutput(path: path, datalink: link, rotation: options.rotation, now: now)
             }
         }
         if let path = options.databasePath {
             var description = "live recording of \(sourceName) (\(format))"
-            if pcapH4 {
-                description += ", stored as pcap LINKTYPE \(PcapH4Output.linkType.rawValue) (H4 without direction)"
+            if pcap {
+                description += ", stored as pcap \(linkType)"
             } else if format != .btsnoop(link) {
                 description += ", stored as btsnoop v1, \(link) datalink \(link.rawValue)"
             }
@@ -137,8 +136,8 @@ public final class RecordingSink {
             do {
                 recorder = try TimelineRecorder(
                     databasePath: path, source: sourceName, identity: "\(sourceName)@\(startedAt)",
-                    format: pcapH4 ? .pcap : .btsnoop,
-                    linkType: pcapH4 ? PcapH4Output.linkType.rawValue : link.rawValue,
+                    format: pcap ? .pcap : .btsnoop,
+                    linkType: pcap ? linkType.rawValue : link.rawValue,
                     formatDescription: description,
                     options: ImportOptions(keepRaw: options.keepRaw), commitEvery: Int.max)
             } catch {
@@ -146,8 +145,9 @@ public final class RecordingSink {
             }
         }
         self.format = format
-        writesPcapH4 = pcapH4
-        if pcapH4 { virtualOffset = 24 }
+        storedFormat = stored
+        pcapLinkType = linkType
+        if pcap { virtualOffset = 24 }
         datalink = link
         lastFlush = now
     }
@@ -160,8 +160,9 @@ public final class RecordingSink {
             return
         }
         let stored: CaptureRecord
-        if writesPcapH4 {
-            stored = try storePcapH4(live.record, now: now)
+        if storedFormat == .pcap {
+            guard let record = try storePcap(live.record, now: now) else { return }
+            stored = record
         } else {
             guard let record = try storeBtsnoop(live, datalink: datalink, now: now) else { return }
             stored = record
@@ -178,19 +179,25 @@ public final class RecordingSink {
         if uncommitted >= max(1, options.commitEvery) { try flush() }
     }
 
-    /// Writes a raw-H4 record to the pcap LINKTYPE 187 output; the record as `PcapReader` reads
-    /// it back (the source's direction, which is 187's: commands sent, events received, the
-    /// rest unknown; the time a pcap record header holds; the record's offset in its file).
-    private func storePcapH4(_ live: CaptureRecord, now: Int64) throws(LiveError) -> CaptureRecord {
-        var record = live
-        record.frameNumber = recordsKept + 1
+    /// Writes a record to the pcap output; the record as `PcapReader` reads it back (the same
+    /// packet decoding, `setPcapHCIPacket`; the time a pcap record header holds; the record's
+    /// offset in its file). For raw H4 (LINKTYPE 187) the direction is the source's: commands
+    /// sent, events received, the rest unknown. Nil when the link type cannot carry the record.
+    private func storePcap(_ live: CaptureRecord, now: Int64) throws(LiveError) -> CaptureRecord? {
+        guard let packet = PcapWriter.packet(live, linkType: pcapLinkType) else {
+            recordsUnwritable += 1
+            return nil
+        }
+        let frame = recordsKept + 1
+        let offset = try pcapOutput?.write(packet, timestamp: live.timestamp, frameNumber: frame, now: now) ?? virtualOffset
+        virtualOffset += 16 + packet.bytes.count
         let time = PcapWriter.headerTime(live.timestamp)
-        record.timestamp = Int64(time.seconds) * 1_000_000 + Int64(time.micros)
-        record.originalLength = max(live.originalLength, live.payload.count + 1)
-        record.controllerIndex = 0
-        let offset = try pcapOutput?.write(record, now: now) ?? virtualOffset
-        virtualOffset += PcapH4Output.recordLength(packetCount: live.payload.count + 1)
-        record.fileOffset = offset
+        var record = CaptureRecord(frameNumber: frame, timestamp: Int64(time.seconds) * 1_000_000 + Int64(time.micros),
+                                   direction: .unknown, kind: .other, payload: [], fileOffset: offset)
+        packet.bytes.withUnsafeBytes {
+            record.setPcapHCIPacket($0, wireLength: max(packet.originalLength, packet.bytes.count), linkType: pcapLinkType,
+                                    interface: nil)
+        }
         return record
     }
 
@@ -236,13 +243,14 @@ public final class RecordingSink {
         }
     }
 
-    /// Closes the btsnoop file and completes the timeline (final rows, status, analysis).
-    public func finish(warnings: [String]) throws(LiveError) {
+    /// Closes the capture file and completes the timeline (final rows, analysis; status
+    /// `truncated` when there are `warnings`, `complete` otherwise: `notes` say nothing was lost).
+    public func finish(warnings: [String], notes: [String] = []) throws(LiveError) {
         try output?.close()
         try pcapOutput?.close()
         guard let recorder else { return }
         do {
-            try recorder.finish(warnings: warnings, notes: closingNotes)
+            try recorder.finish(warnings: warnings, notes: notes + closingNotes)
         } catch {
             throw LiveError(source: options.databasePath ?? "", kind: .io, message: "cannot complete the timeline: \(error)")
         }

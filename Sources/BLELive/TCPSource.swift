@@ -17,7 +17,13 @@ public final class TCPSource: LiveSource {
     public let retries: Int
     public let initialBackoffMilliseconds: Int
     public var name: String { "tcp:\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    /// Warnings: something is missing from the recording.
     private var collected: [String] = []
+    /// Notes: nothing was lost (the server started over; it had nothing new and the source ended).
+    private var remarks: [String] = []
+    /// Where the last connection dropped in the middle of a record (stream offset, bytes held):
+    /// a server that sends the same cut stream again cuts the same record, said once.
+    private var lastCut: (offset: Int, pending: Int)?
     /// Connections made so far (the first one included).
     public private(set) var connections = 0
 
@@ -76,15 +82,21 @@ public final class TCPSource: LiveSource {
 
     public var format: LiveStreamFormat? { decoder.format ?? lastFormat }
 
-    /// Recoverable oddities so far, and a record still incomplete when the recording stops.
-    public var warnings: [String] {
-        var remarks = collected
+    /// What is missing from the recording: a record cut by a dropped connection, the source
+    /// giving up on a server that went away, a record still incomplete when the recording stops.
+    public var warnings: [String] { decoder.warnings(collected, source: name) }
+
+    /// What happened without anything being lost: records a reconnection repeated (the stream
+    /// started over) and were not stored again, and the end of a server that only repeats.
+    public var notes: [String] {
+        var notes: [String] = []
         if repeats.repeatsDropped > 0 {
             let n = repeats.repeatsDropped, c = repeats.repeatingConnections
-            remarks.append("\(name): \(n) record\(n == 1 ? "" : "s") repeated what an earlier connection had delivered (the stream "
-                           + "started over) and \(n == 1 ? "was" : "were") not recorded again; \(c) connection\(c == 1 ? "" : "s") brought nothing new")
+            notes.append("\(name): \(n) record\(n == 1 ? "" : "s") repeated what an earlier connection had delivered (the stream "
+                         + "started over) and \(n == 1 ? "was" : "were") not recorded again; \(c) connection\(c == 1 ? "" : "s") "
+                         + "brought nothing new; nothing was lost")
         }
-        return decoder.warnings(remarks, source: name)
+        return notes + remarks
     }
 
     public func next(timeoutMilliseconds: Int) throws(LiveError) -> SourceEvent {
@@ -155,27 +167,42 @@ public final class TCPSource: LiveSource {
 
     private func dropped(_ fd: Int32, why: String) throws(LiveError) -> SourceEvent {
         try? Syscall.closeDescriptor(fd)
+        let repeated = repeats.connectionEnded()
+        let onlyRepeats = repeated > 0 && recordsOnConnection == 0
         if decoder.pendingBytes > 0 {
-            collected.append("\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
-                            + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
+            let cut = (offset: decoder.offset, pending: decoder.pendingBytes)
+            // The same cut after the same repeated records is the record already said to be cut.
+            if !(onlyRepeats && lastCut.map { $0 == cut } == true) {
+                collected.append("\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
+                                + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
+            }
+            lastCut = cut
         }
         decoder = LiveStreamDecoder(source: name)
-        let repeated = repeats.connectionEnded()
-        let note = repeated > 0 && recordsOnConnection == 0
-            ? " (its \(repeated) records repeat an earlier connection's: nothing new)" : ""
+        let note = onlyRepeats ? " (its \(repeated) records repeat an earlier connection's: nothing new)" : ""
         // A connection that delivered no new record does not reset the count (a peer that accepts
         // and closes, sends the btsnoop header and closes, or sends the same records again).
         return try scheduleRetry(after: recordsOnConnection > 0 ? 0 : max(connectionAttempt, 1),
-                                 why: "connection \(connections) \(why) after \(receivedOnConnection) bytes\(note)")
+                                 why: "connection \(connections) \(why) after \(receivedOnConnection) bytes\(note)",
+                                 onlyRepeats: onlyRepeats)
     }
 
     /// Waits before the next attempt, or gives up after `retries` failed attempts in a row.
-    private func scheduleRetry(after attempt: Int, why: String) throws(LiveError) -> SourceEvent {
+    /// `onlyRepeats`: the connection that just ended sent again what was recorded, nothing new;
+    /// giving up then loses nothing (a note), while giving up on a server that went away may
+    /// (a warning).
+    private func scheduleRetry(after attempt: Int, why: String, onlyRepeats: Bool = false) throws(LiveError) -> SourceEvent {
         let next = attempt + 1
         guard next <= retries else {
             state = .waiting(until: Int64.max, attempt: next)
             if everReceived {
-                collected.append("\(name): \(why); gave up after \(retries) reconnection attempt\(retries == 1 ? "" : "s")")
+                let attempts = "\(retries) reconnection attempt\(retries == 1 ? "" : "s")"
+                if onlyRepeats {
+                    remarks.append("\(name): \(why); the server sends nothing new (it starts the same stream over): "
+                                   + "stopped after \(attempts), with every record it sent recorded once")
+                } else {
+                    collected.append("\(name): \(why); gave up after \(attempts)")
+                }
                 return .end
             }
             let attempts = retries + 1

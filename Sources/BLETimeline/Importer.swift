@@ -85,6 +85,10 @@ public enum Importer {
     public static func importCaptures(_ captures: [String], into databasePath: String,
                                       options: ImportOptions = .init(),
                                       postProcess: (TimelineStore) throws -> Void = { _ in }) throws(Failure) -> [CaptureImportResult] {
+        // Said before the lock, so that no `FILE.lock` is made beside a device or in /dev.
+        if let kind = FileKind.nonRegular(databasePath) {
+            throw Failure(message: "\(databasePath): \(TimelineStore.notATimeline(kind))")
+        }
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(for: databasePath) {
@@ -231,9 +235,19 @@ public enum Importer {
     static func importInput(_ path: String, into store: TimelineStore, options: ImportOptions) -> [CaptureImportResult] {
         let failed = CaptureImportResult(path: path, status: .failed, captureID: nil, records: 0,
                                          malformedPackets: 0, formatDescription: nil, warnings: [], error: nil)
+        // A FIFO, pipe or device is read once, into a scratch file (`CaptureSpool`), kept until
+        // the capture is imported: every later read is of that file.
+        var spool: CaptureSpool?
+        defer { spool?.discard() }
         let probe: CaptureProbe
         do {
-            probe = try CaptureFile.probe(path)
+            if CaptureSpool.isReadOnce(path) {
+                let copy = try CaptureSpool(path: path)
+                spool = copy
+                probe = .capture(try CaptureInput.spooled(name: path, path: copy.path).open().info)
+            } else {
+                probe = try CaptureFile.probe(path)
+            }
         } catch {
             var result = failed
             result.error = error.description
@@ -241,7 +255,8 @@ public enum Importer {
         }
         switch probe {
         case .capture(let info):
-            return [importOne(.file(path), info: info, into: store, options: options)]
+            let input: CaptureInput = spool.map { .spooled(name: path, path: $0.path) } ?? .file(path)
+            return [importOne(input, info: info, into: store, options: options)]
         case .bugreport(let zip):
             var results: [CaptureImportResult] = []
             for log in zip.logs {
@@ -288,7 +303,7 @@ public enum Importer {
         let db = store.database
         let size: Int
         switch input {
-        case .file(let file): size = fileSize(file)
+        case .file(let file), .spooled(_, let file): size = fileSize(file)
         case .bugreportLog(let log): size = Int(clamping: log.size)
         }
         var pipeline: DecodePipeline?
@@ -323,7 +338,7 @@ public enum Importer {
                                             keepKeys: options.keepKeys)
             writer.referencedPacketRowsOnly = options.referencedPacketRowsOnly && !options.keepRaw
             // A bugreport's logs share one timeline: a peer of one log may advertise in another.
-            if case .file = input { writer.advertisingOfPeersOnly = writer.referencedPacketRowsOnly }
+            if case .bugreportLog = input {} else { writer.advertisingOfPeersOnly = writer.referencedPacketRowsOnly }
             writer.advertisingHoldLimit = options.advertisingHoldLimit
             let progress = Progress(enabled: options.progress, path: path, size: size)
             // Report-only: the packet rows kept are never read for their summary (nor are any findings made).

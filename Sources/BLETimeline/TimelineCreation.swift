@@ -17,6 +17,7 @@ extension TimelineStore {
     /// the journal mode or registers itself is not starved by imports taking turns on the file.
     public static func openCreating(_ path: String, journal: String = "WAL",
                                     setUp: (TimelineStore) throws -> Void = { _ in }) throws -> TimelineStore {
+        if let kind = FileKind.nonRegular(path) { throw OpenError(path: path, message: notATimeline(kind)) }
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(for: path)

@@ -21,8 +21,12 @@ public final class TimelineSource {
         public var description: String { message }
     }
 
-    /// True when the file starts with the SQLite 3 header.
+    /// True when the file is a regular file that starts with the SQLite 3 header. Anything else
+    /// (a FIFO, a pipe, a device) is not opened: reading it would consume what the capture
+    /// reader needs (SQLite cannot open such a file anyway).
     public static func isTimelineFile(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
         guard let f = fopen(path, "rb") else { return false }
         defer { fclose(f) }
         var header = [UInt8](repeating: 0, count: 16)

@@ -21,7 +21,13 @@ public final class TimelineStore {
     /// Opens an existing timeline (or creates the schema in a new, empty file).
     public init(path: String, readOnly: Bool = false) throws(OpenError) {
         var st = stat()
-        let isNew = stat(path, &st) != 0 || st.st_size == 0
+        let exists = stat(path, &st) == 0
+        // A timeline is a regular file. SQLite on a FIFO or a device failed with "cannot create
+        // the timeline: Illegal seek (disk I/O error)", naming neither the file nor the cause.
+        if exists, let kind = FileKind.nonRegular(mode: st.st_mode) {
+            throw OpenError(path: path, message: Self.notATimeline(kind))
+        }
+        let isNew = !exists || st.st_size == 0
         do {
             database = try SQLiteDatabase(path: path, readOnly: readOnly)
             try Self.checkSchema(database, path: path, create: !readOnly)
@@ -35,6 +41,11 @@ public final class TimelineStore {
         } catch {
             throw OpenError(path: path, message: "cannot open the timeline: \(error)")
         }
+    }
+
+    /// Why a path that is `kind` (`FileKind.nonRegular`) cannot be a timeline.
+    static func notATimeline(_ kind: String) -> String {
+        "not a timeline: \(kind); a timeline is a regular (SQLite) file"
     }
 
     /// Checks that `db` is a blereplay timeline this build reads, migrating an older one, or

@@ -137,11 +137,27 @@ import BLETimeline
         (["record", "--stdin", "-o", "x", "--address", "AA:BB"], "--address takes AA:BB:CC:DD:EE:FF, not 'AA:BB'"),
         (["record", "--follow", "f", "-o", "f"], "the output cannot be the followed file f"),
         (["record", "--stdin", "-o", "x", "--until-idle", "soon"], "--until-idle takes a number of seconds, not 'soon'"),
+        // The output's format follows its name; pcapng is not written, and refused before recording.
+        (["record", "--stdin", "-o", "x.pcapng"], "-o x.pcapng: record writes pcap (-o FILE.pcap) or btsnoop (-o FILE.btsnoop), not pcapng"),
     ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) throws {
         let r = try Self.run(arguments)
         #expect(r.status == 2)
         #expect(r.stderr.hasPrefix("blereplay record: ") && r.stderr.contains(message), "\(r.stderr)")
+    }
+
+    /// `--follow` a FIFO waited forever in open(2) for a writer, even with `--until-idle`: a
+    /// file that is not a regular file is refused at once, saying to read it with --stdin.
+    @Test func followingAFIFOIsRefusedAtOnce() throws {
+        let dir = Live.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #require(mkfifo(dir + "/pipe", 0o644) == 0)
+        let started = Syscall.monotonicMilliseconds()
+        let r = try Self.run(["record", "--follow", dir + "/pipe", "--db", dir + "/x.db", "--until-idle", "1"])
+        #expect(Syscall.monotonicMilliseconds() - started < 10_000)
+        #expect(r.status == 65)
+        #expect(r.stderr == "blereplay record: \(dir)/pipe: a FIFO (named pipe), not a file another program appends to: record it with --stdin < \(dir)/pipe\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.db"))
     }
 
     /// `--tcp` against a loopback btsnoop_net server that drops the first connection.

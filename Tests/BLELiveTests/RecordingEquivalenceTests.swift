@@ -28,10 +28,10 @@ import BLETimeline
 
     /// Records `capture` from a pipe with `options` pointing into `dir`; returns the summary.
     static func recordFromPipe(_ capture: String, dir: String, filter: RecordFilter = RecordFilter(),
-                               rotation: RotationPolicy? = nil) throws -> RecordingSummary {
+                               rotation: RotationPolicy? = nil, output: String = "rec.btsnoop") throws -> RecordingSummary {
         let fd = try pipe([UInt8](try Data(contentsOf: URL(fileURLWithPath: Live.capture(capture)))))
         defer { close(fd) }
-        let options = RecordingOptions(outputPath: dir + "/rec.btsnoop", databasePath: dir + "/rec.db", rotation: rotation,
+        let options = RecordingOptions(outputPath: dir + "/" + output, databasePath: dir + "/rec.db", rotation: rotation,
                                        filter: filter)
         let summary = try Live.record(StreamSource(fileDescriptor: fd, name: "pipe"), options)
         #expect(summary.stopReason == .endOfInput)

@@ -77,6 +77,21 @@ import BLECore
         #expect(e.problems.map(\.path) == [dir + "/missing"])
     }
 
+    /// A symbolic link back up the tree (`sub/up -> ..`) made the walk read the same file 40
+    /// levels deep and then fail the report with "Too many levels of symbolic links". Each
+    /// directory is walked once; a second link to one is not a second walk.
+    @Test func inputsWalkEachDirectoryOnceThroughLinks() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/sub", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/sub/a.btsnoop"))
+        try FileManager.default.createSymbolicLink(atPath: dir + "/sub/up", withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/again", withDestinationPath: "sub")
+        let e = ReportInputs.expand([dir])
+        #expect(e.files == [dir + "/again/a.btsnoop"])
+        #expect(e.problems.isEmpty)
+    }
+
     @Test func workerPoolKeepsOrder() {
         #expect(WorkerPool.map(count: 100, jobs: 7) { $0 * $0 } == (0..<100).map { $0 * $0 })
         #expect(WorkerPool.map(count: 0, jobs: 3) { $0 }.isEmpty)

@@ -36,16 +36,36 @@ struct AdversarialCorpusTests {
     }()
 
     static func python(_ arguments: [String]) throws -> String {
+        try pythonRun(arguments).stdout
+    }
+
+    /// Runs python3 with Scripts/ importable, in `directory` (default Scripts/); its stdout
+    /// and exit status (stderr is discarded).
+    static func pythonRun(_ arguments: [String], in directory: URL? = nil) throws -> (stdout: String, status: Int32) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3"] + arguments
-        p.currentDirectoryURL = CLI.packageRoot.appendingPathComponent("Scripts")
+        let scripts = CLI.packageRoot.appendingPathComponent("Scripts")
+        p.arguments = ["PYTHONPATH=" + scripts.path, "python3"] + arguments
+        p.currentDirectoryURL = directory ?? scripts
         let out = Pipe()
         p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
         try p.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return (String(decoding: data, as: UTF8.self), p.terminationStatus)
+    }
+
+    /// `--help` wrote the whole corpus into the current directory (Scripts/, where it is run):
+    /// an option the generator does not know, or no OUTDIR, must write nothing.
+    @Test(arguments: [(["--help"], 0), ([], 2), (["--fuLL", "out"], 2)] as [([String], Int32)])
+    func theGeneratorWritesNothingUnasked(arguments: [String], status: Int32) throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try Self.pythonRun(["-m", "blegen.adversarial"] + arguments, in: dir)
+        #expect(run.status == status)
+        if status == 0 { #expect(run.stdout.hasPrefix("Hostile captures")) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
     /// How many warning lines the import prints for `absurd` records (`TimestampAudit`): one per

@@ -68,6 +68,23 @@ struct StorageErrorCLITests {
         #expect(CLIProcesses.names(dir) == ["old.db"])
     }
 
+    /// A target that exists but is no regular file: SQLite said "cannot create the timeline:
+    /// Illegal seek (disk I/O error)" for a FIFO and "input/output error" for /dev/null.
+    @Test(arguments: [("fifo", "a FIFO (named pipe)"), ("/dev/null", "a character device"), ("dir", "a directory")])
+    func aTargetThatIsNoRegularFileIsNotATimeline(target: String, kind: String) throws {
+        let dir = CLI.temporaryDirectory().path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try CLIProcesses.shell("""
+            cd '\(dir)' && mkfifo fifo && mkdir dir && exec timeout 60 "$BLEREPLAY" import '\(yeelock)' --db \(target)
+            """)
+        #expect(r.status == 65)
+        #expect(r.stderr == "blereplay import: \(target): not a timeline: \(kind); a timeline is a regular (SQLite) file\n", "\(r.stderr)")
+        #expect(CLIProcesses.names(dir) == ["dir", "fifo"])
+        let read = try CLIProcesses.shell("cd '\(dir)' && exec timeout 60 \"$BLEREPLAY\" record --stdin --db \(target) < '\(yeelock)'")
+        #expect(read.status == 65)
+        #expect(read.stderr.contains("\(target): not a timeline: \(kind)"), "\(read.stderr)")
+    }
+
     @Test func aForeignSQLiteFileIsNotATimeline() throws {
         let dir = CLI.temporaryDirectory().path
         let path = dir + "/app.sqlite"

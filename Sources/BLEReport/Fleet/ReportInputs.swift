@@ -10,6 +10,9 @@ import Darwin
 /// are plainly not captures (`skippedExtensions`: documentation, reports, scripts) skipped;
 /// files named on the command line are always read, in the order given; the same file named
 /// twice is read once. A path that cannot be opened becomes a failed input with the reason.
+/// Symbolic links are followed, each directory walked once (by device and inode): a link back
+/// to a directory above (`sub/up -> ..`) walked the same files 40 levels deep, then failed the
+/// report with "Too many levels of symbolic links".
 public enum ReportInputs {
     /// Extensions skipped inside directories: a capture folder's README or a previous report
     /// is not an input. (`.txt` is read: Android bug reports carry btsnooz logs.)
@@ -26,6 +29,7 @@ public enum ReportInputs {
         var files: [String] = []
         var problems: [InputOutcome] = []
         var seen: Set<String> = []
+        var walked: Set<FileIdentity> = []
         func add(_ path: String) {
             if seen.insert(path).inserted { files.append(path) }
         }
@@ -36,7 +40,7 @@ public enum ReportInputs {
                 continue
             }
             if (st.st_mode & S_IFMT) == S_IFDIR {
-                walk(argument, into: add, problems: &problems)
+                walk(argument, identity: FileIdentity(st), walked: &walked, into: add, problems: &problems)
             } else {
                 add(argument)
             }
@@ -44,7 +48,21 @@ public enum ReportInputs {
         return Expansion(files: files, problems: problems)
     }
 
-    static func walk(_ directory: String, into add: (String) -> Void, problems: inout [InputOutcome]) {
+    /// A file's device and inode: the same directory whatever path reaches it.
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+        init(_ st: stat) {
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+        }
+    }
+
+    /// Adds the regular files under `directory` (whose identity is `identity`) unless it was
+    /// walked already.
+    static func walk(_ directory: String, identity: FileIdentity, walked: inout Set<FileIdentity>,
+                     into add: (String) -> Void, problems: inout [InputOutcome]) {
+        guard walked.insert(identity).inserted else { return }
         guard let dir = opendir(directory) else {
             problems.append(.failed(directory, reason: "\(directory): \(String(cString: strerror(errno)))"))
             return
@@ -68,7 +86,7 @@ public enum ReportInputs {
                 continue
             }
             switch st.st_mode & S_IFMT {
-            case S_IFDIR: walk(path, into: add, problems: &problems)
+            case S_IFDIR: walk(path, identity: FileIdentity(st), walked: &walked, into: add, problems: &problems)
             case S_IFREG: add(path)
             default: continue
             }

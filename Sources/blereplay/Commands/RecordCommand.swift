@@ -1,11 +1,11 @@
 import BLECore
 import BLELive
 
-/// `blereplay record SOURCE [-o FILE.btsnoop] [--db FILE] …` (Docs/record.md): records a live
-/// source into a btsnoop file and a timeline that other commands can read meanwhile.
+/// `blereplay record SOURCE [-o FILE.btsnoop|FILE.pcap] [--db FILE] …` (Docs/record.md): records
+/// a live source into a btsnoop or pcap file and a timeline that other commands can read meanwhile.
 enum RecordCommand {
     static let usage = """
-        usage: blereplay record (--monitor | --follow FILE | --stdin | --tcp HOST:PORT) [-o FILE.btsnoop] [--db FILE]
+        usage: blereplay record (--monitor | --follow FILE | --stdin | --tcp HOST:PORT) [-o FILE.btsnoop|FILE.pcap] [--db FILE]
                [--rotate SIZE|DURATION] [--address AA:BB:CC:DD:EE:FF] [--le-only] [--until-idle SECONDS]
                [--retries N] [--no-raw] [--quiet]
         """
@@ -49,11 +49,16 @@ enum RecordCommand {
         guard options.outputPath != nil || options.databasePath != nil else {
             throw Arguments.UsageError(message: "nothing to write: give -o FILE.btsnoop, --db FILE, or both")
         }
+        // The file's format follows its name (`RecordingFileFormat`); one it cannot write is
+        // refused before anything is recorded.
+        if let path = options.outputPath, RecordingFileFormat.forOutput(path) == nil {
+            throw Arguments.UsageError(message: RecordingFileFormat.refusal(path))
+        }
         if case .follow(let path) = source, path == options.outputPath || path == options.databasePath {
             throw Arguments.UsageError(message: "the output cannot be the followed file \(path)")
         }
         if let text = args.value("rotate") {
-            guard options.outputPath != nil else { throw Arguments.UsageError(message: "--rotate needs -o FILE.btsnoop") }
+            guard options.outputPath != nil else { throw Arguments.UsageError(message: "--rotate needs -o FILE.btsnoop or -o FILE.pcap") }
             do {
                 options.rotation = try RotationPolicy(parsing: text)
             } catch {
@@ -114,6 +119,7 @@ enum RecordCommand {
     /// warnings and errors, always); the exit code.
     static func report(_ s: RecordingSummary, quiet: Bool) -> ExitCode {
         for w in s.warnings { Err.line("warning: \(w)") }
+        if !quiet { for n in s.notes { Err.line("note: \(n)") } }
         if let format = s.format, !quiet {
             let seconds = Double(s.durationMilliseconds) / 1000
             let rounded = (seconds * 10).rounded() / 10
