@@ -87,7 +87,7 @@ FIELDS = [
     "btl2cap.cid", "btl2cap.cmd_code", "btl2cap.min_interval", "btl2cap.max_interval", "btl2cap.slave_latency",
     "btl2cap.timeout_multiplier", "btl2cap.move_result", "btl2cap.le_result", "btl2cap.result", "btl2cap.le_psm",
     "btl2cap.psm", "btl2cap.sig_mtu", "btl2cap.option_mtu", "btl2cap.mps", "btl2cap.initial_credits",
-    "btl2cap.credits", "btl2cap.scid", "btl2cap.dcid",
+    "btl2cap.credits", "btl2cap.scid", "btl2cap.dcid", "btl2cap.rej_reason",
     "btatt.opcode", "btatt.handle", "btatt.error_code", "btatt.req_opcode_in_error", "btatt.value",
     "btatt.client_rx_mtu", "btatt.server_rx_mtu", "btatt.uuid16", "btatt.uuid128", "btatt.starting_handle",
     "btatt.ending_handle", "btatt.group_end_handle", "btatt.characteristic_properties", "btatt.offset", "btatt.flags",
@@ -125,6 +125,11 @@ def ours(blereplay: str, path: Path, work: Path) -> tuple[dict[int, dict], dict[
     con = sqlite3.connect(db)
     for r in con.execute("SELECT packet_id, opcode, handle, error_code, value FROM att_pdus ORDER BY rowid"):
         att[r[0]].append(r[1:])
+    chars = {}
+    for r in con.execute("SELECT connection_id, server, declaration_handle, value_handle, properties, uuid FROM gatt_characteristics"):
+        chars[(r[0], r[1], r[2])] = (r[3], r[4], uuid_key(r[5]))
+    for o in rows.values():
+        o["_chars"] = chars
     for r in con.execute("SELECT packet_id, tx_power FROM adv_reports ORDER BY rowid"):
         if r[0] in rows:
             rows[r[0]].setdefault("_tx_power", []).append(r[1])
@@ -198,6 +203,7 @@ class Stats:
         self.frames: collections.Counter = collections.Counter()
         self.bad: dict[str, list[str]] = collections.defaultdict(list)
         self.known: collections.Counter = collections.Counter()
+        self.ours_malformed: list[str] = []
         # per capture: (address, SID-less) of extended reports whose data is still incomplete
         self.fragments: set = set()
 
@@ -216,7 +222,13 @@ def check_frame(f: Frame, t: dict[str, list[str]], o: dict, att_rows: list[tuple
         else:
             f.eq("direction", tdir, o["direction"])
     if t["_ws.malformed"] or o.get("malformed"):
-        f.known("fields", "malformed packet (tshark or ours): fields not compared")
+        if t["_ws.malformed"] and o.get("malformed"):
+            f.known("fields", "malformed for tshark and for us: fields not compared")
+        elif t["_ws.malformed"]:
+            f.known("fields", "malformed for tshark only (it stops there): fields not compared")
+        else:
+            f.known("fields", "malformed for us only: fields not compared")
+            f.stats.ours_malformed.append(f"{f.name}#{f.number}: {o['summary']}")
         track_fragments(f, (o.get("decoded") or {}).get("adv_reports", []), (t["bthci_evt.le_meta_subevent"] or [""])[0])
         return
     if re.search(r"ACL fragment|\((controller|vendor) diagnostics\)", o["summary"]):
@@ -236,6 +248,13 @@ def check_frame(f: Frame, t: dict[str, list[str]], o: dict, att_rows: list[tuple
         check_smp(f, t, o, dec)
 
 
+def handles(t) -> list[int]:
+    """tshark's connection handles, 12 bits: the upper 4 bits of the u16 are not the handle
+    (Core v5.4 Vol 4 Part E 5.4.2, 7.7); we show the 12 bits (a failed Connection Complete's 0xFFFF
+    is 0x0FFF with us)."""
+    return [h & 0x0FFF for h in ints(t["bthci_evt.connection_handle"])]
+
+
 def link(dec: dict, *names: str) -> dict | None:
     for l in dec.get("hci", []):
         if any(l["name"].startswith(n) for n in names):
@@ -251,7 +270,7 @@ def check_event(f: Frame, t, o, dec, code: str, sub: str) -> None:
         f.eq("hci.conn.status", lead_int(t["bthci_evt.status"][0]) if t["bthci_evt.status"] else None,
              l.get("status") if l else None)
         if d:
-            f.eq("hci.conn.handle", ints(t["bthci_evt.connection_handle"])[:1], [lead_int(d.get("handle"))])
+            f.eq("hci.conn.handle", handles(t)[:1], [lead_int(d.get("handle"))])
             f.eq("hci.conn.role", ints(t["bthci_evt.role"])[:1], [lead_int(d.get("role"))])
             f.eq("hci.conn.peer_address", t["bthci_evt.bd_addr"][:1], [d.get("peer_address", "").lower()])
             f.eq("hci.conn.peer_address_type", ints(t["bthci_evt.le_peer_address_type"])[:1],
@@ -268,7 +287,7 @@ def check_event(f: Frame, t, o, dec, code: str, sub: str) -> None:
         l = link(dec, "LE Connection Update Complete")
         d = kv(l and l.get("detail"))
         if d:
-            f.eq("hci.update.handle", ints(t["bthci_evt.connection_handle"])[:1], [lead_int(d.get("handle"))])
+            f.eq("hci.update.handle", handles(t)[:1], [lead_int(d.get("handle"))])
             f.eq("hci.update.interval", ints(t["bthci_evt.le_con_interval"])[:1], [lead_int(d.get("interval"))])
             f.eq("hci.update.latency", ints(t["bthci_evt.le_con_latency"])[:1], [lead_int(d.get("latency"))])
             f.eq("hci.update.timeout", ints(t["bthci_evt.le_supv_timeout"])[:1], [lead_int(d.get("timeout"))])
@@ -288,7 +307,7 @@ def check_event(f: Frame, t, o, dec, code: str, sub: str) -> None:
         # Connection Complete (BR/EDR, 7.7.3)
         d = kv((link(dec, "Connect Complete", "Connection Complete") or {}).get("detail"))
         if d:
-            f.eq("hci.bredr.handle", ints(t["bthci_evt.connection_handle"])[:1], [lead_int(d.get("handle"))])
+            f.eq("hci.bredr.handle", handles(t)[:1], [lead_int(d.get("handle"))])
             f.eq("hci.bredr.bd_addr", t["bthci_evt.bd_addr"][:1], [d.get("bd_addr", "").lower()])
             f.eq("hci.bredr.link_type", ints(t["bthci_evt.link_type"])[:1], [lead_int(d.get("link_type"))])
             if "encryption_enabled" in d:
@@ -304,7 +323,7 @@ def check_event(f: Frame, t, o, dec, code: str, sub: str) -> None:
         d = kv((link(dec, "Disconnect Complete") or {}).get("detail"))
         m = re.search(r"\bhandle (0x[0-9A-Fa-f]{4})", summary)  # a CIS's has no link event
         handle = lead_int(d["handle"]) if "handle" in d else int(m.group(1), 16) if m else None
-        f.eq("hci.disc.handle", ints(t["bthci_evt.connection_handle"])[:1], [handle] if handle is not None else [])
+        f.eq("hci.disc.handle", handles(t)[:1], [handle] if handle is not None else [])
         m = re.search(r"\breason (0x[0-9A-Fa-f]{2})", summary)
         f.eq("hci.disc.reason", ints(t["bthci_evt.reason"])[:1], [int(m.group(1), 16)] if m else [])
     elif code in ("0x08", "0x59"):
@@ -315,11 +334,11 @@ def check_event(f: Frame, t, o, dec, code: str, sub: str) -> None:
             return
         f.eq("hci.encryption.enabled", [1 if te[0] else 0] if te else [], [1 if m.group(1) == "on" else 0] if m else [])
     elif code == "0x13":
-        handles = [h & 0x0FFF for h in ints(t["bthci_evt.connection_handle"])]
+        completed = handles(t)
         counts = ints(t["bthci_evt.num_compl_packets"])
         pairs = re.findall(r"(0x[0-9A-Fa-f]{4}): (\d+)", summary)
-        n = min(len(handles), 4)
-        f.eq("hci.nocp.handles", handles[:n], [int(h, 16) for h, _ in pairs][:n])
+        n = min(len(completed), 4)
+        f.eq("hci.nocp.handles", completed[:n], [int(h, 16) for h, _ in pairs][:n])
         f.eq("hci.nocp.counts", counts[:n], [int(c) for _, c in pairs][:n])
     elif code == "0x0e" and (l := link(dec, "Command Complete (Read Buffer Size)", "Command Complete (LE Read Buffer Size")):
         d = kv(l.get("detail"))
@@ -484,6 +503,14 @@ def check_signalling(f: Frame, t, o) -> None:
             ok = re.search(r"\b(success|accepted)\b", s, re.I)
             f.eq("l2cap.credit.result", ints(t["btl2cap.le_result"])[:1],
                  [int(m.group(1), 16)] if m else [0] if ok else None, f"  ({s})")
+    elif code == 0x01 and t["btl2cap.rej_reason"]:
+        m = re.search(r"reason (0x[0-9A-Fa-f]{4})", s)
+        f.eq("l2cap.reject.reason", ints(t["btl2cap.rej_reason"])[:1], [int(m.group(1), 16)] if m else [], f"  ({s})")
+    elif code in (0x06, 0x07):
+        # Disconnection Request/Response: `DCID 0x0040 SCID 0x0041` (Core v5.4 Vol 3 Part A 4.6, 4.7)
+        for fld, label in (("btl2cap.dcid", "DCID"), ("btl2cap.scid", "SCID")):
+            m = re.search(rf"{label} (0x[0-9A-Fa-f]{{4}})", s)
+            f.eq(f"l2cap.disconnect.{label.lower()}", ints(t[fld])[:1], [int(m.group(1), 16)] if m else [], f"  ({s})")
     elif code == 0x16 and t["btl2cap.credits"]:
         f.eq("l2cap.credit.credits", ints(t["btl2cap.credits"])[:1], nums("credits")[:1], f"  ({s})")
 
@@ -544,6 +571,22 @@ def check_att(f: Frame, t, o, dec, att_rows: list[tuple]) -> None:
         f.eq("att.value", t["btatt.value"][0].replace(":", ""), got)
     if op in (0x0C, 0x16, 0x17) and t["btatt.offset"]:
         f.eq("att.offset", ints(t["btatt.offset"])[:1], [lead_int(x) for x in field_values(att, "Value Offset")][:1])
+    if op == 0x09 and t["btatt.characteristic_properties"]:
+        # Characteristic declarations read (Core v5.4 Vol 3 Part G 3.3.1): what the connection's
+        # GATT table (gatt_characteristics) holds for each declaration handle tshark lists: value
+        # handle and properties. Not the UUID: in -T fields tshark's btatt.uuid16 mixes the
+        # declaration's UUID with `[UUID: …]` it generates from its GATT database.
+        pairs = list(zip(th[0::2], th[1::2]))
+        props = ints(t["btatt.characteristic_properties"])
+        server = "remote" if o["direction"] == "rx" else "local"
+        for (decl, value_handle), p in zip(pairs, props):
+            row = o["_chars"].get((o.get("connection_id"), server, decl))
+            f.eq("att.declaration", (value_handle, p), row[:2] if row else None, f"  (declaration 0x{decl:04X})")
+    if op == 0x07:
+        # Handles Information List: `0x0001..0x0005` per entry (Core v5.4 Vol 3 Part F 3.4.3.4)
+        rng = [x.split("..") for x in field_values(att, "Handles Information")]
+        f.eq("att.found.handles", th + ints(t["btatt.group_end_handle"]),
+             [int(a, 16) for a, _ in rng] + [int(b, 16) for _, b in rng])
     if op == 0x18 and t["btatt.flags"]:
         f.eq("att.flags", ints(t["btatt.flags"])[:1], [lead_int(x) for x in field_values(att, "Flags")][:1])
     if op in (0x0E, 0x20):
@@ -701,6 +744,8 @@ def main() -> int:
         print(f"\nnot compared, by reason ({sum(stats.known.values())} values):")
         for (check, why), n in sorted(stats.known.items()):
             print(f"  {check:<24} {n:>7}  {why}")
+    for e in stats.ours_malformed if a.all else stats.ours_malformed[:a.examples * 4]:
+        print("    malformed for us only: " + e)
     return 1 if total else 0
 
 
