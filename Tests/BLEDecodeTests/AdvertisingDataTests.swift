@@ -234,6 +234,18 @@ struct AdvertisingDataTests {
         ])
     }
 
+    /// A local name padded with NULs to a fixed size (CSS Part A 1.2: UTF-8, no terminator), as
+    /// android-lock-pairing.btsnoop frame 404 carries it and Wireshark shows it (`SX70`): the
+    /// verbose field counts the padding and never prints the NUL bytes.
+    @Test("verbose field of a NUL-padded local name", arguments: [UInt8(0x08), 0x09, 0x30])
+    func paddedName(type: UInt8) {
+        // 09 <type> 53 58 37 30 00 00 00 00   "SX70" + 4 NULs
+        let ad = AdvertisingData(decoding: [0x09, type, 0x53, 0x58, 0x37, 0x30, 0x00, 0x00, 0x00, 0x00])
+        #expect(ad.fields.map(\.1) == ["\"SX70\" (4 NUL byte(s) of padding)"])
+        // 05 <type> 53 58 37 30   no padding: nothing added
+        #expect(AdvertisingData(decoding: [0x05, type, 0x53, 0x58, 0x37, 0x30]).fields.map(\.1) == ["\"SX70\""])
+    }
+
     @Test("100k seeded random inputs: never traps; the structures re-encode to the bytes they came from")
     func fuzz() {
         var rng = SplitMix64(seed: 0xAD_DA7A)

@@ -14,7 +14,7 @@ enum SMPFixtures {
         PDUFixture(name: "Pairing Request",
                    segments: [f("code", 0x01), f("io capability", 0x04), f("oob", 0x00), f("authreq", 0x2D),
                               f("max key size", 0x10), f("initiator keys", 0x0F), f("responder keys", 0x0F)],
-                   summary: "Pairing Request: IO Capability: Keyboard, Display | AuthReq: Bonding, MITM, SecureConnection, CT2 | Initiator Key(s): LTK, IRK, CSRK, Linkkey | Responder Key(s): LTK, IRK, CSRK, Linkkey",
+                   summary: "Pairing Request: IO Capability: Keyboard, Display | AuthReq: Bonding, MITM, SecureConnection, CT2 | Max Key Size: 16 | Initiator Key(s): LTK, IRK, CSRK, Linkkey | Responder Key(s): LTK, IRK, CSRK, Linkkey",
                    fields: ["Code: 0x01 Pairing Request", "IO Capability: 0x04 Keyboard, Display",
                             "OOB Data Flag: 0x00 OOB Auth. Data Not Present",
                             "AuthReq: 0x2D Bonding, MITM, SecureConnection, CT2", "Max Encryption Key Size: 16",
@@ -24,12 +24,25 @@ enum SMPFixtures {
         PDUFixture(name: "Pairing Response",
                    segments: [f("code", 0x02), f("io capability", 0x00), f("oob", 0x00), f("authreq", 0x0D),
                               f("max key size", 0x10), f("initiator keys", 0x07), f("responder keys", 0x07)],
-                   summary: "Pairing Response: IO Capability: Display Only | AuthReq: Bonding, MITM, SecureConnection | Initiator Key(s): LTK, IRK, CSRK | Responder Key(s): LTK, IRK, CSRK",
+                   summary: "Pairing Response: IO Capability: Display Only | AuthReq: Bonding, MITM, SecureConnection | Max Key Size: 16 | Initiator Key(s): LTK, IRK, CSRK | Responder Key(s): LTK, IRK, CSRK",
                    fields: ["Code: 0x02 Pairing Response", "IO Capability: 0x00 Display Only",
                             "OOB Data Flag: 0x00 OOB Auth. Data Not Present",
                             "AuthReq: 0x0D Bonding, MITM, SecureConnection", "Max Encryption Key Size: 16",
                             "Initiator Key Distribution: 0x07 LTK, IRK, CSRK",
                             "Responder Key Distribution: 0x07 LTK, IRK, CSRK"]),
+        // 01 | 03 | 02 | 01 | 07 | 01 | 00 — synthetic (Core v5.4 Vol 3 Part H 3.5.1): No Input No
+        // Output, OOB Data Flag 0x02 (reserved), Bonding, the smallest key size a request may
+        // offer (7), LTK from the initiator only. The summary (what `timeline -v` and
+        // `smp_events.detail` show) names the key size and the reserved flag.
+        PDUFixture(name: "Pairing Request (short key, reserved OOB flag)",
+                   segments: [f("code", 0x01), f("io capability", 0x03), f("oob", 0x02), f("authreq", 0x01),
+                              f("max key size", 0x07), f("initiator keys", 0x01), f("responder keys", 0x00)],
+                   summary: "Pairing Request: IO Capability: No Input, No Output | OOB Data Flag: Reserved (0x02) | AuthReq: Bonding | Max Key Size: 7 | Initiator Key(s): LTK | Responder Key(s): None",
+                   fields: ["Code: 0x01 Pairing Request", "IO Capability: 0x03 No Input, No Output",
+                            "OOB Data Flag: 0x02 Reserved (0x02)",
+                            "AuthReq: 0x01 Bonding", "Max Encryption Key Size: 7",
+                            "Initiator Key Distribution: 0x01 LTK",
+                            "Responder Key Distribution: 0x00 None"]),
         // 03 | Confirm Value (16)
         PDUFixture(name: "Pairing Confirm",
                    segments: [f("code", 0x03), f("confirm value", pattern(16, from: 0x10))],

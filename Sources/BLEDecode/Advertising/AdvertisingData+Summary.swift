@@ -46,7 +46,7 @@ extension AdvertisingData {
         case 0x02, 0x03, 0x14: return uuidList(d, size: 2).map(\.uuidString).joined(separator: ", ")
         case 0x04, 0x05, 0x1F: return uuidList(d, size: 4).map(\.uuidString).joined(separator: ", ")
         case 0x06, 0x07, 0x15: return uuidList(d, size: 16).map(\.uuidString).joined(separator: ", ")
-        case 0x08, 0x09, 0x30: return "\"" + String(decoding: d, as: UTF8.self) + "\""
+        case 0x08, 0x09, 0x30: return quotedName(d)
         case 0x0A: return d.first.map { "\(Int8(bitPattern: $0)) dBm" } ?? "(empty)"
         case 0x19:
             guard let v = uint(from: d, count: 2) else { return hexString(d) }
@@ -64,6 +64,17 @@ extension AdvertisingData {
         case 0x1C: return d.first.map { ADLERole($0).name } ?? "(empty)"
         default: return hexString(d)
         }
+    }
+
+    /// A Shortened/Complete Local Name (CSS Part A 1.2) or Broadcast Name as `"SX70"`. The name is
+    /// UTF-8 with no terminator; devices that pad it to a fixed size with NULs get the padding
+    /// counted, `"SX70" (4 NUL byte(s) of padding)`, never printed (as `localName` drops it).
+    static func quotedName(_ d: [UInt8]) -> String {
+        var bytes = d[...]
+        while bytes.last == 0 { bytes.removeLast() }
+        let padding = d.count - bytes.count
+        return "\"" + String(decoding: bytes, as: UTF8.self) + "\""
+            + (padding > 0 ? " (\(padding) NUL byte(s) of padding)" : "")
     }
 
     /// `100`, `152.5`: at most three decimals, no trailing zeros, no Foundation.

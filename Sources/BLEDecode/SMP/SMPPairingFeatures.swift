@@ -62,12 +62,17 @@ public struct SMPPairingFeatures: Sendable, Hashable {
          ("Responder Key Distribution", "\(hex(responderKeyDistribution.rawValue)) \(responderKeyDistribution)")]
     }
 
-    /// `IO Capability: Display Yes/No | AuthReq: Bonding, MITM, SecureConnection | Initiator Key(s): LTK, IRK | Responder Key(s): LTK, IRK`
-    /// (Wireshark's Info, with the IO capability first).
+    /// `IO Capability: Display Yes/No | AuthReq: Bonding, MITM, SecureConnection | Max Key Size: 16 |
+    /// Initiator Key(s): LTK, IRK | Responder Key(s): LTK, IRK` (Wireshark's Info, with the IO
+    /// capability first, and every other field of the PDU: this is what `timeline -v` and
+    /// `smp_events.detail` show of it). The OOB Data Flag appears when it is not 0x00 (`OOB`, or
+    /// `OOB Data Flag: Reserved (0x02)`); the Maximum Encryption Key Size always, since a short one
+    /// (7-15) is what ends a pairing with Encryption Key Size (0x06) (Core v5.4 Vol 3 Part H 3.5.1, 2.3.4).
     public var summaryDetail: String {
         var parts = ["IO Capability: \(ioCapability.name)"]
-        if oobDataPresent { parts.append("OOB") }
+        if oobDataPresent { parts.append("OOB") } else if oobDataFlag != 0 { parts.append("OOB Data Flag: \(oobDataFlagName)") }
         parts += ["AuthReq: \(authenticationRequirements)",
+                  "Max Key Size: \(maximumEncryptionKeySize)",
                   "Initiator Key(s): \(initiatorKeyDistribution)",
                   "Responder Key(s): \(responderKeyDistribution)"]
         return parts.joined(separator: " | ")
