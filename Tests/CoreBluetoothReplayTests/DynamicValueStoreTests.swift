@@ -47,10 +47,7 @@ import TestSupport
     static func capture() throws -> String {
         var c = SpecCapture()
         c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x4F, 0x9A, 0x11, 0x22, 0x33, 0x66])
-        func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]) {
-            c.att(ms, handle: 0x41, req, received: true)
-            c.att(ms + 2, handle: 0x41, rsp, received: false)
-        }
+        func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]?) { c.served(ms, handle: 0x41, req, rsp) }
         served(150, [0x12, 0x0E, 0x00, 0x01], [0x13])
         served(200, [0x12, 0x0E, 0x00, 0x02], [0x13])
         served(250, [0x0A, 0x0E, 0x00], [0x0B, 0x02])

@@ -67,10 +67,7 @@ import TestSupport
     static func twoServicesCapture() throws -> String {
         var c = SpecCapture()
         c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x4F, 0x9A, 0x11, 0x22, 0x33, 0x55])
-        func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]) {
-            c.att(ms, handle: 0x41, req, received: true)
-            c.att(ms + 2, handle: 0x41, rsp, received: false)
-        }
+        func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]?) { c.served(ms, handle: 0x41, req, rsp) }
         served(150, [0x12, 0x11, 0x00, 0x01, 0x00], [0x13])   // FFB1 notifications on
         served(200, [0x12, 0x0D, 0x00, 0x01, 0x00], [0x13])   // FFA1 notifications on
         served(300, [0x0A, 0x10, 0x00], [0x0B, 0x42])         // read FFB1

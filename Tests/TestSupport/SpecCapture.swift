@@ -45,6 +45,12 @@ public struct SpecCapture {
         att(t + 30, handle: handle, response, received: true)
         t += 40
     }
+    /// A remote central's ATT request on `handle` and, 2 ms later, the local server's recorded
+    /// answer (nil: none): what a peripheral-role capture is made of.
+    public mutating func served(_ ms: Int64, handle: UInt16, _ request: [UInt8], _ response: [UInt8]?) {
+        att(ms, handle: handle, request, received: true)
+        if let response { att(ms + 2, handle: handle, response, received: false) }
+    }
 
     /// LE Connection Complete (LE Meta 0x3E, subevent 0x01, Vol 4 Part E 7.7.65.1): role 0 central,
     /// 1 peripheral; interval in 1.25 ms, timeout in 10 ms.
