@@ -132,6 +132,12 @@ public enum DiagnosisRenderer {
                            + (never ? "the peripheral answered none of the central's packets, and the central gave up"
                                     : "the peripheral went silent and the central's packets stop after the supervision timeout")
                            + "; no LL_TERMINATE_IND")
+            } else if let lost = c.lostFromView, let end = c.findings.first(where: { $0.finding.code == "terminate-encrypted-on-air" }) {
+                // An encrypted LL_TERMINATE_IND-sized LL Control PDU, then silence (EncryptedTerminationFindings).
+                let frame = end.finding.evidence.first ?? c.lastPacketID
+                let sender = end.finding.title.contains("from the central") ? "the central's" : end.finding.title.contains("from the peripheral") ? "the peripheral's" : "an"
+                out.append("  ended: most likely by \(sender) LL_TERMINATE_IND (inferred) at packet \(frame): an encrypted LL Control PDU of its length, "
+                           + "then the link went silent after packet \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))); its reason is encrypted, not in the capture")
             } else if let lost = c.lostFromView {
                 // A sniffer's capture that went on without the link (AirObservation).
                 out.append("  ended: not in the capture: its last packet is \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))), "
