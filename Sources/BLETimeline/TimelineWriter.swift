@@ -366,6 +366,10 @@ final class TimelineWriter {
             } else if sig.code == 0x13, let result = sig.result, result != 0 {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "l2cap", context: "parameter-update-rejected",
                           code: Int(result), name: "Connection Parameters Rejected", cbError: nil)
+            } else if sig.code == 0x15 || sig.code == 0x18, let result = sig.result, L2CAPSignaling.refusesCreditConnection(result) {
+                // (LE) Credit Based Connection Response refusing (Vol 3 Part A 4.23, 4.26): EATT bearers, LE CoC.
+                try error(frame: frame, ts: ts, connection: rowID, layer: "l2cap", context: "credit-connection-refused",
+                          code: Int(result), name: L2CAPSignaling.creditResult(result), cbError: nil)
             }
 
         case .dropped(let count):
