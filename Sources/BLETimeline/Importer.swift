@@ -340,6 +340,7 @@ public enum Importer {
             // An air capture keeps its packet rows: the report counts the endings diagnose infers
             // from a link's packets on air (`connection-timeout-on-air`, Core v5.4 Vol 6 Part B 4.5.2).
             writer.referencedPacketRowsOnly = reportOnly && !PcapLinkType(rawValue: UInt32(truncatingIfNeeded: info.linkType)).isAirCapture
+            writer.storesPacketScan = !reportOnly
             // A bugreport's logs share one timeline: a peer of one log may advertise in another.
             if case .bugreportLog = input {} else { writer.advertisingOfPeersOnly = reportOnly }
             writer.advertisingHoldLimit = options.advertisingHoldLimit

@@ -44,6 +44,9 @@ final class TimelineWriter {
     private(set) var connectionRowsWritten = 0
     /// Report-only mode: see `TimelineWriter+ReferencedPackets.swift`.
     var referencedPacketRowsOnly = false
+    /// Whether `writePacketScan` stores the scan: not for the report, even where it keeps every
+    /// packet row (an air capture, `Importer`).
+    var storesPacketScan = true
     var referencedRows = ReferencedPacketRows()
     /// Report-only mode too: see `TimelineWriter+PeerAdvertising.swift`.
     var advertisingOfPeersOnly = false
@@ -534,7 +537,7 @@ final class TimelineWriter {
     /// Stores what a replay's packet scan finds (`capture_packet_scan`, issue 12), once the
     /// capture's last record is written: not in report-only mode, whose packet rows are a part.
     func writePacketScan() throws(SQLiteError) {
-        guard !referencedPacketRowsOnly else { return }
+        guard !referencedPacketRowsOnly, storesPacketScan else { return }
         try packetScan.result().write(captureID, db: db)
     }
 }
