@@ -8,12 +8,13 @@ import TestSupport
 /// (Vol 6 Part B 2.4.2) as reported.
 @Suite("blereplay report on sniffer's captures: the endings diagnose infers")
 struct AirReportEndingsCLITests {
-    func report(_ arguments: [String], _ dir: URL) throws -> (stdout: String, csv: String) {
+    func report(_ arguments: [String], _ dir: URL) throws -> (stdout: String, csv: String, json: String) {
         let out = dir.appendingPathComponent("out").path
         let r = try CLI.run(["report"] + arguments + ["-o", out])
         #expect(r.status == 0, "\(r.stderr)")
         let csv = (try? String(contentsOfFile: out + "/disconnect_reasons.csv", encoding: .utf8)) ?? ""
-        return (r.stdout, csv)
+        let json = (try? String(contentsOfFile: out + "/report.json", encoding: .utf8)) ?? ""
+        return (r.stdout, csv, json)
     }
 
     @Test func aLinkLostOnAirIsCountedAsInferred() throws {
@@ -24,6 +25,7 @@ struct AirReportEndingsCLITests {
         let r = try report([capture], dir)
         #expect(r.stdout.contains("disconnect reasons (1): 0x08 Connection Timeout (inferred) ×1"), "\(r.stdout)")
         #expect(r.csv.contains("8,0x08,Connection Timeout (inferred),"), "\(r.csv)")
+        #expect(r.json.contains("\"inferred\": 1"), "\(r.json)")
     }
 
     @Test func aPeripheralThatNeverAnsweredIsAnInferredFailure() throws {
