@@ -20,6 +20,7 @@ Part F 3.3.3); below, the capture shows neither its answer nor its timeout.
     python3 -m blegen.air --plain OUT.pcap
     python3 -m blegen.air --extended OUT.pcap
     python3 -m blegen.air --silent EVENTS OUT.pcap
+    python3 -m blegen.air --nordic-ending LENGTH OUT.pcap
 
 write an nRF Sniffer capture (LINKTYPE 272, header version 2 or 3) of a followed connection with
 LL procedures, a retransmission, a CRC error, a connection update with its instant and encryption
@@ -231,7 +232,7 @@ def nordic_frame(version: int, packet: bytes, flags: int, channel: int, event_co
     return struct.pack("<BHBHB", 0x4B, len(body), version, counter & 0xFFFF, packet_id) + body
 
 
-def nordic_session() -> list[tuple[int, int, int, int, bytes]]:
+def nordic_session(end_length: int = 6) -> list[tuple[int, int, int, int, bytes]]:
     """(µs from the start, flags, channel index, event counter, LE packet) in air order.
 
     Flags (nordic_ble): bit 0 CRC OK, bit 1 central to peripheral, bit 2 encrypted, bit 3 MIC OK.
@@ -245,7 +246,8 @@ def nordic_session() -> list[tuple[int, int, int, int, bytes]]:
     LL_ENC_REQ / LL_ENC_RSP; 16 LL_START_ENC_REQ; 17 LL_START_ENC_RSP both ways, encrypted (MIC
     not checked: the sniffer has no key); 18-20 encrypted L2CAP both ways; 21 an encrypted LL
     Control PDU of 6 bytes from the central (LL_TERMINATE_IND, unreadable), the peripheral's
-    Empty PDU; then the peripheral advertises again, every 100 ms for 1 s.
+    Empty PDU; then the peripheral advertises again, every 100 ms for 1 s. `end_length` other than
+    6 makes event 21's encrypted LL Control PDU that long instead (`--nordic-ending LENGTH`).
 
     Counts by construction: 2 ADV_IND before the connection, 1 CONNECT_IND, 10 after; ATT (as
     the hosts see it, each PDU once): 0x02 0x03 0x0A 0x0B 0x1B 0x12 0x13 = 7; retransmissions 2;
@@ -326,7 +328,8 @@ def nordic_session() -> list[tuple[int, int, int, int, bytes]]:
     for i in range(3):
         event((2, bytes((i * 37 + k * 11) & 0xFF for k in range(15))), (2, bytes((i * 53 + k * 7) & 0xFF for k in range(13))),
               c_flags=enc, p_flags=enc, interval=NORDIC_NEW_INTERVAL)
-    event((3, bytes([0x5E, 0xC3, 0x19, 0x88, 0x20, 0x4B])), None, c_flags=enc, interval=NORDIC_NEW_INTERVAL)
+    event((3, bytes((0x5E + 0x35 * k) & 0xFF for k in range(end_length)) if end_length != 6
+           else bytes([0x5E, 0xC3, 0x19, 0x88, 0x20, 0x4B])), None, c_flags=enc, interval=NORDIC_NEW_INTERVAL)
     t += 100_000
     for _ in range(10):
         out.append((t, 0x01, 37, 0, adv))
@@ -497,11 +500,11 @@ def silent_peripheral_session(answered_events: int) -> list[tuple[int, int, int,
 
 
 def nordic_capture(version: int = 2, encrypted: bool = False, extended: bool = False,
-                   silent_after: int | None = None) -> bytes:
+                   silent_after: int | None = None, end_length: int = 6) -> bytes:
     """The `nordic_session` (or `encrypted_session`, `extended_session`) as pcap LINKTYPE 272:
     pcap times are the packets' times; the header's delta time (v2) or timestamp (v3) agrees."""
     frames = (silent_peripheral_session(silent_after) if silent_after is not None else extended_session() if extended
-              else encrypted_session() if encrypted else nordic_session())
+              else encrypted_session() if encrypted else nordic_session(end_length))
     out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 272))
     previous_end = 0
     for i, (us, flags, channel, counter, packet) in enumerate(frames):
@@ -555,6 +558,9 @@ def rf_capture(with_direction: bool) -> bytes:
 def main(argv: list[str]) -> int:
     if len(argv) == 4 and argv[1] == "--nordic":
         Path(argv[3]).write_bytes(nordic_capture(int(argv[2])))
+        return 0
+    if len(argv) == 4 and argv[1] == "--nordic-ending":
+        Path(argv[3]).write_bytes(nordic_capture(2, end_length=int(argv[2])))
         return 0
     if len(argv) == 4 and argv[1] == "--silent":
         Path(argv[3]).write_bytes(nordic_capture(2, silent_after=int(argv[2])))

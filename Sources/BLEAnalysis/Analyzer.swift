@@ -108,6 +108,11 @@ public enum Analyzer {
         if withFindings {
             try storeFindings(captureID, connections: connections, captureEnd: captureEnd, android: androidByPacket,
                               attOverlaps: overlaps, db: db)
+        } else if air.isAirCapture {
+            // Without findings (the fleet report) an air capture still gets the endings diagnose
+            // infers (`connection-timeout-on-air`): the report counts them as diagnose says them.
+            try storeFindings(captureID, connections: connections, captureEnd: captureEnd, android: androidByPacket,
+                              airEndingsOnly: true, db: db)
         }
         try db.run("INSERT OR REPLACE INTO analysis_state (capture_id, analysis_version) VALUES (?1, ?2)",
                    [.integer(captureID), .integer(version)])
@@ -117,7 +122,7 @@ public enum Analyzer {
     /// own Android status takes its evidence's (`android`, from `applyAndroidRule`).
     static func storeFindings(_ captureID: Int64, connections: CaptureConnections, captureEnd: Int64,
                               android androidByPacket: AndroidStatusByPacket, attOverlaps: [Int64: ATTRequestOverlaps] = [:],
-                              db: SQLiteDatabase) throws {
+                              airEndingsOnly: Bool = false, db: SQLiteDatabase) throws {
         var engine = try FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         engine.attOverlaps = attOverlaps
         let insertFinding = try db.prepare("""
@@ -125,7 +130,7 @@ public enum Analyzer {
                                  android_status, android_name)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
-        try engine.findings(for: connections) { findings in
+        let emit: ([Finding]) throws -> Void = { findings in
             for f in findings {
                 let s = insertFinding
                 s.bindInt(f.connectionID, at: 1)
@@ -141,6 +146,11 @@ public enum Analyzer {
                 s.bindText(android?.name, at: 10)
                 try s.run()
             }
+        }
+        if airEndingsOnly {
+            try connections.forEach { c in try emit(try engine.lostFromViewFindings(c)) }
+        } else {
+            try engine.findings(for: connections, emit)
         }
     }
 }

@@ -61,7 +61,13 @@ public struct ConnectionDiagnosis: Sendable {
     /// The largest ATT PDU on the link (bytes, opcode, attribute value bytes): the MTU was at
     /// least that large, whatever was (not) seen exchanged.
     public var largestATTPDU: (length: Int, opcode: Int, valueLength: Int?)?
+    /// The last successful PHY update's `tx_phy=… rx_phy=…` (LE PHY Update Complete, or LL_PHY_UPDATE_IND at its instant).
     public var phy: String?
+    /// The PHY the link began on, as `phy` says it (the air's CONNECT_IND or AUX_CONNECT_REQ:
+    /// `LinkLayerDecoder.connectionPHYEventName`); nil when the capture does not say (HCI).
+    public var initialPHY: String? = nil
+    /// Successful PHY updates (Core v5.4 Vol 4 Part E 7.7.65.12).
+    public var phyUpdates = 0
     public var encrypted: Bool
     /// Whether `encrypted` is known: a link that began before the capture may have been
     /// encrypted before it (no Encryption Change in the file says so either way).
@@ -205,7 +211,9 @@ public final class DiagnosisReader {
                    (SELECT android_status FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
                    (SELECT android_name FROM error e WHERE e.connection_id = c.id AND e.context = 'disconnect' LIMIT 1),
                    c.controller_index, c.local_disconnect_requested,
-                   (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.ciphertextEventName)')
+                   (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.ciphertextEventName)'),
+                   (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.connectionPHYEventName)' ORDER BY packet_id LIMIT 1),
+                   (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0)
             FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
             """)
         try s.bind([.integer(capture.id)])
@@ -246,6 +254,8 @@ public final class DiagnosisReader {
             c.controller = s.int(33)
             c.localDisconnectRequested = s.int(34) != 0
             c.ciphertextFrom = s.optionalInt(35)
+            c.initialPHY = s.text(36)
+            c.phyUpdates = s.int(37)
             c.namesController = namesController
             c.controllerIsInterface = interfaces
             // `end` is the last packet's time when no disconnection was seen.

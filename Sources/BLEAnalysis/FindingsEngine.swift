@@ -46,6 +46,7 @@ struct FindingsEngine {
             out += try securityFindings(c)
             out += try parameterFindings(c)
             out += try parameterUpdateFindings(c)
+            out += try creditConnectionRefusedFindings(c)
             out += try invalidParameterFindings(c)
             out += try snoopFilterFindings(c)
             earlier.add(c)

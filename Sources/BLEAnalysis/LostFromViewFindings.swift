@@ -12,6 +12,7 @@ extension FindingsEngine {
     /// finding: their "ended" line says so.
     func lostFromViewFindings(_ c: ConnectionFacts) throws -> [Finding] {
         guard c.status == 0, !c.beganBeforeCapture, let seen = try air.lastSeen(c) else { return [] }
+        if let terminated = try encryptedTerminationOnAir(c, lastSeen: seen) { return [terminated] }
         let wentOn = captureEnd.saturatingSubtracting(seen)
         // The timeout in force at the end (a connection update may have changed it), else the
         // largest the spec allows (Vol 6 Part B 4.5.2: 32 s).

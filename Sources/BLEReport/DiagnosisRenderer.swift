@@ -111,8 +111,10 @@ public enum DiagnosisRenderer {
                 }
                 if !failed.isEmpty { params += "; \(failed.count) update(s) failed" }
                 if !requested.isEmpty { params += "; peripheral requested \(requested.count) update(s)" }
+                if let initial = c.initialPHY.map(phyText) { params += ", PHY " + initial }
+                if let last = c.phy.map(phyText), c.phyUpdates > 0 { params += "; \(c.phyUpdates) PHY update(s), last: " + last }
                 out.append(params)
-                out.append("  " + mtuText(c) + (c.phy.map { ", PHY \($0)" } ?? "") + ", " + encryptionText(c))
+                out.append("  " + mtuText(c) + ", " + encryptionText(c))
                 out.append("  ATT: \(c.attPDUs) PDU(s), \(c.transactions) transaction(s), \(c.transactionErrors) error(s), \(c.transactionTimeouts) timeout(s), \(c.notifications) notification(s)/indication(s)"
                            + (c.ciphertextFrom.map { "; not known from packet \($0) on: encrypted, and the sniffer did not decrypt it" } ?? ""))
             }
@@ -132,6 +134,12 @@ public enum DiagnosisRenderer {
                            + (never ? "the peripheral answered none of the central's packets, and the central gave up"
                                     : "the peripheral went silent and the central's packets stop after the supervision timeout")
                            + "; no LL_TERMINATE_IND")
+            } else if let lost = c.lostFromView, let end = c.findings.first(where: { $0.finding.code == "terminate-encrypted-on-air" }) {
+                // An encrypted LL_TERMINATE_IND-sized LL Control PDU, then silence (EncryptedTerminationFindings).
+                let frame = end.finding.evidence.first ?? c.lastPacketID
+                let sender = end.finding.title.contains("from the central") ? "the central's" : end.finding.title.contains("from the peripheral") ? "the peripheral's" : "an"
+                out.append("  ended: most likely by \(sender) LL_TERMINATE_IND (inferred) at packet \(frame): an encrypted LL Control PDU of its length, "
+                           + "then the link went silent after packet \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))); its reason is encrypted, not in the capture")
             } else if let lost = c.lostFromView {
                 // A sniffer's capture that went on without the link (AirObservation).
                 out.append("  ended: not in the capture: its last packet is \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))), "
@@ -149,6 +157,19 @@ public enum DiagnosisRenderer {
             for f in c.findings { out += findingLines(f, platform: platform) }
         }
         return out
+    }
+
+    /// A link event's `tx_phy=… rx_phy=…` (LE PHY Update Complete's fields, Core v5.4 Vol 4 Part E
+    /// 7.7.65.12) as a parameters line says it: `LE 2M`, or `tx LE 2M, rx LE 1M` when they differ.
+    static func phyText(_ detail: String) -> String {
+        var fields: [String: String] = [:]
+        for part in detail.split(separator: " ") {
+            let kv = part.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { fields[String(kv[0])] = String(kv[1]) }
+        }
+        guard let tx = fields["tx_phy"], let rx = fields["rx_phy"] else { return detail }
+        func name(_ v: String) -> String { v.hasPrefix("0x") ? v : "LE " + v }
+        return tx == rx ? name(tx) : "tx \(name(tx)), rx \(name(rx))"
     }
 
     /// `LE`, `BR/EDR`, and for a link found in progress how that is known (or that it is not).

@@ -336,13 +336,17 @@ public enum Importer {
             result.captureID = captureID
             let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
                                             keepKeys: options.keepKeys)
-            writer.referencedPacketRowsOnly = options.referencedPacketRowsOnly && !options.keepRaw
+            let reportOnly = options.referencedPacketRowsOnly && !options.keepRaw
+            // An air capture keeps its packet rows: the report counts the endings diagnose infers
+            // from a link's packets on air (`connection-timeout-on-air`, Core v5.4 Vol 6 Part B 4.5.2).
+            writer.referencedPacketRowsOnly = reportOnly && !PcapLinkType(rawValue: UInt32(truncatingIfNeeded: info.linkType)).isAirCapture
+            writer.storesPacketScan = !reportOnly
             // A bugreport's logs share one timeline: a peer of one log may advertise in another.
-            if case .bugreportLog = input {} else { writer.advertisingOfPeersOnly = writer.referencedPacketRowsOnly }
+            if case .bugreportLog = input {} else { writer.advertisingOfPeersOnly = reportOnly }
             writer.advertisingHoldLimit = options.advertisingHoldLimit
             let progress = Progress(enabled: options.progress, path: path, size: size)
             // Report-only: the packet rows kept are never read for their summary (nor are any findings made).
-            let running = DecodePipeline(input: input, keepKeys: options.keepKeys, summaries: !writer.referencedPacketRowsOnly)
+            let running = DecodePipeline(input: input, keepKeys: options.keepKeys, summaries: !reportOnly)
             pipeline = running
             var end = DecodePipeline.End()
             reading: while true {

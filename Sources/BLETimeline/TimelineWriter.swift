@@ -44,6 +44,9 @@ final class TimelineWriter {
     private(set) var connectionRowsWritten = 0
     /// Report-only mode: see `TimelineWriter+ReferencedPackets.swift`.
     var referencedPacketRowsOnly = false
+    /// Whether `writePacketScan` stores the scan: not for the report, even where it keeps every
+    /// packet row (an air capture, `Importer`).
+    var storesPacketScan = true
     var referencedRows = ReferencedPacketRows()
     /// Report-only mode too: see `TimelineWriter+PeerAdvertising.swift`.
     var advertisingOfPeersOnly = false
@@ -366,6 +369,10 @@ final class TimelineWriter {
             } else if sig.code == 0x13, let result = sig.result, result != 0 {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "l2cap", context: "parameter-update-rejected",
                           code: Int(result), name: "Connection Parameters Rejected", cbError: nil)
+            } else if sig.code == 0x15 || sig.code == 0x18, let result = sig.result, L2CAPSignaling.refusesCreditConnection(result) {
+                // (LE) Credit Based Connection Response refusing (Vol 3 Part A 4.23, 4.26): EATT bearers, LE CoC.
+                try error(frame: frame, ts: ts, connection: rowID, layer: "l2cap", context: "credit-connection-refused",
+                          code: Int(result), name: L2CAPSignaling.creditResult(result), cbError: nil)
             }
 
         case .dropped(let count):
@@ -530,7 +537,7 @@ final class TimelineWriter {
     /// Stores what a replay's packet scan finds (`capture_packet_scan`, issue 12), once the
     /// capture's last record is written: not in report-only mode, whose packet rows are a part.
     func writePacketScan() throws(SQLiteError) {
-        guard !referencedPacketRowsOnly else { return }
+        guard !referencedPacketRowsOnly, storesPacketScan else { return }
         try packetScan.result().write(captureID, db: db)
     }
 }

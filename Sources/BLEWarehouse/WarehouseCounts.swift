@@ -24,7 +24,7 @@ enum WarehouseCounts {
                    CASE WHEN kind = 'att-timeout' THEN coalesce(peer, '(unknown)') END,
                    CASE WHEN kind = 'att-timeout' THEN r_name END,
                    count(*), min(rank::bigint * 4294967296 + ordinal)
-            FROM ek WHERE kind IN ('hci-command', 'att', 'att-timeout', 'smp', 'other')
+            FROM ek WHERE kind IN ('hci-command', 'att', 'att-timeout', 'smp', 'other', 'disconnect')
             GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
             """).compactMap { r in
             guard let kind = r.text(0).flatMap(ErrorEvent.Kind.init(rawValue:)) else { return nil }
@@ -90,6 +90,8 @@ enum WarehouseCounts {
                 if let d = e.detail { part("sender", d, d) }
             case .other:
                 if let d = e.detail { part("context", d, d) }
+            case .disconnect:
+                if e.isInferred { part("source", ErrorEvent.inferredOnAir, ErrorEvent.inferredOnAir) }
             default:
                 break
             }

@@ -344,7 +344,7 @@ struct LinkLayerDecoderTests {
         b.add(B.nordic(B.data(0b10, Array(Self.mtuRequest[0..<5])), sender: .central))
         b.add(B.nordic(B.advertising(0x05, txRandom: false, rxRandom: true, B.connectInd())))
         let p = b.decode()
-        #expect(p[2].linkEvents.map(\.name) == ["LL connection ended unseen"])
+        #expect(p[2].linkEvents.map(\.name) == ["LL connection ended unseen", "Connection PHY"])
         #expect(p[2].linkEvents.first?.connection?.index == 1 && p[2].connection?.index == 2)
     }
 

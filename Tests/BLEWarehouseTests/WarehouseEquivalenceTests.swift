@@ -72,6 +72,27 @@ import TestSupport
         expectSame(filesOut, second)
     }
 
+    /// Sniffer's captures whose endings diagnose infers (`blegen.air --silent N`: 0x08, and 0x3E
+    /// when the peripheral never answered; Core v5.4 Vol 6 Part B 4.5.2) and one ended by an
+    /// LL_TERMINATE_IND: the warehouse counts them, marked inferred, as the report on files does.
+    @Test func inferredAirEndingsAsTheReportOnFiles() throws {
+        let cluster = try PostgresCluster.get()
+        let url = try cluster.createDatabase()
+        let dir = Fixture.scratch(), filesOut = Fixture.scratch(), warehouseOut = Fixture.scratch()
+        defer { for d in [dir, filesOut, warehouseOut] { Fixture.remove(d) } }
+        try BlegenSessions.run("air", ["--silent", "100", dir + "/silent.pcap"])
+        try BlegenSessions.run("air", ["--silent", "0", dir + "/never.pcap"])
+        try BlegenSessions.run("air", [dir + "/air"])
+        #expect(try Tool.run(["report", dir, "-o", filesOut, "--quiet"]).status == 0)
+        #expect(try Tool.run(["ingest", dir, "--warehouse", url]).status == 0)
+        #expect(try Tool.run(["report", "--warehouse", url, "-o", warehouseOut, "--quiet"]).status == 0)
+        expectSame(filesOut, warehouseOut)
+        let csv = Fixture.read(warehouseOut + "/disconnect_reasons.csv")
+        #expect(csv.contains("8,0x08,Connection Timeout (inferred),"), "\(csv)")
+        #expect(csv.contains("62,0x3E,Connection Failed to be Established (inferred),"), "\(csv)")
+        #expect(csv.contains("19,0x13,Remote User Terminated Connection,"), "\(csv)")
+    }
+
     /// A capture ingested bare, then inside a bugreport: the bugreport's phone identity is added
     /// to the stored capture, so the warehouse holds what ingesting them the other way round holds.
     @Test func aBugreportAddsItsPhoneToACaptureIngestedBare() throws {

@@ -139,7 +139,7 @@ extension PacketDecoder {
 }
 
 /// Names of L2CAP signalling codes and results (Core v5.4 Vol 3 Part A 4).
-enum L2CAPSignaling {
+public enum L2CAPSignaling {
     static let names: [String?] = {
         var t = [String?](repeating: nil, count: 256)
         let pairs: [(Int, String)] = [
@@ -174,7 +174,11 @@ enum L2CAPSignaling {
     }
 
     /// LE Credit Based / Credit Based Connection Response results (4.23, 4.26).
-    static func creditResult(_ r: UInt16) -> String {
+    /// Whether a credit-based connection response's result (Core v5.4 Vol 3 Part A 4.23, 4.26)
+    /// refuses the connection, all or some of it: neither success (0x0000) nor pending (0x000D-0x000F).
+    public static func refusesCreditConnection(_ r: UInt16) -> Bool { r != 0 && !(0x000D...0x000F).contains(r) }
+
+    public static func creditResult(_ r: UInt16) -> String {
         switch r {
         case 0x0000: "Successful"
         case 0x0002: "SPSM not supported"

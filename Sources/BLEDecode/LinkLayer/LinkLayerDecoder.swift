@@ -17,6 +17,10 @@ public struct LinkLayerDecoder: Sendable {
     /// not decrypt (Core v5.4 Vol 6 Part E 1): from it on, what the link carries (ATT, SMP, LL
     /// Control) is not known, which the diagnosis says rather than "no ATT".
     public static let ciphertextEventName = "LL payloads encrypted"
+    /// The link event of the PHY a connection begins on (CONNECT_IND: LE 1M; AUX_CONNECT_REQ: its
+    /// secondary channel's PHY, Core v5.4 Vol 6 Part B 2.3, 4.5), its fields named as LE PHY
+    /// Update Complete's (`tx_phy`, `rx_phy`; Vol 4 Part E 7.7.65.12).
+    public static let connectionPHYEventName = "Connection PHY"
 
     var connections: [UInt32: LinkLayerConnection] = [:]
 

@@ -58,7 +58,11 @@ extension PacketDecoder {
             d.summary.set(name + " " + LinkLayerFormat.address(p.scannerAddress, h.txAddressType) + " -> "
                 + LinkLayerFormat.address(p.advertiserAddress, h.rxAddressType))
         case .connectInd(let c):
-            connectIndication(c, name: name, header: h, codedPHY: (header.phy ?? 0) >= 2, record: record,
+            // Legacy advertising, CONNECT_IND included, is on LE 1M only (Core v5.4 Vol 6 Part B
+            // 2.3); an AUX_CONNECT_REQ is on the secondary channel's PHY, which the connection then
+            // uses (4.5, 2.3.4.4): the sniffer's PHY (0 LE 1M, 1 LE 2M, 2 LE Coded), as HCI numbers it.
+            let phy: UInt8? = name != "AUX_CONNECT_REQ" ? 1 : header.phy.flatMap { $0 <= 2 ? $0 + 1 : nil }
+            connectIndication(c, name: name, header: h, phy: phy, record: record,
                               llDataOffset: packet.payloadOffset &+ 12, into: &d)
         case .extended(let type, let p):
             extendedAdvertising(p, type: type, name: name, secondary: secondary, header: h, rssi: rssi, into: &d)
@@ -71,7 +75,7 @@ extension PacketDecoder {
     /// CONNECT_IND: a new connection on its access address (an open one with the same access
     /// address ends, unseen).
     private mutating func connectIndication(_ c: ConnectIndication, name: String, header h: AdvertisingPDUHeader,
-                                            codedPHY: Bool, record: CaptureRecord, llDataOffset: Int,
+                                            phy: UInt8?, record: CaptureRecord, llDataOffset: Int,
                                             into d: inout PacketDraft) {
         for problem in c.parameterProblems {
             d.problems.append(DecodeError(layer: .linkLayer, offset: llDataOffset, kind: .malformed,
@@ -92,11 +96,15 @@ extension PacketDecoder {
         // after the end of the CONNECT_IND (Core v5.4 Vol 6 Part B 4.5.3): the delay is 1.25 ms
         // after a CONNECT_IND, 2.5 ms after an AUX_CONNECT_REQ on LE 1M or 2M, 3.75 ms on LE Coded;
         // the PDU's own air time taken at LE 1M (1 µs a bit), never longer than it was.
-        let delay: Int64 = name != "AUX_CONNECT_REQ" ? 1_250 : codedPHY ? 3_750 : 2_500
+        let delay: Int64 = name != "AUX_CONNECT_REQ" ? 1_250 : phy == 3 ? 3_750 : 2_500
         let firstAnchor = record.timestamp.saturatingAdding(Int64(8 * (1 + 4 + 2 + 34 + 3)) + delay + Int64(c.windowOffset) * 1_250)
         var conn = LinkLayerConnection(ref: ref, accessAddress: c.accessAddress, origin: .connectInd,
                                        interval: c.interval, frame: record.frameNumber, firstAnchor: firstAnchor)
         conn.crcInit = c.crcInit
+        if let phy {
+            conn.txPHY = phy
+            conn.rxPHY = phy
+        }
         for gone in linkLayer.store(conn) {
             _ = tracker.disconnectionComplete(handle: gone.handle, status: .success)
             _ = reassembler.discard(handle: gone.handle, why: "access address forgotten")
@@ -111,7 +119,12 @@ extension PacketDecoder {
             connection: ref, transport: .le, status: .success, role: 0, peerAddress: c.advertiserAddress,
             peerAddressType: h.rxAddressType, interval: c.interval, peripheralLatency: c.latency,
             supervisionTimeout: c.timeout, eventName: name)))
+        if let phy {
+            d.events.append(.linkEvent(LinkEvent(name: LinkLayerDecoder.connectionPHYEventName, connection: ref, status: .success,
+                                                 fields: [("tx_phy", Fmt.phy(phy)), ("rx_phy", Fmt.phy(phy))])))
+        }
     }
+
 
     /// ADV_EXT_IND and the AUX_* PDUs: a report when the PDU names its advertiser and carries
     /// the advertising data (AUX_ADV_IND, AUX_SCAN_RSP, AUX_CHAIN_IND).

@@ -37,6 +37,7 @@ public enum CaptureFactsLoader {
             try loadConnections(db, captureID: id, into: &facts)
             try loadTransactions(db, captureID: id, into: &facts)
             try loadEvents(db, captureID: id, into: &facts)
+            try loadInferredAirEndings(db, captureID: id, into: &facts)
             let peers = Set(facts.connections.compactMap(\.knownPeer))
             facts.devices = devices.filter { peers.contains($0.key) }
             if details { facts.details = try CaptureDetails.load(db, captureID: id, opcodeNames: facts.attOpcodeNames) }

@@ -135,6 +135,8 @@ extension FleetStatistics {
                     if let d = e.detail { t.part("sender", d, d) }
                 case .other:
                     if let d = e.detail { t.part("context", d, d) }
+                case .disconnect:
+                    if e.isInferred { t.part("source", ErrorEvent.inferredOnAir, ErrorEvent.inferredOnAir) }
                 default:
                     break
                 }

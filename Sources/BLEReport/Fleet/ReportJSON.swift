@@ -57,6 +57,8 @@ public enum ReportJSON {
     static func code(_ c: CodeCount, extra: [(String, JSON)] = []) -> JSON {
         var fields: [(String, JSON)] = [("code", int(c.key.code)), ("name", .string(c.name)), ("count", int(c.count)),
                                          ("cb_error", JSON(c.cbError))]
+        // Disconnects diagnose inferred on air (`ErrorEvent.inferredOnAir`): only when there are any.
+        if c.inferred > 0 { fields.append(("inferred", int(c.inferred))) }
         if !c.cbErrors.isEmpty {
             fields.append(("cb_errors", .array(c.cbErrors.map { .object([("cb_error", JSON($0.cbError)), ("count", int($0.count))]) })))
         }

@@ -10,7 +10,7 @@ public enum ReportSummary {
         let android = c.androids.isEmpty ? c.android.map { "Android \($0)" }
             : "Android " + c.androidBreakdown
         let views = [cb, android].compactMap { $0 }
-        return "\(hex(c.key.code)) \(c.name) ×\(c.count)" + (views.isEmpty ? "" : " (" + views.joined(separator: "; ") + ")")
+        return "\(hex(c.key.code)) \(c.nameWithInference) ×\(c.count)" + (views.isEmpty ? "" : " (" + views.joined(separator: "; ") + ")")
     }
 
     /// Headline figures, one per line, without the file list.

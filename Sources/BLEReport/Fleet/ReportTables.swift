@@ -57,14 +57,14 @@ public enum ReportTables {
             note: "Disconnection Complete reasons on LE links (Core Vol 1 Part F). CoreBluetooth: what didDisconnectPeripheral / didFailToConnect would report (0x16 after the app's own cancel: no error); on links where the local device was the peripheral, a CBPeripheralManager app gets no disconnect callback, only didUnsubscribeFrom for each subscribed characteristic.",
             columns: [C("Code", "code", .code), C("Reason", "name"), C("CoreBluetooth", "cb_error")] + androidColumns +
                 [C("Count", "count", .number), C("Share %", "share_percent", .number)],
-            rows: list.map { [.code($0.key.code, digits: 2), .text($0.name), cb($0), androidStatus($0), androidName($0), .int($0.count),
+            rows: list.map { [.code($0.key.code, digits: 2), .text($0.nameWithInference), cb($0), androidStatus($0), androidName($0), .int($0.count),
                               share($0.count, of: total)] })
     }
 
     static func connectionFailures(_ s: FleetStatistics) -> ReportTable {
         var rows: [[Cell]] = []
         if let c = s.count(.disconnect, 0x3E) {
-            rows.append([.text("failed to be established (disconnect 0x3E)"), .code(0x3E, digits: 2), .text(c.name), cb(c),
+            rows.append([.text("failed to be established (disconnect 0x3E)"), .code(0x3E, digits: 2), .text(c.nameWithInference), cb(c),
                          androidStatus(c), androidName(c), .int(c.count)])
         }
         for c in s.counts[.connectionFailed] ?? [] {
