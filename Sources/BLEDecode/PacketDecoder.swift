@@ -162,6 +162,8 @@ public struct PacketDecoder: Sendable {
         if let cis = isochronous.cis(controller: controller, handle: handle) {
             d.summary += " (CIS)"
             d.connection = cis.acl
+        } else if isochronous.isBIS(controller: controller, handle: handle) {
+            d.summary += " (BIS)"
         }
         d.checkDataLength(declared: length, available: payload.count - 4, dataStart: 4, what: "ISO data")
     }
