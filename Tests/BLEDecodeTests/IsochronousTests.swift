@@ -96,4 +96,18 @@ struct IsochronousTests {
         #expect(big.problems.isEmpty)
         #expect(big.linkEvents.first?.status == HCIStatusCode(0x0C))
     }
+
+    @Test func aCISLostIsAnErrorOfItsACLAndOneAHostEndedIsNot() throws {
+        var decoder = PacketDecoder()
+        _ = decoder.decode(Rec.leConnectionComplete(handle: 0x0040))
+        for (cis, reason, error) in [(UInt16(0x0061), UInt8(0x08), true), (0x0062, 0x16, false)] {
+            // LE CIS Request (7.7.65.26), LE CIS Established (7.7.65.25), then Disconnection Complete (7.7.5)
+            _ = decoder.decode(Rec.evt(hx("3E 07 1A 40 00") + [UInt8(cis & 0xFF), 0, 1, 0]))
+            _ = decoder.decode(Rec.evt(hx("3E 1D 19 00") + [UInt8(cis & 0xFF), 0] + [UInt8](repeating: 1, count: 25)))
+            let gone = decoder.decode(Rec.disconnectionComplete(handle: cis, reason: reason))
+            #expect(gone.disconnections.isEmpty)
+            let l = try #require(gone.linkEvents.first)
+            #expect(l.connection?.index == 1 && l.status == HCIStatusCode(reason) && l.recordsError == error)
+        }
+    }
 }

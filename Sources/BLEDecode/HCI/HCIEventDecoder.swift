@@ -89,6 +89,11 @@ extension PacketDecoder {
                 // connection's end, so no disconnection event.
                 d.connection = cis.acl
                 d.summary += " CIS handle " + Fmt.h4(handle) + " reason " + Fmt.status(reason)
+                // Its reason is an error of the ACL unless a host ended it (0x13, 0x16): a CIS
+                // lost (0x08) or refused is named and counted.
+                d.events.append(.linkEvent(LinkEvent(name: "CIS Disconnection Complete", connection: cis.acl,
+                                                     status: reason, fields: [("CIS handle", Fmt.h4(handle))],
+                                                     recordsError: !HCINames.hostEndings.contains(reason))))
                 return
             }
             // A link begun before the capture that ends with no ACL seen still gets its row.
@@ -271,5 +276,8 @@ extension HCINames {
         0x06, 0x09, 0x0B, 0x0D, 0x14, 0x1C, 0x1D, 0x21, 0x23, 0x2E,
     ]
     /// Events starting with Connection_Handle u16.
+    /// Disconnection reasons that are a host's own choice (Core v5.4 Vol 1 Part F 2.19, 2.22).
+    static let hostEndings: Set<HCIStatusCode> = [HCIStatusCode(0x13), HCIStatusCode(0x16)]
+
     static let eventsWithHandleFirst: Set<UInt8> = [0x11, 0x1B, 0x1E, 0x39]
 }
