@@ -84,6 +84,19 @@ struct FindingsEngine {
         return LastACL(frame: r[0].int ?? 0, ts: r[1].int64 ?? 0, summary: Self.plain(r[2].string ?? ""), inferred: r[3].int == 1)
     }
 
+    /// The last ISO data packet the peer sent on a CIS of `c` before `frame` (Core v5.4 Vol 4
+    /// Part E 5.4.5: the decoder files a CIS's packets under the ACL it was set up on).
+    func lastPeerISO(_ c: ConnectionFacts, before frame: Int) throws -> LastACL? {
+        let rows = try db.rows("""
+            SELECT p.frame, p.ts_us, p.summary FROM packet p
+            WHERE p.connection_id = ?2 AND p.kind = 'iso' AND p.direction = 'rx'
+            AND p.rowid < \(PacketKey.sql(capture: "?1", frame: "?3"))
+            ORDER BY p.rowid DESC LIMIT 1
+            """, [.integer(captureID), .integer(c.id), .integer(Int64(frame))])
+        guard let r = rows.first else { return nil }
+        return LastACL(frame: r[0].int ?? 0, ts: r[1].int64 ?? 0, summary: Self.plain(r[2].string ?? ""), inferred: false)
+    }
+
     /// Whether the capture left the direction of some of the connection's ACL unrecorded
     /// (pcap LINKTYPE 187): then "no data from the peer" is no fact.
     func hasDirectionlessACL(_ c: ConnectionFacts) throws -> Bool {

@@ -105,6 +105,13 @@ extension FindingsEngine {
         } else {
             known.append("no data from the peer was captured on this link" + (onlySent.map { " (the local side only sent \($0), which need no answer)" } ?? ""))
         }
+        // ISO data from the peer on a CIS of this link (Core v5.4 Vol 4 Part E 5.4.5): a CIS has
+        // its own events and supervision (Vol 6 Part B 4.5.13), so its packets are no ACL data,
+        // but they show the peer in range and transmitting when they came.
+        if let iso = try lastPeerISO(c, before: frame), iso.frame > (lastRx?.frame ?? 0) {
+            evidence.append(iso.frame)
+            known.append("the peer's last isochronous data on a CIS of this link was packet \(iso.frame) (\(iso.summary)), \(TextFormat.duration(at.saturatingSubtracting(iso.ts))) before the disconnect: a CIS has its own link-layer events, so this is no data on this link, but the peer was in range and transmitting then")
+        }
         // Records the capture writer dropped while the link was up: the evidence above may miss them.
         if let gap = try db.rows("""
             SELECT count(*), min(packet_id) FROM decode_problem WHERE capture_id = ?1 AND reason LIKE 'writer dropped%'

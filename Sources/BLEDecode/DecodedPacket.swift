@@ -121,8 +121,9 @@ public struct ConnectionComplete: Sendable {
     public var connection: ConnectionRef
     public var transport: Transport
     public var status: HCIStatusCode
-    /// 0 central, 1 peripheral (the local controller's role).
-    public var role: UInt8
+    /// 0 central, 1 peripheral (the local controller's role); nil when the capture does not
+    /// say (a BR/EDR link neither side's page of is in it).
+    public var role: UInt8?
     public var peerAddress: BluetoothAddress
     public var peerAddressType: AddressType
     /// Connection interval in units of 1.25 ms.
@@ -132,7 +133,7 @@ public struct ConnectionComplete: Sendable {
     public var supervisionTimeout: UInt16
     public var eventName: String
 
-    public init(connection: ConnectionRef, transport: Transport, status: HCIStatusCode, role: UInt8,
+    public init(connection: ConnectionRef, transport: Transport, status: HCIStatusCode, role: UInt8?,
                 peerAddress: BluetoothAddress, peerAddressType: AddressType, interval: UInt16,
                 peripheralLatency: UInt16, supervisionTimeout: UInt16, eventName: String) {
         self.connection = connection

@@ -26,6 +26,14 @@ public struct PacketDecoder: Sendable {
     var controller: UInt16 = 0
     /// Peers of BR/EDR Create Connection commands not yet completed (to tell the role).
     var pendingBREDRCreates: Set<BluetoothAddress> = []
+    /// The local role a BR/EDR ACL being set up with a peer starts in, from Connection Request
+    /// (7.7.4) or Role Change (7.7.18) before its Connection Complete. Bounded.
+    var bredrRoles: [BluetoothAddress: UInt8] = [:]
+
+    mutating func noteBREDRRole(_ peer: BluetoothAddress, _ role: UInt8) {
+        if bredrRoles.count > 64 { bredrRoles.removeAll() }
+        bredrRoles[peer] = role
+    }
     /// The host sent LE Create Connection Cancel and no LE connection complete followed yet.
     var leCreateCancelPending = false
     var lastDrops: UInt32 = 0
@@ -118,6 +126,7 @@ public struct PacketDecoder: Sendable {
         try chunks.flush(emit)
         pendingCommands.removeAll()
         pendingBREDRCreates.removeAll()
+        bredrRoles.removeAll()
         leCreateCancelPending = false
         channels.removeAll()
         leChannels.removeAll()
@@ -162,6 +171,8 @@ public struct PacketDecoder: Sendable {
         if let cis = isochronous.cis(controller: controller, handle: handle) {
             d.summary += " (CIS)"
             d.connection = cis.acl
+        } else if isochronous.isBIS(controller: controller, handle: handle) {
+            d.summary += " (BIS)"
         }
         d.checkDataLength(declared: length, available: payload.count - 4, dataStart: 4, what: "ISO data")
     }

@@ -206,7 +206,7 @@ final class TimelineWriter {
             let rowID = try insertConnectionRow(
                 ref: c.connection, transport: c.transport, peer: (target?.address ?? c.peerAddress).description,
                 peerType: c.transport == .le ? (target?.type ?? c.peerAddressType).name : nil,
-                role: c.role == 0 ? "central" : "peripheral", status: Int(c.status.rawValue),
+                role: c.role.map { $0 == 0 ? "central" : "peripheral" }, status: Int(c.status.rawValue),
                 interval: c.transport == .le ? c.interval : nil, latency: c.transport == .le ? c.peripheralLatency : nil,
                 timeout: c.transport == .le ? c.supervisionTimeout : nil,
                 connectedAt: connected ? ts : nil, beganBefore: false, frame: frame, controller: record.controllerIndex)
@@ -214,7 +214,7 @@ final class TimelineWriter {
                 let cancelled = c.status == .unknownConnectionIdentifier && createConnectionCancelled
                 let cb = CoreBluetoothErrorRule.connectionFailure(
                     status: c.status, cancelled: cancelled, isLE: c.transport == .le,
-                    localRole: c.role == 0 ? "central" : "peripheral", mapping: mapping)
+                    localRole: c.role == 1 ? "peripheral" : "central", mapping: mapping)
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "connection",
                           code: Int(c.status.rawValue), name: c.status.name, cbError: cb)
             }

@@ -120,6 +120,30 @@ struct HCIEventTests {
         #expect(decoder.decode(Rec.evt(hx("1A 01 01"))).summary == "Rcvd Data Buffer Overflow (ACL)")
     }
 
+    /// The local role of a BR/EDR ACL (Core v5.4 Vol 4 Part E 7.7.3 does not carry it): the
+    /// peer's page (Connection Request, 7.7.4) makes the local device peripheral, a Role Change
+    /// before completion (7.7.18) gives the role the link starts with, and with neither page in
+    /// the capture the role is unknown, not "peripheral".
+    @Test func bredrLocalRoleFromPageAndRoleChange() throws {
+        var decoder = PacketDecoder()
+        // 04 0A | BD_ADDR E1 25 0F DC 1B 00 | 04 04 24 Class_Of_Device | 01 ACL
+        let request = decoder.decode(Rec.evt(hx("04 0A E1 25 0F DC 1B 00 04 04 24 01")))
+        #expect(request.summary == "Rcvd Connect Request peer 00:1B:DC:0F:25:E1")
+        let accepted = decoder.decode(Rec.evt(hx("03 0B 00 0B 00 E1 25 0F DC 1B 00 01 00")))
+        #expect(accepted.connectionCompletes.first?.role == 1)
+        // Paged again, then a role switch to central (12 08 | 00 | BD_ADDR | 00) before completion
+        _ = decoder.decode(Rec.evt(hx("04 0A E1 25 0F DC 1B 00 04 04 24 01")))
+        let change = decoder.decode(Rec.evt(hx("12 08 00 E1 25 0F DC 1B 00 00")))
+        #expect(change.summary == "Rcvd Role Change peer 00:1B:DC:0F:25:E1 central")
+        let switched = decoder.decode(Rec.evt(hx("03 0B 00 0C 00 E1 25 0F DC 1B 00 01 00")))
+        #expect(switched.connectionCompletes.first?.role == 0)
+        // A Role Change on a link already up is not carried to the next one; no page seen: unknown
+        _ = decoder.decode(Rec.evt(hx("12 08 00 E1 25 0F DC 1B 00 01")))
+        let unknown = decoder.decode(Rec.evt(hx("03 0B 00 0D 00 E1 25 0F DC 1B 00 01 00")))
+        let c = try #require(unknown.connectionCompletes.first)
+        #expect(c.role == nil)
+    }
+
     @Test func bredrConnectionComplete() throws {
         var decoder = PacketDecoder()
         // Create Connection to 00:1B:DC:0F:25:E1: 05 04 0D | BD_ADDR | 18 CC packet types | 01 | 00 | 00 00 | 01

@@ -89,6 +89,11 @@ extension PacketDecoder {
                 // connection's end, so no disconnection event.
                 d.connection = cis.acl
                 d.summary += " CIS handle " + Fmt.h4(handle) + " reason " + Fmt.status(reason)
+                // Its reason is an error of the ACL unless a host ended it (0x13, 0x16): a CIS
+                // lost (0x08) or refused is named and counted.
+                d.events.append(.linkEvent(LinkEvent(name: "CIS Disconnection Complete", connection: cis.acl,
+                                                     status: reason, fields: [("CIS handle", Fmt.h4(handle))],
+                                                     recordsError: !HCINames.hostEndings.contains(reason))))
                 return
             }
             // A link begun before the capture that ends with no ACL seen still gets its row.
@@ -110,6 +115,28 @@ extension PacketDecoder {
                                                  fields: [("handle", Fmt.h4(handle)), ("reason", Fmt.status(reason))],
                                                  recordsError: false)))
 
+        case 0x04:
+            // Connection Request: BD_ADDR, Class_Of_Device u24, Link_Type u8 (7.7.4): the peer
+            // pages; the local device starts as the peripheral of the ACL it accepts.
+            let peer = try r.readAddress("BD_ADDR")
+            try r.skip(3, "Class_Of_Device")
+            let linkType = try r.readUInt8("Link_Type")
+            d.summary += " peer " + Fmt.address(peer)
+            if linkType == 0x01 { noteBREDRRole(peer, 1) }
+
+        case 0x12:
+            // Role Change: Status u8, BD_ADDR, New_Role u8 (7.7.18; 0x00 central, 0x01 peripheral).
+            // Before Connection Complete it is the role the link starts with.
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            let peer = try r.readAddress("BD_ADDR")
+            let role = try r.readUInt8("New_Role")
+            d.summary += (status == .success ? "" : " status " + Fmt.status(status)) + " peer " + Fmt.address(peer) +
+                (role == 0 ? " central" : role == 1 ? " peripheral" : " role " + Fmt.h2(role))
+            // A link already up (a later switch) is not tracked by address: left as it began.
+            if status == .success, role <= 1, pendingBREDRCreates.contains(peer) || bredrRoles[peer] != nil {
+                noteBREDRRole(peer, role)
+            }
+
         case 0x03:
             // Status u8, Connection_Handle u16, BD_ADDR, Link_Type u8, Encryption_Enabled u8 (7.7.3)
             let status = HCIStatusCode(try r.readUInt8("Status"))
@@ -130,7 +157,11 @@ extension PacketDecoder {
                                                      recordsError: false)))
                 return
             }
-            let role: UInt8 = pendingBREDRCreates.remove(peer) != nil ? 0 : 1
+            // The local role (7.7.3 does not say it): a Role Change before completion, else
+            // central when the host paged (Create Connection), peripheral when the peer did
+            // (Connection Request), else unknown.
+            let created = pendingBREDRCreates.remove(peer) != nil
+            let role: UInt8? = bredrRoles.removeValue(forKey: peer) ?? (created ? 0 : nil)
             let (ref, replaced) = tracker.connectionComplete(handle: handle, status: status, transport: .bredr,
                                                              at: d.base)
             noteReplaced(replaced, handle: handle, &d)
@@ -271,5 +302,8 @@ extension HCINames {
         0x06, 0x09, 0x0B, 0x0D, 0x14, 0x1C, 0x1D, 0x21, 0x23, 0x2E,
     ]
     /// Events starting with Connection_Handle u16.
+    /// Disconnection reasons that are a host's own choice (Core v5.4 Vol 1 Part F 2.19, 2.22).
+    static let hostEndings: Set<HCIStatusCode> = [HCIStatusCode(0x13), HCIStatusCode(0x16)]
+
     static let eventsWithHandleFirst: Set<UInt8> = [0x11, 0x1B, 0x1E, 0x39]
 }

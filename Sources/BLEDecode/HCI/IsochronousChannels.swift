@@ -15,6 +15,12 @@ struct IsochronousChannels: Sendable {
 
     static let capacity = 0x0F00
     private(set) var streams: [UInt32: CIS] = [:]
+    /// The BIS handles of each BIG (Core v5.4 Vol 4 Part E 7.7.65.27 LE Create BIG Complete,
+    /// 7.7.65.29 LE BIG Sync Established), by controller and BIG_Handle: a BIS is no ACL link
+    /// and has no Disconnection Complete; LE Terminate BIG Complete (7.7.65.28) and LE BIG Sync
+    /// Lost (7.7.65.30) end them all.
+    private var bigs: [UInt32: [UInt16]] = [:]
+    private var broadcastStreams: Set<UInt32> = []
 
     private static func key(_ controller: UInt16, _ handle: UInt16) -> UInt32 {
         UInt32(controller) << 16 | UInt32(handle)
@@ -47,5 +53,27 @@ struct IsochronousChannels: Sendable {
         streams.isEmpty ? nil : streams.removeValue(forKey: Self.key(controller, handle))
     }
 
-    mutating func removeAll() { streams.removeAll() }
+    func isBIS(controller: UInt16, handle: UInt16) -> Bool {
+        !broadcastStreams.isEmpty && broadcastStreams.contains(Self.key(controller, handle))
+    }
+
+    /// A BIG created or synchronised to, with its BIS handles.
+    mutating func bigOpened(controller: UInt16, big: UInt8, handles: [UInt16]) {
+        bigEnded(controller: controller, big: big)
+        if broadcastStreams.count + handles.count > Self.capacity { bigs.removeAll(); broadcastStreams.removeAll() }
+        bigs[Self.key(controller, UInt16(big))] = handles
+        for h in handles { broadcastStreams.insert(Self.key(controller, h)) }
+    }
+
+    /// A BIG terminated or lost: its BIS handles are free.
+    mutating func bigEnded(controller: UInt16, big: UInt8) {
+        guard let handles = bigs.removeValue(forKey: Self.key(controller, UInt16(big))) else { return }
+        for h in handles { broadcastStreams.remove(Self.key(controller, h)) }
+    }
+
+    mutating func removeAll() {
+        streams.removeAll()
+        bigs.removeAll()
+        broadcastStreams.removeAll()
+    }
 }

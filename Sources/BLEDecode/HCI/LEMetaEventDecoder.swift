@@ -221,6 +221,9 @@ extension PacketDecoder {
             tracker.handleNamed(handle)
             d.connection = cis?.acl
             d.summary += " CIS handle " + Fmt.h4(handle)
+            // A failed CIS (0x3E, 0x1F, …) is an error of the ACL it was set up on.
+            d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: status,
+                                                 fields: [("CIS handle", Fmt.h4(handle))])))
 
         case 0x1F, 0x21, 0x23:
             // Status u8, Connection_Handle u16, … (7.7.65.31, 7.7.65.33, 7.7.65.35)
@@ -235,8 +238,40 @@ extension PacketDecoder {
             d.connection = tracker.ref(handle)
             d.summary += " handle " + Fmt.h4(handle)
 
-        case 0x0E, 0x1B, 0x1D, 0x24:
-            // Sub-events that start with Status (sync established, CIS established, BIG).
+        case 0x1B, 0x1D:
+            // LE Create BIG Complete: Status, BIG_Handle, BIG_Sync_Delay u24, Transport_Latency_BIG
+            // u24, PHY, NSE, BN, PTO, IRC, Max_PDU u16, ISO_Interval u16, Num_BIS, Connection_Handle
+            // u16 × Num_BIS (7.7.65.27). LE BIG Sync Established: the same without BIG_Sync_Delay
+            // and PHY (7.7.65.29). The BIS handles are no ACL links (`IsochronousChannels`).
+            let status = HCIStatusCode(try r.readUInt8("Status"))
+            d.summary += statusText(status)
+            let big = try r.readUInt8("BIG_Handle")
+            d.summary += " BIG " + Fmt.h2(big)
+            guard status == .success else {
+                d.events.append(.linkEvent(LinkEvent(name: name, connection: nil, status: status,
+                                                     fields: [("BIG", Fmt.h2(big))])))
+                break
+            }
+            try r.skip(sub == 0x1B ? 3 + 3 + 5 + 4 : 3 + 4 + 4, "BIG parameters")
+            let n = Int(try r.readUInt8("Num_BIS"))
+            var handles: [UInt16] = []
+            for i in 0..<n {
+                let h = try r.readUInt16(.little, "Connection_Handle[\(i)]") & 0x0FFF
+                handles.append(h)
+                tracker.handleNamed(h)
+            }
+            isochronous.bigOpened(controller: controller, big: big, handles: handles)
+            d.summary += " BIS " + handles.prefix(4).map(Fmt.h4).joined(separator: ", ") + (n > 4 ? ", …" : "")
+
+        case 0x1C, 0x1E:
+            // LE Terminate BIG Complete / LE BIG Sync Lost: BIG_Handle u8, Reason u8 (7.7.65.28, 7.7.65.30)
+            let big = try r.readUInt8("BIG_Handle")
+            let reason = HCIStatusCode(try r.readUInt8("Reason"))
+            isochronous.bigEnded(controller: controller, big: big)
+            d.summary += " BIG " + Fmt.h2(big) + " reason " + Fmt.status(reason)
+
+        case 0x0E, 0x24:
+            // Sub-events that start with Status (periodic advertising sync established).
             let status = HCIStatusCode(try r.readUInt8("Status"))
             d.summary += statusText(status)
 

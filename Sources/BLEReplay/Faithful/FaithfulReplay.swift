@@ -124,6 +124,9 @@ public enum FaithfulReplay {
         } else if session.classicConnections > 0 {
             notes.append("\(session.classicConnections) BR/EDR connection(s) without ATT not replayed (their profiles are not simulated)")
         }
+        if session.isochronous {
+            notes.append("isochronous channels (LE Audio CIS/BIS) are not replayed: their ISO data is not simulated, only the ACL links they were set up on")
+        }
         if let clock = session.clock.note { notes.append(clock) }
         var result = FaithfulReplayResult(session: session.fileName, path: session.path, verdicts: [],
                                           classicConnections: session.classicConnections,

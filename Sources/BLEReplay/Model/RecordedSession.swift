@@ -202,6 +202,9 @@ public struct RecordedSession: Sendable {
     public var aclBufferCount: Int?
     /// BR/EDR connections without ATT (their profiles are not simulated), for the report.
     public var classicConnections: Int
+    /// Whether the capture sets up isochronous channels (CIS, BIG): their ISO data is not
+    /// simulated, only the ACL links they ran on.
+    public var isochronous = false
     public var formatDescription: String
     /// Where the file lacks records (writer drops, a cut or damaged file): a connection that
     /// diverges across one is a capture gap, not a divergence (`CaptureGap`).

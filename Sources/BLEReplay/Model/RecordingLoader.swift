@@ -145,11 +145,18 @@ public enum RecordingLoader {
         }
         var completionTimes: [Int64] = []
         RecordedCompletions.assign(scan.completions, to: &connections, times: &completionTimes)
-        return RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),
+        // LE Create CIS, LE Accept CIS Request, LE Create BIG, LE BIG Create Sync (Core v5.4 Vol 4
+        // Part E 7.8.99, 7.8.101, 7.8.103, 7.8.106): isochronous channels, which replay does not simulate.
+        let isochronous = try db.scalarInt("""
+            SELECT EXISTS (SELECT 1 FROM command WHERE capture_id = ?1 AND opcode IN (\(0x2064), \(0x2066), \(0x2068), \(0x206B)))
+            """, [cid]) == 1
+        var session = RecordedSession(captureID: captureID, path: path, fileName: fileName, start: start, end: last.saturatingSubtracting(start),
                                connections: connections, advertising: try advertising(captureID, gatt: gatt, db: db, clock: clock),
                                gatt: gatt, aclBufferSize: buffer?.size, aclBufferCount: buffer?.count,
                                classicConnections: classic, formatDescription: format, clock: clock, pduSource: pduSource,
                                completionTimes: completionTimes)
+        session.isochronous = isochronous
+        return session
     }
 
     /// Prepared statements reused for every connection of a capture: preparing them once per
