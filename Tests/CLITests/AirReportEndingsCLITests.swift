@@ -36,6 +36,8 @@ struct AirReportEndingsCLITests {
         let r = try report([capture], dir)
         #expect(r.stdout.contains("1 LE connection attempt(s), 0 established"), "\(r.stdout)")
         #expect(r.stdout.contains("disconnect reasons (1): 0x3E Connection Failed to be Established (inferred) ×1"), "\(r.stdout)")
+        // No LE Connection Complete on air: not "reported complete then dropped".
+        #expect(r.stdout.contains("connection attempts: 0 reported complete then dropped with 0x3E before coming up, 1 never answered on air (0x3E inferred), "), "\(r.stdout)")
     }
 
     /// An LL_TERMINATE_IND's error code is the link's reason, reported, not inferred; with an

@@ -36,10 +36,16 @@ public enum ReportSummary {
         }
         list("disconnect reasons", .disconnect)
         let failures = s.total(.connectionFailed), cancels = s.total(.connectionCancelled)
-        let notEstablished = s.count(.disconnect, 0x3E)?.count ?? 0
+        let dropped = s.count(.disconnect, 0x3E)
+        let onAir = dropped?.inferred ?? 0
+        let notEstablished = (dropped?.count ?? 0) - onAir
         // Two ways an attempt fails: LE Connection Complete reports success and the link drops
         // with 0x3E before it comes up, or the Complete itself carries an error status (0x3E too).
-        lines.append("connection attempts: \(notEstablished) reported complete then dropped with 0x3E before coming up, \(failures) completed with an error status, \(cancels) cancelled by the host")
+        // An air capture has no Complete: a peripheral that never answered its CONNECT_IND is a
+        // 0x3E diagnose infers (Core v5.4 Vol 6 Part B 4.5.2), said apart.
+        lines.append("connection attempts: \(notEstablished) reported complete then dropped with 0x3E before coming up, "
+                     + (onAir > 0 ? "\(onAir) never answered on air (0x3E inferred), " : "")
+                     + "\(failures) completed with an error status, \(cancels) cancelled by the host")
         list("HCI command failures", .hciCommand)
         list("ATT errors", .att)
         let timeouts = s.counts[.attTimeout] ?? []
