@@ -25,12 +25,12 @@ extension Analyzer {
                                AND a.opcode = 1 LIMIT 1) END,
                    e.packet_id, e.ts_us, e.connection_id,
                    -- The reason of the host's Disconnect that ended the link (its link event's detail):
-                   -- the first the controller accepted (FindingsEngine.localDisconnectCommand).
+                   -- the first the controller accepted (LocalDisconnectCommand).
                    CASE WHEN e.context = 'disconnect' AND c.local_disconnect_requested THEN
                        (SELECT l.detail FROM command m JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
                         WHERE m.capture_id = e.capture_id AND m.connection_id = e.connection_id AND m.opcode = 0x0406
                               AND m.packet_id < e.packet_id
-                        ORDER BY \(FindingsEngine.effectiveDisconnectOrder("m")) LIMIT 1) END
+                        ORDER BY \(LocalDisconnectCommand.order("m")) LIMIT 1) END
             FROM error e LEFT JOIN connection c ON c.id = e.connection_id
             WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection'))
                                           OR (e.layer = 'att' AND e.context = 'error-response'))

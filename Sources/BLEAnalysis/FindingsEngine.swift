@@ -279,7 +279,9 @@ struct FindingsEngine {
         // instead of 0x16 (7.7.5; Bumble's controller does): the local host ended the link, the
         // peer did not. 0x13-0x15 echoed back are told apart below.
         if c.localDisconnectRequested, !air.isAirCapture, ![0x08, 0x13, 0x14, 0x15, 0x16].contains(reasonCode),
-           let cmd = try localDisconnectCommand(c, before: frame), try localDisconnectReason(command: cmd) == reasonCode {
+           let command = try LocalDisconnectCommand.find(db, captureID: captureID, connectionID: c.id, before: frame),
+           command.reason == reasonCode {
+            let cmd = command.packetID
             var detail = "The local host asked for the disconnect (HCI Disconnect with reason \(hex(reasonCode)) \(reason.name), packet \(cmd)); the controller reported that reason back."
             evidence.insert(cmd, at: 0)
             if let lastRx, lastRx.frame < cmd {
@@ -409,36 +411,9 @@ struct FindingsEngine {
             """, [.integer(c.id), .integer(Int64(frame))]) ?? 0 > 0
     }
 
-    /// The reason the HCI Disconnect at `command` carried (Core v5.4 Vol 4 Part E 7.1.6): its
-    /// link event's `reason` field, or the raw bytes (opcode 2, length, handle 2, reason).
-    func localDisconnectReason(command: Int) throws -> Int? {
-        let row = try db.rows("""
-            SELECT l.detail, p.raw FROM command m
-            LEFT JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
-            LEFT JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
-            WHERE m.capture_id = ?1 AND m.packet_id = ?2 AND m.opcode = 0x0406 LIMIT 1
-            """, [.integer(captureID), .integer(Int64(command))]).first
-        return row?[0].string.flatMap(FindingsEngine.disconnectReason(inDetail:)).map(Int.init)
-            ?? row?[1].blob.flatMap { $0.count >= 6 ? Int($0[5]) : nil }
-    }
-
-    /// The HCI Disconnect that ended `c` (before `frame`, its Disconnection Complete): the first
-    /// the controller did not refuse (Core v5.4 Vol 4 Part E 7.1.6, 7.7.15); a later Disconnect on
-    /// a link already being torn down is refused and changes nothing. With none accepted, the
-    /// last one sent. `AndroidStatusColumns` reads the same command's reason
-    /// (`effectiveDisconnectOrder`).
+    /// The HCI Disconnect that ended `c`, sent before `frame` (`LocalDisconnectCommand`).
     func localDisconnectCommand(_ c: ConnectionFacts, before frame: Int) throws -> Int? {
-        try db.rows("""
-            SELECT packet_id FROM command WHERE capture_id = ?1 AND connection_id = ?2 AND opcode = 0x0406 AND packet_id < ?3
-            ORDER BY \(Self.effectiveDisconnectOrder()) LIMIT 1
-            """, [.integer(captureID), .integer(c.id), .integer(Int64(frame))]).first?[0].int
-    }
-
-    /// `ORDER BY` of a connection's HCI Disconnect commands (`command` rows, named `table` in
-    /// the query) putting the one that took effect first: the accepted ones earliest first, then
-    /// the refused ones latest first.
-    static func effectiveDisconnectOrder(_ table: String = "command") -> String {
-        "coalesce(\(table).status, 0) != 0, CASE WHEN coalesce(\(table).status, 0) = 0 THEN \(table).packet_id ELSE -\(table).packet_id END"
+        try LocalDisconnectCommand.find(db, captureID: captureID, connectionID: c.id, before: frame)?.packetID
     }
 }
 

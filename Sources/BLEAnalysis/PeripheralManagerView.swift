@@ -91,15 +91,8 @@ public struct PeripheralManagerView: Sendable, Equatable {
         // The local host's own Disconnect, its reason reported back instead of 0x16 (Vol 4 Part E
         // 7.7.5; Bumble's controller does): the central received that reason from the local
         // peripheral, as after 0x16; its own host did not end the link.
-        let echoed = reason != 0x16 && reason != 0x08 ? try db.rows("""
-            SELECT l.detail, p.raw FROM command m
-            LEFT JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
-            LEFT JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
-            WHERE m.capture_id = ?1 AND m.connection_id = ?2 AND m.opcode = 0x0406 ORDER BY m.packet_id DESC LIMIT 1
-            """, [.integer(captureID), .integer(connectionID)]).first.flatMap { row in
-                row[0].string.flatMap(FindingsEngine.disconnectReason(inDetail:)).map(Int.init)
-                    ?? row[1].blob.flatMap { $0.count >= 6 ? Int($0[5]) : nil }
-            } == reason : false
+        let echoed = reason != 0x16 && reason != 0x08
+            ? try LocalDisconnectCommand.find(db, captureID: captureID, connectionID: connectionID)?.reason == reason : false
         if echoed {
             return sees(reason, "the local host's Disconnect reached it with reason \(hex(reason))")
         }
@@ -108,17 +101,8 @@ public struct PeripheralManagerView: Sendable, Equatable {
             return sees(0x08, "its controller too lost the link, unless it had dropped the link itself")
         case 0x16:
             // The local host's HCI Disconnect carried the reason the central receives in LL_TERMINATE_IND
-            // (Vol 4 Part E 7.1.6, Vol 6 Part B 2.4.2.2): its link event's `reason` field, or in a
-            // timeline imported before the command had one, the raw bytes opcode (2), length,
-            // handle (2), reason (none with --no-raw).
-            let row = try db.rows("""
-                SELECT l.detail, p.raw FROM command m
-                LEFT JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
-                LEFT JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
-                WHERE m.capture_id = ?1 AND m.connection_id = ?2 AND m.opcode = 0x0406 ORDER BY m.packet_id DESC LIMIT 1
-                """, [.integer(captureID), .integer(connectionID)]).first
-            let sent = row?[0].string.flatMap(FindingsEngine.disconnectReason(inDetail:)).map(Int.init)
-                ?? row?[1].blob.flatMap { $0.count >= 6 ? Int($0[5]) : nil }
+            // (Vol 4 Part E 7.1.6, Vol 6 Part B 2.4.2.2).
+            let sent = try LocalDisconnectCommand.find(db, captureID: captureID, connectionID: connectionID)?.reason
             return sees(sent ?? 0x13, sent.map { "the local host's Disconnect reached it with reason \(hex($0))" }
                 ?? "the local host ended the link; its Disconnect reason is not in the capture, 0x13 assumed")
         case 0x13, 0x14, 0x15:
