@@ -32,8 +32,9 @@ extension FindingsEngine {
                                    evidence: (request?[0].int.map { [$0] } ?? []) + [frame]))
             } else {
                 let command = try db.rows("""
-                    SELECT packet_id FROM command WHERE connection_id = ?1 AND opcode = 0x2013 AND packet_id < ?2 ORDER BY packet_id DESC LIMIT 1
-                    """, [.integer(c.id), .integer(Int64(frame))]).first?[0].int
+                    SELECT packet_id FROM command WHERE capture_id = ?3 AND opcode = 0x2013 AND connection_id = ?1 AND packet_id < ?2
+                    ORDER BY packet_id DESC LIMIT 1
+                    """, [.integer(c.id), .integer(Int64(frame)), .integer(captureID)]).first?[0].int
                 let code = e[1].int ?? 0
                 out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "unacceptable-parameters",
                                    title: "Connection update failed: \(hex(code)) \(e[2].string ?? "")",

@@ -71,9 +71,9 @@ extension FindingsEngine {
             }
             // The LE Start Encryption (Vol 4 Part E 7.8.24) that asked for it, when the local side did.
             let start = try db.rows("""
-                SELECT packet_id FROM command WHERE connection_id = ?1 AND opcode = 0x2019 AND packet_id < ?2
+                SELECT packet_id FROM command WHERE capture_id = ?3 AND opcode = 0x2019 AND connection_id = ?1 AND packet_id < ?2
                 ORDER BY packet_id DESC LIMIT 1
-                """, [.integer(c.id), .integer(Int64(e[0].int ?? 0))]).first?[0].int
+                """, [.integer(c.id), .integer(Int64(e[0].int ?? 0)), .integer(captureID)]).first?[0].int
             if let start { detail += " The local host had started encryption with a stored key at packet \(start)." }
             failures.append((code, [e[0].int ?? 0],
                              Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "encryption-failed",
@@ -94,8 +94,8 @@ extension FindingsEngine {
         // peripheral, has no key for the key the central asked to use (Vol 6 Part B 5.1.3.1); its
         // controller rejects with 0x06 PIN or Key Missing, which the central's host sees.
         for r in try db.rows("""
-            SELECT packet_id FROM command WHERE connection_id = ?1 AND opcode = 0x201B ORDER BY packet_id
-            """, [.integer(c.id)]) {
+            SELECT packet_id FROM command WHERE capture_id = ?2 AND opcode = 0x201B AND connection_id = ?1 ORDER BY packet_id
+            """, [.integer(c.id), .integer(captureID)]) {
             let frame = r[0].int ?? 0
             let request = try db.rows("""
                 SELECT frame FROM packet WHERE connection_id = ?1 AND kind = 'evt' AND summary LIKE '%Long Term Key Request%'
