@@ -232,30 +232,43 @@ extension FindingsEngine {
                                evidence: slow.prefix(10).map(\.frame)))
         }
 
-        // mtu-problem
-        let mtuRows = try db.rows("""
-            SELECT packet_id, opcode, direction, length(pdu), request_opcode FROM att_pdu WHERE connection_id = ?1 AND (opcode IN (2, 3) OR (opcode = 1 AND request_opcode = 2))
+        // mtu-problem: one pass over the link's ATT PDUs for the exchange (Vol 3 Part F 3.4.2)
+        // and for PDUs over the ATT_MTU (3.2.8), counted in full; the first 10 are the evidence.
+        var exchange: [(frame: Int, opcode: Int)] = []
+        var oversized: [Int] = []
+        var oversizedCount = 0, largest = 0
+        try db.forEachRow("""
+            SELECT packet_id, opcode, length(pdu), request_opcode FROM att_pdu
+            WHERE connection_id = ?1 AND (opcode IN (2, 3) OR (opcode = 1 AND request_opcode = 2) OR length(pdu) > ?2)
             ORDER BY packet_id
-            """, [.integer(c.id)])
-        if let failed = mtuRows.first(where: { $0[1].int == 1 }) {
+            """, [.integer(c.id), .integer(Int64(c.mtu))]) { row in
+            let opcode = row.int(1), length = row.int(2)
+            if opcode == 2 || opcode == 3 || (opcode == 1 && !row.isNull(3) && row.int(3) == 2) {
+                exchange.append((row.int(0), opcode))
+            }
+            if length > c.mtu {
+                oversizedCount += 1
+                largest = max(largest, length)
+                if oversized.count < 10 { oversized.append(row.int(0)) }
+            }
+        }
+        if let failed = exchange.first(where: { $0.opcode == 1 }) {
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "mtu-problem",
                                title: "The peer rejected the MTU exchange",
                                detail: "Exchange MTU Request was answered with an Error Response; the ATT MTU stays 23, so every value over 20 bytes needs long reads/writes.",
-                               evidence: [failed[0].int ?? 0]))
-        } else if mtuRows.contains(where: { $0[1].int == 2 }) && !mtuRows.contains(where: { $0[1].int == 3 }) {
+                               evidence: [failed.frame]))
+        } else if exchange.contains(where: { $0.opcode == 2 }) && !exchange.contains(where: { $0.opcode == 3 }) {
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "mtu-problem",
                                title: "Exchange MTU Request never answered",
                                detail: "The ATT MTU stays 23 until the exchange completes.",
-                               evidence: mtuRows.compactMap { $0[0].int }))
+                               evidence: exchange.map(\.frame)))
         }
-        let oversized = try db.rows("""
-            SELECT packet_id, length(pdu) FROM att_pdu WHERE connection_id = ?1 AND length(pdu) > ?2 ORDER BY packet_id LIMIT 10
-            """, [.integer(c.id), .integer(Int64(c.mtu))])
-        if !oversized.isEmpty && !c.beganBeforeCapture {
+        if oversizedCount > 0 && !c.beganBeforeCapture {
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "mtu-problem",
                                title: "ATT PDUs larger than the negotiated MTU (\(c.mtu))",
-                               detail: "\(oversized.count) PDU(s) exceed ATT_MTU \(c.mtu) (largest \(oversized.compactMap { $0[1].int }.max() ?? 0) bytes): the receiver may drop or truncate them.",
-                               evidence: oversized.compactMap { $0[0].int }))
+                               detail: "\(oversizedCount) PDU(s) exceed ATT_MTU \(c.mtu) (largest \(largest) bytes): the receiver may drop or truncate them."
+                                   + (oversizedCount > oversized.count ? " The first \(oversized.count) are cited." : ""),
+                               evidence: oversized))
         }
         return out
     }

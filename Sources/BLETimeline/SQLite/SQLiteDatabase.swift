@@ -63,8 +63,9 @@ public final class SQLiteDatabase {
     private var cache: [String: SQLiteStatement] = [:]
     static let cachedStatementLimit = 256
 
-    /// The cached statement for `sql`, reset, with no values bound. Only the three calls below
-    /// use it, each to completion, so a cached statement is never stepped by two callers at once.
+    /// The cached statement for `sql`, reset, with no values bound. Only the calls below
+    /// use it, each to completion, so a cached statement is never stepped by two callers at once
+    /// (`forEachRow`'s body runs other queries, never its own).
     private func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = cache[sql] {
             cached.reset()
@@ -106,6 +107,17 @@ public final class SQLiteDatabase {
         var out: [[SQLiteValue]] = []
         while try s.step() { out.append(s.row()) }
         return out
+    }
+
+    /// Each row of a query, read in place from the cached statement (nothing is materialised):
+    /// for queries whose rows are counted or filtered rather than kept. `body` must not run
+    /// another query with the same SQL text.
+    public func forEachRow(_ sql: String, _ bindings: [SQLiteValue] = [],
+                           _ body: (SQLiteStatement) throws -> Void) throws {
+        let s = try cachedStatement(sql)
+        defer { s.reset() }
+        try s.bind(bindings)
+        while try s.step() { try body(s) }
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
