@@ -169,12 +169,20 @@ struct FindingsEngine {
                                    evidence: [r[3].int ?? 0].filter { $0 > 0 }))
             }
             if let dropped = r[2].int, dropped > 0 {
-                let frames = try db.rows("""
-                    SELECT packet_id FROM decode_problem WHERE capture_id = ?1 AND reason LIKE 'writer dropped%' ORDER BY packet_id LIMIT 20
-                    """, [.integer(captureID)]).compactMap { $0[0].int }
+                // Every rise is counted; the first 20 are the evidence.
+                var frames: [Int] = []
+                var rises = 0
+                try db.forEachRow("""
+                    SELECT packet_id FROM decode_problem WHERE capture_id = ?1 AND reason LIKE 'writer dropped%' ORDER BY packet_id
+                    """, [.integer(captureID)]) { row in
+                    rises += 1
+                    if frames.count < 20 { frames.append(row.int(0)) }
+                }
                 out.append(Finding(connectionID: nil, captureID: captureID, severity: .warning, code: "capture-gap",
                                    title: "The capture writer dropped \(dropped) packet(s)",
-                                   detail: "The btsnoop cumulative-drops counter rose \(frames.count) time(s): what happened in those gaps is not in the capture.",
+                                   detail: "The btsnoop cumulative-drops counter rose \(rises) time(s)"
+                                       + (rises > frames.count ? " (the first \(frames.count) cited)" : "")
+                                       + ": what happened in those gaps is not in the capture.",
                                    evidence: frames))
             }
         }
