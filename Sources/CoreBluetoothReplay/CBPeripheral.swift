@@ -40,13 +40,16 @@ open class CBPeripheral: CBPeer {
     var appCallDepth = 0
 
     /// Runs `body` with the link when the manager is powered on and the peripheral connected;
-    /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; the powered-on
-    /// check, which comes first, is noted in `CBReplay.diagnostics`). While it runs, callbacks
-    /// wait for the next event.
+    /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; both checks,
+    /// powered on first, then connected, are noted in `CBReplay.diagnostics`). While it runs,
+    /// callbacks wait for the next event.
     func connected(_ api: String = #function, _ body: (SimulatedLink, GATTClient) -> Void) {
         guard replay.admits("CBPeripheral \(api)") else { return }
         if let manager = replay.activeManager, !replay.isPoweredOn(manager, "CBPeripheral \(api)") { return }
-        guard state == .connected, let link, link.isUp, let gatt else { return }
+        guard state == .connected, let link, link.isUp, let gatt else {
+            replay.notConnected(self, "CBPeripheral \(api)")
+            return
+        }
         appCallDepth += 1
         defer { appCallDepth -= 1 }
         body(link, gatt)

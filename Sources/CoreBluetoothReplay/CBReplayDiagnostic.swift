@@ -21,7 +21,8 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// a subclass: a method only the subclass implements is not found on Linux.
         case subclassedDelegate
         /// A command iOS refuses with "API MISUSE: … can only accept this command while in the
-        /// powered on state" in its log, and drops (no callback): the replay dropped it too.
+        /// powered on state" in its log, or a peripheral's with "… can only accept commands while
+        /// in the connected state", and drops (no callback): the replay dropped it too.
         case apiMisuse
         /// Something iOS logs and ignores while carrying out the rest of the call: a write without
         /// response to a characteristic without that property (not sent), advertising keys other
