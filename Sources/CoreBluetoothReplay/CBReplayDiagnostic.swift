@@ -11,6 +11,9 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// A `DispatchWorkItem` was created in the app's code: Dispatch runs work items on the
         /// wall clock (`asyncAfter(deadline:execute: DispatchWorkItem)` cannot be overloaded).
         case dispatchWorkItem
+        /// A GCD timer source (`DispatchSource.makeTimerSource(queue:)`) was created in the app's
+        /// code: Dispatch fires it on the wall clock, not in virtual time.
+        case dispatchSourceTimer
         /// A Foundation `Timer` was left scheduled on the replay thread's run loop: it runs on the
         /// wall clock, and the run loop does not run during `run(for:)`.
         case foundationTimer
