@@ -250,10 +250,20 @@ open class CBPeripheral: CBPeer {
     }
 
     /// Writes the Client Characteristic Configuration descriptor (discovering it first when
-    /// needed, as CoreBluetooth does): notifications when the characteristic has them, else indications.
+    /// needed, as CoreBluetooth does): notifications when the characteristic has them, else
+    /// indications. A characteristic with neither property is refused by the system itself, after
+    /// the call and with nothing sent: CBATTError requestNotSupported (6), as iOS answers it
+    /// (Docs/replay.md "How iOS behaves", "Notifications"); one with the property but no CCCD
+    /// gives attributeNotFound (10).
     open func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
         connected { link, gatt in
             let props = characteristic.properties
+            guard props.contains(.notify) || props.contains(.indicate) else {
+                deliver(on: link) { [self] d in
+                    d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.requestNotSupported))
+                }
+                return
+            }
             let value: [UInt8] = !enabled ? [0, 0] : (props.contains(.notify) || !props.contains(.indicate) ? [1, 0] : [2, 0])
             let write = { [self] (cccd: UInt16) in
                 gatt.write(cccd, value, withResponse: true) { [self] r in
