@@ -86,7 +86,7 @@ open class CBCentralManager: CBManager {
             return
         }
         guard peripheral.state == .disconnected else { return }
-        peripheral.autoReconnect = Self.flag(options?[CBConnectPeripheralOptionEnableAutoReconnect])
+        replay.setAutoReconnect(Self.flag(options?[CBConnectPeripheralOptionEnableAutoReconnect]), for: peripheral)
         peripheral.state = .connecting
         replay.noteConnect(to: peripheral.simulated)
         replay.world.host.connect(peripheral.simulated)

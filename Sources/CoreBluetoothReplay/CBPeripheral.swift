@@ -22,8 +22,6 @@ open class CBPeripheral: CBPeer {
     /// Writes without response the app made that the host has not yet handed to the controller
     /// (CBPeripheral+WriteWithoutResponse.swift).
     var pendingWritesWithoutResponse = 0
-    /// The app connected with `CBConnectPeripheralOptionEnableAutoReconnect` (CBReplay+AutoReconnect.swift).
-    var autoReconnect = false
 
     init(replay: CBReplay, simulated: SimulatedPeripheral) {
         self.replay = replay

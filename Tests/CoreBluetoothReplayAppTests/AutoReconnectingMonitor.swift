@@ -18,10 +18,19 @@ final class AutoReconnectingMonitor: NSObject, CBCentralManagerDelegate, CBPerip
     /// "time event" lines, the time in seconds of virtual time.
     private(set) var log: [String] = []
 
-    init(now: @escaping () -> TimeInterval) {
+    init(now: @escaping () -> TimeInterval, restoreIdentifier: String? = nil) {
         self.now = now
         super.init()
-        central = CBCentralManager(delegate: self, queue: nil)
+        central = CBCentralManager(delegate: self, queue: nil,
+                                   options: restoreIdentifier.map { [CBCentralManagerOptionRestoreIdentifierKey: $0] })
+    }
+
+    /// Relaunched by the system: the peripheral it was connected to comes back.
+    func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
+        guard let p = (dict[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral])?.first else { return }
+        note("restored \(p.state.rawValue)")
+        peripheral = p
+        p.delegate = self
     }
 
     /// The app gives up on the device (the user tapped "Forget").
@@ -32,7 +41,7 @@ final class AutoReconnectingMonitor: NSObject, CBCentralManagerDelegate, CBPerip
     private func note(_ s: String) { log.append(String(format: "%.6f ", now()) + s) }
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
-        if central.state == .poweredOn { central.scanForPeripherals(withServices: [heartRate], options: nil) }
+        if central.state == .poweredOn, peripheral == nil { central.scanForPeripherals(withServices: [heartRate], options: nil) }
     }
 
     func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,

@@ -48,4 +48,20 @@ import Testing
         #expect(app.log.filter { $0.hasSuffix("connected") && !$0.contains("dis") }.count == 1)
         #expect(app.peripheral?.state == .disconnected)
     }
+
+    /// The system, not the app, keeps the option: after the app is terminated and relaunched
+    /// (state restoration) it goes on reconnecting the restored peripheral when the link drops.
+    @Test func theSystemKeepsReconnectingAcrossARelaunch() throws {
+        let replay = try CBReplay(capture: CapturePaths.sample("heart-rate-supervision-timeout.btsnoop"))
+        let first = replay.activate { AutoReconnectingMonitor(now: { replay.clock.now }, restoreIdentifier: "monitor") }
+        replay.run(for: 10)
+        #expect(first.peripheral?.state == .connected)
+        replay.relaunch()
+        let app = replay.activate { AutoReconnectingMonitor(now: { replay.clock.now }, restoreIdentifier: "monitor") }
+        replay.run(for: 50)
+        #expect(app.log.first?.hasSuffix("restored 2") == true)
+        #expect(app.log.contains { $0.hasSuffix("disconnected 6 reconnecting true state 1") })
+        #expect(app.log.filter { $0.hasSuffix("connected") && !$0.contains("dis") }.count == 1)
+        #expect(app.peripheral?.state == .connected)
+    }
 }
