@@ -64,4 +64,19 @@ import Testing
         #expect(app.log.filter { $0.hasSuffix("connected") && !$0.contains("dis") }.count == 1)
         #expect(app.peripheral?.state == .connected)
     }
+
+    /// Twice the same run: the same transcript and the same written capture, byte for byte.
+    @Test func aRunIsTheSameTwice() throws {
+        func once() throws -> ([String], Data) {
+            let (app, replay) = try Self.run(for: 60)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("auto-reconnect-\(UUID().uuidString).btsnoop").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try replay.writeCapture(to: path)
+            return (app.log, try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        let (a, b) = (try once(), try once())
+        #expect(a.0 == b.0)
+        #expect(a.1 == b.1)
+        #expect(a.1.count > 1_000)
+    }
 }
