@@ -31,6 +31,10 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// response to a characteristic without that property (not sent), advertising keys other
         /// than the local name and the service UUIDs (left out). The replay did the same.
         case ignoredAsIOSDoes
+        /// A write without response longer than `maximumWriteValueLength(for: .withoutResponse)`:
+        /// it does not fit one Write Command, and the replay sent nothing (what iOS does with it
+        /// was not established).
+        case writeNotSent
         /// A second `CBCentralManager` was created while one was active: the replay runs one at a
         /// time (Docs/replay.md "Known limits"), so the earlier one hears nothing more.
         case secondCentralManager
