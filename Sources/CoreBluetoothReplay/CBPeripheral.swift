@@ -71,7 +71,7 @@ open class CBPeripheral: CBPeer {
     open func discoverServices(_ serviceUUIDs: [CBUUID]?) {
         connected { link, gatt in
             gatt.discoverPrimaryServices { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         // A filtered discovery adds to what earlier discoveries found, as iOS
@@ -97,7 +97,7 @@ open class CBPeripheral: CBPeer {
     open func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
         connected { link, gatt in
             gatt.discoverIncludedServices(of: service.range) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         let wanted = includedServiceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
@@ -115,7 +115,7 @@ open class CBPeripheral: CBPeer {
     open func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
         connected { link, gatt in
             gatt.discoverCharacteristics(of: service.range) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         // As for services: a filtered discovery adds to the characteristics
@@ -138,7 +138,7 @@ open class CBPeripheral: CBPeer {
     open func discoverDescriptors(for characteristic: CBCharacteristic) {
         connected { link, gatt in
             gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         characteristic.descriptors = found.map { CBDescriptor($0, characteristic: characteristic) }
@@ -156,7 +156,7 @@ open class CBPeripheral: CBPeer {
     open func readValue(for characteristic: CBCharacteristic) {
         connected { link, gatt in
             gatt.read(characteristic.gatt.valueHandle) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let bytes):
                         characteristic.value = Data(bytes)
@@ -172,7 +172,7 @@ open class CBPeripheral: CBPeer {
     open func readValue(for descriptor: CBDescriptor) {
         connected { link, gatt in
             gatt.read(descriptor.handle) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let bytes):
                         descriptor.setValue(bytes)
@@ -197,7 +197,7 @@ open class CBPeripheral: CBPeer {
                 return
             }
             gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: true) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success: d.peripheral(self, didWriteValueFor: characteristic, error: nil)
                     case .failure(let f): d.peripheral(self, didWriteValueFor: characteristic, error: error(f))
@@ -215,7 +215,7 @@ open class CBPeripheral: CBPeer {
                      "Client Characteristic Configuration descriptors must be configured using setNotifyValue:forCharacteristic:")
         connected { link, gatt in
             gatt.write(descriptor.handle, Array(data), withResponse: true) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success:
                         descriptor.setValue(Array(data))
@@ -265,7 +265,7 @@ open class CBPeripheral: CBPeer {
             let value: [UInt8] = !enabled ? [0, 0] : (props.contains(.notify) || !props.contains(.indicate) ? [1, 0] : [2, 0])
             let write = { [self] (cccd: UInt16) in
                 gatt.write(cccd, value, withResponse: true) { [self] r in
-                    deliver(on: link) { [self] d in
+                    deliver(r, on: link) { [self] d in
                         switch r {
                         case .success:
                             characteristic.isNotifying = enabled
@@ -283,12 +283,18 @@ open class CBPeripheral: CBPeer {
             }
             gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
                 guard self.link === link else { return }
-                if let d = (try? r.get())?.first(where: { $0.uuid == cccdUUID }) {
-                    write(d.handle)
-                } else {
-                    deliver(on: link) { [self] d in
-                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                switch r {
+                case .success(let found):
+                    if let d = found.first(where: { $0.uuid == cccdUUID }) {
+                        write(d.handle)
+                    } else {
+                        deliver(on: link) { [self] d in
+                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                        }
                     }
+                case .failure(let f):
+                    // The discovery itself failed (the link going, an error answer): that failure.
+                    deliver(r, on: link) { [self] d in d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f)) }
                 }
             }
         }
