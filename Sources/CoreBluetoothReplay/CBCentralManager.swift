@@ -60,8 +60,7 @@ open class CBCentralManager: CBManager {
         scanServices = serviceUUIDs
         scanOptions = options
         isScanning = true
-        let duplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool)
-            ?? (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? NSNumber)?.boolValue ?? false
+        let duplicates = Self.flag(options?[CBCentralManagerScanOptionAllowDuplicatesKey])
         replay.world.host.startScan(services: serviceUUIDs?.map(\.bluetoothUUID), allowDuplicates: duplicates)
     }
 
@@ -72,6 +71,8 @@ open class CBCentralManager: CBManager {
     }
 
     /// Connects when the peripheral next advertises; never times out by itself (as on iOS).
+    /// With `CBConnectPeripheralOptionEnableAutoReconnect` (iOS 17) the system connects again
+    /// by itself when the link drops (CBReplay+AutoReconnect.swift).
     /// A peripheral the system already has a link to (one from `retrieveConnectedPeripherals`,
     /// or kept across `CBReplay.relaunch`) gives `didConnect` at once, as iOS does for a link
     /// another app or an earlier launch opened.
@@ -85,6 +86,7 @@ open class CBCentralManager: CBManager {
             return
         }
         guard peripheral.state == .disconnected else { return }
+        replay.setAutoReconnect(Self.flag(options?[CBConnectPeripheralOptionEnableAutoReconnect]), for: peripheral)
         peripheral.state = .connecting
         replay.noteConnect(to: peripheral.simulated)
         replay.world.host.connect(peripheral.simulated)
@@ -112,6 +114,11 @@ open class CBCentralManager: CBManager {
         default:
             break
         }
+    }
+
+    /// A Boolean option as CoreBluetooth reads it (an NSNumber, or a Swift Bool bridged to one).
+    static func flag(_ value: Any?) -> Bool {
+        (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
     }
 
     /// Peripherals known to the system by identifier (every recorded peripheral is).

@@ -14,6 +14,21 @@ extension CBPeripheral {
     /// Access (1800) and Generic Attribute (1801) services are filtered out of discovered services).
     static let systemServices: Set<BluetoothUUID> = [BluetoothUUID(uint16: 0x1800), BluetoothUUID(uint16: 0x1801)]
 
+    /// Delivers the callback of a request that ended with `result`, unless the request never
+    /// could be sent because its link is going away: after an ATT timeout on the fixed channel
+    /// (Core v5.4 Vol 3 Part F 3.3.3) the bearer is closed and the host ends the link, so the
+    /// requests queued behind the timed-out one, or made before the link is down, fail as
+    /// `.disconnected`. Like every request pending when a link goes (dropped by `deliver(on:)`),
+    /// they get no callback: the app hears `didDisconnectPeripheral` (Apple's CoreBluetooth
+    /// engineers: a write cut by a disconnection gives just the disconnect callback), never
+    /// CBError.notConnected while the peripheral still reads `.connected`.
+    func deliver<T>(_ result: Result<T, GATTFailure>, on link: SimulatedLink, _ body: @escaping (any CBPeripheralDelegate) -> Void) {
+        if case .failure(.disconnected) = result, !link.isUp || (link.attTimedOut && replay.world.configuration.disconnectOnATTTimeout) {
+            return
+        }
+        deliver(on: link, body)
+    }
+
     /// Delivers a callback if the link it concerns is still this peripheral's.
     func deliver(on link: SimulatedLink, _ body: @escaping (any CBPeripheralDelegate) -> Void) {
         if appCallDepth > 0 {

@@ -27,7 +27,15 @@ extension CBPeripheral {
             return
         }
         pendingWritesWithoutResponse += 1
-        gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: false) { [self] _ in
+        gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: false) { [self] result in
+            if case .failure = result {
+                // Longer than one Write Command carries (ATT MTU - 3, Core v5.4 Vol 3 Part F
+                // 3.4.5.3): nothing was sent. Said, never silent; iOS's handling is not established.
+                replay.diagnose(.writeNotSent, key: "\(characteristic.uuid.uuidString) \(data.count)",
+                                "a \(data.count)-byte write without response to \(characteristic.uuid.uuidString) was not sent: " +
+                                "maximumWriteValueLength(for: .withoutResponse) is \(maximumWriteValueLength(for: .withoutResponse)) " +
+                                "(ATT MTU \(link.mtu) - 3); split the value, or write with response (a long write)")
+            }
             // The hand-over is reported in an event of its own, as iOS reports it after the call
             // returned: the app sees `canSend` false right after every write.
             replay.world.scheduler.schedule(after: 0) { [self] in

@@ -38,13 +38,16 @@ open class CBPeripheral: CBPeer {
     var appCallDepth = 0
 
     /// Runs `body` with the link when the manager is powered on and the peripheral connected;
-    /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; the powered-on
-    /// check, which comes first, is noted in `CBReplay.diagnostics`). While it runs, callbacks
-    /// wait for the next event.
+    /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; both checks,
+    /// powered on first, then connected, are noted in `CBReplay.diagnostics`). While it runs,
+    /// callbacks wait for the next event.
     func connected(_ api: String = #function, _ body: (SimulatedLink, GATTClient) -> Void) {
         guard replay.admits("CBPeripheral \(api)") else { return }
         if let manager = replay.activeManager, !replay.isPoweredOn(manager, "CBPeripheral \(api)") { return }
-        guard state == .connected, let link, link.isUp, let gatt else { return }
+        guard state == .connected, let link, link.isUp, let gatt else {
+            replay.notConnected(self, "CBPeripheral \(api)")
+            return
+        }
         appCallDepth += 1
         defer { appCallDepth -= 1 }
         body(link, gatt)
@@ -68,7 +71,7 @@ open class CBPeripheral: CBPeer {
     open func discoverServices(_ serviceUUIDs: [CBUUID]?) {
         connected { link, gatt in
             gatt.discoverPrimaryServices { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         // A filtered discovery adds to what earlier discoveries found, as iOS
@@ -94,7 +97,7 @@ open class CBPeripheral: CBPeer {
     open func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
         connected { link, gatt in
             gatt.discoverIncludedServices(of: service.range) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         let wanted = includedServiceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
@@ -112,7 +115,7 @@ open class CBPeripheral: CBPeer {
     open func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
         connected { link, gatt in
             gatt.discoverCharacteristics(of: service.range) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         // As for services: a filtered discovery adds to the characteristics
@@ -135,7 +138,7 @@ open class CBPeripheral: CBPeer {
     open func discoverDescriptors(for characteristic: CBCharacteristic) {
         connected { link, gatt in
             gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         characteristic.descriptors = found.map { CBDescriptor($0, characteristic: characteristic) }
@@ -153,7 +156,7 @@ open class CBPeripheral: CBPeer {
     open func readValue(for characteristic: CBCharacteristic) {
         connected { link, gatt in
             gatt.read(characteristic.gatt.valueHandle) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let bytes):
                         characteristic.value = Data(bytes)
@@ -169,7 +172,7 @@ open class CBPeripheral: CBPeer {
     open func readValue(for descriptor: CBDescriptor) {
         connected { link, gatt in
             gatt.read(descriptor.handle) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let bytes):
                         descriptor.setValue(bytes)
@@ -194,7 +197,7 @@ open class CBPeripheral: CBPeer {
                 return
             }
             gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: true) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success: d.peripheral(self, didWriteValueFor: characteristic, error: nil)
                     case .failure(let f): d.peripheral(self, didWriteValueFor: characteristic, error: error(f))
@@ -212,7 +215,7 @@ open class CBPeripheral: CBPeer {
                      "Client Characteristic Configuration descriptors must be configured using setNotifyValue:forCharacteristic:")
         connected { link, gatt in
             gatt.write(descriptor.handle, Array(data), withResponse: true) { [self] r in
-                deliver(on: link) { [self] d in
+                deliver(r, on: link) { [self] d in
                     switch r {
                     case .success:
                         descriptor.setValue(Array(data))
@@ -245,14 +248,24 @@ open class CBPeripheral: CBPeer {
     }
 
     /// Writes the Client Characteristic Configuration descriptor (discovering it first when
-    /// needed, as CoreBluetooth does): notifications when the characteristic has them, else indications.
+    /// needed, as CoreBluetooth does): notifications when the characteristic has them, else
+    /// indications. A characteristic with neither property is refused by the system itself, after
+    /// the call and with nothing sent: CBATTError requestNotSupported (6), as iOS answers it
+    /// (Docs/replay.md "How iOS behaves", "Notifications"); one with the property but no CCCD
+    /// gives attributeNotFound (10).
     open func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
         connected { link, gatt in
             let props = characteristic.properties
+            guard props.contains(.notify) || props.contains(.indicate) else {
+                deliver(on: link) { [self] d in
+                    d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.requestNotSupported))
+                }
+                return
+            }
             let value: [UInt8] = !enabled ? [0, 0] : (props.contains(.notify) || !props.contains(.indicate) ? [1, 0] : [2, 0])
             let write = { [self] (cccd: UInt16) in
                 gatt.write(cccd, value, withResponse: true) { [self] r in
-                    deliver(on: link) { [self] d in
+                    deliver(r, on: link) { [self] d in
                         switch r {
                         case .success:
                             characteristic.isNotifying = enabled
@@ -270,12 +283,18 @@ open class CBPeripheral: CBPeer {
             }
             gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
                 guard self.link === link else { return }
-                if let d = (try? r.get())?.first(where: { $0.uuid == cccdUUID }) {
-                    write(d.handle)
-                } else {
-                    deliver(on: link) { [self] d in
-                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                switch r {
+                case .success(let found):
+                    if let d = found.first(where: { $0.uuid == cccdUUID }) {
+                        write(d.handle)
+                    } else {
+                        deliver(on: link) { [self] d in
+                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                        }
                     }
+                case .failure(let f):
+                    // The discovery itself failed (the link going, an error answer): that failure.
+                    deliver(r, on: link) { [self] d in d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f)) }
                 }
             }
         }

@@ -16,6 +16,16 @@ extension CBReplay {
         return false
     }
 
+    /// iOS's next check in a `CBPeripheral` command: unless the peripheral is connected,
+    /// CoreBluetooth logs "API MISUSE: <CBPeripheral …> can only accept commands while in the
+    /// connected state" and the call does nothing (no delegate callback, ever). The replay drops
+    /// it the same way and notes it (once per method).
+    func notConnected(_ peripheral: CBPeripheral, _ api: String) {
+        diagnose(.apiMisuse, key: "not connected \(api)",
+                 "API MISUSE: \(peripheral) can only accept commands while in the connected state: \(api) was called " +
+                 "while the peripheral was \(peripheral.state); the call was dropped, as iOS drops it")
+    }
+
     /// Something iOS logs and leaves out while doing the rest of the call.
     func noteIgnored(key: String, _ message: String) {
         diagnose(.ignoredAsIOSDoes, key: key, message)

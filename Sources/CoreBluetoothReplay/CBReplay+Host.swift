@@ -47,9 +47,10 @@ extension CBReplay {
         guard !poweringOff, let m = activeManager else { return }
         let code = link.cbError(for: reason, mapping: world.configuration.disconnectMapping).map { CBError.Code(rawValue: $0) ?? .unknown }
         let error = code.map { CBError($0, hciReason: reason.rawValue) }
+        let reconnecting = wasConnected && reconnectsBySystem(p, after: link)   // CBReplay+AutoReconnect.swift
         callApp(m) {
             if wasConnected {
-                m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.absoluteTime, isReconnecting: false, error: error)
+                m.delegate?.centralManager(m, didDisconnectPeripheral: p, timestamp: clock.absoluteTime, isReconnecting: reconnecting, error: error)
             } else {
                 m.delegate?.centralManager(m, didFailToConnect: p, error: error ?? CBError(.connectionFailed, hciReason: reason.rawValue))
             }

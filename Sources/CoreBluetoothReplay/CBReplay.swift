@@ -25,6 +25,9 @@ public final class CBReplay: CentralHostObserver {
     public internal(set) weak var manager: CBCentralManager?
     var objects: [ObjectIdentifier: CBPeripheral] = [:]
     var restorable: [String: Restoration] = [:]
+    /// The peripherals the system reconnects by itself (CBReplay+AutoReconnect.swift): the
+    /// system's, so kept across `relaunch`.
+    var autoReconnecting: Set<ObjectIdentifier> = []
     var poweringOff = false
     /// `DispatchTime.now()` (uptime ns) noted when the app's code for the current event began
     /// (CBReplay+DispatchReference.swift).

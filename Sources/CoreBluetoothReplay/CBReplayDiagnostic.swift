@@ -11,6 +11,9 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// A `DispatchWorkItem` was created in the app's code: Dispatch runs work items on the
         /// wall clock (`asyncAfter(deadline:execute: DispatchWorkItem)` cannot be overloaded).
         case dispatchWorkItem
+        /// A GCD timer source (`DispatchSource.makeTimerSource(queue:)`) was created in the app's
+        /// code: Dispatch fires it on the wall clock, not in virtual time.
+        case dispatchSourceTimer
         /// A Foundation `Timer` was left scheduled on the replay thread's run loop: it runs on the
         /// wall clock, and the run loop does not run during `run(for:)`.
         case foundationTimer
@@ -21,12 +24,17 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// a subclass: a method only the subclass implements is not found on Linux.
         case subclassedDelegate
         /// A command iOS refuses with "API MISUSE: … can only accept this command while in the
-        /// powered on state" in its log, and drops (no callback): the replay dropped it too.
+        /// powered on state" in its log, or a peripheral's with "… can only accept commands while
+        /// in the connected state", and drops (no callback): the replay dropped it too.
         case apiMisuse
         /// Something iOS logs and ignores while carrying out the rest of the call: a write without
         /// response to a characteristic without that property (not sent), advertising keys other
         /// than the local name and the service UUIDs (left out). The replay did the same.
         case ignoredAsIOSDoes
+        /// A write without response longer than `maximumWriteValueLength(for: .withoutResponse)`:
+        /// it does not fit one Write Command, and the replay sent nothing (what iOS does with it
+        /// was not established).
+        case writeNotSent
         /// A second `CBCentralManager` was created while one was active: the replay runs one at a
         /// time (Docs/replay.md "Known limits"), so the earlier one hears nothing more.
         case secondCentralManager

@@ -53,6 +53,28 @@ import Testing
         #expect(replay.diagnostics.first?.time == 0)
     }
 
+    /// An RSSI poll written with a GCD timer source (`DispatchSource.makeTimerSource(queue:)`, as
+    /// many iOS apps poll): Dispatch runs it on the wall clock, so during `run(for:)` it does not
+    /// tick in virtual time. It used to be silent; it is reported, once, where it is created.
+    @Test(arguments: [false, true]) func aDispatchTimerSourceIsReportedAsWallClock(mainQueue: Bool) throws {
+        let replay = try Self.replay()
+        var timer: DispatchSourceTimer?
+        let app = replay.activate {
+            StateApp { _ in
+                let t = mainQueue ? DispatchSource.makeTimerSource(queue: .main) : DispatchSource.makeTimerSource()
+                t.schedule(deadline: .now() + 3600, repeating: 3600)
+                t.setEventHandler {}
+                t.resume()
+                timer = t
+            }
+        }
+        replay.run(for: 1)
+        timer?.cancel()
+        _ = app
+        #expect(replay.diagnostics.map(\.kind) == [.dispatchSourceTimer])
+        #expect(replay.diagnostics.first?.message.contains("wall clock") == true)
+    }
+
     @Test func aFoundationTimerLeftOnTheRunLoopIsReported() throws {
         let replay = try Self.replay()
         var timer: Timer?

@@ -48,6 +48,31 @@ import Testing
         })
     }
 
+    /// A request on a peripheral that is not connected (an app that reads its last
+    /// characteristic after `didDisconnectPeripheral`): iOS logs "API MISUSE: <CBPeripheral …>
+    /// can only accept commands while in the connected state" and drops it, with no callback.
+    @Test func callsOnAPeripheralThatIsNotConnectedAreDroppedWithAnAPIMisuseDiagnostic() throws {
+        let replay = try CBReplay(capture: Samples.capture("heart-rate-healthy.btsnoop"))
+        let app = DiscoveringApp(replay: replay, target: "Pulse HRM")
+        var kept: CBCharacteristic?
+        app.ready = { app, p in
+            kept = app.characteristic("2A19")
+            app.central.cancelPeripheralConnection(p)
+        }
+        app.onDisconnect = { _, p in
+            if let kept { p.readValue(for: kept) }
+            p.readRSSI()
+        }
+        replay.run(for: 5)
+        #expect(app.peripheral?.state == .disconnected)
+        #expect(!app.log.contains { $0.contains("value 2A19") })
+        let misuse = replay.diagnostics.filter { $0.kind == .apiMisuse }
+        #expect(misuse.map { $0.message.contains("can only accept commands while in the connected state") } == [true, true])
+        #expect(misuse.first?.message.contains("readValue(for:)") == true)
+        #expect(misuse.last?.message.contains("readRSSI()") == true)
+        #expect(misuse.allSatisfy { $0.message.contains("disconnected") })
+    }
+
     /// A second `CBCentralManager` in one replay: the first stops hearing (a limitation), and the
     /// replay says so in `diagnostics` rather than silently.
     @Test func aSecondCentralManagerIsReported() throws {

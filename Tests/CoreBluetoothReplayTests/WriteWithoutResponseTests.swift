@@ -106,6 +106,26 @@ import TestSupport
         #expect(replay.diagnostics.contains { $0.message.contains("does not specify the Write Without Response property") })
     }
 
+    /// A write without response longer than `maximumWriteValueLength(for: .withoutResponse)`
+    /// (MTU 185 - 3 = 182) does not fit one Write Command (Core v5.4 Vol 3 Part F 3.4.5.3): the
+    /// replay sends nothing, and says so in `diagnostics` rather than dropping it silently (what
+    /// iOS does with such a write was not established: Docs/replay.md "Write without response").
+    @Test func aWriteWithoutResponseLongerThanTheMaximumIsReported() throws {
+        let replay = try Self.replay()
+        let app = DiscoveringApp(replay: replay, target: nil)
+        app.ready = { app, p in
+            guard let c = app.characteristic("FFE1") else { return }
+            p.writeValue(Data(count: 182), for: c, type: .withoutResponse)
+            p.writeValue(Data(count: 183), for: c, type: .withoutResponse)
+        }
+        replay.run(for: 5)
+        #expect(Self.writeCommands(replay).map(\.bytes.count) == [3 + 182])
+        let notes = replay.diagnostics.filter { $0.kind == .writeNotSent }
+        #expect(notes.count == 1)
+        #expect(notes.first?.message.contains("183-byte") == true)
+        #expect(notes.first?.message.contains("maximumWriteValueLength(for: .withoutResponse) is 182") == true)
+    }
+
     /// iOS caps a write without response at 512 bytes, the longest attribute value, whatever the MTU.
     @Test func maximumWriteWithoutResponseIsCappedAt512() throws {
         let replay = try Self.replay(serverRxMTU: 517)

@@ -82,11 +82,13 @@ public struct GATTServerEmulator: Sendable {
             return [ATTOpcode.readBlobResponse.rawValue] + value[offset...].prefix(mtu - 1)
         case .writeRequest(let r):
             guard known(r.attributeHandle) else { return error(op, r.attributeHandle, .invalidHandle) }
+            guard writable(r.attributeHandle, property: Self.writeProperty) else { return error(op, r.attributeHandle, .writeNotPermitted) }
             written[r.attributeHandle] = r.attributeValue
             return [ATTOpcode.writeResponse.rawValue]
         case .prepareWriteRequest(let r):
             // Vol 3 Part F 3.4.6.1: queued and echoed back; checked when executed.
             guard known(r.attributeHandle) else { return error(op, r.attributeHandle, .invalidHandle) }
+            guard writable(r.attributeHandle, property: Self.writeProperty) else { return error(op, r.attributeHandle, .writeNotPermitted) }
             prepared.append((r.attributeHandle, Int(r.valueOffset), r.partAttributeValue))
             return ATTPDU.prepareWriteResponse(ATTPrepareWriteResponse(attributeHandle: r.attributeHandle, valueOffset: r.valueOffset,
                                                                      partAttributeValue: r.partAttributeValue)).encoded()
@@ -114,9 +116,26 @@ public struct GATTServerEmulator: Sendable {
 
     /// A Write Command changes the value too (no answer).
     public mutating func command(_ pdu: [UInt8]) {
-        if case .writeCommand(let w)? = try? ATTPDU(decoding: pdu[...]), known(w.attributeHandle) {
+        if case .writeCommand(let w)? = try? ATTPDU(decoding: pdu[...]), known(w.attributeHandle),
+           writable(w.attributeHandle, property: Self.writeWithoutResponseProperty) {
             written[w.attributeHandle] = w.attributeValue
         }
+    }
+
+    /// Characteristic Properties bits (Core v5.4 Vol 3 Part G 3.3.1.1): Write (0x08) permits a
+    /// Write Request and Prepare Write Requests, Write Without Response (0x04) a Write Command.
+    static let writeProperty: UInt8 = 0x08
+    static let writeWithoutResponseProperty: UInt8 = 0x04
+
+    /// Whether the server lets the client write the attribute at `handle`: a characteristic
+    /// declaration never (Vol 3 Part G 3.3.1: read-only), a characteristic value when its
+    /// properties have `property` (3.3.1.1: the properties say how the value may be used; the
+    /// server answers Write Not Permitted otherwise, Vol 3 Part F 3.4.5.1, 3.4.6.1; a Write
+    /// Command it may not act on is dropped, 3.4.5.3), anything else (descriptors) as before.
+    func writable(_ handle: UInt16, property: UInt8) -> Bool {
+        if database.characteristics.contains(where: { $0.declarationHandle == handle }) { return false }
+        if let c = database.characteristics.first(where: { $0.valueHandle == handle }) { return c.properties & property != 0 }
+        return true
     }
 
     func error(_ op: ATTOpcode, _ handle: UInt16, _ code: ATTErrorCode) -> [UInt8] {
