@@ -23,20 +23,45 @@ public enum WarehouseIngest {
         public var error: WarehouseError?
     }
 
-    /// Stores one capture; false when the warehouse already holds it.
-    public static func store(_ facts: CaptureFacts, outcome: InputOutcome, into db: PostgresConnection) throws(WarehouseError) -> Bool {
+    /// What `store` did with one capture.
+    public enum Stored: Sendable, Equatable {
+        /// Stored now, with what to tell the user (shorter copies of its log it replaced,
+        /// longer ones already stored: `GrownCaptures`).
+        case stored(notes: [String])
+        /// The warehouse already held it (same SHA-256).
+        case alreadyStored
+    }
+
+    /// Stores one capture. `bytes` (`CaptureBytes.locate`) lets it replace the shorter copies of
+    /// its log stored before (`GrownCaptures`); nil stores it as it is.
+    public static func store(_ facts: CaptureFacts, outcome: InputOutcome, bytes: CaptureBytes?,
+                             into db: PostgresConnection) throws(WarehouseError) -> Stored {
         try db.execute("BEGIN")
         do throws(WarehouseError) {
+            if let bytes { try GrownCaptures.lock(bytes, db) }
             let placeholders = CaptureRows.captureColumns.indices.map { i in
                 CaptureRows.captureColumns[i] == "input_warnings" ? "$\(i + 1)::jsonb" : "$\(i + 1)"
             }
             let inserted = try db.execute("""
                 INSERT INTO blereplay.capture (\(CaptureRows.captureColumns.joined(separator: ", ")))
                 VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (sha256) DO NOTHING RETURNING id
-                """, CaptureRows.capture(facts, outcome: outcome))
+                """, CaptureRows.capture(facts, outcome: outcome, bytes: bytes))
             guard let id = inserted.first?.first ?? nil else {
                 try db.execute("ROLLBACK")
-                return false
+                // Stored before schema version 3, or from a timeline whose file was gone: now
+                // findable by the longer copies of its log.
+                if let bytes {
+                    try db.execute("""
+                        UPDATE blereplay.capture SET size_bytes = $2::bigint, head_sha256 = $3
+                        WHERE sha256 = $1 AND head_sha256 IS NULL
+                        """, [facts.sha256, String(bytes.size), bytes.headDigest])
+                }
+                return .alreadyStored
+            }
+            var notes: [String] = []
+            if let bytes {
+                notes = try GrownCaptures.replaceShorterCopies(facts, bytes: bytes, id: id, in: db)
+                    + GrownCaptures.longerCopies(facts, bytes: bytes, in: db)
             }
             try db.copy(into: "blereplay.connection", columns: CaptureRows.connectionColumns, rows: CaptureRows.connections(facts, id: id))
             try db.copy(into: "blereplay.device", columns: CaptureRows.deviceColumns, rows: CaptureRows.devices(facts, id: id))
@@ -45,7 +70,7 @@ public enum WarehouseIngest {
                         rows: CaptureRows.transactions(facts.details, id: id))
             try db.copy(into: "blereplay.finding", columns: CaptureRows.findingColumns, rows: CaptureRows.findings(facts.details, id: id))
             try db.execute("COMMIT")
-            return true
+            return .stored(notes: notes)
         } catch {
             _ = try? db.execute("ROLLBACK")
             throw error
@@ -113,9 +138,11 @@ public enum WarehouseIngest {
             for f in facts {
                 do throws(WarehouseError) {
                     if db == nil { db = try pool.take() }
-                    if try store(f, outcome: outcome, into: db!) {
+                    switch try store(f, outcome: outcome, bytes: CaptureBytes.locate(f), into: db!) {
+                    case .stored(let notes):
                         result.stored += 1
-                    } else {
+                        result.outcome.warnings += notes
+                    case .alreadyStored:
                         result.alreadyStored += 1
                         if let note = try addPhone(f, into: db!) { result.outcome.warnings.append(note) }
                     }
