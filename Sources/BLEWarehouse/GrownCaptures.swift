@@ -6,8 +6,10 @@ import BLEReport
 /// equal to its `sha256`), in the same transaction; so ingesting a folder again after its logs
 /// grew counts each connection once, as `report` over the folder does.
 ///
-/// The other way round (a shorter copy ingested after the longer one) cannot be decided: the
-/// warehouse keeps no bytes. The shorter copy is stored and the user told.
+/// The other way round (a shorter copy ingested after the longer one) is decided from the longer
+/// one's bytes when they are still where it was ingested from (its `capture_path`, hashing to its
+/// `sha256`): the shorter copy is then not stored. Elsewhere the warehouse, which keeps no bytes,
+/// cannot decide: the shorter copy is stored and the user told.
 enum GrownCaptures {
     /// Serialises the workers storing copies of one log (same head digest): a two-int key, a key
     /// space apart from `WarehouseSchema.lockKey`'s (PostgreSQL 9.27.10, advisory locks).
@@ -40,13 +42,35 @@ enum GrownCaptures {
         return notes
     }
 
-    /// Stored captures that begin as `facts` does and are longer: possibly later copies of its log.
-    static func longerCopies(_ facts: CaptureFacts, bytes: CaptureBytes, in db: PostgresConnection) throws(WarehouseError) -> [String] {
-        try db.execute("""
-            SELECT label, size_bytes FROM blereplay.capture WHERE head_sha256 = $1 AND size_bytes > $2::bigint ORDER BY size_bytes, id
-            """, [bytes.headDigest, String(bytes.size)]).map { row in
-            "\(facts.label): begins as \(row.text(0) ?? "?") (\(row.text(1) ?? "?") bytes, already stored) does; if it is an "
-                + "older copy of that log, its connections are now counted twice (the warehouse keeps no bytes to compare)"
+    /// What the stored longer copies of `facts`' log say of it.
+    enum Longer {
+        /// One of them, whose bytes this worker could read again, begins with all of this
+        /// capture's bytes: it is in the warehouse already.
+        case containedIn(String)
+        /// Longer captures whose first bytes, up to the last checkpoint this one reaches (more than
+        /// half of it, `CaptureBytes.checkpoints`), are this one's, but whose bytes are not here
+        /// to compare the rest: what to tell the user.
+        case unverified([String])
+    }
+
+    static func longerCopies(_ facts: CaptureFacts, bytes: CaptureBytes, in db: PostgresConnection) throws(WarehouseError) -> Longer {
+        let checkpoint = bytes.prefixDigests.count, covered = CaptureBytes.checkpoints(bytes.size).last ?? 0
+        let rows = try db.execute("""
+            SELECT label, size_bytes, capture_path, sha256 FROM blereplay.capture
+            WHERE head_sha256 = $1 AND size_bytes > $2::bigint AND prefix_sha256[$3::integer] = $4 ORDER BY size_bytes DESC, id
+            """, [bytes.headDigest, String(bytes.size), String(checkpoint), bytes.prefixDigests[checkpoint - 1]])
+        for row in rows {
+            guard let path = row.text(2), let sha = row.text(3),
+                  let longer = CaptureBytes.locate(capturePath: path, sha256: sha) else { continue }
+            if longer.digests(ofPrefixes: [bytes.size])[bytes.size] == facts.sha256 {
+                return .containedIn("\(facts.label): an earlier copy of the log stored from \(row.text(0) ?? "?") "
+                                    + "(its bytes begin that capture), already counted from it")
+            }
         }
+        return .unverified(rows.map { row in
+            "\(facts.label): its first \(covered) of \(bytes.size) bytes are those of \(row.text(0) ?? "?") (\(row.text(1) ?? "?") bytes, "
+                + "already stored): if it is an older copy of that log, its connections are now counted twice "
+                + "(that capture's bytes are not here to compare the rest)"
+        })
     }
 }

@@ -146,10 +146,12 @@ public enum WarehouseSchema {
     /// Version 2 -> 3. A log that grew (Android's `btsnoop_hci.log`, `btmon -w`) and is ingested
     /// again replaces the shorter copy stored before (`GrownCaptures`): each capture keeps its size
     /// and the SHA-256 of its first `CaptureBytes.headLength` bytes, by which the copies of one
-    /// log are found. NULL for captures stored before, and for timelines whose capture file is gone.
+    /// log are found, and of its first 64·2^i bytes (`CaptureBytes.checkpoints`), by which an
+    /// older copy ingested after a longer one is told apart from a capture that only begins alike.
+    /// NULL for captures stored before, and for timelines whose capture file is gone.
     static let toVersion3 = """
         ALTER TABLE blereplay.capture ADD COLUMN IF NOT EXISTS size_bytes bigint,
-            ADD COLUMN IF NOT EXISTS head_sha256 text;
+            ADD COLUMN IF NOT EXISTS head_sha256 text, ADD COLUMN IF NOT EXISTS prefix_sha256 text[];
         CREATE INDEX IF NOT EXISTS capture_head_sha256 ON blereplay.capture (head_sha256);
         """
 

@@ -21,18 +21,52 @@ public struct CaptureBytes: Sendable {
     public static let headLength: Int64 = 64
 
     public let size: Int64
-    /// SHA-256 (hex) of the first `headLength` bytes.
-    public let headDigest: String
+    /// SHA-256 (hex) of the first `checkpoints(size)[i]` bytes, for each i: the first is the head.
+    public let prefixDigests: [String]
     let input: CaptureInput
+
+    /// SHA-256 (hex) of the first `headLength` bytes.
+    public var headDigest: String { prefixDigests[0] }
+
+    /// The prefix lengths whose digests are kept: `headLength` doubled while it fits in `size`
+    /// (at most 57 for any size): a shorter copy of `size`' bytes n long shares the digest at the
+    /// largest of them up to n, which covers more than half of it.
+    public static func checkpoints(_ size: Int64) -> [Int64] {
+        var out: [Int64] = []
+        var length = headLength
+        while length <= size {
+            out.append(length)
+            guard length <= Int64.max / 2 else { break }
+            length *= 2
+        }
+        return out
+    }
 
     /// Reads the bytes of `facts`' capture once: nil when they cannot be found, are shorter than
     /// `headLength`, or no longer hash to `facts.sha256`.
     public static func locate(_ facts: CaptureFacts) -> CaptureBytes? {
-        guard let input = input(of: facts) else { return nil }
+        locate(capturePath: facts.capturePath, sha256: facts.sha256)
+    }
+
+    /// The same for a capture known by its path (a file, or `ZIP!member`) and digest.
+    public static func locate(capturePath: String, sha256: String) -> CaptureBytes? {
+        guard let input = input(of: capturePath) else { return nil }
+        var found: [Int64: String] = [:]
+        // Every checkpoint up to any size: those past the end are never reached.
+        guard let whole = scan(input, marks: checkpoints(Int64.max), found: { found[$0] = $1 }),
+              whole.digest == sha256 else { return nil }
+        let digests = checkpoints(whole.size).compactMap { found[$0] }
+        guard !digests.isEmpty, digests.count == checkpoints(whole.size).count else { return nil }
+        return CaptureBytes(size: whole.size, prefixDigests: digests, input: input)
+    }
+
+    /// SHA-256 (hex) of the first `headLength` bytes of `facts`' capture, reading no more; nil
+    /// when it cannot be found or is shorter. Cheap: what `ShorterCopies` groups captures by.
+    public static func headDigest(_ facts: CaptureFacts) -> String? {
+        guard let input = input(of: facts.capturePath) else { return nil }
         var head: String?
-        guard let whole = scan(input, marks: [headLength], found: { _, digest in head = digest }),
-              whole.digest == facts.sha256, let head else { return nil }
-        return CaptureBytes(size: whole.size, headDigest: head, input: input)
+        _ = scan(input, marks: [headLength], upTo: headLength) { head = $1 }
+        return head
     }
 
     /// SHA-256 (hex) of the first `length` bytes for each of `lengths` up to `size`, in one pass.
@@ -44,8 +78,7 @@ public struct CaptureBytes: Sendable {
 
     /// The file or zip member named by `capturePath` (the timeline's `capture.path`: a path, or
     /// `ZIP!member` for a bugreport's log). Only regular files are opened: a FIFO would block.
-    static func input(of facts: CaptureFacts) -> CaptureInput? {
-        let path = facts.capturePath
+    static func input(of path: String) -> CaptureInput? {
         if isRegularFile(path) { return .file(path) }
         var search = path.startIndex
         while let bang = path[search...].firstIndex(of: "!") {
@@ -64,10 +97,10 @@ public struct CaptureBytes: Sendable {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// Streams the bytes (up to any damage, as `CaptureInput.sha256Hex` does), calling `found`
-    /// with the digest of each prefix length in `marks` reached; returns the size and the digest
-    /// of the whole, nil when it cannot be opened.
-    static func scan(_ input: CaptureInput, marks: [Int64],
+    /// Streams the bytes (up to any damage, as `CaptureInput.sha256Hex` does, or until `limit`
+    /// bytes are read), calling `found` with the digest of each prefix length in `marks` reached;
+    /// returns the size and the digest of what was read, nil when it cannot be opened.
+    static func scan(_ input: CaptureInput, marks: [Int64], upTo limit: Int64? = nil,
                      found: (Int64, String) -> Void) -> (size: Int64, digest: String)? {
         let source: any ByteSource
         do throws(CaptureError) {
@@ -81,7 +114,7 @@ public struct CaptureBytes: Sendable {
         var pending = Set(marks).sorted()[...]
         var hash = SHA256()
         var size: Int64 = 0
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var chunk = [UInt8](repeating: 0, count: Int(min(1 << 20, max(limit ?? (1 << 20), 1))))
         while true {
             let n = chunk.withUnsafeMutableBytes { buffer in (try? source.read(into: buffer)) ?? 0 }
             if n <= 0 { break }
@@ -97,6 +130,7 @@ public struct CaptureBytes: Sendable {
             }
             chunk.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[start..<n])) }
             size += Int64(n)
+            if let limit, size >= limit { break }
         }
         return (size, hexString(hash.finalize()))
     }
