@@ -9,18 +9,20 @@ enum CaptureRows {
     static func text(_ v: Bool) -> String { v ? "t" : "f" }
 
     /// Parameters of the `capture` row, in `captureColumns` order.
-    static func capture(_ f: CaptureFacts, outcome: InputOutcome) -> [String?] {
+    static func capture(_ f: CaptureFacts, outcome: InputOutcome, bytes: CaptureBytes?) -> [String?] {
         let warnings = JSON.array(outcome.warnings.map { .string(WarehouseText.storable($0)) }).serialized()
         return [f.sha256, f.label, f.input, outcome.kind ?? "capture", outcome.status.rawValue, outcome.reason, warnings,
                 outcome.formatDescription, f.captureName, f.capturePath, f.formatDescription, text(f.records),
                 text(f.firstTimestamp), text(f.lastTimestamp), f.status, text(f.malformedPackets), text(f.bredrLinks),
-                f.phone?.manufacturer, f.phone?.model, f.phone?.androidVersion, f.phone?.buildFingerprint]
+                f.phone?.manufacturer, f.phone?.model, f.phone?.androidVersion, f.phone?.buildFingerprint,
+                text(bytes?.size), bytes?.headDigest, bytes.map { "{" + $0.prefixDigests.joined(separator: ",") + "}" }]
     }
 
     static let captureColumns = ["sha256", "label", "input", "input_kind", "input_status", "input_reason", "input_warnings",
                                  "input_format", "capture_name", "capture_path", "format_description", "records",
                                  "first_ts_us", "last_ts_us", "status", "malformed_packets", "bredr_links",
-                                 "phone_manufacturer", "phone_model", "android_version", "build_fingerprint"]
+                                 "phone_manufacturer", "phone_model", "android_version", "build_fingerprint",
+                                 "size_bytes", "head_sha256", "prefix_sha256"]
 
     static let connectionColumns = ["capture_id", "id", "handle", "peer_address", "status", "completed_ts_us", "start_ts_us",
                                     "end_ts_us", "began_before_capture", "open_at_end", "established", "duration_us",

@@ -16,28 +16,65 @@ public enum WarehouseIngest {
         public var outcome: InputOutcome
         /// Captures stored by this run.
         public var stored: Int
-        /// Captures the warehouse already held (same SHA-256).
+        /// Captures the warehouse already held (same SHA-256, or a longer copy of their log).
         public var alreadyStored: Int
+        /// Stored captures that captures stored by this run replaced (`GrownCaptures`).
+        public var replaced: Int = 0
         /// Captures read but not stored (the warehouse became unreachable or refused a statement).
         public var notStored: Int
         public var error: WarehouseError?
     }
 
-    /// Stores one capture; false when the warehouse already holds it.
-    public static func store(_ facts: CaptureFacts, outcome: InputOutcome, into db: PostgresConnection) throws(WarehouseError) -> Bool {
+    /// What `store` did with one capture.
+    public enum Stored: Sendable, Equatable {
+        /// Stored now, replacing `replaced` shorter copies of its log, with what to tell the user
+        /// (those copies, longer ones already stored: `GrownCaptures`).
+        case stored(replaced: Int, notes: [String])
+        /// The warehouse already held it (same SHA-256).
+        case alreadyStored
+        /// The warehouse held a longer copy of its log (`GrownCaptures`), said in the note.
+        case containedIn(note: String)
+    }
+
+    /// Stores one capture. `bytes` (`CaptureBytes.locate`) lets it replace the shorter copies of
+    /// its log stored before (`GrownCaptures`); nil stores it as it is.
+    public static func store(_ facts: CaptureFacts, outcome: InputOutcome, bytes: CaptureBytes?,
+                             into db: PostgresConnection) throws(WarehouseError) -> Stored {
         try db.execute("BEGIN")
         do throws(WarehouseError) {
+            var notes: [String] = []
+            if let bytes {
+                try GrownCaptures.lock(bytes, db)
+                switch try GrownCaptures.longerCopies(facts, bytes: bytes, in: db) {
+                case .containedIn(let note):
+                    try db.execute("ROLLBACK")
+                    return .containedIn(note: note)
+                case .unverified(let warnings):
+                    notes = warnings
+                }
+            }
             let placeholders = CaptureRows.captureColumns.indices.map { i in
-                CaptureRows.captureColumns[i] == "input_warnings" ? "$\(i + 1)::jsonb" : "$\(i + 1)"
+                CaptureRows.captureColumns[i] == "input_warnings" ? "$\(i + 1)::jsonb"
+                    : CaptureRows.captureColumns[i] == "prefix_sha256" ? "$\(i + 1)::text[]" : "$\(i + 1)"
             }
             let inserted = try db.execute("""
                 INSERT INTO blereplay.capture (\(CaptureRows.captureColumns.joined(separator: ", ")))
                 VALUES (\(placeholders.joined(separator: ", "))) ON CONFLICT (sha256) DO NOTHING RETURNING id
-                """, CaptureRows.capture(facts, outcome: outcome))
+                """, CaptureRows.capture(facts, outcome: outcome, bytes: bytes))
             guard let id = inserted.first?.first ?? nil else {
                 try db.execute("ROLLBACK")
-                return false
+                // Stored before schema version 3, or from a timeline whose file was gone: now
+                // findable by the longer copies of its log.
+                if let bytes {
+                    try db.execute("""
+                        UPDATE blereplay.capture SET size_bytes = $2::bigint, head_sha256 = $3, prefix_sha256 = $4::text[]
+                        WHERE sha256 = $1 AND head_sha256 IS NULL
+                        """, [facts.sha256, String(bytes.size), bytes.headDigest, "{" + bytes.prefixDigests.joined(separator: ",") + "}"])
+                }
+                return .alreadyStored
             }
+            var replaced: [String] = []
+            if let bytes { replaced = try GrownCaptures.replaceShorterCopies(facts, bytes: bytes, id: id, in: db) }
             try db.copy(into: "blereplay.connection", columns: CaptureRows.connectionColumns, rows: CaptureRows.connections(facts, id: id))
             try db.copy(into: "blereplay.device", columns: CaptureRows.deviceColumns, rows: CaptureRows.devices(facts, id: id))
             try db.copy(into: "blereplay.error", columns: CaptureRows.errorColumns, rows: CaptureRows.errors(facts, id: id))
@@ -45,7 +82,7 @@ public enum WarehouseIngest {
                         rows: CaptureRows.transactions(facts.details, id: id))
             try db.copy(into: "blereplay.finding", columns: CaptureRows.findingColumns, rows: CaptureRows.findings(facts.details, id: id))
             try db.execute("COMMIT")
-            return true
+            return .stored(replaced: replaced.count, notes: replaced + notes)
         } catch {
             _ = try? db.execute("ROLLBACK")
             throw error
@@ -113,9 +150,15 @@ public enum WarehouseIngest {
             for f in facts {
                 do throws(WarehouseError) {
                     if db == nil { db = try pool.take() }
-                    if try store(f, outcome: outcome, into: db!) {
+                    switch try store(f, outcome: outcome, bytes: CaptureBytes.locate(f), into: db!) {
+                    case .stored(let replaced, let notes):
                         result.stored += 1
-                    } else {
+                        result.replaced += replaced
+                        result.outcome.warnings += notes
+                    case .containedIn(let note):
+                        result.alreadyStored += 1
+                        result.outcome.warnings.append(note)
+                    case .alreadyStored:
                         result.alreadyStored += 1
                         if let note = try addPhone(f, into: db!) { result.outcome.warnings.append(note) }
                     }

@@ -46,7 +46,7 @@ public enum WarehouseReport {
         var ids: [Int64] = []
         var index: [Int64: Int] = [:]
         for r in try db.execute("""
-            SELECT c.id, c.input, c.label, c.capture_name, c.capture_path, c.sha256, c.format_description, c.records,
+            SELECT c.id, c.input, s.label, c.capture_name, c.capture_path, c.sha256, c.format_description, c.records,
                    c.first_ts_us, c.last_ts_us, c.status, c.malformed_packets, c.bredr_links,
                    c.phone_manufacturer, c.phone_model, c.android_version, c.build_fingerprint
             FROM blereplay.capture c JOIN sel s ON s.id = c.id ORDER BY s.rank

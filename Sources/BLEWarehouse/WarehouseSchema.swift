@@ -5,7 +5,7 @@
 /// which is what distributing by capture id on Citus needs (Docs/warehouse.md).
 public enum WarehouseSchema {
     /// Bumped with every change; `migrations[i]` takes a warehouse from version i + 1 to i + 2.
-    public static let version = 2
+    public static let version = 3
 
     /// Serialises schema changes of concurrent workers (`pg_advisory_xact_lock`).
     static let lockKey = "7426587301"
@@ -123,7 +123,7 @@ public enum WarehouseSchema {
         """
 
     /// Steps from each older version: `migrations[0]` takes version 1 to 2.
-    static let migrations: [String] = [toVersion2]
+    static let migrations: [String] = [toVersion2, toVersion3]
 
     /// Version 1 -> 2. Bugreport zips: a capture keeps the identity of the phone that wrote it
     /// (`CaptureFacts.phone`), NULL for captures ingested before, which came from no zip. And
@@ -141,6 +141,18 @@ public enum WarehouseSchema {
         CREATE OR REPLACE VIEW blereplay.disconnect_reasons AS
             SELECT capture_id, connection_id, ts_us, packet_id, code AS reason, name, cb_error, android_status, android_name
             FROM blereplay.error WHERE kind = 'disconnect';
+        """
+
+    /// Version 2 -> 3. A log that grew (Android's `btsnoop_hci.log`, `btmon -w`) and is ingested
+    /// again replaces the shorter copy stored before (`GrownCaptures`): each capture keeps its size
+    /// and the SHA-256 of its first `CaptureBytes.headLength` bytes, by which the copies of one
+    /// log are found, and of its first 64·2^i bytes (`CaptureBytes.checkpoints`), by which an
+    /// older copy ingested after a longer one is told apart from a capture that only begins alike.
+    /// NULL for captures stored before, and for timelines whose capture file is gone.
+    static let toVersion3 = """
+        ALTER TABLE blereplay.capture ADD COLUMN IF NOT EXISTS size_bytes bigint,
+            ADD COLUMN IF NOT EXISTS head_sha256 text, ADD COLUMN IF NOT EXISTS prefix_sha256 text[];
+        CREATE INDEX IF NOT EXISTS capture_head_sha256 ON blereplay.capture (head_sha256);
         """
 
     /// Creates the schema, or migrates an older one, in one transaction under an advisory lock

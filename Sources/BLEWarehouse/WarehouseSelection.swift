@@ -2,7 +2,8 @@
 /// by, as temporary tables of the report's transaction (dropped at its end):
 ///
 /// - `sel(id, label, rank, p_manufacturer, p_model, p_build)`: the captures whose first timestamp
-///   is in the window, ranked by label (byte order, as `FleetStatistics.build` sorts them), with
+///   is in the window, labelled apart (a label several captures share gets ` #k`), ranked by
+///   label (byte order, as `FleetStatistics.build` sorts them), with
 ///   the keys of their phone (`FleetStatistics.groupKey(.phone, …)`);
 /// - `ck`: their connections, with the identity each is counted under, resolved as
 ///   `FleetStatistics.resolveIdentities` does: what was read on the connection, then what its
@@ -15,11 +16,15 @@ enum WarehouseSelection {
             CREATE TEMP TABLE sel (id bigint PRIMARY KEY, label text NOT NULL, rank integer NOT NULL,
                                    p_manufacturer text NOT NULL, p_model text NOT NULL, p_build text NOT NULL) ON COMMIT DROP
             """)
+        // Captures ingested under one label (a log at the same path, rotated between two ingests)
+        // are told apart by ` #k`, k in order of first timestamp, then digest.
         try db.execute("""
-            INSERT INTO sel SELECT id, label, row_number() OVER (ORDER BY label COLLATE "C", id),
-                   coalesce(phone_manufacturer, '?'), coalesce(phone_model, '?'),
-                   coalesce(build_fingerprint, 'Android ' || android_version, '?') FROM blereplay.capture
-            WHERE ($1::bigint IS NULL OR first_ts_us >= $1::bigint) AND ($2::bigint IS NULL OR first_ts_us <= $2::bigint)
+            INSERT INTO sel SELECT id, label, row_number() OVER (ORDER BY label COLLATE "C", id), m, p, b FROM (
+                SELECT id, label || CASE WHEN count(*) OVER (PARTITION BY label) > 1
+                                         THEN ' #' || row_number() OVER (PARTITION BY label ORDER BY first_ts_us, sha256) ELSE '' END AS label,
+                       coalesce(phone_manufacturer, '?') AS m, coalesce(phone_model, '?') AS p,
+                       coalesce(build_fingerprint, 'Android ' || android_version, '?') AS b FROM blereplay.capture
+                WHERE ($1::bigint IS NULL OR first_ts_us >= $1::bigint) AND ($2::bigint IS NULL OR first_ts_us <= $2::bigint)) x
             """, [since.map(String.init), until.map(String.init)])
         try db.execute("""
             CREATE TEMP TABLE ck ON COMMIT DROP AS

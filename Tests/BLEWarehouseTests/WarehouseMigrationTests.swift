@@ -24,7 +24,7 @@ struct WarehouseMigrationTests {
         try db.execute("UPDATE blereplay.schema_info SET version = 1")
 
         #expect(try Tool.run(["ingest", Fixture.sample("pairing-failed.btsnoop"), "--warehouse", url]).status == 0)
-        #expect(try db.count("SELECT version FROM blereplay.schema_info") == 2)
+        #expect(try db.count("SELECT version FROM blereplay.schema_info") == WarehouseSchema.version)
         #expect(try db.count("SELECT count(*) FROM blereplay.capture") == 2)
         // The capture ingested before the migration keeps NULL; the one after has its statuses.
         #expect(try db.count("SELECT count(*) FROM blereplay.error WHERE capture_id = (SELECT min(id) FROM blereplay.capture) AND android_status IS NOT NULL") == 0)

@@ -25,10 +25,13 @@ public enum CaptureFactsLoader {
             SELECT id, path, file_name, sha256, format_description, records, first_ts_us, last_ts_us, status,
                    malformed_packets FROM capture ORDER BY id
             """)
-        for row in captures {
+        let labels = CaptureLabels.labels(captures.map { row in
+            CaptureLabels.Capture(id: row[0].int64 ?? 0, path: row[1].string ?? "", fileName: row[2].string)
+        }, input: input)
+        for (row, label) in zip(captures, labels) {
             guard let id = row[0].int64 else { continue }
             var facts = CaptureFacts(
-                input: input, label: captures.count == 1 ? input : "\(input) (\(row[2].string ?? "capture \(id)"))", captureName: row[2].string ?? "", capturePath: row[1].string ?? "",
+                input: input, label: label, captureName: row[2].string ?? "", capturePath: row[1].string ?? "",
                 sha256: row[3].string ?? "", formatDescription: row[4].string ?? "", records: row[5].int ?? 0,
                 firstTimestamp: row[6].int64, lastTimestamp: row[7].int64, status: row[8].string ?? "",
                 malformedPackets: row[9].int ?? 0, connections: [], bredrLinks: 0, events: [], latencies: [:],

@@ -90,8 +90,31 @@ public enum FleetReader {
             }
             outcomes.append(outcome)
         }
+        dropShorterCopies(&captures, outcomes: &outcomes)
         outcomes.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
         return Result(outcomes: outcomes, captures: captures)
+    }
+
+    /// Leaves out each capture whose bytes begin another one read with it (`ShorterCopies`: a log
+    /// copied while written, and again later), as the same capture given twice is: its input
+    /// says so, and is `duplicate` when nothing else of it is counted.
+    static func dropShorterCopies(_ captures: inout [CaptureFacts], outcomes: inout [InputOutcome]) {
+        let extendedBy = ShorterCopies.find(captures)
+        guard !extendedBy.isEmpty else { return }
+        for (i, j) in extendedBy.sorted(by: { $0.key < $1.key }) {
+            let shorter = captures[i], longer = captures[j].label
+            if let phone = shorter.phone, case .added(let merged) = (captures[j].phone ?? PhoneIdentity()).merging(phone) {
+                captures[j].phone = merged
+            }
+            guard let k = outcomes.firstIndex(where: { $0.path == shorter.input }) else { continue }
+            outcomes[k].captures -= 1
+            outcomes[k].warnings.append("\(shorter.label): an earlier copy of the log in \(longer) (its bytes begin that capture), counted once, from \(longer)")
+            if outcomes[k].captures == 0 {
+                outcomes[k].status = .duplicate
+                outcomes[k].reason = "already counted from \(longer)"
+            }
+        }
+        captures = captures.indices.filter { extendedBy[$0] == nil }.map { captures[$0] }
     }
 
     /// Reads one file: a timeline in place, or a capture through a scratch timeline.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BLECore
 
 /// Turns the report's INPUT arguments into the list of files to read.
 ///
@@ -68,16 +69,23 @@ public enum ReportInputs {
             return
         }
         var names: [String] = []
+        let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            let name = String(decoding: bytes, as: UTF8.self)
             if name.hasPrefix(".") { continue }
+            // Paths are Swift strings (UTF-8): a name that is not UTF-8 would be opened under its
+            // repaired spelling, a file that does not exist. Said as it is instead.
+            guard String(validating: bytes, as: UTF8.self) != nil else {
+                problems.append(.failed("\(base)/\(name)", reason: "\(base)/\(name): the file name is not UTF-8 (bytes "
+                                        + bytes.map(hex2).joined(separator: " ")
+                                        + "); blereplay opens files by UTF-8 names and cannot open this one: rename it"))
+                continue
+            }
             if let dot = name.lastIndex(of: "."), skippedExtensions.contains(name[name.index(after: dot)...].lowercased()) { continue }
             names.append(name)
         }
         closedir(dir)
-        let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             let path = "\(base)/\(name)"
             var st = stat()

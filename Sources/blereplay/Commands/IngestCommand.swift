@@ -30,11 +30,12 @@ enum IngestCommand {
         } catch {
             return WarehouseOptions.fail("ingest", error)
         }
-        var stored = 0, already = 0, notStored = 0, damaged: [String] = []
+        var stored = 0, already = 0, replaced = 0, notStored = 0, damaged: [String] = []
         var lost: WarehouseError?
         for r in results {
             stored += r.stored
             already += r.alreadyStored
+            replaced += r.replaced
             notStored += r.notStored
             if let e = r.error {
                 if e.kind == .unreachable { lost = lost ?? e } else { Err.line("blereplay ingest: \(r.outcome.path): not stored: \(e.message)") }
@@ -50,7 +51,9 @@ enum IngestCommand {
             for w in r.outcome.warnings { Err.line("warning: \(w)") }
         }
         if !args.flag("quiet") {
-            Out.line("blereplay ingest: \(stored) capture(s) stored, \(already) already in the warehouse"
+            Out.line("blereplay ingest: \(stored) capture(s) stored"
+                     + (replaced == 0 ? "" : " (\(replaced) replacing a shorter copy of their log)")
+                     + ", \(already) already in the warehouse"
                      + (damaged.isEmpty ? "" : ", \(damaged.count) file(s) unreadable or corrupt"))
         }
         if let lost {
