@@ -138,6 +138,23 @@ import Testing
         #expect(failure.label.contains("iteration 3"))
     }
 
+    /// A script stopped by an unexpected disconnection did not reach its limit (1 h by default):
+    /// the report says it stopped, never "limit reached" (it said so at 0.3 s of a 1 h limit), and
+    /// JUnit's "script finishes" failure names the stop. A script that does run into its limit
+    /// still says so.
+    @Test func aStoppedScriptIsNotALimitReached() throws {
+        let script = try Self.example("loop-reads.json")
+        let (r, _, _) = try run(script, on: "heart-rate-healthy.btsnoop", faults: ["disconnect:0x13@after=read-request:0x0018#3"])
+        #expect(!r.finished && r.simulatedSpan < script.limit)
+        #expect(!r.events.contains { $0.contains("limit reached") }, "\(r.events)")
+        let finishes = try #require(ScriptReport.junit([r]).cases.first { $0.name == "script finishes" })
+        #expect(finishes.failure?.detail.contains("script stopped") == true, "\(finishes.failure?.detail ?? "")")
+
+        let limited = try Self.script(#"{"name": "limited", "limit": "2s", "steps": [{"wait": "10s"}]}"#)
+        let (l, _, _) = try run(limited, on: "heart-rate-healthy.btsnoop")
+        #expect(!l.finished && l.events.last?.contains("limit reached at steps[0] wait") == true, "\(l.events)")
+    }
+
     @Test func junitHasOneTestcasePerCheck() throws {
         let (r, _, _) = try run(try Self.example("loop-reads.json"), on: "heart-rate-healthy.btsnoop")
         let xml = ScriptReport.junit([r]).xml()
