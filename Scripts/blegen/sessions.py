@@ -76,6 +76,9 @@ NOTIFY_VALUE, NOTIFY_CCCD = 0x0008, 0x0009
 INDICATE_VALUE, INDICATE_CCCD = 0x000E, 0x000F
 READABLE = [0x0003, 0x0008, 0x000B, 0x0011]
 WRITABLE = [0x000E, 0x0011]
+# The Device Name a fixed-buffer firmware serves (the `padded-name` shape), before its NUL padding.
+PADDED_NAME = b"Sensor-XY"
+ADVERTISED_NAME = "SXY"
 # The local device's own server (as a peer reads it): Device Name 0x0003, Service Changed 0x0007.
 LOCAL_NAME, SERVICE_CHANGED = 0x0003, 0x0007
 
@@ -528,6 +531,15 @@ class Link:
             offset += len(part)
         self.request(bytes([0x18, 0x01]), bytes([0x19]))
         self.shapes.append("long write")
+
+    def read_padded_name(self) -> None:
+        """The GAP Device Name (0x2A00, Core v5.4 Vol 3 Part C 12.1) read from a device that
+        serves it from a fixed-size buffer: the name, then NUL bytes to the buffer's end. It
+        advertises a shortened name of its own meanwhile (AD type 0x08, CSS Part A 1.2)."""
+        self.evt(self.t, hci.le_advertising_report(hci.ADV_IND, 1, self.peer, hci.ad_flags() + hci.ad_name(ADVERTISED_NAME, complete=False), -61))
+        self.t += self.jitter(300, 900)
+        self.request(att.read_req(LOCAL_NAME), att.read_rsp(PADDED_NAME + bytes(self.rng.randint(1, 8))))
+        self.shapes.append("Device Name padded with NULs")
 
     def data_length_change(self) -> None:
         """LE Set Data Length (Vol 4 Part E 7.8.33) -> Command Complete -> LE Data Length Change
@@ -1009,6 +1021,8 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
             link.error_then_retry()
         elif phase == "long-write":
             link.long_write()
+        elif phase == "padded-name":
+            link.read_padded_name()
         elif phase == "data-length":
             link.data_length_change()
         elif phase == "key-refresh":
@@ -1122,6 +1136,11 @@ SHAPES = {
     # free handle, so the handle is reused; the n-th connection behaves like the n-th recorded.
     "reconnect": dict(count=3, roles="central", tail=None, same_peer=True,
                       force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw", "notify"], "fail_in": None}),
+    # The peer's Device Name read with NUL padding to its buffer's end (as firmware that serves a
+    # fixed-size buffer answers), while it advertises a shortened name of its own.
+    "padded-name": dict(count=1, roles="central", tail=None,
+                        force={"attempt": 0.9, "phases": ["mtu", "discovery", "padded-name", "rw"], "fail_in": None,
+                               "ending": "still"}),
     # The capture's clock: a writer with millisecond timestamps (PacketLogger), so records share
     # them; or a clock set back mid-capture (the replay takes a step back as no time passing).
     "same-timestamps": dict(count=2, roles="central", tail=None, clock="ms",

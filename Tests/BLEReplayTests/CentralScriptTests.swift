@@ -1,3 +1,4 @@
+import Foundation
 import BLECore
 import Testing
 @testable import BLEReplay
@@ -153,6 +154,30 @@ import Testing
         let limited = try Self.script(#"{"name": "limited", "limit": "2s", "steps": [{"wait": "10s"}]}"#)
         let (l, _, _) = try run(limited, on: "heart-rate-healthy.btsnoop")
         #expect(!l.finished && l.events.last?.contains("limit reached at steps[0] wait") == true, "\(l.events)")
+    }
+
+    /// A device whose Device Name read came back NUL-padded ("Sensor-XY" and 1-8 NULs, the
+    /// `padded-name` generated shape) and which advertises a shortened name of its own ("SXY"):
+    /// every way a script names it finds it. Before, the padded name matched nothing ("no
+    /// peripheral Sensor-XY in the capture", a scan for it timed out), and a scan under
+    /// `"peripheral": "SXY"` timed out though `connect` under the same key found the device.
+    @Test(arguments: [
+        #"{"name": "a", "peripheral": "Sensor-XY", "steps": [{"connect": {}}]}"#,
+        #"{"name": "b", "steps": [{"scan": {"name": "Sensor-XY", "timeout": "5s"}}, {"connect": {}}]}"#,
+        #"{"name": "c", "peripheral": "SXY", "steps": [{"scan": {"timeout": "5s"}}, {"connect": {}}]}"#,
+        #"{"name": "d", "peripheral": "SXY", "steps": [{"connect": {}}]}"#,
+        #"{"name": "e", "peripheral": "Sensor-XY", "steps": [{"scan": {"timeout": "5s"}}, {"connect": {}}]}"#,
+    ])
+    func aDeviceIsFoundByEitherOfItsNames(_ json: String) throws {
+        let dir = try GeneratedSession.temporaryDirectory("padded-name")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: 1, count: 1, shape: "padded-name", into: dir).first)
+        let session = try #require(try ReplaySource.load(path: s.path).sessions.first)
+        #expect(ModelBuilder.build(session).peripherals.first?.name == "Sensor-XY")
+        let script = try Self.script(json)
+        let (r, _) = ScriptReplay.run(session, script: script, configuration: ScriptReplay.configuration(
+            script, session: session, base: ReplayConfiguration(), unmatchedGiven: false))
+        #expect(r.passed, "\(ScriptReport.text(r))")
     }
 
     @Test func junitHasOneTestcasePerCheck() throws {
