@@ -71,7 +71,8 @@ struct GeneratedSession {
 
     /// Named shapes of ATT procedures, link-layer procedures, reconnections and capture clocks
     /// (`shapesNobodyDrewReproduce`).
-    static let newShapes = ["att-variety", "att-variety-peripheral", "ll-procedures", "reconnect", "same-timestamps", "clock-back"]
+    static let newShapes = ["att-variety", "att-variety-peripheral", "ll-procedures", "reconnect", "same-timestamps", "clock-back",
+                            "padded-name"]
 
     /// The replay configuration `blereplay replay` uses by default (strict about unrecorded requests).
     static var configuration: ReplayConfiguration {
