@@ -6,7 +6,8 @@ holds by construction (its handle, kind, ATT PDUs and ending) and against the re
     Scripts/replay_soak.py --seed S --count N [--bin .build/release/blereplay] [--batch 250] [--shapes A,B]
 
 Besides the N random sessions it runs N/10 sessions of each named shape the random draw does not
-make (Enhanced ATT bearers, GATT over BR/EDR; reproduce one with --shape NAME below).
+make (Enhanced ATT bearers, GATT over BR/EDR, ATT and LL procedures, reconnections, capture
+clocks; reproduce one with --shape NAME below).
 
 Sessions go through the CLI in batches (one `import` of many captures into one timeline, then one
 `replay DB --json`), so thousands run in minutes. Each divergence is printed with its seed, the
@@ -32,8 +33,11 @@ sys.path.insert(0, str(HERE))
 from blegen import sessions  # noqa: E402
 
 # Named shapes of Scripts/blegen/sessions.py the random draw does not make (Enhanced ATT, GATT
-# over BR/EDR); Tests/BLEReplayTests/GeneratedSessions.swift `extraShapes` names the same.
-EXTRA_SHAPES = ("eatt-overlap", "eatt-timeout", "bredr-att")
+# over BR/EDR, ...); Tests/BLEReplayTests/GeneratedSessions.swift `extraShapes` and `newShapes` name the same.
+EXTRA_SHAPES = ("eatt-overlap", "eatt-timeout", "bredr-att",
+                # ATT and link-layer procedures, reconnections, capture clocks (sessions.py SHAPES)
+                "att-variety", "att-variety-peripheral", "ll-procedures", "reconnect", "same-timestamps", "clock-back",
+                "padded-name")
 
 
 def expected_end(link: dict) -> str:

@@ -76,6 +76,9 @@ NOTIFY_VALUE, NOTIFY_CCCD = 0x0008, 0x0009
 INDICATE_VALUE, INDICATE_CCCD = 0x000E, 0x000F
 READABLE = [0x0003, 0x0008, 0x000B, 0x0011]
 WRITABLE = [0x000E, 0x0011]
+# The Device Name a fixed-buffer firmware serves (the `padded-name` shape), before its NUL padding.
+PADDED_NAME = b"Sensor-XY"
+ADVERTISED_NAME = "SXY"
 # The local device's own server (as a peer reads it): Device Name 0x0003, Service Changed 0x0007.
 LOCAL_NAME, SERVICE_CHANGED = 0x0003, 0x0007
 
@@ -470,6 +473,130 @@ class Link:
         self.t += ATT_TIMEOUT + self.jitter(100 * MS, 2000 * MS)
         self.last_peer = self.event_after(self.t) - self.interval
 
+    # --- ATT procedures the random draw does not make (the `att-variety` shape) -----------------
+    def peer_exchanges_mtu(self) -> None:
+        """The peer, as client of the local server, starts the MTU exchange (Vol 3 Part F 3.4.2:
+        either side may send it, once per direction); the local server answers."""
+        self.to_event(1)
+        self.att(att.exchange_mtu_req(self.rng.choice((65, 185, 247))), not self.local_is_client)
+        self.wait(300, 1500)
+        self.att(att.exchange_mtu_rsp(self.rng.choice((185, 517))), self.local_is_client)
+        self.shapes.append("MTU exchange started by the peer")
+        self.wait(300, 2000)
+
+    def signed_write(self) -> None:
+        """Signed Write Command (0xD2, Vol 3 Part F 3.4.5.4): handle, value, 12-byte signature
+        (SignCounter + MAC); no answer."""
+        sig = bytes(self.rng.randrange(256) for _ in range(12))
+        self.att(bytes([0xD2]) + struct.pack("<H", 0x0011) + bytes([self.rng.randrange(256)]) + sig, self.local_is_client)
+        self.shapes.append("signed write")
+        self.wait(self.interval, 3 * self.interval)
+
+    def read_multiple(self) -> None:
+        """Read Multiple (0x0E -> 0x0F, 3.4.4.7) and Read Multiple Variable (0x20 -> 0x21,
+        3.4.4.11: a 2-byte length before each value)."""
+        a, b = self.rng.sample(READABLE, 2)
+        va, vb = self.value(8), self.value(8)
+        self.request(bytes([0x0E]) + struct.pack("<HH", a, b), bytes([0x0F]) + va + vb)
+        self.request(bytes([0x20]) + struct.pack("<HH", a, b),
+                     bytes([0x21]) + struct.pack("<H", len(va)) + va + struct.pack("<H", len(vb)) + vb)
+        self.shapes.append("read multiple")
+
+    def read_by_type_truncated(self) -> None:
+        """Read By Type for a characteristic value (Vol 3 Part G 4.8.2): a value longer than the
+        PDU holds is cut to MTU - 4 bytes (3.4.4.2); the client reads the rest with Read Blob."""
+        n = self.mtu - 4
+        value = bytes(self.rng.randrange(256) for _ in range(n + self.rng.randint(1, 20)))
+        self.request(att.read_by_type_req(0x0001, 0xFFFF, 0x2A19),
+                     bytes([att.READ_BY_TYPE_RSP, 2 + n]) + struct.pack("<H", 0x0008) + value[:n])
+        self.request(bytes([att.READ_BLOB_REQ]) + struct.pack("<HH", 0x0008, n), bytes([att.READ_BLOB_RSP]) + value[n:])
+        self.shapes.append("read by type truncated, then read blob")
+
+    def error_then_retry(self) -> None:
+        """A request refused (Unlikely Error), then the identical request answered: the n-th
+        identical request gets the n-th recorded answer."""
+        h = self.rng.choice(READABLE)
+        for _ in range(self.rng.randint(1, 2)):
+            self.request(att.read_req(h), att.error_rsp(att.READ_REQ, h, att.UNLIKELY_ERROR))
+        self.request(att.read_req(h), att.read_rsp(self.value(20)))
+        self.shapes.append("error then success on retry")
+
+    def long_write(self) -> None:
+        """Prepare Write (0x16 -> 0x17 echoed) twice, then Execute Write (0x18 -> 0x19)."""
+        offset = 0
+        for _ in range(2):
+            part = bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 18)))
+            req = bytes([0x16]) + struct.pack("<HH", 0x0011, offset) + part
+            self.request(req, bytes([0x17]) + req[1:])
+            offset += len(part)
+        self.request(bytes([0x18, 0x01]), bytes([0x19]))
+        self.shapes.append("long write")
+
+    def read_padded_name(self) -> None:
+        """The GAP Device Name (0x2A00, Core v5.4 Vol 3 Part C 12.1) read from a device that
+        serves it from a fixed-size buffer: the name, then NUL bytes to the buffer's end. It
+        advertises a shortened name of its own meanwhile (AD type 0x08, CSS Part A 1.2)."""
+        self.evt(self.t, hci.le_advertising_report(hci.ADV_IND, 1, self.peer, hci.ad_flags() + hci.ad_name(ADVERTISED_NAME, complete=False), -61))
+        self.t += self.jitter(300, 900)
+        self.request(att.read_req(LOCAL_NAME), att.read_rsp(PADDED_NAME + bytes(self.rng.randint(1, 8))))
+        self.shapes.append("Device Name padded with NULs")
+
+    def data_length_change(self) -> None:
+        """LE Set Data Length (Vol 4 Part E 7.8.33) -> Command Complete -> LE Data Length Change
+        (7.7.65.7), or the peer's own LL_LENGTH_REQ: the event alone."""
+        if self.rng.random() < 0.5:
+            self.cmd(self.t, lambda h: hci.le_set_data_length(h, 251, 2120))
+            self.t += self.jitter(200, 900)
+            self.evt(self.t, lambda h: hci.command_complete(hci.LE_SET_DATA_LENGTH, struct.pack("<BH", 0, h)))
+        done = self.event_after(self.t + 300) + 2 * self.interval + self.jitter(300, 900)
+        self.evt(done, lambda h: hci.le_data_length_change(h, 251, 2120, 251, 2120))
+        self.t = done
+        self.last_peer = max(self.last_peer, done - 600)
+        self.shapes.append("data length update")
+        self.wait(300, 2000)
+
+    def key_refresh(self) -> None:
+        """Encryption refresh on an encrypted link: LE Start Encryption (central) or the LTK
+        request (peripheral) again, then Encryption Key Refresh Complete (0x30, Vol 4 Part E 7.7.39)."""
+        if self.local_central:
+            self.cmd(self.t, lambda h: hci.le_start_encryption(h, bytes(8), 0, bytes(range(16))))
+            self.t += self.jitter(200, 900)
+            self.evt(self.t, hci.command_status(hci.LE_START_ENCRYPTION))
+        done = self.event_after(self.t + 300) + 3 * self.interval + self.jitter(300, 900)
+        self.evt(done, lambda h: hci.event(0x30, struct.pack("<BH", 0, h)))
+        self.t = done
+        self.last_peer = max(self.last_peer, done - 600)
+        self.shapes.append("encryption key refresh")
+        self.wait(300, 2000)
+
+    def peer_parameter_request(self) -> None:
+        """The peripheral's LL Connection Parameters Request procedure (Vol 6 Part B 5.1.7): LE
+        Remote Connection Parameter Request (7.7.65.6) -> the central host's Reply (7.8.31) ->
+        LE Connection Update Complete at the instant. As peripheral: the local host asked by HCI
+        LE Connection Update, and only the Complete shows."""
+        interval = self.rng.choice((6, 12, 24, 40))
+        timeout = self.rng.choice((200, 400, 600))
+        if self.local_central:
+            self.to_event(1)
+            self.evt(self.t, lambda h, i=interval, to=timeout: hci.le_meta(0x06, struct.pack("<HHHHH", h, i, i, 0, to)))
+            self.t += self.jitter(300, 900)
+            self.cmd(self.t, lambda h, i=interval, to=timeout: hci.command(0x2020, struct.pack("<HHHHHHH", h, i, i, 0, to, 0, 0)))
+            self.t += self.jitter(200, 600)
+            self.evt(self.t, lambda h: hci.command_complete(0x2020, struct.pack("<BH", 0, h)))
+        else:
+            self.cmd(self.t, lambda h, i=interval, to=timeout: hci.le_connection_update(h, i, i, 0, to))
+            self.t += self.jitter(200, 900)
+            self.evt(self.t, hci.command_status(hci.LE_CONNECTION_UPDATE))
+        instant = self.event_after(self.t + 300) + 6 * self.interval
+        self.evt(instant + self.jitter(300, 900), lambda h, i=interval, to=timeout: hci.le_connection_update_complete(h, i, 0, to))
+        self.interval_units, self.timeout_units = interval, timeout
+        self.supervision_us = timeout * 10 * MS
+        self.anchor, self.interval = instant, interval * 1250
+        self.t = instant + 1000
+        self.last_peer = max(self.last_peer, instant)
+        self.shapes.append("LL connection parameters request")
+        self.wait(500, 3000)
+
     # --- Enhanced ATT (Vol 3 Part G 5.4; L2CAP Vol 3 Part A 4.25, 4.26) -------------------------
     def open_eatt(self, count: int = 2) -> None:
         """The local central asks for `count` Enhanced ATT bearers: L2CAP Credit Based Connection
@@ -749,7 +876,7 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
     drawn: 'attempt' (a number in [0, 1) as the draw that picks cancel / error / 0x3E / a link),
     'phases', 'ending', 'fail_in'."""
     force = force or {}
-    link = Link(rng, t0, local_central, _addr(rng), index)
+    link = Link(rng, t0, local_central, force["peer"] if "peer" in force else _addr(rng), index)
     if not local_central:
         link.shapes.append("local peripheral")
     if mid_capture:
@@ -882,6 +1009,26 @@ def make_link(rng: random.Random, t0: int, local_central: bool, index: int, mid_
         elif phase == "timeout":
             link.att_timeout()
             break
+        elif phase == "peer-mtu":
+            link.peer_exchanges_mtu()
+        elif phase == "signed":
+            link.signed_write()
+        elif phase == "multiple":
+            link.read_multiple()
+        elif phase == "rbt-long":
+            link.read_by_type_truncated()
+        elif phase == "retry":
+            link.error_then_retry()
+        elif phase == "long-write":
+            link.long_write()
+        elif phase == "padded-name":
+            link.read_padded_name()
+        elif phase == "data-length":
+            link.data_length_change()
+        elif phase == "key-refresh":
+            link.key_refresh()
+        elif phase == "ll-params":
+            link.peer_parameter_request()
         elif phase == "eatt":
             link.eatt_overlap()
         elif phase == "eatt-timeout":
@@ -970,6 +1117,36 @@ SHAPES = {
     "mixed-roles": dict(count=2, roles="both", tail=None,
                         force={"attempt": 0.9, "phases": ["mtu", "discovery", "notify", "rw"], "fail_in": None,
                                "ending": "loss"}),
+    # ATT procedures the random draw never makes: the peer's own MTU exchange, an error then the
+    # same request answered, Read Multiple (Variable), a truncated Read By Type then Read Blob,
+    # a Signed Write Command, Prepare/Execute Write; as central and as peripheral.
+    "att-variety": dict(count=1, roles="central", tail=None,
+                        force={"attempt": 0.9, "phases": ["mtu", "discovery", "peer-mtu", "retry", "multiple", "rbt-long",
+                                                          "signed", "long-write", "notify", "retry"], "fail_in": None}),
+    "att-variety-peripheral": dict(count=1, roles="peripheral", tail=None,
+                                   force={"attempt": 0.9, "phases": ["mtu", "discovery", "peer-mtu", "retry", "multiple",
+                                                                     "rbt-long", "signed", "long-write", "notify"],
+                                          "fail_in": None}),
+    # Link-layer procedures seen through HCI: data length, the LL Connection Parameters Request
+    # (peripheral-initiated) beside the L2CAP one, PHY, encryption then a key refresh.
+    "ll-procedures": dict(count=2, roles="both", tail=None,
+                          force={"attempt": 0.9, "phases": ["mtu", "data-length", "ll-params", "rw", "params", "phy", "encrypt",
+                                                            "key-refresh", "notify", "rw"], "fail_in": None}),
+    # The same peer connected three times in a row (a reconnecting app): each link gets the lowest
+    # free handle, so the handle is reused; the n-th connection behaves like the n-th recorded.
+    "reconnect": dict(count=3, roles="central", tail=None, same_peer=True,
+                      force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw", "notify"], "fail_in": None}),
+    # The peer's Device Name read with NUL padding to its buffer's end (as firmware that serves a
+    # fixed-size buffer answers), while it advertises a shortened name of its own.
+    "padded-name": dict(count=1, roles="central", tail=None,
+                        force={"attempt": 0.9, "phases": ["mtu", "discovery", "padded-name", "rw"], "fail_in": None,
+                               "ending": "still"}),
+    # The capture's clock: a writer with millisecond timestamps (PacketLogger), so records share
+    # them; or a clock set back mid-capture (the replay takes a step back as no time passing).
+    "same-timestamps": dict(count=2, roles="central", tail=None, clock="ms",
+                            force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw", "notify", "burst"], "fail_in": None}),
+    "clock-back": dict(count=2, roles="central", tail=None, clock="back",
+                       force={"attempt": 0.9, "phases": ["mtu", "discovery", "rw", "notify", "rw"], "fail_in": None}),
 }
 
 
@@ -996,18 +1173,24 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
         count, tail, roles = fixed["count"], fixed["tail"], fixed["roles"]
     links: list[Link] = []
     start = t + 5 * MS
+    force = dict(fixed["force"]) if fixed else None
+    if fixed and fixed.get("same_peer"):
+        force["peer"] = _addr(random.Random(seed * 7919 + 1))
     for i in range(count):
         local_central = roles == "central" or (roles == "both" and i % 2 == 0)
         if fixed and i < fixed.get("bredr", 0):
             links.append(make_bredr_link(rng, start, i, fixed["force"]))
         else:
             links.append(make_link(rng, start, local_central, i, mid_capture and i == 0, tail if i == count - 1 else None,
-                                   fixed["force"] if fixed else None))
+                                   force))
         # The next link starts while this one is up (simultaneous links) or after it ended; link
         # setups never overlap (one LE Create Connection at a time).
         lo = start + 300 * MS
         start = rng.randint(lo, max(lo, links[-1].t + 200 * MS)) if rng.random() < 0.5 else links[-1].t + rng.randint(50 * MS, 2000 * MS)
         start = max(start, max(l.records[0][0] for l in links) + 300 * MS)
+        if fixed and fixed.get("same_peer"):
+            # One link at a time to the same device.
+            start = max(start, max(r[0] for r in links[-1].records) + rng.randint(300 * MS, 3000 * MS))
 
     if tail is not None:
         # The tail link must be the last thing in the capture: drop what other links would add after it.
@@ -1065,6 +1248,14 @@ def session(seed: int, shape: str | None = None) -> tuple[bytes, dict]:
             sent = [n + 1 for n, r in enumerate(records) if r[5] == index and r[2][0] == 0x02 and not r[3]]
             m["last_acknowledged_frame"] = sent[-m["unacknowledged"] - 1]
             m["first_unacknowledged_frame"] = sent[-m["unacknowledged"]]
+    clock = fixed.get("clock") if fixed else None
+    if clock == "ms":
+        records = [(r[0] // MS * MS,) + r[1:] for r in records]
+    elif clock == "back":
+        # The phone's clock set back 1 h, at the first record of the second link (its LE Create
+        # Connection): every record from there on is stamped 3600 s earlier.
+        step = next(i for i, r in enumerate(records) if r[5] == link_of[1])
+        records = records[:step] + [(r[0] - 3600 * 1_000_000,) + r[1:] for r in records[step:]]
     out = bytearray(struct.pack(">8sII", b"btsnoop\0", 1, 1002))
     for i, (ts, _, h4, received, _, _) in enumerate(records):
         flags = (1 if received else 0) | (0b10 if h4[0] in (0x01, 0x04) else 0)

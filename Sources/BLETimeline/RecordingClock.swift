@@ -11,8 +11,17 @@ import BLECore
 /// record: with the first plausible one; in a capture with none, with its first record). A capture whose clock only moves forward keeps its
 /// timestamps as they are.
 ///
-/// Only the records whose time moved are kept, as runs of consecutive frames sharing one time,
-/// so a well-behaved capture costs nothing and a hostile one at most one run per record.
+/// A step back of more than `resetStep` (1 s) is the clock being set back (a phone's clock
+/// corrected by the network, a gateway's by NTP), not records merged out of order: the records
+/// after it go on from the new setting, so they keep their spacing, shifted by the step, instead
+/// of all counting as simultaneous with the last record before the step (which squeezed the rest
+/// of the capture into one instant and made a faithful replay of a sound session diverge).
+/// Smaller steps are clamped as before, so records merged a little out of order never shift the
+/// rest of the capture.
+///
+/// Only the records whose time moved are kept, as runs of consecutive frames sharing one time
+/// (or, after a reset, one shift), so a well-behaved capture costs nothing and a hostile one at
+/// most one run per record.
 ///
 /// Lives with the timeline since the import runs it too (`StoredPacketScan`, issue 12); what a
 /// replay says about it is `RecordingClock.note` (BLEReplay).
@@ -20,10 +29,18 @@ public struct RecordingClock: Sendable {
     struct Run: Sendable {
         var first: Int
         var last: Int
+        /// The records' time, or with `shifted` the shift added to their own timestamps.
         var time: Int64
+        var shifted = false
     }
+    /// A step back larger than this (µs) is the clock being set back: what follows keeps its spacing.
+    public static let resetStep: Int64 = 1_000_000
     private var runs: [Run] = []
     private var latest: Int64?
+    /// What the resets so far add to every plausible timestamp.
+    private var shift: Int64 = 0
+    /// Steps back taken as the clock being set back (more than `resetStep`).
+    public private(set) var resets = 0
     /// Records whose timestamp stepped back, and the largest step (µs) with its frame.
     public private(set) var stepsBack = 0
     public private(set) var largestStep: (frame: Int, by: Int64)?
@@ -44,18 +61,29 @@ public struct RecordingClock: Sendable {
             // No plausible record in the whole capture: the first absurd time is the clock's.
             guard let l = latest else { latest = raw; return raw }
             time = l
-        } else if let l = latest, raw < l {
-            stepsBack += 1
-            let by = l.saturatingSubtracting(raw)
-            if by > largestStep?.by ?? 0 { largestStep = (frame, by) }
-            time = l
+        } else {
+            time = raw.saturatingAdding(shift)
+            if let l = latest, time < l {
+                stepsBack += 1
+                let by = l.saturatingSubtracting(time)
+                if by > largestStep?.by ?? 0 { largestStep = (frame, by) }
+                if by > Self.resetStep {
+                    resets += 1
+                    shift = shift.saturatingAdding(by)
+                }
+                time = l
+            }
         }
         latest = time
         guard time != raw else { return raw }
-        if let r = runs.last, r.last == frame - 1, r.time == time {
+        // A record on the shifted clock is kept as its shift, so a run covers every record up to
+        // the next step; a clamped or absurd one as its time.
+        let shifted = Timestamp.isPlausible(raw) && shift != 0 && raw.saturatingAdding(shift) == time
+        let value = shifted ? shift : time
+        if let r = runs.last, r.last == frame - 1, r.shifted == shifted, r.time == value {
             runs[runs.count - 1].last = frame
         } else {
-            runs.append(Run(first: frame, last: frame, time: time))
+            runs.append(Run(first: frame, last: frame, time: value, shifted: shifted))
         }
         return time
     }
@@ -69,18 +97,19 @@ public struct RecordingClock: Sendable {
             if runs[mid].last < frame { lo = mid + 1 } else { hi = mid }
         }
         guard lo < runs.count, runs[lo].first <= frame else { return raw }
-        return runs[lo].time
+        return runs[lo].shifted ? raw.saturatingAdding(runs[lo].time) : runs[lo].time
     }
 
     // MARK: - Stored (issue 12)
 
     /// The runs as `capture_packet_scan.clock_runs` keeps them: per run its first frame, last
-    /// frame and time, each a little-endian Int64.
+    /// frame and time, each a little-endian Int64; a shifted run's first frame has its sign bit
+    /// set and its time is the shift (frames are never negative, so older rows read as before).
     var storedRuns: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(runs.count * 24)
         for r in runs {
-            for v in [Int64(r.first), Int64(r.last), r.time] {
+            for v in [Int64(r.first) | (r.shifted ? Int64.min : 0), Int64(r.last), r.time] {
                 withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) }
             }
         }
@@ -99,7 +128,14 @@ public struct RecordingClock: Sendable {
         }
         while i + 24 <= storedRuns.count {
             let first = int64(), last = int64(), time = int64()
-            runs.append(Run(first: Int(truncatingIfNeeded: first), last: Int(truncatingIfNeeded: last), time: time))
+            runs.append(Run(first: Int(truncatingIfNeeded: first & Int64.max), last: Int(truncatingIfNeeded: last), time: time,
+                            shifted: first < 0))
+        }
+        // Each reset gives the records after it a new shift.
+        var lastShift: Int64 = 0
+        for r in runs where r.shifted && r.time != lastShift {
+            resets += 1
+            lastShift = r.time
         }
         self.stepsBack = stepsBack
         self.largestStep = largestStep

@@ -1,3 +1,4 @@
+import Foundation
 import BLECore
 import Testing
 @testable import BLEReplay
@@ -136,6 +137,47 @@ import Testing
         let failure = try #require(r.checks.first { !$0.passed })
         #expect(failure.message.hasPrefix("unexpected disconnection 0x13"))
         #expect(failure.label.contains("iteration 3"))
+    }
+
+    /// A script stopped by an unexpected disconnection did not reach its limit (1 h by default):
+    /// the report says it stopped, never "limit reached" (it said so at 0.3 s of a 1 h limit), and
+    /// JUnit's "script finishes" failure names the stop. A script that does run into its limit
+    /// still says so.
+    @Test func aStoppedScriptIsNotALimitReached() throws {
+        let script = try Self.example("loop-reads.json")
+        let (r, _, _) = try run(script, on: "heart-rate-healthy.btsnoop", faults: ["disconnect:0x13@after=read-request:0x0018#3"])
+        #expect(!r.finished && r.simulatedSpan < script.limit)
+        #expect(!r.events.contains { $0.contains("limit reached") }, "\(r.events)")
+        let finishes = try #require(ScriptReport.junit([r]).cases.first { $0.name == "script finishes" })
+        #expect(finishes.failure?.detail.contains("script stopped") == true, "\(finishes.failure?.detail ?? "")")
+
+        let limited = try Self.script(#"{"name": "limited", "limit": "2s", "steps": [{"wait": "10s"}]}"#)
+        let (l, _, _) = try run(limited, on: "heart-rate-healthy.btsnoop")
+        #expect(!l.finished && l.events.last?.contains("limit reached at steps[0] wait") == true, "\(l.events)")
+    }
+
+    /// A device whose Device Name read came back NUL-padded ("Sensor-XY" and 1-8 NULs, the
+    /// `padded-name` generated shape) and which advertises a shortened name of its own ("SXY"):
+    /// every way a script names it finds it. Before, the padded name matched nothing ("no
+    /// peripheral Sensor-XY in the capture", a scan for it timed out), and a scan under
+    /// `"peripheral": "SXY"` timed out though `connect` under the same key found the device.
+    @Test(arguments: [
+        #"{"name": "a", "peripheral": "Sensor-XY", "steps": [{"connect": {}}]}"#,
+        #"{"name": "b", "steps": [{"scan": {"name": "Sensor-XY", "timeout": "5s"}}, {"connect": {}}]}"#,
+        #"{"name": "c", "peripheral": "SXY", "steps": [{"scan": {"timeout": "5s"}}, {"connect": {}}]}"#,
+        #"{"name": "d", "peripheral": "SXY", "steps": [{"connect": {}}]}"#,
+        #"{"name": "e", "peripheral": "Sensor-XY", "steps": [{"scan": {"timeout": "5s"}}, {"connect": {}}]}"#,
+    ])
+    func aDeviceIsFoundByEitherOfItsNames(_ json: String) throws {
+        let dir = try GeneratedSession.temporaryDirectory("padded-name")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try #require(try GeneratedSession.generate(seed: 1, count: 1, shape: "padded-name", into: dir).first)
+        let session = try #require(try ReplaySource.load(path: s.path).sessions.first)
+        #expect(ModelBuilder.build(session).peripherals.first?.name == "Sensor-XY")
+        let script = try Self.script(json)
+        let (r, _) = ScriptReplay.run(session, script: script, configuration: ScriptReplay.configuration(
+            script, session: session, base: ReplayConfiguration(), unmatchedGiven: false))
+        #expect(r.passed, "\(ScriptReport.text(r))")
     }
 
     @Test func junitHasOneTestcasePerCheck() throws {

@@ -69,6 +69,11 @@ struct GeneratedSession {
     /// soak: Enhanced ATT bearers and GATT over BR/EDR (Scripts/blegen/sessions.py SHAPES).
     static let extraShapes = ["eatt-overlap", "eatt-timeout", "bredr-att"]
 
+    /// Named shapes of ATT procedures, link-layer procedures, reconnections and capture clocks
+    /// (`shapesNobodyDrewReproduce`).
+    static let newShapes = ["att-variety", "att-variety-peripheral", "ll-procedures", "reconnect", "same-timestamps", "clock-back",
+                            "padded-name"]
+
     /// The replay configuration `blereplay replay` uses by default (strict about unrecorded requests).
     static var configuration: ReplayConfiguration {
         var c = ReplayConfiguration()

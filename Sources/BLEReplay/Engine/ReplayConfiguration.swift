@@ -34,6 +34,9 @@ public struct ReplayConfiguration: Sendable {
     public var aclBufferCount = 8
     /// Keep the HCI records (for `--write-capture`).
     public var keepTrace = false
+    /// The recording's links were on several controllers (a btmon capture of two adapters): the
+    /// written trace is a Linux monitor btsnoop (2001) keeping each link on its controller.
+    public var severalControllers = false
     public var seed: UInt64 = 0
     /// Unix microseconds of virtual time zero, for the written capture.
     public var epoch: Int64 = 1_772_323_200_000_000

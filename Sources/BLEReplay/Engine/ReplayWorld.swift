@@ -49,7 +49,8 @@ public final class ReplayWorld {
 
     public init(peripherals models: [PeripheralModel], configuration: ReplayConfiguration) {
         self.configuration = configuration
-        trace = HCITraceRecorder(epoch: configuration.epoch, keepsRecords: configuration.keepTrace)
+        trace = HCITraceRecorder(epoch: configuration.epoch, keepsRecords: configuration.keepTrace,
+                                 severalControllers: configuration.severalControllers)
         rng = SplitMix64(seed: configuration.seed)
         host = CentralHost(world: self)
         peripherals = models.enumerated().map { SimulatedPeripheral(model: $0.element, index: $0.offset, world: self) }

@@ -47,6 +47,7 @@ public enum FaithfulReplay {
         var c = base
         c.disconnectOnATTTimeout = false
         c.epoch = session.start
+        c.severalControllers = session.connections.contains { $0.controller != 0 }
         if let size = session.aclBufferSize { c.aclBufferSize = size }
         if let count = session.aclBufferCount, count > 0 { c.aclBufferCount = count }
         return c

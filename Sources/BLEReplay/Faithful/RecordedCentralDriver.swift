@@ -119,9 +119,9 @@ final class RecordedCentralDriver: CentralHostObserver {
     private func create(_ i: Int) {
         let c = session.connections[i]
         if c.transport == .bredr {
-            world.host.traceCreateBREDRConnection(peer: c.peer)
+            world.host.traceCreateBREDRConnection(peer: c.peer, controller: c.controller)
         } else {
-            world.host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical)
+            world.host.traceCreateConnection(peer: c.peer, parameters: c.parameters ?? .typical, controller: c.controller)
         }
     }
 
@@ -135,7 +135,8 @@ final class RecordedCentralDriver: CentralHostObserver {
         let answers = centralAnswers[i]
         centralAnswers[i] = nil
         guard c.isEstablished, let peripheral, let model, let answers else {
-            host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral)
+            host.traceFailedAttempt(peer: c.peer, status: c.status, parameters: c.parameters ?? .typical, localCentral: localCentral,
+                                    controller: c.controller)
             return
         }
         // A peripheral a `stop-advertising` fault silenced is never connected to: an LE link the
@@ -143,7 +144,7 @@ final class RecordedCentralDriver: CentralHostObserver {
         // B 4.4.4), and the attempt stays pending, as an iOS connect does (the verdict: no link).
         if c.transport == .le, localCentral, !c.beganBeforeCapture, world.advertisingStopped.contains(peripheral.index) { return }
         let link = host.establish(peripheral, handle: c.handle, behaviour: Int(model.behaviour),
-                                  localCentral: localCentral, transport: c.transport)
+                                  localCentral: localCentral, transport: c.transport, controller: c.controller)
         links[i] = link
         if c.completionRange.upperBound <= session.completionTimes.count { link.recordedCompletions = c.completionRange }
         host.setServerAnswers(answers, for: link)
@@ -200,18 +201,19 @@ final class RecordedCentralDriver: CentralHostObserver {
 
 extension CentralHost {
     /// LE Create Connection for a recorded attempt (trace only).
-    func traceCreateConnection(peer: PeerAddress?, parameters: ConnectionParameters) {
+    func traceCreateConnection(peer: PeerAddress?, parameters: ConnectionParameters, controller: UInt16 = 0) {
         let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
-        trace.command(HCIPacketBuilder.leCreateConnection(peer: address, parameters: parameters), at: now)
-        trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.leCreateConnection), at: now)
+        trace.command(HCIPacketBuilder.leCreateConnection(peer: address, parameters: parameters), at: now, controller: controller)
+        trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.leCreateConnection), at: now, controller: controller)
     }
 
     /// Create Connection (Core v5.4 Vol 4 Part E 7.1.5) for a recorded BR/EDR link (trace only):
     /// BD_ADDR, packet types DM1..DH5, page scan repetition R1, clock offset 0, role switch allowed.
-    func traceCreateBREDRConnection(peer: PeerAddress?) {
+    func traceCreateBREDRConnection(peer: PeerAddress?, controller: UInt16 = 0) {
         let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
-        trace.command(HCIPacketBuilder.command(0x0405, address.littleEndianBytes + [0x18, 0xCC, 0x01, 0x00, 0x00, 0x00, 0x01]), at: now)
-        trace.event(HCIPacketBuilder.commandStatus(0x0405), at: now)
+        trace.command(HCIPacketBuilder.command(0x0405, address.littleEndianBytes + [0x18, 0xCC, 0x01, 0x00, 0x00, 0x00, 0x01]), at: now,
+                      controller: controller)
+        trace.event(HCIPacketBuilder.commandStatus(0x0405), at: now, controller: controller)
     }
 
     /// A recorded attempt that never made a link: as central, cancelled (0x02, after LE Create
@@ -219,13 +221,15 @@ extension CentralHost {
     /// advertising that ended without a connection, e.g. high duty cycle directed advertising
     /// timed out (0x3C). The LE Connection Complete keeps the local role the recording reported
     /// (Core v5.4 Vol 4 Part E 7.7.65.1), and only a central cancels a Create Connection.
-    func traceFailedAttempt(peer: PeerAddress?, status: UInt8, parameters: ConnectionParameters, localCentral: Bool) {
+    func traceFailedAttempt(peer: PeerAddress?, status: UInt8, parameters: ConnectionParameters, localCentral: Bool,
+                            controller: UInt16 = 0) {
         let address = peer ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
         if localCentral && status == 0x02 {
-            trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.leCreateConnectionCancel), at: now)
-            trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leCreateConnectionCancel, [0]), at: now)
+            trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.leCreateConnectionCancel), at: now, controller: controller)
+            trace.event(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.leCreateConnectionCancel, [0]), at: now,
+                        controller: controller)
         }
         trace.event(HCIPacketBuilder.leConnectionComplete(status: status, handle: 0, centralRole: localCentral, peer: address,
-                                                          parameters: parameters), at: now)
+                                                          parameters: parameters), at: now, controller: controller)
     }
 }

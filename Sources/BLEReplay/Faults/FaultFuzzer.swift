@@ -132,7 +132,7 @@ public enum FaultFuzzer {
             let fired = world.firedFaultIndices.contains(c.faults.count - 1) || isLatencyScale(fault)
             let firstFailure = r.checks.first { !$0.passed }.map { "\($0.label): \($0.message)" }
             return Run(index: i + 1, seed: runSeed, fault: fault, passed: r.passed, fired: fired,
-                       detail: firstFailure ?? (r.finished ? "all \(r.checks.count) checks passed" : "did not finish: \(r.events.last ?? "")"),
+                       detail: firstFailure ?? (r.finished ? "all \(r.checks.count) checks passed" : "did not finish: \(r.unfinishedReason ?? "")"),
                        simulatedUs: r.simulatedSpan)
         }
     }

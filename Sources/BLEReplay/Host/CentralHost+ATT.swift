@@ -112,7 +112,7 @@ extension CentralHost {
             txHead += 1
             guard f.link.isUp else { continue }
             freeBuffers -= 1
-            let frame = trace.append(f.bytes, kind: .acl, direction: .sent, at: now)
+            let frame = trace.append(f.bytes, kind: .acl, direction: .sent, at: now, controller: f.link.controller)
             let link = f.link
             link.packetsInFlight += 1
             link.packetsSent += 1
@@ -154,7 +154,7 @@ extension CentralHost {
     /// One packet's buffer back when the recorded controller returned it.
     private func packetCompleted(_ link: SimulatedLink) {
         guard link.isUp, link.packetsInFlight > link.stuckPackets else { return }
-        trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: 1), at: now)
+        trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: 1), at: now, controller: link.controller)
         freeBuffers += 1
         link.packetsInFlight -= 1
         buffersReturned()
@@ -165,7 +165,7 @@ extension CentralHost {
         link.completionEvent = nil
         let acknowledged = link.packetsInFlight - link.stuckPackets
         guard link.isUp, acknowledged > 0 else { return }
-        trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: acknowledged), at: now)
+        trace.event(HCIPacketBuilder.numberOfCompletedPackets(handle: link.handle, count: acknowledged), at: now, controller: link.controller)
         freeBuffers += acknowledged
         link.packetsInFlight = link.stuckPackets
         buffersReturned()
@@ -194,7 +194,7 @@ extension CentralHost {
         if trace.keepsRecords {
             for f in HCIPacketBuilder.attFragments(handle: link.handle, pdu: pdu, bearer: bearer, transport: link.transport,
                                                    fragmentSize: 27, fromHost: false) {
-                frame = trace.append(f, kind: .acl, direction: .received, at: now)
+                frame = trace.append(f, kind: .acl, direction: .received, at: now, controller: link.controller)
             }
         } else {
             // Only the frame numbers are kept: count the fragments instead of building them.

@@ -52,7 +52,7 @@ extension CentralHost {
                 // SMP Pairing Failed from the peripheral (Vol 3 Part H 3.5.5), on the SMP channel 0x0006.
                 for f in HCIPacketBuilder.aclFragments(handle: link.handle, channel: 0x0006, payload: [0x05, reason],
                                                        fragmentSize: 27, fromHost: false) {
-                    trace.append(f, kind: .acl, direction: .received, at: now)
+                    trace.append(f, kind: .acl, direction: .received, at: now, controller: link.controller)
                 }
                 finish(.failure(.pairingFailed(reason: reason)))
             }
@@ -69,9 +69,9 @@ extension CentralHost {
     /// Change (7.7.8: status, handle, enabled 0x01 AES-CCM).
     private func traceEncryption(_ link: SimulatedLink, status: UInt8) {
         let h = [UInt8(link.handle & 0xFF), UInt8(link.handle >> 8)]
-        trace.command(HCIPacketBuilder.command(0x2019, h + [UInt8](repeating: 0, count: 26)), at: now)
-        trace.event(HCIPacketBuilder.commandStatus(0x2019), at: now)
-        trace.event(HCIPacketBuilder.event(0x08, [status] + h + [status == 0 ? 0x01 : 0x00]), at: now)
+        trace.command(HCIPacketBuilder.command(0x2019, h + [UInt8](repeating: 0, count: 26)), at: now, controller: link.controller)
+        trace.event(HCIPacketBuilder.commandStatus(0x2019), at: now, controller: link.controller)
+        trace.event(HCIPacketBuilder.event(0x08, [status] + h + [status == 0 ? 0x01 : 0x00]), at: now, controller: link.controller)
     }
 }
 

@@ -189,20 +189,21 @@ public final class CentralHost {
     @discardableResult
     public func establish(_ p: SimulatedPeripheral, handle: UInt16?, behaviour: Int?, localCentral: Bool = true,
                           localServer: LocalServerLink? = nil, scripted: Bool = false,
-                          transport: LinkTransport = .le) -> SimulatedLink {
+                          transport: LinkTransport = .le, controller: UInt16 = 0) -> SimulatedLink {
         let h = handle ?? allocateHandle()
         let index = p.behaviourIndex(for: behaviour)
         let recorded = index.map { p.model.behaviours[$0] }
         let link = SimulatedLink(handle: h, peripheral: p, establishedAt: now, parameters: recorded?.parameters ?? .typical,
                                  behaviour: scripted ? nil : index, localCentral: localCentral, localServer: localServer,
                                  transport: transport)
+        link.controller = controller
         localServer?.attach(link)
         let address = p.model.address ?? PeerAddress(address: BluetoothAddress(mostSignificantFirst: [0, 0, 0, 0, 0, 0]), type: 0)
         if transport == .bredr {
-            trace.event(HCIPacketBuilder.connectionComplete(status: 0, handle: h, peer: address), at: now)
+            trace.event(HCIPacketBuilder.connectionComplete(status: 0, handle: h, peer: address), at: now, controller: controller)
         } else {
             trace.event(HCIPacketBuilder.leConnectionComplete(status: 0, handle: h, centralRole: localCentral, peer: address,
-                                                              parameters: link.parameters), at: now)
+                                                              parameters: link.parameters), at: now, controller: controller)
         }
         link.hostSlot = Int32(linkSlots.count)
         linkSlots.append(link)
@@ -227,8 +228,8 @@ public final class CentralHost {
         guard link.isUp, !link.disconnectPending else { return }
         link.disconnectPending = true
         link.centralRequestedDisconnect = requestedByApp
-        trace.command(HCIPacketBuilder.disconnect(handle: link.handle, reason: reason), at: now)
-        trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.disconnect), at: now)
+        trace.command(HCIPacketBuilder.disconnect(handle: link.handle, reason: reason), at: now, controller: link.controller)
+        trace.event(HCIPacketBuilder.commandStatus(HCIPacketBuilder.Opcode.disconnect), at: now, controller: link.controller)
         guard let (delay, endReason) = link.peripheral.terminationResponse(for: link, recorded: recorded) else { return }
         scheduler.cancel(link.disconnectEvent)
         link.disconnectEvent = scheduler.schedule(after: delay) { [self] in linkDown(link, reason: endReason) }
@@ -257,10 +258,11 @@ public final class CentralHost {
         link.eventAnchor = now
         if link.transport == .bredr {
             let slots = UInt16(clamping: p.supervisionTimeout / 625)
-            trace.command(HCIPacketBuilder.command(0x0C37, HCIPacketBuilder.le16(link.handle) + HCIPacketBuilder.le16(slots)), at: now)
-            trace.event(HCIPacketBuilder.commandComplete(0x0C37, [0] + HCIPacketBuilder.le16(link.handle)), at: now)
+            trace.command(HCIPacketBuilder.command(0x0C37, HCIPacketBuilder.le16(link.handle) + HCIPacketBuilder.le16(slots)), at: now,
+                          controller: link.controller)
+            trace.event(HCIPacketBuilder.commandComplete(0x0C37, [0] + HCIPacketBuilder.le16(link.handle)), at: now, controller: link.controller)
         } else {
-            trace.event(HCIPacketBuilder.leConnectionUpdateComplete(handle: link.handle, parameters: p), at: now)
+            trace.event(HCIPacketBuilder.leConnectionUpdateComplete(handle: link.handle, parameters: p), at: now, controller: link.controller)
         }
     }
 
@@ -282,7 +284,9 @@ public final class CentralHost {
         link.isUp = false
         link.endedAt = now
         link.endReason = reason
-        if traced { trace.event(HCIPacketBuilder.disconnectionComplete(handle: link.handle, reason: reason.rawValue), at: now) }
+        if traced {
+            trace.event(HCIPacketBuilder.disconnectionComplete(handle: link.handle, reason: reason.rawValue), at: now, controller: link.controller)
+        }
         scheduler.cancel(link.disconnectEvent)
         scheduler.cancel(link.completionEvent)
         // Every bearer's outstanding and queued requests fail, the fixed channel's first, then the

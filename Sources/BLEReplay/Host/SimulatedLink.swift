@@ -60,6 +60,9 @@ public final class SimulatedLink {
     // The 1-, 2- and 4-byte fields beside the optionals' tags and each other, not each in a word
     // of its own: 168 bytes, a 176-byte allocation, where it was 200 and 208 (issue 17).
     public let handle: UInt16
+    /// The controller whose handle it is (the recording's, in a capture of several adapters); its
+    /// packets are traced on it.
+    public internal(set) var controller: UInt16 = 0
     /// Where `CentralHost.links` holds it while it is up; -1 after.
     var hostSlot: Int32 = -1
     /// Which of the peripheral's behaviours it plays (`behaviourConnectionID`); -1: none.

@@ -36,6 +36,12 @@ public struct PeripheralModel: Sendable {
         get { presence.name }
         set { presence = Presence(name: newValue, advertising: presence.advertising) }
     }
+    /// True when `text` is its name: the GAP Device Name or the name it advertised (a device
+    /// often advertises a shortened name of its own). How a script's `peripheral`, a `scan`'s
+    /// `name` and a `connect` without a scan pick a device, all alike.
+    public func isNamed(_ text: String) -> Bool {
+        name == text || advertising.localName == text
+    }
     public var advertising: AdvertisingModel {
         get { presence.advertising }
         set { presence = Presence(name: presence.name, advertising: newValue) }
@@ -230,10 +236,15 @@ public enum ModelBuilder {
 
     static let deviceNameUUID = BluetoothUUID(uint16: 0x2A00)
 
-    /// The GAP Device Name (0x2A00) value, when it was read.
+    /// The GAP Device Name (0x2A00, Core v5.4 Vol 3 Part C 12.1: a UTF-8 string) value, when it
+    /// was read, without the NUL padding firmware that serves a fixed-size buffer puts after the
+    /// name (as the advertised Local Name drops it): "Sensor-XY\0\0\0" is named "Sensor-XY".
     static func deviceName(_ gatt: GATTDatabase) -> String? {
         guard let c = gatt.characteristics.first(where: { $0.uuid == deviceNameUUID }),
-              let v = gatt.values[c.valueHandle], !v.bytes.isEmpty else { return nil }
-        return String(decoding: v.bytes, as: UTF8.self)
+              let v = gatt.values[c.valueHandle] else { return nil }
+        var bytes = v.bytes[...]
+        while bytes.last == 0 { bytes.removeLast() }
+        guard !bytes.isEmpty else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -2,9 +2,11 @@ import BLECore
 import BLEDecode
 
 /// The values one recorded connection shows for each attribute handle, in time order: what a
-/// Read Response returned, what a notification or indication carried, what a write the peer
-/// accepted (Write Response) or a Write Command stored (Core v5.4 Vol 3 Part F 3.4.4-3.4.7).
-/// A failed write stores nothing.
+/// Read Response returned, what a Read Multiple Variable Response returned for each handle of its
+/// request (3.4.4.11-12: each value after its 2-byte length, one cut short at ATT_MTU - 1 left
+/// out), what a notification or indication carried, what a write the peer accepted (Write
+/// Response) or a Write Command stored (Core v5.4 Vol 3 Part F 3.4.4-3.4.7). A failed write
+/// stores nothing.
 ///
 /// It answers "what did this attribute hold at this moment of this connection" for a read the
 /// recording never made (PeerSession+Values.swift): the latest value at or before the moment,
@@ -17,7 +19,12 @@ public struct ValueHistory: Sendable {
         var offset: Int64
         var pdu: PDUBytes
         var start: Int
-        var value: [UInt8] { Array(pdu.bytes.dropFirst(start)) }
+        /// The value's length, nil when it runs to the PDU's end.
+        var count: Int32?
+        var value: [UInt8] {
+            let rest = pdu.bytes.dropFirst(start)
+            return Array(count.map { rest.prefix(Int($0)) } ?? rest)
+        }
     }
     private var entries: [UInt16: [Entry]] = [:]
 
@@ -37,8 +44,8 @@ public struct ValueHistory: Sendable {
         entries[handle]?.last { $0.offset <= offset }?.value
     }
 
-    mutating func note(_ handle: UInt16, _ pdu: PDUBytes, from start: Int, at offset: Int64) {
-        entries[handle, default: []].append(Entry(offset: offset, pdu: pdu, start: start))
+    mutating func note(_ handle: UInt16, _ pdu: PDUBytes, from start: Int, count: Int? = nil, at offset: Int64) {
+        entries[handle, default: []].append(Entry(offset: offset, pdu: pdu, start: start, count: count.map { Int32(clamping: $0) }))
     }
 
     /// The peer's answer to a request.
@@ -61,6 +68,17 @@ public struct ValueHistory: Sendable {
             note(handle, response, from: 1, at: offset)
         case (.writeRequest, .writeResponse):
             note(handle, request, from: 3, at: offset)
+        case (.readMultipleVariableRequest, .readMultipleVariableResponse):
+            // Handles in the request, 2 bytes each; in the response each value's length (2 bytes)
+            // then the value. A value cut short (the response ends inside it) is not the value.
+            var at = 1
+            for k in stride(from: 1, to: request.count - 1, by: 2) {
+                guard at + 2 <= response.count else { break }
+                let length = Int(response[at]) | Int(response[at + 1]) << 8
+                guard at + 2 + length <= response.count else { break }
+                note(UInt16(request[k]) | UInt16(request[k + 1]) << 8, response, from: at + 2, count: length, at: offset)
+                at += 2 + length
+            }
         default:
             break
         }

@@ -14,6 +14,11 @@ public final class HCITraceRecorder {
     public let epoch: Int64
     /// Whether records are kept (for `--write-capture`); frame numbers are counted either way.
     public let keepsRecords: Bool
+    /// The btsnoop datalink written: 1002 (H4) for one controller; 2001 (Linux monitor, each
+    /// record with its controller index in the flags, as `btmon -w` writes) when the recording's
+    /// links were on several controllers, whose handles are numbered apart (two links on handle
+    /// 0x0040 at once): in one H4 stream their packets merged into one link.
+    public let datalink: UInt32
     public private(set) var frameCount = 0
     /// Records kept in memory while they take less than `memoryLimit` bytes (payload plus
     /// `recordOverhead` each: most are ACL fragments of 27 bytes); past it, every
@@ -35,9 +40,10 @@ public final class HCITraceRecorder {
         let writer: BtsnoopWriter
     }
 
-    public init(epoch: Int64, keepsRecords: Bool) {
+    public init(epoch: Int64, keepsRecords: Bool, severalControllers: Bool = false) {
         self.epoch = epoch
         self.keepsRecords = keepsRecords
+        datalink = severalControllers ? 2001 : 1002
     }
 
     /// Every record kept, in order (read back from the spill file once the trace outgrew memory).
@@ -57,12 +63,12 @@ public final class HCITraceRecorder {
     /// Appends one record; returns its frame number.
     @discardableResult
     public func append(_ payload: @autoclosure () -> [UInt8], kind: PacketKind, direction: Direction,
-                       at time: VirtualTime) -> Int {
+                       at time: VirtualTime, controller: UInt16 = 0) -> Int {
         frameCount += 1
         if keepsRecords {
             let p = payload()
             keep(CaptureRecord(frameNumber: frameCount, timestamp: epoch &+ time, direction: direction,
-                               kind: kind, payload: p, fileOffset: 0))
+                               kind: kind, payload: p, fileOffset: 0, controllerIndex: controller))
         }
         return frameCount
     }
@@ -78,7 +84,7 @@ public final class HCITraceRecorder {
         guard keptBytes > Self.memoryLimit else { return }
         do {
             let file = try TemporaryFile.inTemporaryDirectory(prefix: "blereplay-trace")
-            let writer = try BtsnoopWriter(path: file.path, datalink: 1002)
+            let writer = try BtsnoopWriter(path: file.path, datalink: datalink)
             unlink(file.path)
             for r in kept { try writer.write(r) }
             spill = Spill(file: file, writer: writer)
@@ -99,15 +105,15 @@ public final class HCITraceRecorder {
         return frameCount
     }
 
-    public func command(_ payload: @autoclosure () -> [UInt8], at time: VirtualTime) {
-        append(payload(), kind: .command, direction: .sent, at: time)
+    public func command(_ payload: @autoclosure () -> [UInt8], at time: VirtualTime, controller: UInt16 = 0) {
+        append(payload(), kind: .command, direction: .sent, at: time, controller: controller)
     }
 
-    public func event(_ payload: @autoclosure () -> [UInt8], at time: VirtualTime) {
-        append(payload(), kind: .event, direction: .received, at: time)
+    public func event(_ payload: @autoclosure () -> [UInt8], at time: VirtualTime, controller: UInt16 = 0) {
+        append(payload(), kind: .event, direction: .received, at: time, controller: controller)
     }
 
-    /// Writes the records as btsnoop (datalink 1002, H4), which tshark and btmon decode,
+    /// Writes the records as btsnoop (`datalink`: 1002 H4, or 2001 for several controllers), which tshark and btmon decode,
     /// through a `TemporaryFile` beside `path` renamed into place when complete.
     public func writeBtsnoop(to path: String) throws(CaptureError) {
         let temporary: TemporaryFile
@@ -122,7 +128,7 @@ public final class HCITraceRecorder {
             try spill.writer.flush()
             try Self.copy(spill.file.descriptor, to: temporary, target: path)
         } else {
-            let writer = try BtsnoopWriter(path: temporary.path, datalink: 1002)
+            let writer = try BtsnoopWriter(path: temporary.path, datalink: datalink)
             for r in kept { try writer.write(r) }
             try writer.close()
         }

@@ -36,6 +36,6 @@ final class HostCentralSide: ScriptCentralSide {
     /// device must not pass against another).
     func target(named: String?) -> SimulatedPeripheral? {
         guard let named else { return world.peripherals.first { !$0.model.behaviours.isEmpty } }
-        return world.peripheral(named) ?? world.peripherals.first { $0.model.name == named || $0.model.advertising.localName == named }
+        return world.peripheral(named) ?? world.peripherals.first { $0.model.isNamed(named) }
     }
 }

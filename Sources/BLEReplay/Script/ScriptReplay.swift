@@ -45,7 +45,16 @@ public enum ScriptReplay {
     public static func finish(_ runner: ScriptRunner, world: ReplayWorld, capture: String) -> ScriptResult {
         var result = runner.result
         result.capture = capture
-        if !result.finished { result.events.append("\(TimeLabel.replay(world.now))  limit reached at \(runner.currentLabel)") }
+        if !result.finished {
+            // A script the runner stopped (a failed scan or connect, an unexpected disconnection)
+            // ended before its limit, and its events already say why; else the limit stopped it.
+            if runner.stopped, let why = result.events.last {
+                result.unfinishedReason = why
+            } else {
+                result.events.append("\(TimeLabel.replay(world.now))  limit reached at \(runner.currentLabel)")
+                result.unfinishedReason = result.events.last
+            }
+        }
         for f in world.firedFaults { result.events.append("\(TimeLabel.replay(f.time))  fault fired: \(f.fault)") }
         for f in world.unfiredFaults {
             result.checks.append(ScriptCheck(label: "fault \(f) fires", passed: false,

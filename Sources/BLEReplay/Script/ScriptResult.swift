@@ -25,6 +25,8 @@ public struct ScriptResult: Sendable {
     /// What the user should know about the capture the script ran against (e.g. its local
     /// device was the peripheral, so there was no peripheral to drive).
     public var notes: [String] = []
+    /// Why the steps did not run to the end (the runner's stop, or the limit), nil when they did.
+    public var unfinishedReason: String?
 
     public var passed: Bool { finished && checks.allSatisfy(\.passed) }
 }
@@ -76,7 +78,7 @@ public enum ScriptReport {
             }
             if !r.finished {
                 cases.append(.init(className: "replay.\(r.script)", name: "script finishes", time: Double(max(0, r.simulatedSpan - previous)) / 1e6,
-                                   failure: ("the script did not finish", r.events.last ?? "")))
+                                   failure: ("the script did not finish", r.unfinishedReason ?? "")))
             }
         }
         return JUnitReport(suiteName: "blereplay replay --central", cases: cases, notes: results.flatMap(\.notes))

@@ -146,9 +146,9 @@ public final class ScriptRunner: CentralHostObserver {
     public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingEvent) {
         guard case .scan(_, let name, let address) = wait else { return }
         if let address, peripheral.model.key.uppercased() != address.uppercased() { return }
-        if let name, peripheral.model.name != name, peripheral.model.advertising.localName != name { return }
+        if let name, !peripheral.model.isNamed(name) { return }
         if let only = script.peripheral, peripheral.model.key.uppercased() != only.uppercased(),
-           peripheral.model.name != only { return }
+           !peripheral.model.isNamed(only) { return }
         target = peripheral
         side.stopScan()
         check(true, "found \(peripheral.model.label), RSSI \(report.rssi) dBm\(report.connectable ? "" : ", not connectable")")
