@@ -463,7 +463,9 @@ final class TimelineWriter {
         let rowID = db.lastInsertRowID
         connectionRowsWritten += 1
         var st = WriterConnections.State(rowID: rowID)
-        st.intervalKnown = interval != nil
+        // Only a link found in progress learns its parameters from its first update: a Connection
+        // Complete the capture cut before its parameters left them unknown, not the update's.
+        st.intervalKnown = interval != nil || !beganBefore
         st.isLE = transport == .le
         st.isLocalCentral = role.map { $0 == "central" }
         connections.add(ordinal: ref.index, st)

@@ -9,6 +9,7 @@ extension PacketDecoder {
     mutating func decodeEvent(_ payload: [UInt8], into d: inout PacketDraft) {
         d.layer = .hci
         guard payload.count >= 2 else {
+            if d.cutNote != nil { return d.summary.set("Rcvd HCI event") }
             d.fail(layer: .hci, at: payload.count, kind: .truncated,
                    "HCI event header: need 2 bytes, have \(payload.count)")
             d.summary.set("Rcvd HCI event (malformed: header cut short)")
@@ -26,8 +27,8 @@ extension PacketDecoder {
         do {
             try eventParameters(code, name, &r, &d)
         } catch {
-            d.problems.append(error)
-            d.summary += " (malformed: " + error.reason + ")"
+            let detail = d.failure(error)
+            d.summary += detail
         }
         if let c = d.connection {
             if TransportClues.bredrOnlyEvents.contains(code) {
