@@ -63,6 +63,9 @@ public enum DecodedEvent: Sendable {
     /// (`clue` names it: "Mode Change", "L2CAP CID 0x0004").
     case transportLearned(ConnectionRef, transport: Transport, clue: String)
     case disconnectionComplete(DisconnectionComplete)
+    /// A link that ended with its controller, no Disconnection Complete in the capture: btmon's
+    /// Close Index or Delete Index (`record`) for the controller it was on (`ControllerClosed`).
+    case controllerClosed(ConnectionRef, record: String)
     /// LE Connection Update Complete (status and the parameters now in force).
     case connectionUpdate(ConnectionUpdate)
     /// A command the host sent (opcode and, for the ones the analysis needs, parameters).

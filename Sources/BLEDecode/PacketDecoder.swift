@@ -94,6 +94,9 @@ public struct PacketDecoder: Sendable {
         case .note:
             d.layer = .note
             d.summary.set(Self.monitorNote(record) ?? Fmt.noteText(record.payload))
+            if options.monitorRecords, let note = Self.closesLinks(record) {
+                closeControllerLinks(note, into: &d)
+            }
         case .other where LinkLayerDecoder.isAirRecord(record):
             return decodeLinkLayer(record)
         case .other:

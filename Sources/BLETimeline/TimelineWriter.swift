@@ -375,6 +375,14 @@ final class TimelineWriter {
                           code: Int(result), name: L2CAPSignaling.creditResult(result), cbError: nil)
             }
 
+        case .controllerClosed(let ref, let note):
+            // The link's end with no reason: the record that closed its controller.
+            guard let rowID = id(ref) else { return }
+            try db.run("UPDATE connection SET disconnected_ts_us = ?1, disconnect_packet_id = ?2 WHERE id = ?3",
+                       [.integer(ts), .integer(Int64(frame)), .integer(rowID)])
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: "Controller closed (" + note + ")", status: nil,
+                          detail: "controller=hci\(record.controllerIndex) disconnection_complete=none")
+
         case .dropped(let count):
             droppedPackets += count
             try problem(DecodeError(layer: .capture, offset: record.fileOffset, kind: .truncated,
