@@ -64,7 +64,8 @@ public enum DecodedEvent: Sendable {
     case transportLearned(ConnectionRef, transport: Transport, clue: String)
     case disconnectionComplete(DisconnectionComplete)
     /// A link that ended with its controller, no Disconnection Complete in the capture: btmon's
-    /// Close Index or Delete Index (`record`) for the controller it was on (`ControllerClosed`).
+    /// Close Index or Delete Index, or an HCI Reset (`record`), of the controller it was on
+    /// (`ControllerClosed`).
     case controllerClosed(ConnectionRef, record: String)
     /// LE Connection Update Complete (status and the parameters now in force).
     case connectionUpdate(ConnectionUpdate)

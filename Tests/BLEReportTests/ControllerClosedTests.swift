@@ -67,4 +67,28 @@ struct ControllerClosedTests {
         #expect(text.contains("ended: with its controller at packet 4"))
         #expect(!text.contains("still open when the capture ended"))
     }
+
+    /// HCI_Reset resets the Link Layer (Core v5.4 Vol 4 Part E 7.3.2): a link open before it ends
+    /// at its Command Complete, in any capture (here btsnoop H4, as Android writes when its stack
+    /// restarts), and the handle's next Connection Complete is a new link.
+    @Test func hciResetEndsTheLinks() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        var c = SpecCapture()
+        c.connectionComplete(100, handle: 0x40, role: 0, peer: Self.peer)          // 1
+        c.att(200, handle: 0x40, [0x0A, 0x03, 0x00], received: false)             // 2 Read Request
+        c.cmd(300, 0x0C03, [])                                                   // 3 HCI_Reset
+        c.evt(310, 0x0E, [0x01, 0x03, 0x0C, 0x00])                               // 4 Command Complete, success
+        c.connectionComplete(400, handle: 0x40, role: 0, peer: Self.peer2)         // 5
+        c.disconnectionComplete(600, handle: 0x40, reason: 0x13)                   // 6
+        let file = dir + "/reset.btsnoop"
+        try c.write(to: file)
+        let store = try Support.timeline([file], at: dir + "/t.db")
+        let db = store.database
+        #expect(try db.scalarInt("SELECT count(*) FROM decode_problem") == 0)
+        let rows = try db.rows("SELECT disconnected_ts_us IS NOT NULL, disconnect_reason FROM connections ORDER BY id")
+        #expect(rows.count == 2 && rows[0][0].int == 1 && rows[0][1].int == nil && rows[1][1].int == 0x13)
+        let ended = try db.rows("SELECT packet_id, name FROM link_event WHERE name LIKE 'Controller closed%'")
+        #expect(ended.count == 1 && ended.first?[0].int == 4 && ended.first?[1].string == "Controller closed (HCI Reset)")
+    }
 }

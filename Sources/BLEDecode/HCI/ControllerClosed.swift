@@ -7,6 +7,8 @@ import BLECore
 /// unplugged, driver unloaded). BlueZ then drops every link of that adapter itself
 /// (hci_dev_close_sync -> hci_conn_hash_flush): no HCI Disconnection Complete is sent or
 /// recorded, and the index may come back (New Index) numbering its handles from the start again.
+/// A successful HCI_Reset does the same on any capture (Core v5.4 Vol 4 Part E 7.3.2: the
+/// Controller's Link Manager and Link Layer are reset; Android's stack sends it when it restarts).
 /// The links end at that record: their handles are free, their reassemblies and channels gone,
 /// and a later Connection Complete on the same handle is a new link, not a missing disconnect.
 extension PacketDecoder {
@@ -20,7 +22,8 @@ extension PacketDecoder {
         }
     }
 
-    /// Ends every open link of the record's controller (`note` names the record that did).
+    /// Ends every open link of the record's controller (`note` names the record that did: Close
+    /// Index, Delete Index, HCI Reset).
     mutating func closeControllerLinks(_ note: String, into d: inout PacketDraft) {
         for c in tracker.closeController() {
             d.problems += reassembler.discard(handle: c.ref.handle, controller: controller, why: note)
