@@ -17,23 +17,32 @@ extension FindingsEngine {
             """, [.integer(captureID), .integer(c.id), .text(PacketDecoder.snoopCutEventName)]).compactMap { $0[0].int }
         guard !frames.isEmpty else { return [] }
         let n = frames.count
-        // Who cut them: a bugreport's btsnooz section cuts ACL data whatever the snoop mode
-        // (AOSP btsnooz), a filtered snoop log only in that mode (snoop_logger.cc).
+        // Who cut them (`RecordCutter`): a bugreport's btsnooz section cuts ACL data whatever the
+        // snoop mode (AOSP btsnooz), a filtered snoop log only in that mode (snoop_logger.cc), a
+        // pcap or pcapng every packet longer than its snapshot length (draft-ietf-opsawg-pcapng 4.2).
         let format = try db.rows("SELECT format FROM capture WHERE id = ?1", [.integer(captureID)]).first?[0].string
-        let writer = format == "btsnooz"
-            ? "as a bugreport's btsnooz section (BTSNOOP_LOG_SUMMARY) writes every log, whatever the snoop mode: ACL data cut after its first bytes, signalling kept whole"
-            : "as Android's filtered snoop mode (persist.bluetooth.btsnooplogmode=filtered) writes them: the ACL and L2CAP headers and at most 5 bytes after them, signalling kept whole"
-        let full = format == "btsnooz"
-            ? "The phone's full snoop log (FS/data/misc/bluetooth/logs/btsnoop_hci.log in the bugreport zip, when snoop logging was on) has them."
-            : "A full snoop log (btsnooplogmode=full) has them."
+        let packets = "\(n) packet\(n == 1 ? "" : "s")"
+        let writer: String, full: String, title: String
+        switch format {
+        case "btsnooz":
+            writer = "as a bugreport's btsnooz section (BTSNOOP_LOG_SUMMARY) writes every log, whatever the snoop mode: ACL data cut after its first bytes, signalling kept whole"
+            full = "The phone's full snoop log (FS/data/misc/bluetooth/logs/btsnoop_hci.log in the bugreport zip, when snoop logging was on) has them."
+            title = "The bugreport's btsnooz log cut \(packets) of this link to their first bytes"
+        case "pcap", "pcapng":
+            writer = "as a pcap or pcapng capture keeps only the first snapshot-length bytes (snaplen: tcpdump -s, dumpcap -s) of every longer packet, commands and events included"
+            full = "A capture taken with no snapshot length limit (tcpdump -s 0) has them."
+            title = "The capture's snapshot length cut \(packets) of this link"
+        default:
+            writer = "as Android's filtered snoop mode (persist.bluetooth.btsnooplogmode=filtered) writes them: the ACL and L2CAP headers and at most 5 bytes after them, signalling kept whole"
+            full = "A full snoop log (btsnooplogmode=full) has them."
+            title = "The snoop log was filtered: \(packets) of this link kept only their headers"
+        }
         let detail = "Known: \(n) ACL packet\(n == 1 ? "" : "s") of this link \(n == 1 ? "is" : "are") shorter in the file "
             + "than on the wire (the record keeps the original length), \(writer). An ATT PDU whose opcode survived is "
             + "an att_pdus row marked cut (cut = 1, no value), and its transaction still pairs. Unknown: the values "
             + "the cut PDUs carried (read, written or notified there). \(full)"
         return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "snoop-log-filtered",
-                        title: format == "btsnooz"
-                            ? "The bugreport's btsnooz log cut \(n) packet\(n == 1 ? "" : "s") of this link to their first bytes"
-                            : "The snoop log was filtered: \(n) packet\(n == 1 ? "" : "s") of this link kept only their headers",
+                        title: title,
                         detail: detail, evidence: Array(frames.prefix(50)))]
     }
 }

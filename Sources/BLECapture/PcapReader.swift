@@ -248,6 +248,12 @@ public struct PcapReader: CaptureReader {
             state = .failed(error)
             throw error
         }
+        if let message = otherByteOrderSection(at: offset) {
+            let error = CaptureError(path: path, offset: offset, kind: .unsupported,
+                                     message: "record \(frameNumber + 1): " + message + " (libpcap: \(text))")
+            state = .failed(error)
+            throw error
+        }
         guard text.contains("truncated") else {
             let error = CaptureError(path: path, offset: offset, kind: .corrupt,
                                      message: "record \(frameNumber + 1): libpcap: \(text)")
@@ -281,6 +287,27 @@ public struct PcapReader: CaptureReader {
         bytesRead = size
         state = .finished
         return nil
+    }
+
+    /// Why libpcap stopped at `offset` when a Section Header Block in the other byte order starts
+    /// there: pcapng lets each section have its own byte order (draft-ietf-opsawg-pcapng 4.1:
+    /// the SHB's Block Type reads the same either way, its Byte-Order Magic 0x1A2B3C4D tells),
+    /// as when two captures from different machines are joined with `cat`; libpcap 1.10 reads the
+    /// new section's block lengths in the first section's order and fails on a block size.
+    /// Nil when no such section starts there.
+    private func otherByteOrderSection(at offset: Int) -> String? {
+        guard info.format == .pcapng else { return nil }
+        let header = Self.peek(handle, at: offset, count: 12)
+        guard header.count == 12, Array(header[0..<4]) == [0x0A, 0x0D, 0x0D, 0x0A] else { return nil }
+        let sectionBigEndian = Array(header[8..<12]) == [0x1A, 0x2B, 0x3C, 0x4D]
+        guard sectionBigEndian || Array(header[8..<12]) == [0x4D, 0x3C, 0x2B, 0x1A] else { return nil }
+        let fileBigEndian = (1.bigEndian == 1) != (pcap_is_swapped(handle.pcap) != 0)
+        guard sectionBigEndian != fileBigEndian else { return nil }
+        let order = { (big: Bool) in big ? "big-endian" : "little-endian" }
+        return "a second pcapng section starts at byte \(offset) in the other byte order (\(order(sectionBigEndian)) "
+            + "after \(order(fileBigEndian))), as when two captures are joined; libpcap cannot read a file whose "
+            + "sections differ in byte order, so the records before it are kept and the rest is not read; "
+            + "split the file there (or re-save it with Wireshark) to read the second capture"
     }
 
     /// The text in a NUL-terminated C buffer.

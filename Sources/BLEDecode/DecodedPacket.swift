@@ -63,6 +63,10 @@ public enum DecodedEvent: Sendable {
     /// (`clue` names it: "Mode Change", "L2CAP CID 0x0004").
     case transportLearned(ConnectionRef, transport: Transport, clue: String)
     case disconnectionComplete(DisconnectionComplete)
+    /// A link that ended with its controller, no Disconnection Complete in the capture: btmon's
+    /// Close Index or Delete Index, or an HCI Reset (`record`), of the controller it was on
+    /// (`ControllerClosed`).
+    case controllerClosed(ConnectionRef, record: String)
     /// LE Connection Update Complete (status and the parameters now in force).
     case connectionUpdate(ConnectionUpdate)
     /// A command the host sent (opcode and, for the ones the analysis needs, parameters).
@@ -126,16 +130,17 @@ public struct ConnectionComplete: Sendable {
     public var role: UInt8?
     public var peerAddress: BluetoothAddress
     public var peerAddressType: AddressType
-    /// Connection interval in units of 1.25 ms.
-    public var interval: UInt16
-    public var peripheralLatency: UInt16
+    /// Connection interval in units of 1.25 ms; nil when the capture cut the event before it
+    /// (`RecordCutter`), as for latency and timeout.
+    public var interval: UInt16?
+    public var peripheralLatency: UInt16?
     /// Supervision timeout in units of 10 ms.
-    public var supervisionTimeout: UInt16
+    public var supervisionTimeout: UInt16?
     public var eventName: String
 
     public init(connection: ConnectionRef, transport: Transport, status: HCIStatusCode, role: UInt8?,
-                peerAddress: BluetoothAddress, peerAddressType: AddressType, interval: UInt16,
-                peripheralLatency: UInt16, supervisionTimeout: UInt16, eventName: String) {
+                peerAddress: BluetoothAddress, peerAddressType: AddressType, interval: UInt16?,
+                peripheralLatency: UInt16?, supervisionTimeout: UInt16?, eventName: String) {
         self.connection = connection
         self.transport = transport
         self.status = status

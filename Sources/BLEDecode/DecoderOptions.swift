@@ -20,6 +20,9 @@ public struct DecoderOptions: Sendable {
     /// records' `rawType` is a monitor opcode (`monitorControl`); other formats number their
     /// unknown record types otherwise.
     public var monitorRecords = false
+    /// What cuts records short in this capture's format (`RecordCutter`), named in the summary of
+    /// every cut record.
+    public var recordCutter = RecordCutter.androidFilteredSnoop
 
     public init(keepKeys: Bool = false, payloadOffsetInRecord: Int = 25) {
         self.keepKeys = keepKeys

@@ -71,6 +71,9 @@ public struct PacketDecoder: Sendable {
             }
             lastDrops = record.cumulativeDrops
         }
+        if [.command, .event, .sco, .iso].contains(record.kind), let cut = Self.writerCut(record) {
+            d.cutNote = options.recordCutter.note(kept: cut.kept, original: cut.original)
+        }
         switch record.kind {
         case .command:
             decodeCommand(record.payload, into: &d)
@@ -91,6 +94,9 @@ public struct PacketDecoder: Sendable {
         case .note:
             d.layer = .note
             d.summary.set(Self.monitorNote(record) ?? Fmt.noteText(record.payload))
+            if options.monitorRecords, let note = Self.closesLinks(record) {
+                closeControllerLinks(note, into: &d)
+            }
         case .other where LinkLayerDecoder.isAirRecord(record):
             return decodeLinkLayer(record)
         case .other:
@@ -101,6 +107,7 @@ public struct PacketDecoder: Sendable {
                 d.summary.set("Other record (type " + Fmt.h4(record.rawType) + ", \(record.payload.count) bytes)")
             }
         }
+        if let note = d.cutNote { d.summary += note }
         return d.packet
     }
 
@@ -146,6 +153,7 @@ public struct PacketDecoder: Sendable {
     mutating func decodeSCO(_ payload: [UInt8], into d: inout PacketDraft) {
         d.layer = .hci
         guard payload.count >= 3 else {
+            if d.cutNote != nil { return d.summary.set(d.prefix + "SCO") }
             d.fail(layer: .hci, at: 0, kind: .truncated, "SCO header: need 3 bytes, have \(payload.count)")
             d.summary.set(d.prefix + "SCO (malformed: header cut short)")
             return
@@ -161,6 +169,7 @@ public struct PacketDecoder: Sendable {
     mutating func decodeISO(_ payload: [UInt8], into d: inout PacketDraft) {
         d.layer = .hci
         guard payload.count >= 4 else {
+            if d.cutNote != nil { return d.summary.set(d.prefix + "ISO") }
             d.fail(layer: .hci, at: 0, kind: .truncated, "ISO header: need 4 bytes, have \(payload.count)")
             d.summary.set(d.prefix + "ISO (malformed: header cut short)")
             return
@@ -193,6 +202,18 @@ struct PacketDraft {
     let base: Int
     /// The record's frame number.
     let frame: Int
+    /// Set when the capture cut this (non-ACL) record short (`RecordCutter`): what ran out is
+    /// the cut, not damage, so a field or length the bytes no longer reach is no problem; the
+    /// note ends the summary.
+    var cutNote: String?
+
+    /// A decode failure: running out of bytes in a cut record is the cut (the summary's note says
+    /// so), anything else is damage, recorded, with `(malformed: …)` as the summary's detail.
+    mutating func failure(_ error: DecodeError) -> String {
+        if error.kind == .truncated, cutNote != nil { return "" }
+        problems.append(error)
+        return " (malformed: " + error.reason + ")"
+    }
 
     init(direction: Direction, base: Int, frame: Int, summaries: Bool) {
         summary = SummaryLine(isKept: summaries)
@@ -226,6 +247,8 @@ struct PacketDraft {
     mutating func checkDataLength(declared: Int, available: Int, dataStart: Int, what: String,
                                   layer: DecodeError.Layer = .hci) -> Int {
         if declared > available {
+            // A record the capture cut keeps fewer bytes than its length field counts.
+            if cutNote != nil { return available }
             fail(layer: layer, at: dataStart + available, kind: .truncated,
                  "\(what): length field says \(declared) bytes, packet has \(available)")
             return available

@@ -146,6 +146,12 @@ public enum DiagnosisRenderer {
                            + "\(TextFormat.duration(lost.captureWentOn)) before the capture ended, with no LL_TERMINATE_IND: "
                            + (c.beganBeforeCapture ? "the sniffer caught \(c.packets) packet(s) of a link it never followed"
                                                    : "the link ended where the sniffer could not see it, or the sniffer lost it"))
+            } else if let frame = c.disconnectPacketID {
+                // No reason, yet an end: btmon's Close Index / Delete Index or an HCI Reset took the
+                // controller's links with it (`ControllerClosed` in BLEDecode).
+                out.append("  ended: with its controller at packet \(frame): the host closed, removed or reset the controller "
+                           + "(btmon Close Index / Delete Index, HCI Reset) with the link open, which drops every link "
+                           + "with no Disconnection Complete: no reason is in the capture")
             } else {
                 out.append("  ended: still open when the capture ended")
             }

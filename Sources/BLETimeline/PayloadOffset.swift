@@ -31,6 +31,12 @@ extension DecoderOptions {
         }
         var options = DecoderOptions(keepKeys: keepKeys, payloadOffsetInRecord: offset)
         options.monitorRecords = info.linkType == 2001 && info.format == .btsnoop || info.linkType == 254
+        switch info.format {
+        case .pcap, .pcapng: options.recordCutter = .snapshotLength
+        case .btsnooz: options.recordCutter = .btsnooz
+        case .btsnoop where info.linkType != 2001: options.recordCutter = .androidFilteredSnoop
+        default: options.recordCutter = .captureWriter
+        }
         return options
     }
 }

@@ -375,6 +375,14 @@ final class TimelineWriter {
                           code: Int(result), name: L2CAPSignaling.creditResult(result), cbError: nil)
             }
 
+        case .controllerClosed(let ref, let note):
+            // The link's end with no reason: the record that closed its controller.
+            guard let rowID = id(ref) else { return }
+            try db.run("UPDATE connection SET disconnected_ts_us = ?1, disconnect_packet_id = ?2 WHERE id = ?3",
+                       [.integer(ts), .integer(Int64(frame)), .integer(rowID)])
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: "Controller closed (" + note + ")", status: nil,
+                          detail: "controller=hci\(record.controllerIndex) disconnection_complete=none")
+
         case .dropped(let count):
             droppedPackets += count
             try problem(DecodeError(layer: .capture, offset: record.fileOffset, kind: .truncated,
@@ -463,7 +471,9 @@ final class TimelineWriter {
         let rowID = db.lastInsertRowID
         connectionRowsWritten += 1
         var st = WriterConnections.State(rowID: rowID)
-        st.intervalKnown = interval != nil
+        // Only a link found in progress learns its parameters from its first update: a Connection
+        // Complete the capture cut before its parameters left them unknown, not the update's.
+        st.intervalKnown = interval != nil || !beganBefore
         st.isLE = transport == .le
         st.isLocalCentral = role.map { $0 == "central" }
         connections.add(ordinal: ref.index, st)

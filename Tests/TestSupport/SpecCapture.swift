@@ -14,6 +14,13 @@ public struct SpecCapture {
     public mutating func cut(_ ms: Int64, _ h4: [UInt8], keep: Int, received: Bool) {
         records.append((ms, Array(h4.prefix(keep)), received, h4.count))
     }
+    /// Every record cut to its first `snapshotLength` H4 bytes, its original length kept, as a
+    /// pcap capture with that snapshot length writes them (tcpdump -s; pcap-savefile(5)).
+    public func snapped(to snapshotLength: Int) -> SpecCapture {
+        var c = self
+        c.records = records.map { ($0.ms, Array($0.h4.prefix(snapshotLength)), $0.received, $0.original) }
+        return c
+    }
     /// An HCI command (H4 0x01), host to controller.
     public mutating func cmd(_ ms: Int64, _ opcode: UInt16, _ params: [UInt8]) {
         add(ms, [0x01, UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(params.count)] + params, received: false)

@@ -166,6 +166,16 @@ struct ConnectionTracker: Sendable {
         return state.connection
     }
 
+    /// Closes every connection of the current controller (it was closed or removed: no
+    /// Disconnection Complete will come) and returns them, oldest first. Its handles may be
+    /// numbered again from the start: none counts as seen before.
+    mutating func closeController() -> [Connection] {
+        let mine = handles.filter { $0.key >> 16 == UInt32(controller) }
+        for key in mine.keys { handles[key] = nil }
+        everOpened = everOpened.filter { $0 >> 16 != UInt32(controller) }
+        return mine.values.map(\.connection).sorted { $0.ref.index < $1.ref.index }
+    }
+
     /// Closes every connection (end of capture) and returns them, oldest first.
     mutating func closeAll() -> [Connection] {
         let all = handles.values.map(\.connection).sorted { $0.ref.index < $1.ref.index }

@@ -11,12 +11,15 @@ extension PacketDecoder {
     mutating func decodeCommand(_ payload: [UInt8], into d: inout PacketDraft) {
         d.layer = .hci
         guard payload.count >= 3 else {
-            d.fail(layer: .hci, at: payload.count, kind: .truncated,
-                   "HCI command header: need 3 bytes, have \(payload.count)")
-            d.summary.set("Sent HCI command (malformed: header cut short)")
+            let cut = d.cutNote != nil
+            if !cut {
+                d.fail(layer: .hci, at: payload.count, kind: .truncated,
+                       "HCI command header: need 3 bytes, have \(payload.count)")
+            }
+            d.summary.set("Sent HCI command" + (cut ? "" : " (malformed: header cut short)"))
             if payload.count >= 2 {
                 let op = HCIOpcode(UInt16(payload[0]) | UInt16(payload[1]) << 8)
-                d.summary.set("Sent " + op.name + " (malformed: no parameter length)")
+                d.summary.set("Sent " + op.name + (cut ? "" : " (malformed: no parameter length)"))
                 d.events.append(.command(HCICommandInfo(opcode: op.rawValue, name: op.name)))
             }
             return
@@ -32,8 +35,7 @@ extension PacketDecoder {
         do {
             detail = try commandParameters(opcode, &r, &info, &fields)
         } catch {
-            d.problems.append(error)
-            detail = " (malformed: " + error.reason + ")"
+            detail = d.failure(error)
         }
         if let c = info.connection {
             d.connection = c

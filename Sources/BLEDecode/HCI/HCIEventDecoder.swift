@@ -9,6 +9,7 @@ extension PacketDecoder {
     mutating func decodeEvent(_ payload: [UInt8], into d: inout PacketDraft) {
         d.layer = .hci
         guard payload.count >= 2 else {
+            if d.cutNote != nil { return d.summary.set("Rcvd HCI event") }
             d.fail(layer: .hci, at: payload.count, kind: .truncated,
                    "HCI event header: need 2 bytes, have \(payload.count)")
             d.summary.set("Rcvd HCI event (malformed: header cut short)")
@@ -26,8 +27,8 @@ extension PacketDecoder {
         do {
             try eventParameters(code, name, &r, &d)
         } catch {
-            d.problems.append(error)
-            d.summary += " (malformed: " + error.reason + ")"
+            let detail = d.failure(error)
+            d.summary += detail
         }
         if let c = d.connection {
             if TransportClues.bredrOnlyEvents.contains(code) {
@@ -58,6 +59,9 @@ extension PacketDecoder {
             if let status, status != .success { d.summary += " status " + Fmt.status(status) }
             d.events.append(.commandResult(HCICommandResult(opcode: opcode.rawValue, name: opName, status: status,
                                                             isCommandStatus: false, connection: c)))
+            // HCI_Reset resets the Link Manager and Link Layer (Core v5.4 Vol 4 Part E 7.3.2): the
+            // controller keeps no link, and no Disconnection Complete reports them.
+            if opcode.rawValue == 0x0C03, status == .success { closeControllerLinks("HCI Reset", into: &d) }
             if let fields = HCIParameterFields.returnParameters(opcode.rawValue, r) {
                 // The return parameters for `timeline -v`; a failure is already an error row.
                 d.events.append(.linkEvent(LinkEvent(name: "Command Complete (" + opName + ")", connection: c,

@@ -297,21 +297,29 @@ extension PacketDecoder {
         let peer = try r.readAddress("Peer_Address")
         var fields: [(String, String)] = [("handle", Fmt.h4(handle)), ("role", HCIConnectionFields.role(role)),
                                           ("peer_address_type", type.name), ("peer_address", Fmt.address(peer))]
-        if sub != 0x01 {
-            let local = try r.readAddress("Local_Resolvable_Private_Address")
-            let peerRPA = try r.readAddress("Peer_Resolvable_Private_Address")
-            fields += [("local_rpa", Fmt.address(local)), ("peer_rpa", Fmt.address(peerRPA))]
-        }
-        let interval = try r.readUInt16(.little, "Connection_Interval")
-        let latency = try r.readUInt16(.little, "Peripheral_Latency")
-        let timeout = try r.readUInt16(.little, "Supervision_Timeout")
-        let accuracy = try r.readUInt8("Central_Clock_Accuracy")
-        fields += HCIConnectionFields.interval("interval", interval) + [("latency", String(latency))]
-            + HCIConnectionFields.timeout(timeout) + [("central_clock_accuracy", HCIConnectionFields.clockAccuracy(accuracy))]
-        if sub == 0x29, r.remaining >= 3 {
-            let adv = try r.readUInt8("Advertising_Handle")
-            let sync = try r.readUInt16(.little, "Sync_Handle")
-            fields += [("advertising_handle", Fmt.h2(adv)), ("sync_handle", Fmt.h4(sync))]
+        // A record the capture cut (`RecordCutter`) may end before the parameters: the attempt,
+        // its handle and peer are known and the link opens; the parameters stay unknown.
+        var parameters: (interval: UInt16, latency: UInt16, timeout: UInt16)?
+        do throws(DecodeError) {
+            if sub != 0x01 {
+                let local = try r.readAddress("Local_Resolvable_Private_Address")
+                let peerRPA = try r.readAddress("Peer_Resolvable_Private_Address")
+                fields += [("local_rpa", Fmt.address(local)), ("peer_rpa", Fmt.address(peerRPA))]
+            }
+            let interval = try r.readUInt16(.little, "Connection_Interval")
+            let latency = try r.readUInt16(.little, "Peripheral_Latency")
+            let timeout = try r.readUInt16(.little, "Supervision_Timeout")
+            let accuracy = try r.readUInt8("Central_Clock_Accuracy")
+            parameters = (interval, latency, timeout)
+            fields += HCIConnectionFields.interval("interval", interval) + [("latency", String(latency))]
+                + HCIConnectionFields.timeout(timeout) + [("central_clock_accuracy", HCIConnectionFields.clockAccuracy(accuracy))]
+            if sub == 0x29, r.remaining >= 3 {
+                let adv = try r.readUInt8("Advertising_Handle")
+                let sync = try r.readUInt16(.little, "Sync_Handle")
+                fields += [("advertising_handle", Fmt.h2(adv)), ("sync_handle", Fmt.h4(sync))]
+            }
+        } catch {
+            guard error.kind == .truncated, d.cutNote != nil, parameters == nil else { throw error }
         }
         let (ref, replaced) = tracker.connectionComplete(handle: handle, status: status, transport: .le, at: d.base)
         if status == .success { noteReplaced(replaced, handle: handle, &d) }
@@ -320,14 +328,15 @@ extension PacketDecoder {
             + " handle " + Fmt.h4(handle) + " peer " + Fmt.address(peer) + " (" + type.name + ")"
         if status == .success {
             d.summary += (role == 0 ? " central" : role == 1 ? " peripheral" : " role " + Fmt.h2(role))
-                + " interval " + Fmt.interval(interval)
+            if let parameters { d.summary += " interval " + Fmt.interval(parameters.interval) }
         } else if status == .unknownConnectionIdentifier, leCreateCancelPending {
             d.summary += " (cancelled by host)"
         }
         leCreateCancelPending = false
         d.events.append(.connectionComplete(ConnectionComplete(
             connection: ref, transport: .le, status: status, role: role, peerAddress: peer, peerAddressType: type,
-            interval: interval, peripheralLatency: latency, supervisionTimeout: timeout, eventName: name)))
+            interval: parameters?.interval, peripheralLatency: parameters?.latency, supervisionTimeout: parameters?.timeout,
+            eventName: name)))
         // The fields for `timeline -v`; a failure is already an error row through the connection.
         d.events.append(.linkEvent(LinkEvent(name: name, connection: ref, status: status, fields: fields,
                                              recordsError: false)))

@@ -22,17 +22,18 @@ import BLECore
 /// the diagnosis and replay can say that the log was filtered and where. The continuation fragments of a PDU
 /// whose start was cut are named as such, never as fragments with no PDU pending.
 extension PacketDecoder {
-    /// Kept and original ACL bytes of a record the writer cut (the H4 type byte not counted),
-    /// nil for a whole record. `originalLength` counts the type byte when the reader removed one
-    /// (`CaptureRecord.originalLength`).
+    /// Kept and original bytes of a record the writer cut (the H4 type byte not counted), nil for
+    /// a whole record. `originalLength` counts the type byte when the reader removed one
+    /// (`CaptureRecord.originalLength`). Any HCI packet can be cut (a pcap's snapshot length cuts
+    /// commands and events too); ACL is decoded here, the others by their decoders (`cutNote`).
     static func writerCut(_ record: CaptureRecord) -> (kept: Int, original: Int)? {
-        guard record.kind == .acl, record.originalLength > record.payload.count + 1 else { return nil }
+        guard record.originalLength > record.payload.count + 1 else { return nil }
         return (record.payload.count, record.originalLength - 1)
     }
 
     mutating func decodeCutACL(_ payload: [UInt8], kept: Int, original: Int, into d: inout PacketDraft) {
         d.layer = .acl
-        let note = " (cut by the capture writer: \(kept) of \(original) bytes kept, as Android's filtered snoop log does)"
+        let note = options.recordCutter.note(kept: kept, original: original)
         guard payload.count >= 4 else {
             d.summary.set(d.prefix + "ACL" + note)
             return

@@ -15,6 +15,15 @@ extension PacketDecoder {
     mutating func decodeLinkLayer(_ record: CaptureRecord) -> DecodedPacket {
         let base = record.fileOffset &+ options.payloadOffsetInRecord
         let frame = record.payload[...]
+        if record.originalLength > record.payload.count {
+            // Cut by the capture (a snapshot length: `RecordCutter`): the sniffer header's lengths,
+            // the PDU's Length field, the CRC and the PDU itself no longer add up, so nothing is
+            // read from it rather than a shorter packet, an "encrypted" PDU or a bad CRC made up.
+            let name = record.rawType == SnifferHeader.nordicLinkType ? "nRF Sniffer" : "LE LL"
+            return DecodedPacket(summary: name + " packet, not decoded"
+                                     + options.recordCutter.note(kept: record.payload.count, original: record.originalLength),
+                                 layer: .linkLayer)
+        }
         let header: SnifferHeader
         do {
             header = try SnifferHeader(linkType: record.rawType, decoding: frame, baseOffset: base)
