@@ -32,9 +32,11 @@ extension Analyzer {
                               AND m.packet_id < e.packet_id
                         ORDER BY \(LocalDisconnectCommand.order("m")) LIMIT 1) END
             FROM error e LEFT JOIN connection c ON c.id = e.connection_id
-            WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection'))
-                                          OR (e.layer = 'att' AND e.context = 'error-response'))
+            WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection', 'encryption'))
+                                          OR (e.layer = 'att' AND e.context = 'error-response')
+                                          OR (e.layer = 'smp' AND e.context = 'pairing-failed'))
             """, [.integer(captureID)])
+        let retries = try clientRetryVerdicts(captureID, db: db)
         let cancels = try db.rows("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
                                   [.integer(captureID)]).compactMap { $0[0].int64 }
         try db.run("UPDATE error SET android_status = NULL, android_name = NULL WHERE capture_id = ?1", [.integer(captureID)])
@@ -60,9 +62,14 @@ extension Analyzer {
                     status: HCIStatusCode(UInt8(truncatingIfNeeded: code)), cancelled: cancelled,
                     waitedUs: r[9].int64.map { (r[13].int64 ?? 0).saturatingSubtracting($0) }, isLE: isLE,
                     localRole: role, androidVersion: androidVersion)
+            case ("att", _):
+                let delivered = !retries.notDelivered.contains(r[12].int64 ?? 0)
+                status = delivered ? AndroidStatusRule.attError(ATTErrorCode(UInt8(truncatingIfNeeded: code)), requestOpcode: r[4].int,
+                                                                receivedByPhone: r[11].string == "rx") : nil
             default:
-                status = AndroidStatusRule.attError(ATTErrorCode(UInt8(truncatingIfNeeded: code)), requestOpcode: r[4].int,
-                                                    receivedByPhone: r[11].string == "rx")
+                // A pairing or encryption failure reaches a callback only as the end of a retried read or write.
+                status = retries.authFail.contains(r[12].int64 ?? 0) && AndroidStatusRule.clientHears(isLE: isLE, localRole: role)
+                    ? .authFail : nil
             }
             guard let status else { continue }
             update.bindInt(status.status, at: 1)
@@ -72,6 +79,38 @@ extension Analyzer {
             byPacket.rows[r[12].int ?? 0, default: []].append((r[14].int64, status))
         }
         return byPacket
+    }
+
+    /// The phone's read and write requests and the security failures, per link in capture order,
+    /// walked by `AndroidClientRetries`.
+    static func clientRetryVerdicts(_ captureID: Int64, db: SQLiteDatabase) throws -> AndroidClientRetries.Verdicts {
+        let rows = try db.rows("""
+            SELECT t.connection_id, t.request_packet_id, 0, t.opcode, t.handle, t.outcome, t.error_code, t.response_packet_id
+            FROM att_transaction t JOIN connection c ON c.id = t.connection_id
+            WHERE c.capture_id = ?1 AND t.direction = 'tx' AND t.opcode IN (10, 12, 18, 22)
+            UNION ALL
+            SELECT e.connection_id, e.packet_id, 1, NULL, NULL, NULL, NULL, NULL FROM error e
+            WHERE e.capture_id = ?1 AND e.connection_id IS NOT NULL
+              AND ((e.layer = 'smp' AND e.context = 'pairing-failed') OR (e.layer = 'hci' AND e.context = 'encryption'))
+            ORDER BY 1, 2, 3
+            """, [.integer(captureID)])
+        var steps: [Int64: [AndroidClientRetries.Step]] = [:]
+        for r in rows {
+            let link = r[0].int64 ?? 0
+            if (r[2].int ?? 0) == 1 {
+                steps[link, default: []].append(.securityFailure(packet: r[1].int64 ?? 0))
+            } else {
+                steps[link, default: []].append(.request(opcode: r[3].int ?? 0, handle: r[4].int, outcome: r[5].string ?? "",
+                                                         errorCode: r[6].int, responsePacket: r[7].int64))
+            }
+        }
+        var out = AndroidClientRetries.Verdicts()
+        for s in steps.values {
+            let v = AndroidClientRetries.walk(s)
+            out.notDelivered.formUnion(v.notDelivered)
+            out.authFail.formUnion(v.authFail)
+        }
+        return out
     }
 
     /// The Android status of each error row, by packet: what a finding without its own takes.

@@ -144,4 +144,28 @@ struct AndroidHostBehaviourTests {
         #expect(html.contains("Android name"))
         #expect(html.contains("GATT_CONN_TERMINATE_PEER_USER"))
     }
+
+    /// Error Responses the app never receives as such (android-callbacks.btsnoop, frames read off
+    /// Scripts/blegen/android.py): the Attribute Not Long that ends the stack's Read Blob after a
+    /// full Read Response (gatt_cl.cc: GATT_SUCCESS), the Insufficient Authentication and
+    /// Encryption BluetoothGatt.java retries twice, the pairing failure that ends a retried read
+    /// (gatt_auth.cc: 137 GATT_AUTH_FAIL), and an application error passed through.
+    @Test func errorsTheFrameworkRetriesOrTheStackReadsOn() throws {
+        let dir = try Self.generate()
+        defer { Support.remove(dir) }
+        let (store, _) = try load("android-callbacks.btsnoop", in: dir)
+        let rows = try store.database.rows("""
+            SELECT packet_id, context, code, android_status, android_name FROM errors ORDER BY packet_id
+            """).map { r in "\(r[0].int ?? 0) \(r[1].string ?? "") \(r[2].int ?? 0) \(r[3].int.map(String.init) ?? "-") \(r[4].string ?? "-")" }
+        #expect(rows == [
+            "13 error-response 11 - -",
+            "15 error-response 5 - -",
+            "17 pairing-failed 3 137 GATT_AUTH_FAIL",
+            "19 error-response 15 - -",
+            "21 error-response 15 - -",
+            "23 error-response 15 15 GATT_INSUFFICIENT_ENCRYPTION",
+            "25 error-response 128 128 -",
+            "26 disconnect 19 19 GATT_CONN_TERMINATE_PEER_USER",
+        ])
+    }
 }
