@@ -34,6 +34,9 @@ would not behave so, but the twin shows the diagnosis choosing the view by platf
         answered 0x0F, retried (MITM) and answered 0x0F: only the third reaches
         onCharacteristicWrite, as 15 GATT_INSUFFICIENT_ENCRYPTION
       a Read Request to 0x0011 answered 0x80 (an application error): 128, unnamed
+    link F (handle 0x0043, SENSOR): a Read Request to 0x0008 never answered, the link lost
+      (0x08) 4 s later: onCharacteristicRead gets 133 GATT_ERROR (gatt_utils.cc
+      gatt_cleanup_upon_disc), then onConnectionStateChange 8 GATT_CONN_TIMEOUT
 """
 
 from __future__ import annotations
@@ -118,6 +121,12 @@ def android_callbacks() -> Log:
     log.att_tx(800, e, att.read_req(0x0011))                                   # 24
     log.att_rx(820, e, att.error_rsp(att.READ_REQ, 0x0011, 0x80))              # 25
     log.evt(900, hci.disconnection_complete(e, 0x13))                          # 26
+    # Link F: the link is lost while a read awaits its response.
+    f = 0x0043
+    _create(log, 1000, SENSOR)                                                 # 27, 28
+    log.evt(1040, hci.le_connection_complete(0, f, 0, 1, SENSOR, 24, 0, 400))  # 29
+    log.att_tx(1100, f, att.read_req(0x0008))                                  # 30, never answered
+    log.evt(5100, hci.disconnection_complete(f, 0x08))                         # 31
     return log
 
 

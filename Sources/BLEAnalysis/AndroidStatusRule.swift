@@ -66,6 +66,23 @@ public enum AndroidStatusRule {
         return .error
     }
 
+    /// The callback that ends an ATT read or write request the phone sent (nil for other
+    /// requests: discovery and MTU exchange end in callbacks of their own, not claimed here).
+    public static func callback(forRequestOpcode opcode: Int) -> String? {
+        switch opcode {
+        case 0x0A, 0x0C: "onCharacteristicRead (or onDescriptorRead)"
+        case 0x12, 0x16: "onCharacteristicWrite (or onDescriptorWrite)"
+        case 0x18: "onReliableWriteCompleted"
+        default: nil
+        }
+    }
+
+    /// The status of a read or write still awaiting its response when the link closed: every
+    /// pending operation ends with `GATT_ERROR` before the app hears of the disconnect
+    /// (system/stack/gatt/gatt_utils.cc `gatt_cleanup_upon_disc`:
+    /// `gatt_end_operation(p_clcb, GATT_ERROR, NULL)`, then `gatt_disconnect_complete_notify_user`).
+    public static let pendingAtDisconnect = AndroidGattStatus.error
+
     /// The read, write or descriptor callback's status for an ATT Error Response the phone
     /// received (Core v5.4 Vol 3 Part F 3.4.1.1); nil for one it sent (its GATT server's) and for
     /// the Attribute Not Found that ends a discovery.

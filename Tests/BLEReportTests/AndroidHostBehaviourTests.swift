@@ -166,6 +166,27 @@ struct AndroidHostBehaviourTests {
             "23 error-response 15 15 GATT_INSUFFICIENT_ENCRYPTION",
             "25 error-response 128 128 -",
             "26 disconnect 19 19 GATT_CONN_TERMINATE_PEER_USER",
+            "31 disconnect 8 8 GATT_CONN_TIMEOUT",
         ])
+    }
+
+    /// The Write Request left unanswered on link A (frame 24): the stack ends a pending operation
+    /// with GATT_ERROR when the link closes (gatt_utils.cc gatt_cleanup_upon_disc), so the app's
+    /// onCharacteristicWrite got 133 before onConnectionStateChange got 22.
+    @Test func aRequestPendingWhenTheLinkClosedGets133() throws {
+        let dir = try Self.generate()
+        defer { Support.remove(dir) }
+        let (_, d) = try load("android-host.btsnoop", in: dir)
+        let f = Self.findings(d)
+        let timeout = try #require(f.first { $0.code == "att-timeout" && $0.evidence.first == 24 })
+        #expect(timeout.android == .error)
+        #expect(timeout.detail.contains("onCharacteristicWrite (or onDescriptorWrite) got status 133 GATT_ERROR when the link closed"))
+        let closed = try #require(f.first { $0.code == "android-att-timeout-disconnect" })
+        #expect(closed.android == .connTerminateLocalHost)
+        #expect(closed.detail.contains("got status 133 GATT_ERROR as the link closed (gatt_utils.cc gatt_cleanup_upon_disc); then the app's onConnectionStateChange got status 22"))
+        // Link F of android-callbacks.btsnoop: the Read Request (frame 30) pending when the link was lost (31).
+        let (_, lost) = try load("android-callbacks.btsnoop", in: dir)
+        let timeout08 = try #require(Self.findings(lost).first { $0.evidence.contains(31) && $0.android == .connTimeout })
+        #expect(timeout08.detail.contains("An Android app's onCharacteristicRead (or onDescriptorRead) for the phone's Read Request (packet 30) got status 133 GATT_ERROR before onConnectionStateChange"))
     }
 }
