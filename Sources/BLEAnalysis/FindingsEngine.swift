@@ -260,7 +260,7 @@ struct FindingsEngine {
         let roleNote = peripheralView.map { " The local device was the peripheral (the GATT server) on this link. " + $0.sentence }
             ?? (c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : "")
         let unanswered = try db.rows("""
-            SELECT request_packet_id, opcode, handle, direction FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
+            SELECT request_packet_id, opcode, handle, direction, outcome FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             AND response_packet_id IS NULL ORDER BY request_packet_id
             """, [.integer(c.id)])
         var unansweredText = ""
@@ -270,9 +270,11 @@ struct FindingsEngine {
             let first = unanswered[0]
             unansweredText = " \(unanswered.count) ATT request(s) were left unanswered, the first a \(BLEAnalysisNames.attOpcodeName(first[1].int ?? 0))" +
                 (first[2].int.map { " to handle \(hex($0, width: 4))" } ?? "") + " (packet \(first[0].int ?? 0))."
-            // An Android client's own read or write pending at the disconnect ended with 133 first.
+            // An Android client's own read or write cut by the disconnect ended with 133 first (one
+            // that timed out is told by its att-timeout finding).
             if platform.showsAndroidView, !localPeripheral, c.transport == "le",
-               let own = unanswered.first(where: { $0[3].string == "tx" && AndroidStatusRule.callback(forRequestOpcode: $0[1].int ?? 0) != nil }),
+               let own = unanswered.first(where: { $0[3].string == "tx" && $0[4].string == "disconnected"
+                                                   && AndroidStatusRule.callback(forRequestOpcode: $0[1].int ?? 0) != nil }),
                let callback = AndroidStatusRule.callback(forRequestOpcode: own[1].int ?? 0) {
                 unansweredText += " An Android app's \(callback) for the phone's \(BLEAnalysisNames.attOpcodeName(own[1].int ?? 0)) (packet \(own[0].int ?? 0)) got status \(AndroidStatusRule.pendingAtDisconnect) before onConnectionStateChange (gatt_utils.cc gatt_cleanup_upon_disc ends every pending operation so)."
             }
