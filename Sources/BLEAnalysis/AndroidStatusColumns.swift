@@ -23,20 +23,14 @@ extension Analyzer {
                    CASE WHEN e.layer = 'att' THEN
                        (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id
                                AND a.opcode = 1 LIMIT 1) END,
-                   e.packet_id, e.ts_us, e.connection_id,
-                   -- The reason of the host's Disconnect that ended the link (its link event's detail):
-                   -- the first the controller accepted (LocalDisconnectCommand).
-                   CASE WHEN e.context = 'disconnect' AND c.local_disconnect_requested THEN
-                       (SELECT l.detail FROM command m JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
-                        WHERE m.capture_id = e.capture_id AND m.connection_id = e.connection_id AND m.opcode = 0x0406
-                              AND m.packet_id < e.packet_id
-                        ORDER BY \(LocalDisconnectCommand.order("m")) LIMIT 1) END
+                   e.packet_id, e.ts_us, e.connection_id
             FROM error e LEFT JOIN connection c ON c.id = e.connection_id
             WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection', 'encryption'))
                                           OR (e.layer = 'att' AND e.context = 'error-response')
                                           OR (e.layer = 'smp' AND e.context = 'pairing-failed'))
             """, [.integer(captureID)])
         let retries = try clientRetryVerdicts(captureID, db: db)
+        let isAirCapture = try AirObservation(captureID: captureID, db: db).isAirCapture
         let cancels = try db.rows("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
                                   [.integer(captureID)]).compactMap { $0[0].int64 }
         try db.run("UPDATE error SET android_status = NULL, android_name = NULL WHERE capture_id = ?1", [.integer(captureID)])
@@ -50,10 +44,17 @@ extension Analyzer {
             let status: AndroidGattStatus?
             switch (r[1].string, r[2].string) {
             case ("hci", "disconnect"):
+                // The reason of the host's Disconnect that ended the link, as the findings read it
+                // (its link event's reason, else the command's raw bytes).
+                let localDisconnect = (r[7].int ?? 0) != 0
+                var sent = localDisconnect
+                    ? try LocalDisconnectCommand.find(db, captureID: captureID, connectionID: r[14].int64 ?? -1, before: r[12].int ?? 0)?.reason : nil
+                // On air the central's Disconnect is its LL_TERMINATE_IND, and the reason reported is the one it sent.
+                if localDisconnect, sent == nil, isAirCapture { sent = code }
                 status = AndroidStatusRule.disconnect(
                     reason: HCIStatusCode(UInt8(truncatingIfNeeded: code)), isLE: isLE, localRole: role,
-                    localDisconnectRequested: (r[7].int ?? 0) != 0, attTimeoutBefore: (r[8].int ?? 0) != 0,
-                    disconnectReasonSent: r[15].string.flatMap(FindingsEngine.disconnectReason(inDetail:)))
+                    localDisconnectRequested: localDisconnect, attTimeoutBefore: (r[8].int ?? 0) != 0,
+                    disconnectReasonSent: sent.map { UInt8(truncatingIfNeeded: $0) })
             case ("hci", "connection"):
                 let frame = r[12].int64 ?? 0
                 let createFrame = r[10].int64

@@ -34,12 +34,17 @@ public enum AndroidStatusRule {
     /// Terminated Connection (`HCI_ERR_PEER_USER`); a Disconnect with any other reason
     /// (`disconnectReasonSent`: 0x05 after failed security, 0x15, 0x1A, 0x29, 0x3B, Core v5.4 Vol 4
     /// Part E 7.1.6) is the stack's own, and the app gets the reason the controller reports.
+    /// When the host's Disconnect is not in the capture or its reason cannot be read
+    /// (`disconnectReasonSent` nil), whose it was is unknown, and so is the status: nil.
     public static func disconnect(reason: HCIStatusCode, isLE: Bool, localRole: String?,
                                   localDisconnectRequested: Bool, attTimeoutBefore: Bool,
-                                  disconnectReasonSent: UInt8? = nil) -> AndroidGattStatus? {
+                                  disconnectReasonSent: UInt8?) -> AndroidGattStatus? {
         guard clientHears(isLE: isLE, localRole: localRole) else { return nil }
         if attTimeoutBefore && reason.rawValue == 0x16 { return .connTerminateLocalHost }
-        if localDisconnectRequested && (disconnectReasonSent ?? 0x13) == 0x13 { return .success }
+        if localDisconnectRequested {
+            guard let sent = disconnectReasonSent else { return nil }
+            if sent == 0x13 { return .success }
+        }
         return .disconnect(reason: reason)
     }
 
