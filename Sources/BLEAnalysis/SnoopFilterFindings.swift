@@ -4,7 +4,8 @@ import BLETimeline
 
 /// Links whose ACL payloads the capture writer cut: Android's filtered snoop log
 /// (`btsnoop_hci.log.filtered`, AOSP snoop_logger.cc) keeps only the headers of most ACL
-/// packets, a bugreport's btsnooz section cuts ACL data in every mode (`PacketDecoder+SnoopCut.swift`). Each cut record is a "Snoop log cut" link event.
+/// packets, a bugreport's btsnooz section cuts ACL data in every mode (`PacketDecoder+SnoopCut.swift`),
+/// and a pcap or pcapng file keeps at most its snapshot length of each. Each cut record is a "Snoop log cut" link event.
 ///
 /// The finding says what the capture shows (which packets were cut, by which writer, and that
 /// their PDUs are att_pdus rows marked cut whose transactions still pair) and what cannot be
@@ -17,23 +18,36 @@ extension FindingsEngine {
             """, [.integer(captureID), .integer(c.id), .text(PacketDecoder.snoopCutEventName)]).compactMap { $0[0].int }
         guard !frames.isEmpty else { return [] }
         let n = frames.count
-        // Who cut them: a bugreport's btsnooz section cuts ACL data whatever the snoop mode
-        // (AOSP btsnooz), a filtered snoop log only in that mode (snoop_logger.cc).
+        // Who cut them, by format: a bugreport's btsnooz section cuts ACL data whatever the snoop
+        // mode (AOSP btsnooz), Android's btsnoop log only in filtered mode (snoop_logger.cc), a
+        // pcap or pcapng file at its snapshot length.
         let format = try db.rows("SELECT format FROM capture WHERE id = ?1", [.integer(captureID)]).first?[0].string
-        let writer = format == "btsnooz"
-            ? "as a bugreport's btsnooz section (BTSNOOP_LOG_SUMMARY) writes every log, whatever the snoop mode: ACL data cut after its first bytes, signalling kept whole"
-            : "as Android's filtered snoop mode (persist.bluetooth.btsnooplogmode=filtered) writes them: the ACL and L2CAP headers and at most 5 bytes after them, signalling kept whole"
-        let full = format == "btsnooz"
-            ? "The phone's full snoop log (FS/data/misc/bluetooth/logs/btsnoop_hci.log in the bugreport zip, when snoop logging was on) has them."
-            : "A full snoop log (btsnooplogmode=full) has them."
+        let (writer, full, title): (String, String, String)
+        switch format {
+        case "btsnooz":
+            writer = "as a bugreport's btsnooz section (BTSNOOP_LOG_SUMMARY) writes every log, whatever the snoop mode: ACL data cut after its first bytes, signalling kept whole"
+            full = "The phone's full snoop log (FS/data/misc/bluetooth/logs/btsnoop_hci.log in the bugreport zip, when snoop logging was on) has them."
+            title = "The bugreport's btsnooz log cut \(n) packet\(n == 1 ? "" : "s") of this link to their first bytes"
+        case "btsnoop":
+            writer = "as Android's filtered snoop mode (persist.bluetooth.btsnooplogmode=filtered) writes them: the ACL and L2CAP headers and at most 5 bytes after them, signalling kept whole"
+            full = "A full snoop log (btsnooplogmode=full) has them."
+            title = "The snoop log was filtered: \(n) packet\(n == 1 ? "" : "s") of this link kept only their headers"
+        case "pcap", "pcapng":
+            // libpcap and pcapng writers keep at most the snapshot length of every packet.
+            writer = "as a capture tool's snapshot length (the file's snaplen) cuts every packet longer than it"
+            full = "A capture taken with a larger snapshot length (tcpdump -s 0, dumpcap's default) has them."
+            title = "The capture's snapshot length cut \(n) packet\(n == 1 ? "" : "s") of this link"
+        default:
+            writer = "as the program that wrote the capture cut them"
+            full = "A capture that keeps whole packets has them."
+            title = "The capture writer cut \(n) packet\(n == 1 ? "" : "s") of this link"
+        }
         let detail = "Known: \(n) ACL packet\(n == 1 ? "" : "s") of this link \(n == 1 ? "is" : "are") shorter in the file "
             + "than on the wire (the record keeps the original length), \(writer). An ATT PDU whose opcode survived is "
             + "an att_pdus row marked cut (cut = 1, no value), and its transaction still pairs. Unknown: the values "
             + "the cut PDUs carried (read, written or notified there). \(full)"
         return [Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "snoop-log-filtered",
-                        title: format == "btsnooz"
-                            ? "The bugreport's btsnooz log cut \(n) packet\(n == 1 ? "" : "s") of this link to their first bytes"
-                            : "The snoop log was filtered: \(n) packet\(n == 1 ? "" : "s") of this link kept only their headers",
+                        title: title,
                         detail: detail, evidence: Array(frames.prefix(50)))]
     }
 }

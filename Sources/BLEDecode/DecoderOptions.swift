@@ -20,6 +20,22 @@ public struct DecoderOptions: Sendable {
     /// records' `rawType` is a monitor opcode (`monitorControl`); other formats number their
     /// unknown record types otherwise.
     public var monitorRecords = false
+    /// What cuts an ACL record short while keeping its original length (`PacketDecoder.writerCut`),
+    /// named in the packet's summary; the importer sets it from the capture's format.
+    public var cutWriter = CutWriter.unknown
+
+    /// Who writes records shorter than the packet they hold, by capture format.
+    public enum CutWriter: String, Sendable {
+        /// btsnoop: Android's filtered snoop mode (AOSP snoop_logger.cc, `btsnoop_hci.log.filtered`).
+        case androidFilteredSnoop = "as Android's filtered snoop log does"
+        /// A bugreport's btsnooz ring buffer (AOSP btif_debug_btsnoop.cc): ACL data cut in every mode.
+        case btsnooz = "as a bugreport's btsnooz ring buffer does"
+        /// pcap / pcapng: the capture tool's snapshot length (the file header's snaplen, the
+        /// interface's SnapLen), which cuts every packet longer than it.
+        case snapshotLength = "at the capture's snapshot length (snaplen)"
+        /// Any other format.
+        case unknown = "by the capture writer"
+    }
 
     public init(keepKeys: Bool = false, payloadOffsetInRecord: Int = 25) {
         self.keepKeys = keepKeys

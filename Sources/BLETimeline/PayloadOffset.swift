@@ -31,6 +31,12 @@ extension DecoderOptions {
         }
         var options = DecoderOptions(keepKeys: keepKeys, payloadOffsetInRecord: offset)
         options.monitorRecords = info.linkType == 2001 && info.format == .btsnoop || info.linkType == 254
+        switch info.format {
+        case .btsnoop: options.cutWriter = .androidFilteredSnoop
+        case .btsnooz: options.cutWriter = .btsnooz
+        case .pcap, .pcapng: options.cutWriter = .snapshotLength
+        default: options.cutWriter = .unknown
+        }
         return options
     }
 }

@@ -32,7 +32,7 @@ extension PacketDecoder {
 
     mutating func decodeCutACL(_ payload: [UInt8], kept: Int, original: Int, into d: inout PacketDraft) {
         d.layer = .acl
-        let note = " (cut by the capture writer: \(kept) of \(original) bytes kept, as Android's filtered snoop log does)"
+        let note = " (cut by the capture writer: \(kept) of \(original) bytes kept, \(options.cutWriter.rawValue))"
         guard payload.count >= 4 else {
             d.summary.set(d.prefix + "ACL" + note)
             return
