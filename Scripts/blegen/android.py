@@ -37,6 +37,8 @@ would not behave so, but the twin shows the diagnosis choosing the view by platf
     link F (handle 0x0043, SENSOR): a Read Request to 0x0008 never answered, the link lost
       (0x08) 4 s later: onCharacteristicRead gets 133 GATT_ERROR (gatt_utils.cc
       gatt_cleanup_upon_disc), then onConnectionStateChange 8 GATT_CONN_TIMEOUT
+    LE Connection Complete 0x3C Advertising Timeout (role byte 0): the phone's directed
+      advertising ended; no callback (acl_ble_connection_fail), no 133
 """
 
 from __future__ import annotations
@@ -127,6 +129,9 @@ def android_callbacks() -> Log:
     log.evt(1040, hci.le_connection_complete(0, f, 0, 1, SENSOR, 24, 0, 400))  # 29
     log.att_tx(1100, f, att.read_req(0x0008))                                  # 30, never answered
     log.evt(5100, hci.disconnection_complete(f, 0x08))                         # 31
+    # The phone's directed advertising times out: LE Connection Complete 0x3C, the other fields
+    # zero as some controllers leave them (role 0x00 = central). No connect of the app failed.
+    log.evt(6000, hci.le_connection_complete(0x3C, 0, 0, 0, "00:00:00:00:00:00", 0, 0, 0))  # 32
     return log
 
 

@@ -82,6 +82,7 @@ extension FindingsEngine {
         let failed = try connections.filter {
             !$0.beganBeforeCapture && $0.transport == "le" && $0.status != 0 && $0.status != 0x02 && $0.role != "peripheral"
                 && $0.completePacketID != nil
+                && !AndroidStatusRule.isAdvertisingTimeout(HCIStatusCode(UInt8(truncatingIfNeeded: $0.status)))
         }
         var order: [Int] = []
         var groups: [Int: [ConnectionFacts]] = [:]

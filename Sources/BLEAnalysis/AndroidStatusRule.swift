@@ -61,8 +61,14 @@ public enum AndroidStatusRule {
     /// `onConnectionStateChange` after an LE Connection Complete with a failure status (7.7.65.1).
     /// An attempt the host cancelled 30 s after it began is the direct-connect timeout; other
     /// cancels are the app's or the stack's accept-list changes, which no callback reports.
+    ///
+    /// 0x3C Advertising Timeout ends the phone's own directed advertising, not a connect: the
+    /// stack tells no GATT client of it (system/stack/acl/ble_acl.cc `acl_ble_connection_fail`:
+    /// `if (status != HCI_ERR_ADVERTISING_TIMEOUT) connection_manager::on_connection_failed(…)`),
+    /// whatever role byte the controller put in the failed event (AOSP takes it as unknown).
     public static func connectionFailure(status: HCIStatusCode, cancelled: Bool, waitedUs: Int64?, isLE: Bool,
                                          localRole: String?, androidVersion: Int?) -> AndroidGattStatus? {
+        guard !isAdvertisingTimeout(status) else { return nil }
         guard clientHears(isLE: isLE, localRole: localRole) else { return nil }
         if cancelled {
             guard let waitedUs, directConnectTimeoutUs.contains(waitedUs) else { return nil }
@@ -87,6 +93,9 @@ public enum AndroidStatusRule {
     /// (system/stack/gatt/gatt_utils.cc `gatt_cleanup_upon_disc`:
     /// `gatt_end_operation(p_clcb, GATT_ERROR, NULL)`, then `gatt_disconnect_complete_notify_user`).
     public static let pendingAtDisconnect = AndroidGattStatus.error
+
+    /// 0x3C Advertising Timeout (Core v5.4 Vol 1 Part F 2.60) in a failed LE Connection Complete.
+    public static func isAdvertisingTimeout(_ status: HCIStatusCode) -> Bool { status.rawValue == 0x3C }
 
     /// The read, write or descriptor callback's status for an ATT Error Response the phone
     /// received (Core v5.4 Vol 3 Part F 3.4.1.1); nil for one it sent (its GATT server's) and for

@@ -167,7 +167,18 @@ struct AndroidHostBehaviourTests {
             "25 error-response 128 128 -",
             "26 disconnect 19 19 GATT_CONN_TERMINATE_PEER_USER",
             "31 disconnect 8 8 GATT_CONN_TIMEOUT",
+            "32 connection 60 - -",
         ])
+    }
+
+    /// LE Connection Complete 0x3C Advertising Timeout (frame 32 of android-callbacks.btsnoop,
+    /// role byte 0): the phone's directed advertising ended; AOSP's acl_ble_connection_fail tells
+    /// no GATT client, so no app saw 133 for it.
+    @Test func anAdvertisingTimeoutIsNoFailedConnect() throws {
+        let dir = try Self.generate()
+        defer { Support.remove(dir) }
+        let (_, d) = try load("android-callbacks.btsnoop", in: dir)
+        #expect(!Self.findings(d).contains { $0.code == "android-connect-failed-133" })
     }
 
     /// The Write Request left unanswered on link A (frame 24): the stack ends a pending operation
