@@ -24,6 +24,9 @@ Every layout's main text has the dumpstate header (`Build fingerprint: '...'`), 
 PROPERTIES section with `[ro.product.model]: [...]` lines, and dumpsys bluetooth_manager's
 btsnooz section made from the first capture (btsnooz v2, AOSP btif_debug_btsnoop.cc).
 
+--btsnooz-acl-bytes N cuts every ACL record of the btsnooz section to its first N bytes (HCI
+ACL header included), the packet length keeping the original size, as the ring buffer does.
+
 Bad inputs (--bad) for the refusal tests:
   no-log    a bugreport with no snoop log and no btsnooz section;
   damaged   the log member's deflate stream damaged in its middle;
@@ -61,8 +64,10 @@ def btsnoop_records(data):
     return out
 
 
-def btsnooz_section(data):
-    """dumpsys bluetooth_manager's BTSNOOP_LOG_SUMMARY section (v2) for a btsnoop H4 capture."""
+def btsnooz_section(data, acl_bytes=None):
+    """dumpsys bluetooth_manager's BTSNOOP_LOG_SUMMARY section (v2) for a btsnoop H4 capture.
+    With `acl_bytes`, ACL records keep only their first `acl_bytes` bytes (the ring buffer keeps
+    ACL payloads short: v2's packet length still says how long each was)."""
     records = []
     for flags, ts, packet in btsnoop_records(data):
         if not packet:
@@ -79,7 +84,8 @@ def btsnooz_section(data):
     for kind, ts, body in records:
         delta = max(0, ts - previous) & 0xFFFFFFFF
         previous = ts
-        stream += struct.pack("<HHIB", len(body) + 1, len(body) + 1, delta, kind) + body
+        kept = body[:acl_bytes] if acl_bytes is not None and kind in (0x11, 0x21) else body
+        stream += struct.pack("<HHIB", len(kept) + 1, len(body) + 1, delta, kind) + kept
     last = records[-1][1] if records else 0
     blob = struct.pack("<BQ", 2, last & 0xFFFFFFFFFFFFFFFF) + zlib.compress(stream, 9)
     text = base64.b64encode(blob).decode()
@@ -132,7 +138,7 @@ def build(args):
             if len(captures) > 1:
                 add(z, member + ".last", captures[1])
         return
-    btsnooz = "" if args.bad == "no-log" else btsnooz_section(captures[0])
+    btsnooz = "" if args.bad == "no-log" else btsnooz_section(captures[0], args.btsnooz_acl_bytes)
     text = main_text(args, btsnooz).encode()
     log_name = {"o": LOG_DIR + "btsnoop_hci.log", "filtered": LOG_DIR + "btsnoop_hci.log.filtered",
                 "vendor": "FS/data/log/bt/btsnoop_hci.log"}.get(args.layout)
@@ -204,6 +210,7 @@ def main():
     p.add_argument("--layout", choices=["m", "n", "o", "filtered", "vendor", "plain"], default="o")
     p.add_argument("--log-name", help="the log's member name (default: the layout's)")
     p.add_argument("--bad", choices=["no-log", "damaged", "bomb", "absurd", "empty-log"])
+    p.add_argument("--btsnooz-acl-bytes", type=int, help="cut the btsnooz section's ACL records to this many bytes")
     p.add_argument("--manufacturer", default="Google")
     p.add_argument("--model", default="Pixel 7")
     p.add_argument("--brand", default="google")

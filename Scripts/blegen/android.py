@@ -19,6 +19,26 @@ would not behave so, but the twin shows the diagnosis choosing the view by platf
     attempt C (PEER_C): LE Create Connection, LE Connection Complete 0x3E 2 s later
     link D (handle 0x0041, SENSOR): LE Create Connection answered 95 s later (a background
       connect), then the peer ends it with 0x13
+
+  android-callbacks.btsnoop (`android_callbacks`): ATT Error Responses the app never receives
+    as such (Docs/android.md "Read, write and descriptor callbacks"), the ATT MTU left at 23
+    link E (handle 0x0042, SENSOR):
+      a Read Request to 0x0008 answered with 22 bytes (ATT_MTU - 1), the stack's Read Blob at
+        offset 22 answered 0x0B Attribute Not Long: onCharacteristicRead gets GATT_SUCCESS
+        (gatt_cl.cc gatt_process_error_rsp, first_read_blob_after_read)
+      a Read Request to 0x000A answered 0x05 Insufficient Authentication: BluetoothGatt.java
+        retries with AUTHENTICATION_NO_MITM; the pairing the stack starts fails (SMP Pairing
+        Failed 0x03 from the peer): onCharacteristicRead gets 137 GATT_AUTH_FAIL
+        (gatt_auth.cc gatt_sec_check_complete)
+      a Write Request to 0x000C answered 0x0F Insufficient Encryption, retried (no MITM) and
+        answered 0x0F, retried (MITM) and answered 0x0F: only the third reaches
+        onCharacteristicWrite, as 15 GATT_INSUFFICIENT_ENCRYPTION
+      a Read Request to 0x0011 answered 0x80 (an application error): 128, unnamed
+    link F (handle 0x0043, SENSOR): a Read Request to 0x0008 never answered, the link lost
+      (0x08) 4 s later: onCharacteristicRead gets 133 GATT_ERROR (gatt_utils.cc
+      gatt_cleanup_upon_disc), then onConnectionStateChange 8 GATT_CONN_TIMEOUT
+    LE Connection Complete 0x3C Advertising Timeout (role byte 0): the phone's directed
+      advertising ended; no callback (acl_ble_connection_fail), no 133
 """
 
 from __future__ import annotations
@@ -27,7 +47,7 @@ import struct
 import sys
 from pathlib import Path
 
-from . import att, hci
+from . import att, hci, l2cap, smp
 from .scenarios import PEER_B, PEER_C, SENSOR, Log, central_discovery, power_on
 
 LE_GET_VENDOR_CAPABILITIES = 0xFD53   # hcidefs.h HCI_BLE_VENDOR_CAP_OCF (0x0153 | OGF 0x3F)
@@ -75,14 +95,56 @@ def android_host() -> Log:
     return log
 
 
+def android_callbacks() -> Log:
+    log = Log()
+    t = power_on(log)                                                          # 1-4
+    log.cmd(t, hci.command(LE_GET_VENDOR_CAPABILITIES))                        # 5
+    log.evt(t + 1, hci.command_complete(LE_GET_VENDOR_CAPABILITIES, b"\x00" + bytes(14)))  # 6
+    e = 0x0042
+    _create(log, 60, SENSOR)                                                   # 7, 8
+    log.evt(100, hci.le_connection_complete(0, e, 0, 1, SENSOR, 24, 0, 400))   # 9
+    # A value of exactly ATT_MTU - 1 bytes: the stack reads on with Read Blob.
+    log.att_tx(200, e, att.read_req(0x0008))                                   # 10
+    log.att_rx(220, e, att.read_rsp(b"Acme Sensors Corp. Ltd"))                # 11 (22 bytes)
+    log.att_tx(230, e, bytes([att.READ_BLOB_REQ]) + struct.pack("<HH", 0x0008, 22))  # 12
+    log.att_rx(250, e, att.error_rsp(att.READ_BLOB_REQ, 0x0008, 0x0B))         # 13
+    # Insufficient Authentication; the framework's retry makes the stack pair, and pairing fails.
+    log.att_tx(300, e, att.read_req(0x000A))                                   # 14
+    log.att_rx(320, e, att.error_rsp(att.READ_REQ, 0x000A, 0x05))              # 15
+    smp_frame = lambda pdu, rx: hci.acl(e, hci.PB_FIRST_FLUSHABLE if rx else hci.PB_FIRST_NON_FLUSHABLE,
+                                        l2cap.frame(l2cap.CID_SMP, pdu))
+    log.add(340, smp_frame(smp.pairing_request(3, 0, 0x09, 16, 0, 1), False), False)  # 16
+    log.add(380, smp_frame(smp.pairing_failed(0x03), True), True)              # 17
+    # Insufficient Encryption three times: the framework retries twice, then gives up.
+    for i, ms in enumerate((500, 600, 700)):
+        log.att_tx(ms, e, att.write_req(0x000C, b"\x01"))                      # 18, 20, 22
+        log.att_rx(ms + 20, e, att.error_rsp(att.WRITE_REQ, 0x000C, 0x0F))     # 19, 21, 23
+    # An application error: passed through as its number.
+    log.att_tx(800, e, att.read_req(0x0011))                                   # 24
+    log.att_rx(820, e, att.error_rsp(att.READ_REQ, 0x0011, 0x80))              # 25
+    log.evt(900, hci.disconnection_complete(e, 0x13))                          # 26
+    # Link F: the link is lost while a read awaits its response.
+    f = 0x0043
+    _create(log, 1000, SENSOR)                                                 # 27, 28
+    log.evt(1040, hci.le_connection_complete(0, f, 0, 1, SENSOR, 24, 0, 400))  # 29
+    log.att_tx(1100, f, att.read_req(0x0008))                                  # 30, never answered
+    log.evt(5100, hci.disconnection_complete(f, 0x08))                         # 31
+    # The phone's directed advertising times out: LE Connection Complete 0x3C, the other fields
+    # zero as some controllers leave them (role 0x00 = central). No connect of the app failed.
+    log.evt(6000, hci.le_connection_complete(0x3C, 0, 0, 0, "00:00:00:00:00:00", 0, 0, 0))  # 32
+    return log
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[1] if len(argv) > 1 else ".")
     out.mkdir(parents=True, exist_ok=True)
     log = android_host()
     (out / "android-host.btsnoop").write_bytes(log.btsnoop())
     (out / "android-host.pklg").write_bytes(log.packetlogger())
+    (out / "android-callbacks.btsnoop").write_bytes(android_callbacks().btsnoop())
     print(out / "android-host.btsnoop")
     print(out / "android-host.pklg")
+    print(out / "android-callbacks.btsnoop")
     return 0
 
 

@@ -4,7 +4,7 @@ import BLETimeline
 
 extension FindingsEngine {
     /// `att-timeout`, `capture-ended-pending`, `att-error`, `gatt-out-of-sync`, `local-service-changed`, `slow-response`, `indication-unconfirmed`, `mtu-problem`.
-    func attFindings(_ c: ConnectionFacts, earlier: EarlierConnections) throws -> [Finding] {
+    func attFindings(_ c: ConnectionFacts, earlier: EarlierConnections, platform: CapturePlatform.Inference) throws -> [Finding] {
         var out: [Finding] = []
         // On a sniffer's capture, where the connection was last seen when its end is not in it.
         let lostFromView = try air.lastSeen(c)
@@ -41,10 +41,17 @@ extension FindingsEngine {
                 evidence.append(next)
             }
             sidesTimedOut.insert(side)
+            // An Android client's read or write pending when the link closed ends with 133 (not said for an Apple host).
+            var android: AndroidGattStatus?
+            if platform.showsAndroidView, localRequest, !localPeripheral, c.transport == "le", c.disconnectedAt != nil,
+               let callback = AndroidStatusRule.callback(forRequestOpcode: op) {
+                android = AndroidStatusRule.pendingAtDisconnect
+                detail += " An Android app's \(callback) got status \(AndroidStatusRule.pendingAtDisconnect) when the link closed, before onConnectionStateChange (the stack ends every pending operation so, gatt_utils.cc gatt_cleanup_upon_disc)."
+            }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "att-timeout",
                                title: "\(BLEAnalysisNames.attOpcodeName(op))\(handle) unanswered for 30 s",
                                detail: detail, evidence: evidence,
-                               cbError: localRequest && !localPeripheral ? "CBError.connectionTimeout" : nil))
+                               cbError: localRequest && !localPeripheral ? "CBError.connectionTimeout" : nil, android: android))
         }
 
         // capture-ended-pending: a request still open when the capture ended, less than the 30 s

@@ -82,6 +82,7 @@ extension FindingsEngine {
         let failed = try connections.filter {
             !$0.beganBeforeCapture && $0.transport == "le" && $0.status != 0 && $0.status != 0x02 && $0.role != "peripheral"
                 && $0.completePacketID != nil
+                && !AndroidStatusRule.isAdvertisingTimeout(HCIStatusCode(UInt8(truncatingIfNeeded: $0.status)))
         }
         var order: [Int] = []
         var groups: [Int: [ConnectionFacts]] = [:]
@@ -122,7 +123,10 @@ extension FindingsEngine {
             title: "Android closed the link to \(peer(c)) after its ATT request timed out",
             detail: "Known: the \(what) at packet \(requestFrame) got no response; the host sent HCI Disconnect (packet \(command)) \(TextFormat.duration(waited)) later, and the controller reported 0x16 Connection Terminated By Local Host (packet \(frame)). " +
                 "Inferred, from Android's stack: its 30 s ATT response timer (Core v5.4 Vol 3 Part F 3.3.3) closes the link itself, not the app. " +
-                "The app's onConnectionStateChange got status 22 GATT_CONN_TERMINATE_LOCAL_HOST, STATE_DISCONNECTED.",
+                (AndroidStatusRule.callback(forRequestOpcode: request[2].int ?? 0).map {
+                    "The request's \($0) got status \(AndroidStatusRule.pendingAtDisconnect) as the link closed (gatt_utils.cc gatt_cleanup_upon_disc); then the app's "
+                } ?? "The app's ") +
+                "onConnectionStateChange got status 22 GATT_CONN_TERMINATE_LOCAL_HOST, STATE_DISCONNECTED.",
             evidence: [requestFrame, command, frame], android: .connTerminateLocalHost)]
     }
 }

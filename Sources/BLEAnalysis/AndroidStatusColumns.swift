@@ -23,18 +23,14 @@ extension Analyzer {
                    CASE WHEN e.layer = 'att' THEN
                        (SELECT a.direction FROM att_pdu a WHERE a.connection_id = e.connection_id AND a.packet_id = e.packet_id
                                AND a.opcode = 1 LIMIT 1) END,
-                   e.packet_id, e.ts_us, e.connection_id,
-                   -- The reason of the host's Disconnect that ended the link (its link event's detail):
-                   -- the first the controller accepted (LocalDisconnectCommand).
-                   CASE WHEN e.context = 'disconnect' AND c.local_disconnect_requested THEN
-                       (SELECT l.detail FROM command m JOIN link_event l ON l.connection_id = m.connection_id AND l.packet_id = m.packet_id
-                        WHERE m.capture_id = e.capture_id AND m.connection_id = e.connection_id AND m.opcode = 0x0406
-                              AND m.packet_id < e.packet_id
-                        ORDER BY \(LocalDisconnectCommand.order("m")) LIMIT 1) END
+                   e.packet_id, e.ts_us, e.connection_id
             FROM error e LEFT JOIN connection c ON c.id = e.connection_id
-            WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection'))
-                                          OR (e.layer = 'att' AND e.context = 'error-response'))
+            WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection', 'encryption'))
+                                          OR (e.layer = 'att' AND e.context = 'error-response')
+                                          OR (e.layer = 'smp' AND e.context = 'pairing-failed'))
             """, [.integer(captureID)])
+        let retries = try clientRetryVerdicts(captureID, db: db)
+        let isAirCapture = try AirObservation(captureID: captureID, db: db).isAirCapture
         let cancels = try db.rows("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
                                   [.integer(captureID)]).compactMap { $0[0].int64 }
         try db.run("UPDATE error SET android_status = NULL, android_name = NULL WHERE capture_id = ?1", [.integer(captureID)])
@@ -48,10 +44,17 @@ extension Analyzer {
             let status: AndroidGattStatus?
             switch (r[1].string, r[2].string) {
             case ("hci", "disconnect"):
+                // The reason of the host's Disconnect that ended the link, as the findings read it
+                // (its link event's reason, else the command's raw bytes).
+                let localDisconnect = (r[7].int ?? 0) != 0
+                var sent = localDisconnect
+                    ? try LocalDisconnectCommand.find(db, captureID: captureID, connectionID: r[14].int64 ?? -1, before: r[12].int ?? 0)?.reason : nil
+                // On air the central's Disconnect is its LL_TERMINATE_IND, and the reason reported is the one it sent.
+                if localDisconnect, sent == nil, isAirCapture { sent = code }
                 status = AndroidStatusRule.disconnect(
                     reason: HCIStatusCode(UInt8(truncatingIfNeeded: code)), isLE: isLE, localRole: role,
-                    localDisconnectRequested: (r[7].int ?? 0) != 0, attTimeoutBefore: (r[8].int ?? 0) != 0,
-                    disconnectReasonSent: r[15].string.flatMap(FindingsEngine.disconnectReason(inDetail:)))
+                    localDisconnectRequested: localDisconnect, attTimeoutBefore: (r[8].int ?? 0) != 0,
+                    disconnectReasonSent: sent.map { UInt8(truncatingIfNeeded: $0) })
             case ("hci", "connection"):
                 let frame = r[12].int64 ?? 0
                 let createFrame = r[10].int64
@@ -60,9 +63,14 @@ extension Analyzer {
                     status: HCIStatusCode(UInt8(truncatingIfNeeded: code)), cancelled: cancelled,
                     waitedUs: r[9].int64.map { (r[13].int64 ?? 0).saturatingSubtracting($0) }, isLE: isLE,
                     localRole: role, androidVersion: androidVersion)
+            case ("att", _):
+                let delivered = !retries.notDelivered.contains(r[12].int64 ?? 0)
+                status = delivered ? AndroidStatusRule.attError(ATTErrorCode(UInt8(truncatingIfNeeded: code)), requestOpcode: r[4].int,
+                                                                receivedByPhone: r[11].string == "rx") : nil
             default:
-                status = AndroidStatusRule.attError(ATTErrorCode(UInt8(truncatingIfNeeded: code)), requestOpcode: r[4].int,
-                                                    receivedByPhone: r[11].string == "rx")
+                // A pairing or encryption failure reaches a callback only as the end of a retried read or write.
+                status = retries.authFail.contains(r[12].int64 ?? 0) && AndroidStatusRule.clientHears(isLE: isLE, localRole: role)
+                    ? .authFail : nil
             }
             guard let status else { continue }
             update.bindInt(status.status, at: 1)
@@ -72,6 +80,38 @@ extension Analyzer {
             byPacket.rows[r[12].int ?? 0, default: []].append((r[14].int64, status))
         }
         return byPacket
+    }
+
+    /// The phone's read and write requests and the security failures, per link in capture order,
+    /// walked by `AndroidClientRetries`.
+    static func clientRetryVerdicts(_ captureID: Int64, db: SQLiteDatabase) throws -> AndroidClientRetries.Verdicts {
+        let rows = try db.rows("""
+            SELECT t.connection_id, t.request_packet_id, 0, t.opcode, t.handle, t.outcome, t.error_code, t.response_packet_id
+            FROM att_transaction t JOIN connection c ON c.id = t.connection_id
+            WHERE c.capture_id = ?1 AND t.direction = 'tx' AND t.opcode IN (10, 12, 18, 22)
+            UNION ALL
+            SELECT e.connection_id, e.packet_id, 1, NULL, NULL, NULL, NULL, NULL FROM error e
+            WHERE e.capture_id = ?1 AND e.connection_id IS NOT NULL
+              AND ((e.layer = 'smp' AND e.context = 'pairing-failed') OR (e.layer = 'hci' AND e.context = 'encryption'))
+            ORDER BY 1, 2, 3
+            """, [.integer(captureID)])
+        var steps: [Int64: [AndroidClientRetries.Step]] = [:]
+        for r in rows {
+            let link = r[0].int64 ?? 0
+            if (r[2].int ?? 0) == 1 {
+                steps[link, default: []].append(.securityFailure(packet: r[1].int64 ?? 0))
+            } else {
+                steps[link, default: []].append(.request(opcode: r[3].int ?? 0, handle: r[4].int, outcome: r[5].string ?? "",
+                                                         errorCode: r[6].int, responsePacket: r[7].int64))
+            }
+        }
+        var out = AndroidClientRetries.Verdicts()
+        for s in steps.values {
+            let v = AndroidClientRetries.walk(s)
+            out.notDelivered.formUnion(v.notDelivered)
+            out.authFail.formUnion(v.authFail)
+        }
+        return out
     }
 
     /// The Android status of each error row, by packet: what a finding without its own takes.

@@ -34,12 +34,17 @@ public enum AndroidStatusRule {
     /// Terminated Connection (`HCI_ERR_PEER_USER`); a Disconnect with any other reason
     /// (`disconnectReasonSent`: 0x05 after failed security, 0x15, 0x1A, 0x29, 0x3B, Core v5.4 Vol 4
     /// Part E 7.1.6) is the stack's own, and the app gets the reason the controller reports.
+    /// When the host's Disconnect is not in the capture or its reason cannot be read
+    /// (`disconnectReasonSent` nil), whose it was is unknown, and so is the status: nil.
     public static func disconnect(reason: HCIStatusCode, isLE: Bool, localRole: String?,
                                   localDisconnectRequested: Bool, attTimeoutBefore: Bool,
-                                  disconnectReasonSent: UInt8? = nil) -> AndroidGattStatus? {
+                                  disconnectReasonSent: UInt8?) -> AndroidGattStatus? {
         guard clientHears(isLE: isLE, localRole: localRole) else { return nil }
         if attTimeoutBefore && reason.rawValue == 0x16 { return .connTerminateLocalHost }
-        if localDisconnectRequested && (disconnectReasonSent ?? 0x13) == 0x13 { return .success }
+        if localDisconnectRequested {
+            guard let sent = disconnectReasonSent else { return nil }
+            if sent == 0x13 { return .success }
+        }
         return .disconnect(reason: reason)
     }
 
@@ -56,8 +61,14 @@ public enum AndroidStatusRule {
     /// `onConnectionStateChange` after an LE Connection Complete with a failure status (7.7.65.1).
     /// An attempt the host cancelled 30 s after it began is the direct-connect timeout; other
     /// cancels are the app's or the stack's accept-list changes, which no callback reports.
+    ///
+    /// 0x3C Advertising Timeout ends the phone's own directed advertising, not a connect: the
+    /// stack tells no GATT client of it (system/stack/acl/ble_acl.cc `acl_ble_connection_fail`:
+    /// `if (status != HCI_ERR_ADVERTISING_TIMEOUT) connection_manager::on_connection_failed(…)`),
+    /// whatever role byte the controller put in the failed event (AOSP takes it as unknown).
     public static func connectionFailure(status: HCIStatusCode, cancelled: Bool, waitedUs: Int64?, isLE: Bool,
                                          localRole: String?, androidVersion: Int?) -> AndroidGattStatus? {
+        guard !isAdvertisingTimeout(status) else { return nil }
         guard clientHears(isLE: isLE, localRole: localRole) else { return nil }
         if cancelled {
             guard let waitedUs, directConnectTimeoutUs.contains(waitedUs) else { return nil }
@@ -65,6 +76,26 @@ public enum AndroidStatusRule {
         }
         return .error
     }
+
+    /// The callback that ends an ATT read or write request the phone sent (nil for other
+    /// requests: discovery and MTU exchange end in callbacks of their own, not claimed here).
+    public static func callback(forRequestOpcode opcode: Int) -> String? {
+        switch opcode {
+        case 0x0A, 0x0C: "onCharacteristicRead (or onDescriptorRead)"
+        case 0x12, 0x16: "onCharacteristicWrite (or onDescriptorWrite)"
+        case 0x18: "onReliableWriteCompleted"
+        default: nil
+        }
+    }
+
+    /// The status of a read or write still awaiting its response when the link closed: every
+    /// pending operation ends with `GATT_ERROR` before the app hears of the disconnect
+    /// (system/stack/gatt/gatt_utils.cc `gatt_cleanup_upon_disc`:
+    /// `gatt_end_operation(p_clcb, GATT_ERROR, NULL)`, then `gatt_disconnect_complete_notify_user`).
+    public static let pendingAtDisconnect = AndroidGattStatus.error
+
+    /// 0x3C Advertising Timeout (Core v5.4 Vol 1 Part F 2.60) in a failed LE Connection Complete.
+    public static func isAdvertisingTimeout(_ status: HCIStatusCode) -> Bool { status.rawValue == 0x3C }
 
     /// The read, write or descriptor callback's status for an ATT Error Response the phone
     /// received (Core v5.4 Vol 3 Part F 3.4.1.1); nil for one it sent (its GATT server's) and for

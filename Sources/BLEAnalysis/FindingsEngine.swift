@@ -39,9 +39,9 @@ struct FindingsEngine {
         try connections.forEach { c in
             var out: [Finding] = []
             out += try establishmentFindings(c, earlier: earlier)
-            out += try disconnectFindings(c, losses: losses)
+            out += try disconnectFindings(c, losses: losses, platform: platform)
             out += try lostFromViewFindings(c)
-            out += try attFindings(c, earlier: earlier)
+            out += try attFindings(c, earlier: earlier, platform: platform)
             out += attOverlapFindings(c)
             out += try securityFindings(c)
             out += try parameterFindings(c)
@@ -236,7 +236,7 @@ struct FindingsEngine {
 
     // MARK: - Disconnect
 
-    func disconnectFindings(_ c: ConnectionFacts, losses: LinkLossOnsets) throws -> [Finding] {
+    func disconnectFindings(_ c: ConnectionFacts, losses: LinkLossOnsets, platform: CapturePlatform.Inference) throws -> [Finding] {
         guard let reasonCode = c.disconnectReason, let frame = c.disconnectPacketID, let at = c.disconnectedAt else { return [] }
         let reason = HCIStatusCode(UInt8(truncatingIfNeeded: reasonCode))
         // A bonded reconnect the peer refused (Encryption Change 0x06 PIN or Key Missing, Vol 4
@@ -268,7 +268,7 @@ struct FindingsEngine {
         let roleNote = peripheralView.map { " The local device was the peripheral (the GATT server) on this link. " + $0.sentence }
             ?? (c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : "")
         let unanswered = try db.rows("""
-            SELECT request_packet_id, opcode, handle FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
+            SELECT request_packet_id, opcode, handle, direction, outcome FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             AND response_packet_id IS NULL ORDER BY request_packet_id
             """, [.integer(c.id)])
         var unansweredText = ""
@@ -278,6 +278,14 @@ struct FindingsEngine {
             let first = unanswered[0]
             unansweredText = " \(unanswered.count) ATT request(s) were left unanswered, the first a \(BLEAnalysisNames.attOpcodeName(first[1].int ?? 0))" +
                 (first[2].int.map { " to handle \(hex($0, width: 4))" } ?? "") + " (packet \(first[0].int ?? 0))."
+            // An Android client's own read or write cut by the disconnect ended with 133 first (one
+            // that timed out is told by its att-timeout finding).
+            if platform.showsAndroidView, !localPeripheral, c.transport == "le",
+               let own = unanswered.first(where: { $0[3].string == "tx" && $0[4].string == "disconnected"
+                                                   && AndroidStatusRule.callback(forRequestOpcode: $0[1].int ?? 0) != nil }),
+               let callback = AndroidStatusRule.callback(forRequestOpcode: own[1].int ?? 0) {
+                unansweredText += " An Android app's \(callback) for the phone's \(BLEAnalysisNames.attOpcodeName(own[1].int ?? 0)) (packet \(own[0].int ?? 0)) got status \(AndroidStatusRule.pendingAtDisconnect) before onConnectionStateChange (gatt_utils.cc gatt_cleanup_upon_disc ends every pending operation so)."
+            }
         }
         let lastRx = try lastACL(c, direction: "rx", before: frame)
         let lastTx = try lastACL(c, direction: "tx", before: frame)

@@ -25,8 +25,10 @@ struct LocalDisconnectCommand {
             ORDER BY \(order("m")) LIMIT 1
             """, [.integer(captureID), .integer(connectionID), .integer(Int64(frame ?? Int(Int32.max)))]).first,
               let packetID = row[0].int else { return nil }
+        // Raw bytes only when they are the HCI command itself (opcode 0x0406 little-endian first):
+        // an air capture's Disconnect is an LL_TERMINATE_IND, whose byte 5 is no reason.
         let reason = row[1].string.flatMap(FindingsEngine.disconnectReason(inDetail:)).map(Int.init)
-            ?? row[2].blob.flatMap { $0.count >= 6 ? Int($0[5]) : nil }
+            ?? row[2].blob.flatMap { $0.count >= 6 && $0[0] == 0x06 && $0[1] == 0x04 ? Int($0[5]) : nil }
         return LocalDisconnectCommand(packetID: packetID, reason: reason)
     }
 

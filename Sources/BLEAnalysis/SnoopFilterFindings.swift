@@ -4,7 +4,8 @@ import BLETimeline
 
 /// Links whose ACL payloads the capture writer cut: Android's filtered snoop log
 /// (`btsnoop_hci.log.filtered`, AOSP snoop_logger.cc) keeps only the headers of most ACL
-/// packets, a bugreport's btsnooz section cuts ACL data in every mode (`PacketDecoder+SnoopCut.swift`). Each cut record is a "Snoop log cut" link event.
+/// packets, a bugreport's btsnooz section cuts ACL data in every mode (`PacketDecoder+SnoopCut.swift`),
+/// and a pcap or pcapng file keeps at most its snapshot length of each. Each cut record is a "Snoop log cut" link event.
 ///
 /// The finding says what the capture shows (which packets were cut, by which writer, and that
 /// their PDUs are att_pdus rows marked cut whose transactions still pair) and what cannot be
@@ -32,10 +33,14 @@ extension FindingsEngine {
             writer = "as a pcap or pcapng capture keeps only the first snapshot-length bytes (snaplen: tcpdump -s, dumpcap -s) of every longer packet, commands and events included"
             full = "A capture taken with no snapshot length limit (tcpdump -s 0) has them."
             title = "The capture's snapshot length cut \(packets) of this link"
-        default:
+        case "btsnoop":
             writer = "as Android's filtered snoop mode (persist.bluetooth.btsnooplogmode=filtered) writes them: the ACL and L2CAP headers and at most 5 bytes after them, signalling kept whole"
             full = "A full snoop log (btsnooplogmode=full) has them."
             title = "The snoop log was filtered: \(packets) of this link kept only their headers"
+        default:
+            writer = "as the program that wrote the capture cut them"
+            full = "A capture that keeps whole packets has them."
+            title = "The capture writer cut \(packets) of this link"
         }
         let detail = "Known: \(n) ACL packet\(n == 1 ? "" : "s") of this link \(n == 1 ? "is" : "are") shorter in the file "
             + "than on the wire (the record keeps the original length), \(writer). An ATT PDU whose opcode survived is "

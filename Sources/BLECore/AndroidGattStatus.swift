@@ -42,6 +42,9 @@ public struct AndroidGattStatus: Hashable, Sendable, CustomStringConvertible {
     /// `GATT_ERROR` = 0x85 (133): what `bta_gattc_open_fail` and the disconnect of a pending
     /// direct connect send when a connection could not be opened (system/bta/gatt/bta_gattc_act.cc).
     public static let error = AndroidGattStatus(0x85, "GATT_ERROR")
+    /// `GATT_AUTH_FAIL` = 0x89 (137): a read or write whose encryption or pairing failed
+    /// (system/stack/gatt/gatt_auth.cc `gatt_sec_check_complete`).
+    public static let authFail = AndroidGattStatus(0x89, "GATT_AUTH_FAIL")
 
     // MARK: Link statuses (gatt_api.h `tGATT_DISCONN_REASON`, whose values are hcidefs.h's HCI codes)
 

@@ -144,4 +144,60 @@ struct AndroidHostBehaviourTests {
         #expect(html.contains("Android name"))
         #expect(html.contains("GATT_CONN_TERMINATE_PEER_USER"))
     }
+
+    /// Error Responses the app never receives as such (android-callbacks.btsnoop, frames read off
+    /// Scripts/blegen/android.py): the Attribute Not Long that ends the stack's Read Blob after a
+    /// full Read Response (gatt_cl.cc: GATT_SUCCESS), the Insufficient Authentication and
+    /// Encryption BluetoothGatt.java retries twice, the pairing failure that ends a retried read
+    /// (gatt_auth.cc: 137 GATT_AUTH_FAIL), and an application error passed through.
+    @Test func errorsTheFrameworkRetriesOrTheStackReadsOn() throws {
+        let dir = try Self.generate()
+        defer { Support.remove(dir) }
+        let (store, _) = try load("android-callbacks.btsnoop", in: dir)
+        let rows = try store.database.rows("""
+            SELECT packet_id, context, code, android_status, android_name FROM errors ORDER BY packet_id
+            """).map { r in "\(r[0].int ?? 0) \(r[1].string ?? "") \(r[2].int ?? 0) \(r[3].int.map(String.init) ?? "-") \(r[4].string ?? "-")" }
+        #expect(rows == [
+            "13 error-response 11 - -",
+            "15 error-response 5 - -",
+            "17 pairing-failed 3 137 GATT_AUTH_FAIL",
+            "19 error-response 15 - -",
+            "21 error-response 15 - -",
+            "23 error-response 15 15 GATT_INSUFFICIENT_ENCRYPTION",
+            "25 error-response 128 128 -",
+            "26 disconnect 19 19 GATT_CONN_TERMINATE_PEER_USER",
+            "31 disconnect 8 8 GATT_CONN_TIMEOUT",
+            "32 connection 60 - -",
+        ])
+    }
+
+    /// LE Connection Complete 0x3C Advertising Timeout (frame 32 of android-callbacks.btsnoop,
+    /// role byte 0): the phone's directed advertising ended; AOSP's acl_ble_connection_fail tells
+    /// no GATT client, so no app saw 133 for it.
+    @Test func anAdvertisingTimeoutIsNoFailedConnect() throws {
+        let dir = try Self.generate()
+        defer { Support.remove(dir) }
+        let (_, d) = try load("android-callbacks.btsnoop", in: dir)
+        #expect(!Self.findings(d).contains { $0.code == "android-connect-failed-133" })
+    }
+
+    /// The Write Request left unanswered on link A (frame 24): the stack ends a pending operation
+    /// with GATT_ERROR when the link closes (gatt_utils.cc gatt_cleanup_upon_disc), so the app's
+    /// onCharacteristicWrite got 133 before onConnectionStateChange got 22.
+    @Test func aRequestPendingWhenTheLinkClosedGets133() throws {
+        let dir = try Self.generate()
+        defer { Support.remove(dir) }
+        let (_, d) = try load("android-host.btsnoop", in: dir)
+        let f = Self.findings(d)
+        let timeout = try #require(f.first { $0.code == "att-timeout" && $0.evidence.first == 24 })
+        #expect(timeout.android == .error)
+        #expect(timeout.detail.contains("onCharacteristicWrite (or onDescriptorWrite) got status 133 GATT_ERROR when the link closed"))
+        let closed = try #require(f.first { $0.code == "android-att-timeout-disconnect" })
+        #expect(closed.android == .connTerminateLocalHost)
+        #expect(closed.detail.contains("got status 133 GATT_ERROR as the link closed (gatt_utils.cc gatt_cleanup_upon_disc); then the app's onConnectionStateChange got status 22"))
+        // Link F of android-callbacks.btsnoop: the Read Request (frame 30) pending when the link was lost (31).
+        let (_, lost) = try load("android-callbacks.btsnoop", in: dir)
+        let timeout08 = try #require(Self.findings(lost).first { $0.evidence.contains(31) && $0.android == .connTimeout })
+        #expect(timeout08.detail.contains("An Android app's onCharacteristicRead (or onDescriptorRead) for the phone's Read Request (packet 30) got status 133 GATT_ERROR before onConnectionStateChange"))
+    }
 }

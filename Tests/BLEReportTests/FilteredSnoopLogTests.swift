@@ -100,4 +100,45 @@ struct FilteredSnoopLogTests {
         #expect(finding.detail.contains("whatever the snoop mode"))
         #expect(!finding.detail.contains("btsnooplogmode=filtered"))
     }
+
+    /// The same records in a pcap (LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR, 201) whose record headers
+    /// say caplen < len: the capture tool's snapshot length cut them, not Android's filtered snoop
+    /// mode. Both the packet summaries and the finding name the snapshot length.
+    @Test func cutRecordsOfAPcapAreTheSnapshotLengths() throws {
+        let dir = Support.scratch()
+        defer { Support.remove(dir) }
+        let snoop = dir + "/cut.btsnoop"
+        try Self.capture().write(to: snoop)
+        let file = dir + "/cut.pcap"
+        try Data(Self.pcap201(fromBtsnoop: Array(try Data(contentsOf: URL(fileURLWithPath: snoop))))).write(to: URL(fileURLWithPath: file))
+        let store = try Support.timeline([file], at: dir + "/t.db")
+        let cut = try store.database.rows("SELECT id, summary FROM packets WHERE summary LIKE '%cut by the capture writer%' ORDER BY id")
+        #expect(cut.map { $0[0].int ?? 0 } == [3, 4, 5])
+        #expect(cut.first?[1].string == "Rcvd Read Response, 21 bytes (cut by the capture writer: 13 of 29 bytes kept, at the capture's snapshot length (snaplen))")
+        #expect(try store.database.scalarInt("SELECT count(*) FROM packets WHERE summary LIKE '%Android%'") == 0)
+        let diagnosis = try #require(try DiagnosisLoader.load(store).first)
+        let finding = try #require(diagnosis.connections.first?.findings.first { $0.finding.code == "snoop-log-filtered" }?.finding)
+        #expect(finding.title == "The capture's snapshot length cut 3 packets of this link")
+        #expect(finding.detail.contains("snapshot length"))
+        #expect(!finding.detail.contains("btsnooplogmode"))
+        #expect(!finding.detail.contains("Android"))
+    }
+
+    /// A btsnoop H4 file (datalink 1002) rewritten as pcap 201: the 24-byte pcap header (snaplen
+    /// 65535), then per record ts_sec, ts_usec, caplen and len (little-endian), the 4-byte
+    /// big-endian direction (btsnoop flags bit 0) and the H4 bytes; len keeps btsnoop's original length.
+    static func pcap201(fromBtsnoop b: [UInt8]) -> [UInt8] {
+        func be32(_ o: Int) -> UInt32 { b[o..<o + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        var out = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(201)
+        var o = 16
+        while o + 24 <= b.count {
+            let original = be32(o), included = Int(be32(o + 4)), flags = be32(o + 8)
+            let ts = b[o + 16..<o + 24].reduce(Int64(0)) { $0 << 8 | Int64($1) } - 0x00DC_DDB3_0F2F_8000
+            out += le32(UInt32(ts / 1_000_000)) + le32(UInt32(ts % 1_000_000)) + le32(UInt32(included + 4)) + le32(original + 4)
+            out += [0, 0, 0, UInt8(flags & 1)] + b[o + 24..<o + 24 + included]
+            o += 24 + included
+        }
+        return out
+    }
 }
