@@ -23,7 +23,7 @@ enum ReplayCommand {
         _ = mallopt(M_ARENA_MAX, 1)
         #endif
         let args = try Arguments(argv, valued: ["central", "inject", "unmatched", "anchor", "seed", "runs", "junit", "write-capture"],
-                                 flagNames: ["json", "bench"])
+                                 flagNames: ["json", "bench"], repeatable: ["inject"])
         guard args.positionals.count == 1, let input = args.positionals.first else {
             throw Arguments.UsageError(message: "give one capture or timeline (\(usage))")
         }
