@@ -28,6 +28,8 @@ enum ReplayCommand {
             throw Arguments.UsageError(message: "give one capture or timeline (\(usage))")
         }
         let options = try ReplayOptions(args)
+        try SameFile.refuseOverwriting(inputs: [("the input", input)] + (args.value("central").map { [("the central script", $0)] } ?? []),
+                                       outputs: ["junit", "write-capture"].compactMap { name in args.value(name).map { ("--" + name, $0) } })
         var loaded: ReplaySource.Loaded
         do {
             loaded = try ReplaySource.load(path: input)
