@@ -90,7 +90,9 @@ public enum LiveRecorder {
         let sourceWarnings = source.warnings
         let sourceNotes = source.notes
         do {
-            try sink.finish(warnings: sourceWarnings, notes: sourceNotes)
+            // The error that stopped it goes into the timeline too: a reader of the timeline alone
+            // must learn that the stream broke there, as after importing a damaged file.
+            try sink.finish(warnings: sourceWarnings, notes: sourceNotes, failure: failure)
         } catch {
             if failure == nil { failure = error }
             reason = .failed

@@ -58,6 +58,9 @@ struct LiveStreamDecoder {
     /// Bytes received and not yet part of a record (a partial record at the end of the stream).
     var pendingBytes: Int { buffer.count }
 
+    /// Those bytes: the beginning of the record the stream was cut in.
+    var pending: [UInt8] { Array(buffer.bytes) }
+
     /// Offset in the stream of the first byte not yet decoded.
     var offset: Int {
         switch state {

@@ -245,12 +245,15 @@ public final class RecordingSink {
 
     /// Closes the capture file and completes the timeline (final rows, analysis; status
     /// `truncated` when there are `warnings`, `complete` otherwise: `notes` say nothing was lost).
-    public func finish(warnings: [String], notes: [String] = []) throws(LiveError) {
+    /// `failure`, the error that stopped the recording, is kept in the timeline: status `corrupt`
+    /// when the source's bytes were malformed, `truncated` otherwise.
+    public func finish(warnings: [String], notes: [String] = [], failure: LiveError? = nil) throws(LiveError) {
         try output?.close()
         try pcapOutput?.close()
         guard let recorder else { return }
         do {
-            try recorder.finish(warnings: warnings, notes: notes + closingNotes)
+            try recorder.finish(warnings: warnings, notes: notes + closingNotes, failure: failure?.description,
+                                sourceMalformed: failure?.kind == .malformed)
         } catch {
             throw LiveError(source: options.databasePath ?? "", kind: .io, message: "cannot complete the timeline: \(error)")
         }

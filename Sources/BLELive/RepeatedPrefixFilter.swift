@@ -33,6 +33,17 @@ struct RepeatedPrefixFilter {
     private(set) var repeatsDropped = 0
     /// Connections whose every record was a repeat.
     private(set) var repeatingConnections = 0
+    /// Records offered on this connection so far (its stream index of the next record).
+    private(set) var offeredOnConnection = 0
+    /// The last record offered was the first one past the end of the reference, after a
+    /// connection that matched the reference all along: the same stream, going on further.
+    private(set) var lastOfferContinuedReference = false
+
+    /// Every record of this connection so far matched the reference, and the reference holds a
+    /// record at `index` too: with source timestamps, that record was delivered whole before.
+    func referenceHolds(index: Int) -> Bool {
+        matching && index < reference.count && index < limit
+    }
 
     init(limit: Int = 1 << 20) {
         self.limit = limit
@@ -44,6 +55,8 @@ struct RepeatedPrefixFilter {
         matching = true
         held.removeAll()
         repeatsOnConnection = 0
+        offeredOnConnection = 0
+        lastOfferContinuedReference = false
     }
 
     /// The connection ended: held records were repeats after all. Returns how many repeats
@@ -66,7 +79,9 @@ struct RepeatedPrefixFilter {
 
     /// Offers the connection's next record; returns the records to deliver now, in order.
     mutating func offer(_ live: LiveRecord, sourceTimestamps: Bool) -> [LiveRecord] {
-        let index = current.count
+        let index = offeredOnConnection
+        offeredOnConnection += 1
+        lastOfferContinuedReference = matching && index == reference.count && index < limit
         let print = Self.fingerprint(live.record, timestamp: sourceTimestamps)
         if current.count < limit { current.append(print) }
         if matching && index < reference.count && index < limit && reference[index] == print {

@@ -24,6 +24,9 @@ public final class TCPSource: LiveSource {
     /// Where the last connection dropped in the middle of a record (stream offset, bytes held):
     /// a server that sends the same cut stream again cuts the same record, said once.
     private var lastCut: (offset: Int, pending: Int)?
+    /// Records a dropped connection cut in the middle, not yet delivered whole by a later one:
+    /// the stream index of the record, the bytes that came of it, and its warning (in `collected`).
+    private var pendingCuts: [(index: Int, bytes: [UInt8], connection: Int, offset: Int, warning: String)] = []
     /// Connections made so far (the first one included).
     public private(set) var connections = 0
 
@@ -139,6 +142,9 @@ public final class TCPSource: LiveSource {
             var sourceTimestamps = false
             if case .btsnoop = decoder.format { sourceTimestamps = true }
             let released = repeats.offer(record, sourceTimestamps: sourceTimestamps)
+            if sourceTimestamps && repeats.lastOfferContinuedReference {
+                recovered(record, index: repeats.offeredOnConnection - 1)
+            }
             guard let first = released.first else { continue }
             recordsOnConnection += released.count
             everReceived = true
@@ -167,14 +173,25 @@ public final class TCPSource: LiveSource {
 
     private func dropped(_ fd: Int32, why: String) throws(LiveError) -> SourceEvent {
         try? Syscall.closeDescriptor(fd)
+        // The stream index of the record cut, and whether an earlier connection, whose records this
+        // one repeated with the same timestamps, already delivered it whole (nothing lost).
+        let cutIndex = repeats.offeredOnConnection
+        var sourceTimestamps = false
+        if case .btsnoop = decoder.format { sourceTimestamps = true }
+        let cutWasDelivered = sourceTimestamps && repeats.referenceHolds(index: cutIndex)
         let repeated = repeats.connectionEnded()
         let onlyRepeats = repeated > 0 && recordsOnConnection == 0
-        if decoder.pendingBytes > 0 {
+        if decoder.pendingBytes > 0 && !cutWasDelivered {
             let cut = (offset: decoder.offset, pending: decoder.pendingBytes)
             // The same cut after the same repeated records is the record already said to be cut.
             if !(onlyRepeats && lastCut.map { $0 == cut } == true) {
-                collected.append("\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
-                                + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)")
+                let warning = "\(name): byte \(decoder.offset) of connection \(connections): the stream dropped in the "
+                    + "middle of a record (\(decoder.pendingBytes) bytes kept out of the recording)"
+                collected.append(warning)
+                if sourceTimestamps {
+                    pendingCuts.append((index: cutIndex, bytes: decoder.pending, connection: connections,
+                                        offset: decoder.offset, warning: warning))
+                }
             }
             lastCut = cut
         }
@@ -185,6 +202,24 @@ public final class TCPSource: LiveSource {
         return try scheduleRetry(after: recordsOnConnection > 0 ? 0 : max(connectionAttempt, 1),
                                  why: "connection \(connections) \(why) after \(receivedOnConnection) bytes\(note)",
                                  onlyRepeats: onlyRepeats)
+    }
+
+    /// A later connection went on past the records it repeated with `live`, at stream `index`:
+    /// when an earlier connection was cut at that index, after the same records (same btsnoop
+    /// timestamps), in a record whose bytes begin `live`'s encoding, that record has now arrived
+    /// whole: nothing is missing, and its warning becomes a note.
+    private func recovered(_ live: LiveRecord, index: Int) {
+        guard pendingCuts.contains(where: { $0.index == index }), let original = live.original?.packet else { return }
+        var encoded: [UInt8] = []
+        original.append(to: &encoded)
+        let found = pendingCuts.filter { $0.index == index && encoded.starts(with: $0.bytes) }
+        guard !found.isEmpty else { return }
+        pendingCuts.removeAll { cut in found.contains { $0.warning == cut.warning } }
+        for cut in found {
+            if let at = collected.firstIndex(of: cut.warning) { collected.remove(at: at) }
+            remarks.append("\(name): the record connection \(cut.connection) cut at byte \(cut.offset) arrived whole "
+                           + "on connection \(connections), after the same records: nothing was lost")
+        }
     }
 
     /// Waits before the next attempt, or gives up after `retries` failed attempts in a row.

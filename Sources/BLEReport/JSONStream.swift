@@ -50,8 +50,9 @@ public struct JSONStream {
     }
 }
 
-/// Writes lines joined by "\n", byte for byte what `lines.joined(separator: "\n")` makes of
-/// them all, in blocks of about 64 KiB: a text with one block per link is never held at once.
+/// Writes lines joined by "\n", what `lines.map(TextFormat.printable).joined(separator: "\n")`
+/// makes of them all (a line break inside a line, from a device name, is escaped), in blocks
+/// of about 64 KiB: a text with one block per link is never held at once.
 public struct LineStream {
     private let sink: (String) -> Void
     private var pending = ""
@@ -62,7 +63,8 @@ public struct LineStream {
     public mutating func line(_ s: String) {
         if !first { pending += "\n" }
         first = false
-        pending += s
+        // One line each: a name from the air with a line break or an escape sequence stays on it.
+        pending += TextFormat.printable(s)
         if pending.utf8.count > 1 << 16 { flush() }
     }
 

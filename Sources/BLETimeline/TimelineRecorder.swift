@@ -82,9 +82,14 @@ public final class TimelineRecorder {
     }
 
     /// Ends the recording: final rows, capture status, and a last commit.
-    /// - Parameter notes: warnings kept with the capture's that do not make it truncated (what the
-    ///   recording's output could not say, not records missing).
-    public func finish(warnings: [String] = [], notes: [String] = []) throws {
+    /// - Parameters:
+    ///   - notes: warnings kept with the capture's that do not make it truncated (what the
+    ///     recording's output could not say, not records missing).
+    ///   - failure: the error that stopped the recording, kept last among the warnings: the
+    ///     status is `corrupt` when the source's bytes were malformed (as `import` marks a file
+    ///     damaged in the middle), `truncated` for any other failure (what followed is missing).
+    public func finish(warnings: [String] = [], notes: [String] = [], failure: String? = nil,
+                       sourceMalformed: Bool = false) throws {
         if !inTransaction {
             try store.database.execute("BEGIN IMMEDIATE")
             inTransaction = true
@@ -94,7 +99,8 @@ public final class TimelineRecorder {
         try writer.writePacketScan()
         // Absurd timestamps are warnings too, but they do not make the recording truncated.
         let timestampWarnings = audit.warnings.map { "\(source): byte \($0.offset): \($0.message)" }
-        try updateCaptureRow(status: warnings.isEmpty ? "complete" : "truncated", warnings: warnings + notes + timestampWarnings)
+        let status = failure != nil && sourceMalformed ? "corrupt" : (warnings.isEmpty && failure == nil ? "complete" : "truncated")
+        try updateCaptureRow(status: status, warnings: warnings + notes + timestampWarnings + (failure.map { [$0] } ?? []))
         try store.database.execute("COMMIT")
         inTransaction = false
         uncommitted = 0

@@ -1,5 +1,10 @@
 /// A small command-line parser: positionals, `--flag`, `--option value` / `--option=value`,
 /// repeatable options, and `-v`-style short flags. Validation is separate from running.
+///
+/// An option that takes one value and is given twice with different values is a usage error
+/// (`--connection 1 --connection 2` would otherwise show connection 2 alone, and `-o a --output b`
+/// write one of the two files); spellings of one option (`-o`/`--output`) count together.
+/// Options declared `repeatable` (`replay --inject`) keep every value.
 struct Arguments {
     struct UsageError: Error, CustomStringConvertible {
         var message: String
@@ -9,11 +14,17 @@ struct Arguments {
     var positionals: [String] = []
     private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
+    /// Spellings of one option (`-o, --output`): the names a command accepts from one group
+    /// are one option.
+    static let aliasGroups: [Set<String>] = [["o", "output"], ["v", "verbose"]]
 
     /// - Parameters:
     ///   - valued: option names that take a value (without dashes).
     ///   - flagNames: option names that take none.
-    init(_ argv: [String], valued: Set<String>, flagNames: Set<String>) throws(UsageError) {
+    ///   - repeatable: valued options that may be given several times (`values(_:)` has them all).
+    init(_ argv: [String], valued: Set<String>, flagNames: Set<String>, repeatable: Set<String> = []) throws(UsageError) {
+        /// Each valued option as typed, with its value, in order.
+        var given: [(name: String, typed: String, value: String)] = []
         var i = 0
         var onlyPositionals = false
         while i < argv.count {
@@ -31,19 +42,37 @@ struct Arguments {
                 name = String(name[..<eq])
             }
             if valued.contains(name) {
+                let value: String
                 if let inlineValue {
-                    options[name, default: []].append(inlineValue)
+                    value = inlineValue
                 } else {
                     guard i < argv.count else { throw UsageError(message: "option \(a) needs a value") }
-                    options[name, default: []].append(argv[i])
+                    value = argv[i]
                     i += 1
                 }
+                options[name, default: []].append(value)
+                given.append((name, a.split(separator: "=", maxSplits: 1).first.map(String.init) ?? a, value))
             } else if flagNames.contains(name) {
                 guard inlineValue == nil else { throw UsageError(message: "option --\(name) takes no value") }
                 flags.insert(name)
             } else {
                 throw UsageError(message: "unknown option \(a) (options: \(Self.spell(valued.union(flagNames))); --help lists them)")
             }
+        }
+        try Self.checkSingleValues(given, valued: valued, repeatable: repeatable)
+    }
+
+    /// Refuses an option of one value given again with another value (spellings of one option together).
+    private static func checkSingleValues(_ given: [(name: String, typed: String, value: String)], valued: Set<String>,
+                                          repeatable: Set<String>) throws(UsageError) {
+        func option(_ name: String) -> Set<String> {
+            aliasGroups.first { $0.contains(name) }.map { $0.intersection(valued) } ?? [name]
+        }
+        for (index, first) in given.enumerated() where !repeatable.contains(first.name) {
+            let same = option(first.name)
+            guard let other = given[(index + 1)...].first(where: { same.contains($0.name) && $0.value != first.value }) else { continue }
+            throw UsageError(message: "\(first.typed) '\(first.value)' and \(other.typed) '\(other.value)': "
+                             + "\(spell(same)) takes one value; give it once")
         }
     }
 

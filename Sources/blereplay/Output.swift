@@ -29,8 +29,9 @@ enum Out {
 /// Collects many short lines and writes them in large blocks.
 struct OutputBuffer {
     private var pending = ""
+    /// `s` as one line: control characters from the capture (a device name's line break) escaped.
     mutating func line(_ s: String) {
-        pending += s
+        pending += TextFormat.printable(s)
         pending += "\n"
         if pending.utf8.count > 1 << 16 { flush() }
     }

@@ -17,6 +17,12 @@ _ = mallopt(M_TRIM_THRESHOLD, 128 << 10)
 // `replay` runs with one malloc arena (ReplayCommand.run); the other commands keep one per
 // thread, which their two-thread import pipeline allocates from at once.
 #endif
+// A name that is not UTF-8 would reach the libraries with U+FFFD in place of its bytes: another name.
+if let invalid = ArgumentEncoding.firstInvalid(ArgumentEncoding.raw()) {
+    Err.line("blereplay: \(invalid) is not valid UTF-8, and blereplay cannot open or create a file under such a name "
+             + "(it would read it as another name); rename the file, or give a symbolic link with a UTF-8 name")
+    exit(ExitCode.usage.rawValue)
+}
 let argv = Array(CommandLine.arguments.dropFirst())
 let code = Dispatcher.run(argv)
 exit(code.rawValue)

@@ -135,7 +135,7 @@ import BLETimeline
         (["record", "--stdin", "--db", "x", "--rotate", "1h"], "--rotate needs -o FILE.btsnoop"),
         (["record", "--tcp", "localhost", "-o", "x"], "--tcp takes HOST:PORT"),
         (["record", "--stdin", "-o", "x", "--address", "AA:BB"], "--address takes AA:BB:CC:DD:EE:FF, not 'AA:BB'"),
-        (["record", "--follow", "f", "-o", "f"], "the output cannot be the followed file f"),
+        (["record", "--follow", "f", "-o", "f"], "-o f is the followed file f: it would be overwritten"),
         (["record", "--stdin", "-o", "x", "--until-idle", "soon"], "--until-idle takes a number of seconds, not 'soon'"),
         // The output's format follows its name; pcapng is not written, and refused before recording.
         (["record", "--stdin", "-o", "x.pcapng"], "-o x.pcapng: record writes pcap (-o FILE.pcap) or btsnoop (-o FILE.btsnoop), not pcapng"),

@@ -28,6 +28,7 @@ enum ExportCommand {
             throw Arguments.UsageError(message: "-o FILE is required (\(usage))")
         }
         let requested = try args.int("capture").map(Int64.init)
+        try SameFile.refuseOverwriting(inputs: [("the timeline read", input)], outputs: [(args.value("o") != nil ? "-o" : "--output", output)])
 
         let source: TimelineSource
         do {

@@ -54,9 +54,13 @@ enum RecordCommand {
         if let path = options.outputPath, RecordingFileFormat.forOutput(path) == nil {
             throw Arguments.UsageError(message: RecordingFileFormat.refusal(path))
         }
-        if case .follow(let path) = source, path == options.outputPath || path == options.databasePath {
-            throw Arguments.UsageError(message: "the output cannot be the followed file \(path)")
-        }
+        // By the file, not the spelling (`--follow link.log -o target.log`, `./x` and `x`, a hard
+        // link): an output that is the followed file fed itself forever, and -o and --db naming one
+        // file wrote a btsnoop header where the timeline should be.
+        var inputs: [(role: String, path: String)] = []
+        if case .follow(let path) = source { inputs.append(("the followed file", path)) }
+        try SameFile.refuseOverwriting(inputs: inputs, outputs: [("-o", options.outputPath), ("--db", options.databasePath)]
+            .compactMap { option, path in path.map { (option, $0) } })
         if let text = args.value("rotate") {
             guard options.outputPath != nil else { throw Arguments.UsageError(message: "--rotate needs -o FILE.btsnoop or -o FILE.pcap") }
             do {

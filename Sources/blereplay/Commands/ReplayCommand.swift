@@ -23,11 +23,13 @@ enum ReplayCommand {
         _ = mallopt(M_ARENA_MAX, 1)
         #endif
         let args = try Arguments(argv, valued: ["central", "inject", "unmatched", "anchor", "seed", "runs", "junit", "write-capture"],
-                                 flagNames: ["json", "bench"])
+                                 flagNames: ["json", "bench"], repeatable: ["inject"])
         guard args.positionals.count == 1, let input = args.positionals.first else {
             throw Arguments.UsageError(message: "give one capture or timeline (\(usage))")
         }
         let options = try ReplayOptions(args)
+        try SameFile.refuseOverwriting(inputs: [("the input", input)] + (args.value("central").map { [("the central script", $0)] } ?? []),
+                                       outputs: ["junit", "write-capture"].compactMap { name in args.value(name).map { ("--" + name, $0) } })
         var loaded: ReplaySource.Loaded
         do {
             loaded = try ReplaySource.load(path: input)
