@@ -41,6 +41,7 @@ struct FindingsEngine {
             out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c, losses: losses)
             out += try lostFromViewFindings(c)
+            out += try controllerResetFindings(c)
             out += try attFindings(c, earlier: earlier)
             out += attOverlapFindings(c)
             out += try securityFindings(c)

@@ -73,6 +73,9 @@ public enum DecodedEvent: Sendable {
     /// Other link-level events (data length, PHY, features, LTK request, parameter request).
     case linkEvent(LinkEvent)
     case hardwareError(code: UInt8)
+    /// A link open on the controller when its HCI Reset completed (Core v5.4 Vol 4 Part E
+    /// 7.3.2): it ended there, with no Disconnection Complete and so no reason.
+    case endedByControllerReset(ConnectionRef)
     /// A complete ATT PDU on a connection (the record that completed it).
     case att(ATTEvent)
     /// A complete SMP PDU.

@@ -337,6 +337,14 @@ final class TimelineWriter {
             try error(frame: frame, ts: ts, connection: nil, layer: "hci", context: "hardware-error",
                       code: Int(code), name: "Hardware Error \(hex(code))", cbError: nil)
 
+        case .endedByControllerReset(let ref):
+            // The link's end is this packet, with no reason: the controller reported none.
+            guard let rowID = id(ref) else { return }
+            try db.run("UPDATE connection SET disconnected_ts_us = ?1, disconnect_packet_id = ?2 WHERE id = ?3",
+                       [.integer(ts), .integer(Int64(frame)), .integer(rowID)])
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: LinkEventName.controllerReset, status: nil,
+                          detail: "HCI Reset completed with the link up: no Disconnection Complete")
+
         case .att(let a):
             try writeATT(a, frame: frame, ts: ts)
 

@@ -166,6 +166,16 @@ struct ConnectionTracker: Sendable {
         return state.connection
     }
 
+    /// HCI Reset completed on the current controller (Core v5.4 Vol 4 Part E 7.3.2): the
+    /// controller is back in its default state with no connections, and reports no Disconnection
+    /// Complete for them. Closes every connection of this controller and returns them, oldest
+    /// first; other controllers' links are untouched.
+    mutating func controllerReset() -> [Connection] {
+        let mine = handles.filter { $0.key >> 16 == UInt32(controller) }
+        for k in mine.keys { handles[k] = nil }
+        return mine.values.map(\.connection).sorted { $0.ref.index < $1.ref.index }
+    }
+
     /// Closes every connection (end of capture) and returns them, oldest first.
     mutating func closeAll() -> [Connection] {
         let all = handles.values.map(\.connection).sorted { $0.ref.index < $1.ref.index }

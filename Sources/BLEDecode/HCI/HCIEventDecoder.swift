@@ -58,6 +58,7 @@ extension PacketDecoder {
             if let status, status != .success { d.summary += " status " + Fmt.status(status) }
             d.events.append(.commandResult(HCICommandResult(opcode: opcode.rawValue, name: opName, status: status,
                                                             isCommandStatus: false, connection: c)))
+            if opcode.rawValue == 0x0C03, status == .success { controllerReset(&d) }
             if let fields = HCIParameterFields.returnParameters(opcode.rawValue, r) {
                 // The return parameters for `timeline -v`; a failure is already an error row.
                 d.events.append(.linkEvent(LinkEvent(name: "Command Complete (" + opName + ")", connection: c,
@@ -286,6 +287,17 @@ extension PacketDecoder {
 
     /// A successful Connection Complete on a handle that was still open: the capture missed
     /// the Disconnection Complete. The old connection is closed and its pending data dropped.
+    /// HCI Reset completed (Core v5.4 Vol 4 Part E 7.3.2): every link of this controller ended
+    /// here without a Disconnection Complete. Its reassembly and channels go with it.
+    mutating func controllerReset(_ d: inout PacketDraft) {
+        for c in tracker.controllerReset() {
+            d.problems += reassembler.discard(handle: c.ref.handle, controller: controller, why: "controller reset")
+            if c.transport == .bredr { channels.remove(connection: c.ref.index) }
+            leChannels.remove(connection: c.ref.index)
+            d.events.append(.endedByControllerReset(c.ref))
+        }
+    }
+
     mutating func noteReplaced(_ old: ConnectionTracker.Connection?, handle: UInt16, _ d: inout PacketDraft) {
         guard let old else { return }
         d.problems.append(DecodeError(layer: .hci, offset: d.base, kind: .malformed,
