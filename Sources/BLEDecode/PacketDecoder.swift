@@ -90,7 +90,7 @@ public struct PacketDecoder: Sendable {
             decodeISO(record.payload, into: &d)
         case .note:
             d.layer = .note
-            d.summary.set(Self.monitorNote(record) ?? Fmt.noteText(record.payload))
+            d.summary.set(Self.monitorNote(record) ?? Self.packetLoggerSyslog(record) ?? Fmt.noteText(record.payload))
         case .other where LinkLayerDecoder.isAirRecord(record):
             return decodeLinkLayer(record)
         case .other:
