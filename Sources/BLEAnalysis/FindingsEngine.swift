@@ -33,6 +33,7 @@ struct FindingsEngine {
         try emit(try cancelledAttemptFindings(connections, platform: platform))
         try emit(try unansweredCancelFindings(connections))
         try emit(try androidHostFindings(connections, platform: platform.platform))
+        try emit(try applePendingConnectFindings(connections, platform: platform.platform))
         let losses = try LinkLossOnsets(connections, engine: self)
         var earlier = EarlierConnections()
         var groupable: [Finding] = []
