@@ -137,6 +137,9 @@ extension FindingsEngine {
                                           [.integer(c.id), .integer(Int64(e[5].int ?? 0))]).first?[0].string == "tx"
             if sentLocally {
                 detail += " The local GATT server sent it: the peer's request was refused on this device."
+                if let name = e[6].string {
+                    detail += " A CoreBluetooth app on the peer gets \(name); the local app is given no error (it, or the stack, sent it)."
+                }
             }
             if [0x05, 0x0F, 0x08, 0x0C].contains(code) {
                 let first = e[5].int ?? 0
@@ -165,11 +168,15 @@ extension FindingsEngine {
                 detail += " This is a reconnection to a device seen earlier in the capture: the client used handles from a cached GATT database that no longer matches (Service Changed / Database Out Of Sync)."
             }
             if e[6].string == nil && code > 0x11 {
-                detail += " CoreBluetooth has no named CBATTError case for \(hex(code)): an app gets an NSError in CBATTErrorDomain with code \(code)."
+                // Sent by the local server, the error is what the peer's app is given; the local
+                // app (a CBPeripheralManager) is given nothing: it, or the stack, sent it.
+                detail += sentLocally
+                    ? " CoreBluetooth has no named CBATTError case for \(hex(code)): a CoreBluetooth app on the peer gets an NSError in CBATTErrorDomain with code \(code); the local app is given no error (a CBPeripheralManager sends such a code with respond(to:withResult:))."
+                    : " CoreBluetooth has no named CBATTError case for \(hex(code)): an app gets an NSError in CBATTErrorDomain with code \(code)."
             }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: severity, code: code_,
                                title: "ATT error \(hex(code)) \(e[7].string ?? "") on \(handle)" + (count > 1 ? " (\(count)×)" : ""),
-                               detail: detail, evidence: Array(frames.prefix(10)), cbError: e[6].string))
+                               detail: detail, evidence: Array(frames.prefix(10)), cbError: sentLocally ? nil : e[6].string))
         }
 
         // Service Changed indications (0x2A05, Core v5.4 Vol 3 Part G 7.1), looked up in the

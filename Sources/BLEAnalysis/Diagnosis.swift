@@ -108,6 +108,9 @@ public struct ConnectionDiagnosis: Sendable {
     /// From it on the link's ATT, SMP and LL Control are not known: the ATT counts are those of
     /// the plaintext, and an MTU never seen exchanged may have been exchanged after it.
     public var ciphertextFrom: Int?
+    /// The packet whose HCI Reset completion ended the link (`LinkEventName.controllerReset`,
+    /// Core v5.4 Vol 4 Part E 7.3.2): no Disconnection Complete, so no reason.
+    public var controllerResetPacketID: Int?
 
     public var worstSeverity: Finding.Severity? { findings.map(\.finding.severity).max() }
 }
@@ -213,7 +216,8 @@ public final class DiagnosisReader {
                    c.controller_index, c.local_disconnect_requested,
                    (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.ciphertextEventName)'),
                    (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.connectionPHYEventName)' ORDER BY packet_id LIMIT 1),
-                   (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0)
+                   (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0),
+                   (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkEventName.controllerReset)')
             FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
             """)
         try s.bind([.integer(capture.id)])
@@ -256,6 +260,7 @@ public final class DiagnosisReader {
             c.ciphertextFrom = s.optionalInt(35)
             c.initialPHY = s.text(36)
             c.phyUpdates = s.int(37)
+            c.controllerResetPacketID = s.optionalInt(38)
             c.namesController = namesController
             c.controllerIsInterface = interfaces
             // `end` is the last packet's time when no disconnection was seen.

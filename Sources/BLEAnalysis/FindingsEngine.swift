@@ -33,6 +33,7 @@ struct FindingsEngine {
         try emit(try cancelledAttemptFindings(connections, platform: platform))
         try emit(try unansweredCancelFindings(connections))
         try emit(try androidHostFindings(connections, platform: platform.platform))
+        try emit(try applePendingConnectFindings(connections, platform: platform.platform))
         let losses = try LinkLossOnsets(connections, engine: self)
         var earlier = EarlierConnections()
         var groupable: [Finding] = []
@@ -41,6 +42,7 @@ struct FindingsEngine {
             out += try establishmentFindings(c, earlier: earlier)
             out += try disconnectFindings(c, losses: losses, platform: platform)
             out += try lostFromViewFindings(c)
+            out += try controllerResetFindings(c)
             out += try attFindings(c, earlier: earlier, platform: platform)
             out += attOverlapFindings(c)
             out += try securityFindings(c)

@@ -2,6 +2,23 @@ import BLECore
 import BLETimeline
 
 extension FindingsEngine {
+    /// The peer's ATT Error Response that made a CoreBluetooth central pair (Insufficient
+    /// Authentication 0x05, Insufficient Encryption Key Size 0x0C, Insufficient Encryption 0x0F,
+    /// Core v5.4 Vol 3 Part F 3.4.1.1; Vol 3 Part C 10.3.2: the client pairs and may retry), the
+    /// last one before `frame`: when pairing then fails, the app's request fails with that
+    /// error's CBATTError, not always insufficientAuthentication. Nil on a link where the local
+    /// device was the peripheral (a CBPeripheralManager makes no requests) or on BR/EDR.
+    func refusalThatAskedForPairing(_ c: ConnectionFacts, before frame: Int) throws -> (frame: Int, cbError: String)? {
+        guard CoreBluetoothErrorRule.centralHears(isLE: c.transport == "le", localRole: c.role) else { return nil }
+        guard let r = try db.rows("""
+            SELECT packet_id, error_code FROM att_pdu WHERE connection_id = ?1 AND packet_id < ?2 AND direction = 'rx'
+              AND opcode = 0x01 AND error_code IN (0x05, 0x0C, 0x0F) ORDER BY packet_id DESC LIMIT 1
+            """, [.integer(c.id), .integer(Int64(frame))]).first,
+              let packet = r[0].int, let code = r[1].int,
+              let name = CoreBluetoothNames.attErrorName(ATTErrorCode(rawValue: UInt8(truncatingIfNeeded: code))) else { return nil }
+        return (packet, name)
+    }
+
     /// `pairing-failed`, `pairing-declined`, `encryption-failed`, `encryption-interrupted`.
     func securityFindings(_ c: ConnectionFacts) throws -> [Finding] {
         var out: [Finding] = []
@@ -19,11 +36,14 @@ extension FindingsEngine {
                 out.append(declined)
                 continue
             }
+            let refused = try refusalThatAskedForPairing(c, before: frame)
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "pairing-failed",
                                title: "Pairing failed: \(e[2].string ?? "") (\(hex(e[1].int ?? 0)))",
                                detail: "\(who.prefix(1).uppercased() + who.dropFirst()) sent SMP Pairing Failed with reason \(hex(e[1].int ?? 0)) \(e[2].string ?? "")" +
-                                   (start.map { "; pairing started at packet \($0)." } ?? "."),
-                               evidence: (start.map { [$0] } ?? []) + [frame], cbError: "CBATTError.insufficientAuthentication"))
+                                   (start.map { "; pairing started at packet \($0)." } ?? ".") +
+                                   (refused.map { " It followed the peer's refusal of a local request (packet \($0.frame)): that request fails with \($0.cbError)." }
+                                    ?? " No local request was refused for security before it: a CoreBluetooth app gets no CBATTError from this pairing."),
+                               evidence: (start.map { [$0] } ?? []) + [frame], cbError: refused?.cbError))
         }
         // A Security Request (SMP 0x0B, Vol 3 Part H 3.6.7) the local host never answered: it
         // chose not to pair. The peer may insist (an ATT error) or carry on.

@@ -9,8 +9,9 @@ import BLECore
 /// big-endian) and is detected per file by validating the first records in each order.
 public struct PacketLoggerReader: CaptureReader {
     static let headerLength = 12
-    /// Smallest length field: 8 timestamp bytes and the type byte.
-    static let minLength: UInt32 = 9
+    /// Smallest length field: the 8 timestamp bytes (Wireshark's `packetlogger_read_packet` reads
+    /// a record of length 8, with no type byte, as an empty packet; so does this reader).
+    static let minLength: UInt32 = 8
     /// Largest length field: timestamp, type byte and an ACL packet of 4 + 65535 bytes.
     static let maxLength: UInt32 = 8 + 1 + 65_540
     /// Records the detection heuristic validates.
@@ -53,7 +54,8 @@ public struct PacketLoggerReader: CaptureReader {
     ///
     /// Little-endian is tried first (Wireshark's "low 16 bits of the length are zero" swap rule
     /// falls out of it: such a length is too large and the big-endian walk takes over). Valid
-    /// means: length 9...65549, microseconds < 1,000,000, a known type. Accepted: a run of at
+    /// means: length 8...65549, microseconds < 1,000,000, a known type (when the record has one).
+    /// Accepted: a run of at
     /// least 3 valid records (damage after them is the reader's to report), or 1-2 valid records
     /// that reach the end of `bytes` (a record cut by the end counts as reaching it).
     static func detectByteOrder(_ bytes: UnsafeRawBufferPointer) -> Bool? {
@@ -66,12 +68,16 @@ public struct PacketLoggerReader: CaptureReader {
     private static func recordsLookValid(_ bytes: UnsafeRawBufferPointer, bigEndian: Bool) -> Bool {
         var offset = 0
         var valid = 0
-        while valid < recordsToCheck, offset + headerLength + 1 <= bytes.count {
+        while valid < recordsToCheck, offset + headerLength <= bytes.count {
             guard let length = bytes.uint32(at: offset, bigEndian: bigEndian),
                   let micros = bytes.uint32(at: offset + 8, bigEndian: bigEndian),
-                  length >= minLength, length <= maxLength, micros < 1_000_000,
-                  PacketLoggerType(rawValue: bytes[offset + headerLength]).isKnown
+                  length >= minLength, length <= maxLength, micros < 1_000_000
             else { return valid >= 3 }
+            if length > minLength {
+                // A record cut before its type byte reaches the end.
+                guard offset + headerLength < bytes.count else { break }
+                guard PacketLoggerType(rawValue: bytes[offset + headerLength]).isKnown else { return valid >= 3 }
+            }
             let end = offset + 4 + Int(length)
             if end > bytes.count { break }
             valid += 1
@@ -92,14 +98,22 @@ public struct PacketLoggerReader: CaptureReader {
         guard let p = try records.wholeRecord(length: total) else { return nil }
         let seconds = p.uint32(at: 4, bigEndian: isBigEndian)
         let micros = p.uint32(at: 8, bigEndian: isBigEndian)
-        let type = PacketLoggerType(rawValue: p.load(fromByteOffset: headerLength, as: UInt8.self))
-        let (kind, direction) = type.classification
         frameNumber += 1
-        let record = CaptureRecord(
-            frameNumber: frameNumber, timestamp: Int64(seconds) * 1_000_000 + Int64(micros),
-            direction: direction, kind: kind,
-            payload: copyBytes(p + headerLength + 1, count: total - headerLength - 1),
-            fileOffset: records.input.offset, originalLength: total - headerLength, rawType: UInt16(type.rawValue))
+        let timestamp = Int64(seconds) * 1_000_000 + Int64(micros)
+        let record: CaptureRecord
+        if total == headerLength {
+            // Length 8: a timestamp and no type byte.
+            record = CaptureRecord(frameNumber: frameNumber, timestamp: timestamp, direction: .unknown, kind: .other,
+                                   payload: [], fileOffset: records.input.offset, originalLength: 0,
+                                   rawType: PacketLoggerType.noTypeByte)
+        } else {
+            let type = PacketLoggerType(rawValue: p.load(fromByteOffset: headerLength, as: UInt8.self))
+            let (kind, direction) = type.classification
+            record = CaptureRecord(
+                frameNumber: frameNumber, timestamp: timestamp, direction: direction, kind: kind,
+                payload: copyBytes(p + headerLength + 1, count: total - headerLength - 1),
+                fileOffset: records.input.offset, originalLength: total - headerLength, rawType: UInt16(type.rawValue))
+        }
         records.consume(total)
         return record
     }

@@ -93,7 +93,7 @@ public struct PacketDecoder: Sendable {
             decodeISO(record.payload, into: &d)
         case .note:
             d.layer = .note
-            d.summary.set(Self.monitorNote(record) ?? Fmt.noteText(record.payload))
+            d.summary.set(Self.monitorNote(record) ?? Self.packetLoggerSyslog(record) ?? Fmt.noteText(record.payload))
             if options.monitorRecords, let note = Self.closesLinks(record) {
                 closeControllerLinks(note, into: &d)
             }

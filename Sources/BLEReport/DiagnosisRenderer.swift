@@ -126,6 +126,10 @@ public enum DiagnosisRenderer {
                     out.append("  CoreBluetooth (local peripheral):")
                     out += TextFormat.wrap(view.sentence, width: 96, indent: "    ")
                 }
+            } else if let reset = c.controllerResetPacketID {
+                out.append("  ended: the controller was reset at packet \(reset) (HCI Reset completed with the link up): "
+                           + "no Disconnection Complete, so no HCI reason"
+                           + (platform.showsCoreBluetoothView ? appSeesReset(c) : ""))
             } else if let lost = c.lostFromView, let timeout = c.findings.first(where: { $0.finding.code == "connection-timeout-on-air" }) {
                 // The sniffer saw the peripheral go silent and the central give up (LostFromViewFindings).
                 let never = timeout.finding.title.contains("0x3E")
@@ -221,6 +225,20 @@ public enum DiagnosisRenderer {
         // acknowledged the LL_TERMINATE_IND: 0x08): an app that cancelled gets no error.
         if c.localDisconnectRequested { return " → app sees no error if it cancelled the connection (the local host had asked to disconnect)" }
         return " → CoreBluetooth error not known (\(hex(reason)))"
+    }
+
+    /// What a CoreBluetooth app sees of a link its controller's reset ended: no per-link
+    /// CBError, but a manager state change (Apple's `centralManagerDidUpdateState` and
+    /// `peripheralManagerDidUpdateState` documentation: below `.poweredOn` every CBPeripheral is
+    /// invalid; a peripheral manager's advertising has stopped and its services are removed).
+    static func appSeesReset(_ c: ConnectionDiagnosis) -> String {
+        if c.transport != "le" { return " → no CBError: a BR/EDR link (CoreBluetooth reports LE links only)" }
+        if c.role == "peripheral" {
+            return " → no CBError: a CBPeripheralManager app sees its state leave .poweredOn (peripheralManagerDidUpdateState): "
+                + "advertising stopped, services must be added again"
+        }
+        return " → no CBError for the link (inferred): a CoreBluetooth app sees the manager state leave .poweredOn "
+            + "(centralManagerDidUpdateState), every CBPeripheral becomes invalid and a request still outstanding gets no answer"
     }
 
     /// What an Android app's `onConnectionStateChange` got for the disconnect (AndroidStatusRule).

@@ -380,7 +380,7 @@ final class TimelineWriter {
             guard let rowID = id(ref) else { return }
             try db.run("UPDATE connection SET disconnected_ts_us = ?1, disconnect_packet_id = ?2 WHERE id = ?3",
                        [.integer(ts), .integer(Int64(frame)), .integer(rowID)])
-            try linkEvent(frame: frame, ts: ts, connection: rowID, name: "Controller closed (" + note + ")", status: nil,
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: LinkEventName.controllerClosed(note), status: nil,
                           detail: "controller=hci\(record.controllerIndex) disconnection_complete=none")
 
         case .dropped(let count):

@@ -69,7 +69,7 @@ struct DamagedInputTests {
         #expect(readAll(bytes: version2).error?.kind == .unsupported)
     }
 
-    @Test("PacketLogger: a length below 9 or absurd in the middle", arguments: [UInt32(5), 0x0100_0000])
+    @Test("PacketLogger: a length below 8 or absurd in the middle", arguments: [UInt32(5), 0x0100_0000])
     func packetLoggerBadLength(_ length: UInt32) throws {
         // Six records (the sample twice); record 5 @71 damaged. Detection needs a run of 3 valid records.
         var bytes = SampleCaptures.packetLoggerLE.bytes + SampleCaptures.packetLoggerLE.bytes
@@ -77,7 +77,7 @@ struct DamagedInputTests {
         let (records, error) = try readExpectingError(bytes)
         #expect(records.count == 4)
         #expect(error.kind == .corrupt && error.offset == 71)
-        #expect(error.message == "record 5: length \(length) is impossible (must be 9...65549)")
+        #expect(error.message == "record 5: length \(length) is impossible (must be 8...65549)")
         // Damage in record 2 of 3 leaves too little to call the file PacketLogger.
         var early = SampleCaptures.packetLoggerLE.bytes
         early.replaceSubrange(18..<22, with: [UInt8].le32(length))

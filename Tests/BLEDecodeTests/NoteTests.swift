@@ -29,6 +29,32 @@ struct NoteTests {
         #expect(decoder.decode(note(12, Array("Bluetooth daemon 5.66".utf8))).summary == "Bluetooth daemon 5.66")
     }
 
+    /// PacketLogger syslog (0xF7), as Wireshark's packet-packetlogger.c `dissect_syslog` reads it:
+    /// process ID u32 LE (97), message type u8 (0), then process, sender, subsystem, category,
+    /// message, each NUL-terminated.
+    @Test func packetLoggerSyslogGivesItsMessage() {
+        var decoder = PacketDecoder()
+        let strings = ["bluetoothd", "CoreBluetooth", "com.apple.bluetooth", "Server", "Disconnected peripheral"]
+        let payload: [UInt8] = [0x61, 0x00, 0x00, 0x00, 0x00] + strings.flatMap { Array($0.utf8) + [0] }
+        #expect(decoder.decode(note(0xF7, payload)).summary
+                == "syslog bluetoothd[97] (com.apple.bluetooth:Server): Disconnected peripheral")
+        // Fewer than five strings: shown as bytes, as any binary note.
+        #expect(decoder.decode(note(0xF7, [0x61, 0x00, 0x00, 0x00, 0x00] + Array("bluetoothd".utf8) + [0])).summary
+                .hasPrefix("note, 15 bytes: "))
+    }
+
+    /// A PacketLogger record whose length field is 8 has no type byte (BLECapture gives it
+    /// `rawType` 0xFFFF, `PacketLoggerType.noTypeByte`): an empty other record, never read as
+    /// an air capture's link-layer packet (rawType 256 is LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR).
+    @Test func packetLoggerRecordWithNoTypeIsOther() {
+        var decoder = PacketDecoder()
+        let p = decoder.decode(CaptureRecord(frameNumber: 4, timestamp: 0, direction: .unknown, kind: .other, payload: [],
+                                             fileOffset: 51, rawType: 0xFFFF))
+        #expect(p.layer == .other)
+        #expect(p.problems.isEmpty)
+        #expect(p.summary == "Other record (type 0xFFFF, 0 bytes)")
+    }
+
     @Test func binaryNotesAreShownAsBytes() {
         var decoder = PacketDecoder()
         // PacketLogger power record (0xFB) with one byte

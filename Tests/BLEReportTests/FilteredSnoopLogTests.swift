@@ -112,9 +112,9 @@ struct FilteredSnoopLogTests {
         let file = dir + "/cut.pcap"
         try Data(Self.pcap201(fromBtsnoop: Array(try Data(contentsOf: URL(fileURLWithPath: snoop))))).write(to: URL(fileURLWithPath: file))
         let store = try Support.timeline([file], at: dir + "/t.db")
-        let cut = try store.database.rows("SELECT id, summary FROM packets WHERE summary LIKE '%cut by the capture writer%' ORDER BY id")
+        let cut = try store.database.rows("SELECT id, summary FROM packets WHERE summary LIKE '%(cut by the capture%' ORDER BY id")
         #expect(cut.map { $0[0].int ?? 0 } == [3, 4, 5])
-        #expect(cut.first?[1].string == "Rcvd Read Response, 21 bytes (cut by the capture writer: 13 of 29 bytes kept, at the capture's snapshot length (snaplen))")
+        #expect(cut.first?[1].string == "Rcvd Read Response, 21 bytes (cut by the capture's snapshot length: 13 of 29 bytes kept)")
         #expect(try store.database.scalarInt("SELECT count(*) FROM packets WHERE summary LIKE '%Android%'") == 0)
         let diagnosis = try #require(try DiagnosisLoader.load(store).first)
         let finding = try #require(diagnosis.connections.first?.findings.first { $0.finding.code == "snoop-log-filtered" }?.finding)

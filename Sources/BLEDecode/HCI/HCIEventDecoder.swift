@@ -290,6 +290,8 @@ extension PacketDecoder {
 
     /// A successful Connection Complete on a handle that was still open: the capture missed
     /// the Disconnection Complete. The old connection is closed and its pending data dropped.
+    /// HCI Reset completed (Core v5.4 Vol 4 Part E 7.3.2): every link of this controller ended
+    /// here without a Disconnection Complete. Its reassembly and channels go with it.
     mutating func noteReplaced(_ old: ConnectionTracker.Connection?, handle: UInt16, _ d: inout PacketDraft) {
         guard let old else { return }
         d.problems.append(DecodeError(layer: .hci, offset: d.base, kind: .malformed,
