@@ -131,7 +131,7 @@ final class TimelineWriter {
         if let ref = packet.connection { connections[ref.index]?.lastPacketID = frame }
 
         if referencedPacketRowsOnly {
-            holdPacketRow(record, packet, connectionID: connectionID,
+            try holdPacketRow(record, packet, connectionID: connectionID,
                           namedByNewConnection: connectionRowsWritten != connectionsBefore)
         } else {
             let s = insertPacket
@@ -161,21 +161,26 @@ final class TimelineWriter {
     }
 
     /// Binds every column of `insertPacket` but the summary (7) and the raw bytes (13).
+    @inline(__always)
     func bindPacketColumns(_ record: CaptureRecord, _ packet: DecodedPacket, connectionID: Int64?) {
+        bindPacketColumns(PacketRowColumns(record, packet), connectionID: connectionID)
+    }
+
+    func bindPacketColumns(_ c: PacketRowColumns, connectionID: Int64?) {
         let s = insertPacket
         var b = packetBindings
         defer { packetBindings = b }
-        s.bindInt(PacketKey.make(capture: captureID, frame: record.frameNumber), at: 1)
-        s.bindInt(record.timestamp, at: 2)
-        b.bindStatic((packet.direction ?? record.direction).sqlName, at: 3, of: s)
-        b.bindStatic(record.kind.sqlName, at: 4, of: s)
-        b.bindInt(record.originalLength, at: 5, of: s)
-        b.bindStatic(packet.layer.sqlName, at: 6, of: s)
+        s.bindInt(PacketKey.make(capture: captureID, frame: c.frame), at: 1)
+        s.bindInt(c.timestamp, at: 2)
+        b.bindStatic(c.direction.sqlName, at: 3, of: s)
+        b.bindStatic(c.kind.sqlName, at: 4, of: s)
+        b.bindInt(c.originalLength, at: 5, of: s)
+        b.bindStatic(c.layer.sqlName, at: 6, of: s)
         b.bindInt(connectionID, at: 8, of: s)
-        s.bindInt(record.fileOffset, at: 9)
-        b.bindInt(Int(record.controllerIndex), at: 10, of: s)
-        b.bindInt(Int(record.rawType), at: 11, of: s)
-        b.bindInt(packet.problems.isEmpty ? 0 : 1, at: 12, of: s)
+        s.bindInt(c.fileOffset, at: 9)
+        b.bindInt(Int(c.controllerIndex), at: 10, of: s)
+        b.bindInt(Int(c.rawType), at: 11, of: s)
+        b.bindInt(c.malformed ? 1 : 0, at: 12, of: s)
     }
 
     func problem(_ p: DecodeError, frame: Int?) throws(SQLiteError) {

@@ -95,29 +95,32 @@ public enum CaptureFactsLoader {
             }
             identities[id] = identity
         }
-        for row in try db.rows("""
+        // Read in place (`forEachRow`): a capture of tens of thousands of links would otherwise
+        // hold every row as values beside the facts made of them (issue 17: under 100 MB).
+        try db.forEachRow("""
             SELECT c.id, c.handle, c.peer_address, c.status, c.connected_ts_us, c.disconnected_ts_us, c.disconnect_reason,
                    c.began_before_capture, (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.complete_packet_id"))),
                    (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.first_packet_id"))),
                    (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "k.last_packet_id"))),
                    c.role
             FROM connections c JOIN connection k ON k.id = c.id WHERE c.capture_id = ?1 AND c.transport = 'le' ORDER BY c.id
-            """, capture) {
-            guard let id = row[0].int64 else { continue }
-            let status = row[3].int ?? 0
-            let began = row[7].int == 1
-            let disconnected = row[5].int64
-            let established = status == 0 && row[6].int != 0x3E
+            """, capture) { row in
+            guard let id = row.optionalInt64(0) else { return }
+            let status = row.optionalInt(3) ?? 0
+            let began = row.optionalInt(7) == 1
+            let disconnected = row.optionalInt64(5)
+            let reason = row.optionalInt(6)
+            let established = status == 0 && reason != 0x3E
             facts.connections.append(ConnectionFact(
-                id: id, handle: row[1].int ?? 0, peerAddress: row[2].string, status: status, completedAt: row[8].int64,
+                id: id, handle: row.optionalInt(1) ?? 0, peerAddress: row.text(2), status: status, completedAt: row.optionalInt64(8),
                 // A connection that began before the capture counts from its first packet, one still
                 // open at the end to its last: the capture's own first and last records can be far
                 // away (PacketLogger notes stamped days earlier).
-                start: established ? (row[4].int64 ?? (began ? row[9].int64 : nil)) : nil,
-                end: established ? (disconnected ?? row[10].int64 ?? facts.lastTimestamp) : nil,
+                start: established ? (row.optionalInt64(4) ?? (began ? row.optionalInt64(9) : nil)) : nil,
+                end: established ? (disconnected ?? row.optionalInt64(10) ?? facts.lastTimestamp) : nil,
                 beganBeforeCapture: began, openAtEnd: established && disconnected == nil,
-                disconnectReason: row[6].int, disconnectCBError: cbErrors[id],
-                identity: identities[id] ?? DeviceIdentity(), localRole: row[11].string))
+                disconnectReason: reason, disconnectCBError: cbErrors[id],
+                identity: identities[id] ?? DeviceIdentity(), localRole: row.text(11)))
         }
     }
 

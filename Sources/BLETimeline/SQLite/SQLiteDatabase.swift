@@ -314,6 +314,7 @@ public final class SQLiteStatement {
     public func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
     public func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(statement, i)) }
     public func optionalInt(_ i: Int32) -> Int? { isNull(i) ? nil : int(i) }
+    public func optionalInt64(_ i: Int32) -> Int64? { isNull(i) ? nil : int64(i) }
     public func text(_ i: Int32) -> String? {
         guard let p = sqlite3_column_text(statement, i) else { return nil }
         return String(cString: p)
