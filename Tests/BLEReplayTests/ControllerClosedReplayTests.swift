@@ -39,7 +39,9 @@ import Testing
     /// Request, 3 Read Response, 4 Close Index hci1 (the link ends here), 5 Delete Index hci1,
     /// 6 LE Connection Complete on handle 0x0040 again (another peer), 7 Read Request,
     /// 8 Read Response, 9 Disconnection Complete 0x13.
-    static func closeIndexCapture() -> [UInt8] {
+    /// Without `closeFirst`, no Close Index: the Delete Index (an adapter unplugged) is packet 4
+    /// and ends the link, and every later record is one frame earlier.
+    static func closeIndexCapture(closeFirst: Bool = true) -> [UInt8] {
         func be32(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
         func complete(_ peer: [UInt8]) -> [UInt8] {
             [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01] + peer.reversed() + [0x18, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00]
@@ -57,7 +59,7 @@ import Testing
         record(1, 3, complete(sensor))                          // 1 (monitor opcode 3: event)
         record(1, 4, read)                                      // 2 (4: ACL from the host)
         record(1, 5, response)                                  // 3 (5: ACL to the host)
-        record(1, 9, [])                                        // 4 Close Index
+        if closeFirst { record(1, 9, []) }                      // 4 Close Index
         record(1, 1, [])                                        // 5 Delete Index
         record(1, 3, complete(other))                           // 6
         record(1, 4, read)                                      // 7
@@ -146,20 +148,21 @@ import Testing
     /// btmon's Close Index on hci1, then the adapter back with handle 0x0040 for another peer:
     /// two connections, each reproduced; the written trace is a monitor capture (datalink 2001)
     /// carrying the Close Index, which a re-import ends the link at.
-    @Test func aCloseIndexEndsTheLinkAndTheReusedHandleIsAnotherLink() throws {
-        let session = try Self.session(Self.closeIndexCapture(), "btmon")
+    @Test(arguments: [(true, "Close Index", "closed"), (false, "Delete Index", "removed")])
+    func aCloseIndexEndsTheLinkAndTheReusedHandleIsAnotherLink(closeFirst: Bool, note: String, verb: String) throws {
+        let session = try Self.session(Self.closeIndexCapture(closeFirst: closeFirst), "btmon")
         #expect(session.connections.count == 2)
-        #expect(session.connections[0].controllerClosing?.note == "Close Index")
+        #expect(session.connections[0].controllerClosing?.note == note)
         #expect(session.connections[0].controllerClosing?.packetID == 4)
         let (r, world) = Self.run(session)
         #expect(r.verdicts.count == 2)
         for v in r.verdicts { #expect(v.reproduced, "\(v.connectionID): \(Self.why(v))") }
-        #expect(r.verdicts[0].recordedEnd.contains("the controller was closed at packet 4 (btmon Close Index with the link up)"))
+        #expect(r.verdicts[0].recordedEnd.contains("the controller was \(verb) at packet 4 (btmon \(note) with the link up)"))
         #expect(r.verdicts[1].recordedEnd.contains("0x13"))
         #expect(world.trace.datalink == 2001)
         let again = try Self.reimport(world)
         #expect(again.connections.count == 2)
-        #expect(again.connections[0].controllerClosing?.note == "Close Index")
+        #expect(again.connections[0].controllerClosing?.note == note)
         #expect(again.connections[0].controllerClosing?.time == session.connections[0].controllerClosing?.time)
         #expect(again.connections[0].controller == 1)
         #expect(again.connections[1].disconnect?.reason.rawValue == 0x13)

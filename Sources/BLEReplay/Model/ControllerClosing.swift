@@ -35,11 +35,15 @@ public struct ControllerClosing: Sendable, Equatable {
         }
     }
 
-    /// `the controller was reset at packet 6 (HCI Reset)`, `the controller was closed at packet 4
-    /// (btmon Close Index)`: what happened, as `diagnose` words it. `at` names the record.
+    /// `the controller was reset at packet 6 (HCI Reset completed with the link up)`, `the
+    /// controller was closed at packet 4 (btmon Close Index with the link up)` (`removed` for a
+    /// Delete Index): what happened, as `diagnose` words it. `at` names the record.
     public static func what(_ note: String, at: String) -> String {
-        note == "HCI Reset" ? "the controller was reset at \(at) (HCI Reset completed with the link up)"
-            : "the controller was closed at \(at) (btmon \(note) with the link up)"
+        switch note {
+        case "HCI Reset": "the controller was reset at \(at) (HCI Reset completed with the link up)"
+        case "Delete Index": "the controller was removed at \(at) (btmon Delete Index with the link up)"
+        default: "the controller was closed at \(at) (btmon \(note) with the link up)"
+        }
     }
 
     /// What the link's end lacks, as `diagnose` says it.
