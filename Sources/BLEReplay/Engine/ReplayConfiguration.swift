@@ -35,7 +35,9 @@ public struct ReplayConfiguration: Sendable {
     /// Keep the HCI records (for `--write-capture`).
     public var keepTrace = false
     /// The recording's links were on several controllers (a btmon capture of two adapters): the
-    /// written trace is a Linux monitor btsnoop (2001) keeping each link on its controller.
+    /// written trace is a Linux monitor btsnoop (2001) keeping each link on its controller. Also
+    /// set when a btmon Close Index or Delete Index ended a link (`ControllerClosing`): only that
+    /// datalink carries the note.
     public var severalControllers = false
     public var seed: UInt64 = 0
     /// Unix microseconds of virtual time zero, for the written capture.

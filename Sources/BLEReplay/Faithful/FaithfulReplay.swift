@@ -47,7 +47,8 @@ public enum FaithfulReplay {
         var c = base
         c.disconnectOnATTTimeout = false
         c.epoch = session.start
-        c.severalControllers = session.connections.contains { $0.controller != 0 }
+        // btmon's Close Index and Delete Index are monitor notes: only datalink 2001 carries them.
+        c.severalControllers = session.connections.contains { $0.controller != 0 || $0.controllerClosing?.monitorOpcode != nil }
         if let size = session.aclBufferSize { c.aclBufferSize = size }
         if let count = session.aclBufferCount, count > 0 { c.aclBufferCount = count }
         return c

@@ -37,16 +37,27 @@ final class RecordedCentralDriver: CentralHostObserver {
     }
 
     /// A recorded connection's event not yet in the scheduler's queue: its coming up (or failed
-    /// attempt), or its LE Create Connection. 16 bytes, as many of them wait as connections.
+    /// attempt), its LE Create Connection, or its controller closing with the link up
+    /// (`ControllerClosing`). 16 bytes, as many of them wait as connections.
     struct Pending {
         var time: VirtualTime
         /// Its sequence number, less the first one set aside (`schedule`).
         var sequence: UInt32
-        /// The connection's index times two, plus one for its LE Create Connection.
+        /// The connection's index times four, plus `Kind`.
         var event: UInt32
 
-        var connection: Int { Int(event >> 1) }
-        var isCreate: Bool { event & 1 == 1 }
+        enum Kind: UInt32 {
+            case establish = 0, create = 1, controllerClosed = 2
+        }
+
+        init(time: VirtualTime, sequence: UInt32, connection: Int, kind: Kind) {
+            self.time = time
+            self.sequence = sequence
+            event = UInt32(truncatingIfNeeded: connection) << 2 | kind.rawValue
+        }
+
+        var connection: Int { Int(event >> 2) }
+        var kind: Kind { Kind(rawValue: event & 3) ?? .establish }
     }
     /// Every connection's events not yet scheduled, in the order they run, and the next one.
     private var pending: [Pending] = []
@@ -87,9 +98,16 @@ final class RecordedCentralDriver: CentralHostObserver {
         events.reserveCapacity(session.connections.count)
         for (i, c) in session.connections.enumerated() {
             if c.role != "peripheral", let create = c.createOffset, create <= c.offset, create >= 0 {
-                events.append(Pending(time: max(create, now), sequence: UInt32(events.count), event: UInt32(2 * i + 1)))
+                events.append(Pending(time: max(create, now), sequence: UInt32(events.count), connection: i, kind: .create))
             }
-            events.append(Pending(time: max(max(0, c.offset), now), sequence: UInt32(events.count), event: UInt32(2 * i)))
+            events.append(Pending(time: max(max(0, c.offset), now), sequence: UInt32(events.count), connection: i, kind: .establish))
+            // The controller closed at its recorded instant (time anchoring, as the connection
+            // came up: Docs/replay.md "Anchoring rules", rule 6), ahead of a link the capture
+            // brings up on the same handle after it.
+            if c.isEstablished, let closing = c.controllerClosing {
+                let at = max(0, c.offset).saturatingAdding(max(0, closing.time))
+                events.append(Pending(time: max(at, now), sequence: UInt32(events.count), connection: i, kind: .controllerClosed))
+            }
         }
         firstSequence = world.scheduler.reserveSequences(events.count)
         events.sort { $0.time != $1.time ? $0.time < $1.time : $0.sequence < $1.sequence }
@@ -109,7 +127,11 @@ final class RecordedCentralDriver: CentralHostObserver {
         let event = pending[nextPending]
         nextPending += 1
         world.scheduler.schedule(at: event.time, reserved: firstSequence &+ UInt64(event.sequence)) { [self] in
-            if event.isCreate { create(event.connection) } else { establish(event.connection) }
+            switch event.kind {
+            case .create: create(event.connection)
+            case .establish: establish(event.connection)
+            case .controllerClosed: closeController(event.connection)
+            }
             // Nothing after the next one runs before this event is over.
             scheduleNext()
         }
@@ -149,6 +171,16 @@ final class RecordedCentralDriver: CentralHostObserver {
         if c.completionRange.upperBound <= session.completionTimes.count { link.recordedCompletions = c.completionRange }
         host.setServerAnswers(answers, for: link)
         start(i, model)
+    }
+
+    /// Recorded connection `i`'s controller closed or reset with the link up (`ControllerClosing`):
+    /// every link of that controller still up ends now, with no reason. When several links went
+    /// with one record, the first of them closes the controller and the others find their link
+    /// gone.
+    private func closeController(_ i: Int) {
+        let c = session.connections[i]
+        guard let closing = c.controllerClosing, let link = links[i], link.isUp else { return }
+        world.host.closeController(link.controller, note: closing.note)
     }
 
     /// Step `index` (from the connection's first) of the central of connection `run` plays.

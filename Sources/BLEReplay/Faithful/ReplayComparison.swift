@@ -65,7 +65,8 @@ public enum ReplayComparison {
             : (c.beganBeforeCapture ? "mid-capture connection" : "connection")
         var v = ConnectionVerdict(connectionID: c.id, handle: c.handle, peer: c.peerLabel, kind: kind, reproduced: true,
                                   recordedPDUs: c.pdus.count, simulatedPDUs: link?.log.count ?? 0,
-                                  recordedEnd: endText(reason: c.disconnect?.reason, time: c.disconnect?.time, connection: c.id, statusOnly: c.isEstablished ? nil : c.status),
+                                  recordedEnd: c.controllerClosing.map { closedText($0.note, at: "packet \($0.packetID)", time: $0.time, connection: c.id) }
+                                      ?? endText(reason: c.disconnect?.reason, time: c.disconnect?.time, connection: c.id, statusOnly: c.isEstablished ? nil : c.status),
                                   simulatedEnd: "", endingRule: endingRule, divergence: nil, maxTimingError: 0, notes: [])
         v.localPeripheral = localPeripheral
         guard c.isEstablished else {
@@ -80,8 +81,9 @@ public enum ReplayComparison {
                                       got: "no link", expectedPacketID: c.completePacketID, gotFrame: nil, time: 0)
             return v
         }
-        v.simulatedEnd = endText(reason: link.endReason, time: link.endedAt.map(link.relative), connection: c.id, statusOnly: nil)
-        v.endedOtherwise = link.endReason?.rawValue != c.disconnect?.reason.rawValue
+        v.simulatedEnd = link.controllerClosed.map { closedText($0.note, at: "simulated frame \($0.frame)", time: link.endedAt.map(link.relative) ?? 0, connection: c.id) }
+            ?? endText(reason: link.endReason, time: link.endedAt.map(link.relative), connection: c.id, statusOnly: nil)
+        v.endedOtherwise = link.endReason?.rawValue != c.disconnect?.reason.rawValue || (link.controllerClosed == nil) != (c.controllerClosing == nil)
         v.duration = max(0, link.endedAt.map(link.relative) ?? c.end)
         if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
         if c.transport == .bredr {
@@ -147,7 +149,7 @@ public enum ReplayComparison {
                 a.add(stored(r.packetID, r.time, r.fromCentral, held, r.bearer, decoded))
                 b.add(stored(s.frame, s.time, s.fromCentral, s.data.held, s.bearer, decoded))
             }
-            a.finish(disconnectedAt: c.disconnect?.time, captureEnd: c.end)
+            a.finish(disconnectedAt: c.disconnect?.time ?? c.controllerClosing?.time, captureEnd: c.end)
             b.finish(disconnectedAt: link.endedAt.map(link.relative), captureEnd: c.end)
             // Equal fields give equal texts; only fields that differ need their texts compared.
             for (x, y) in zip(a.transactions, b.transactions) where !(x.opcode == y.opcode && x.handle == y.handle && x.outcome == y.outcome && x.errorCode == y.errorCode) {
@@ -160,7 +162,19 @@ public enum ReplayComparison {
         }
         // 3. How it ended.
         if v.divergence == nil {
-            if let d = c.disconnect {
+            if let closing = c.controllerClosing {
+                // Ended with its controller: so must the replay's link, at the recorded instant.
+                if let ended = link.endedAt, link.controllerClosed != nil {
+                    if link.relative(ended).saturatingSubtracting(closing.time).saturatingMagnitude > tolerance {
+                        v.divergence = Divergence(kind: "disconnect-time", expected: v.recordedEnd, got: v.simulatedEnd,
+                                                  expectedPacketID: closing.packetID, gotFrame: link.controllerClosed?.frame, time: closing.time)
+                    }
+                } else {
+                    v.divergence = Divergence(kind: link.isUp ? "still-connected" : "disconnect-reason", expected: v.recordedEnd,
+                                              got: link.isUp ? "still connected" : v.simulatedEnd, expectedPacketID: closing.packetID,
+                                              gotFrame: nil, time: closing.time)
+                }
+            } else if let d = c.disconnect {
                 if let reason = link.endReason, let ended = link.endedAt {
                     let t = link.relative(ended)
                     if reason != d.reason {
@@ -174,6 +188,9 @@ public enum ReplayComparison {
                     v.divergence = Divergence(kind: "still-connected", expected: v.recordedEnd, got: "still connected",
                                               expectedPacketID: d.packetID, gotFrame: nil, time: d.time)
                 }
+            } else if !link.isUp, let closed = link.controllerClosed {
+                v.divergence = Divergence(kind: "ended-early", expected: "still connected when the capture ended",
+                                          got: v.simulatedEnd, expectedPacketID: nil, gotFrame: closed.frame, time: link.endedAt.map(link.relative) ?? 0)
             } else if !link.isUp {
                 v.divergence = Divergence(kind: "ended-early", expected: "still connected when the capture ended",
                                           got: v.simulatedEnd, expectedPacketID: nil, gotFrame: nil, time: link.endedAt.map(link.relative) ?? 0)
@@ -186,6 +203,14 @@ public enum ReplayComparison {
         }
         v.reproduced = v.divergence == nil
         return v
+    }
+
+    /// A link that ended with its controller (`ControllerClosing`), as `diagnose` words it:
+    /// `ended with its controller: the controller was reset at packet 6 (HCI Reset completed with
+    /// the link up) at t+… into conn 1: no Disconnection Complete, so no HCI reason`.
+    static func closedText(_ note: String, at: String, time: Int64, connection: Int64) -> String {
+        "ended with its controller: " + ControllerClosing.what(note, at: at) + " at \(TimeLabel.intoConnection(time, connection)): "
+            + ControllerClosing.noReason
     }
 
     static func endText(reason: HCIStatusCode?, time: Int64?, connection: Int64, statusOnly: UInt8?) -> String {

@@ -278,12 +278,33 @@ public final class CentralHost {
         world.advertisingDemandChanged()
     }
 
+    /// The local controller `controller` closed, removed (btmon Close Index, Delete Index) or
+    /// reset (HCI Reset, Core v5.4 Vol 4 Part E 7.3.2) with links up (`ControllerClosing`): every
+    /// link of it ends now, with no Disconnection Complete and no reason. The trace carries what
+    /// did it (the monitor note, or HCI Reset and its Command Complete), so a re-import ends the
+    /// links at that record (`ControllerClosed` in BLEDecode). Its observers hear 0x16, as after
+    /// `resetController`; the link's `endReason` stays nil.
+    func closeController(_ controller: UInt16, note: String) {
+        let frame: Int
+        if let opcode = ControllerClosing(note: note, time: 0, packetID: 0).monitorOpcode {
+            frame = trace.append([], kind: .note, direction: .received, at: now, controller: controller, rawType: opcode)
+        } else {
+            trace.command(HCIPacketBuilder.command(HCIPacketBuilder.Opcode.reset), at: now, controller: controller)
+            frame = trace.append(HCIPacketBuilder.commandComplete(HCIPacketBuilder.Opcode.reset, [0]), kind: .event, direction: .received,
+                                 at: now, controller: controller)
+        }
+        for link in links where link.controller == controller {
+            link.controllerClosed = (note, frame)
+            linkDown(link, reason: HCIStatusCode(0x16), traced: false)
+        }
+    }
+
     /// Disconnection Complete: the link is gone.
     func linkDown(_ link: SimulatedLink, reason: HCIStatusCode, traced: Bool = true) {
         guard link.isUp else { return }
         link.isUp = false
         link.endedAt = now
-        link.endReason = reason
+        link.endReason = link.controllerClosed == nil ? reason : nil
         if traced {
             trace.event(HCIPacketBuilder.disconnectionComplete(handle: link.handle, reason: reason.rawValue), at: now, controller: link.controller)
         }

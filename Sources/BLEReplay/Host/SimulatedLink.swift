@@ -142,6 +142,7 @@ public final class SimulatedLink {
         var pairingWaiters: [(Result<Void, SecurityFailure>) -> Void]?
         var indicationCompletions: [(bearer: UInt16?, completion: (ATTResult) -> Void)] = []
         var disconnectEvent: Scheduler.EventID?
+        var controllerClosed: (note: String, frame: Int)?
     }
 
     /// Which recorded connection the peripheral behaves like (timeline `connection.id`).
@@ -182,6 +183,13 @@ public final class SimulatedLink {
     var indicationCompletions: [(bearer: UInt16?, completion: (ATTResult) -> Void)] {
         get { occasionalState?.indicationCompletions ?? [] }
         set { if !newValue.isEmpty || occasionalState != nil { occasional.indicationCompletions = newValue } }
+    }
+    /// The link ended with its controller (`CentralHost.closeController`): what closed it
+    /// (`ControllerClosing.note`) and its frame in the simulated capture. `endReason` is then nil:
+    /// no Disconnection Complete, no reason.
+    public internal(set) var controllerClosed: (note: String, frame: Int)? {
+        get { occasionalState?.controllerClosed }
+        set { if newValue != nil || occasionalState != nil { occasional.controllerClosed = newValue } }
     }
     /// The link's disconnection, once scheduled.
     var disconnectEvent: Scheduler.EventID? {

@@ -249,6 +249,8 @@ public struct BehaviourExtractor: Sendable {
                 ending = .terminated(reason: d.reason, anchor: a.anchor, delay: d.time.saturatingSubtracting(a.time))
                 endingOffset = d.time
             }
+        } else if let closing = c.controllerClosing {
+            ending = .controllerClosed(closing)
         }
         let latencies = peerAnswers.latencies.sorted()
         let peer = PeerBehaviour(

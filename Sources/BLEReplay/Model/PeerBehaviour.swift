@@ -19,6 +19,11 @@ public struct PeerBehaviour: Sendable {
         indirect case linkLoss(anchor: Anchor, delay: Int64, detection: Int64?)
         /// The peripheral (or its controller) ended the link with `reason` at `delay` after `anchor`.
         indirect case terminated(reason: HCIStatusCode, anchor: Anchor, delay: Int64)
+        /// The local controller took the link with it (Close Index, Delete Index, HCI Reset): no
+        /// LL_TERMINATE_IND, no Disconnection Complete, no reason. The local side's doing, not the
+        /// peripheral's: a faithful replay closes the controller at the recorded instant
+        /// (`RecordedCentralDriver`); the peripheral does nothing to end the link.
+        indirect case controllerClosed(ControllerClosing)
 
         public var description: String { description(localPeripheral: false) }
 
@@ -29,7 +34,7 @@ public struct PeerBehaviour: Sendable {
         public func description(localPeripheral: Bool) -> String {
             guard localPeripheral else { return centralView }
             switch self {
-            case .stillConnected: return centralView
+            case .stillConnected, .controllerClosed: return centralView
             case .centralTerminated: return "the local peripheral disconnected"
             case .linkLoss: return "the remote central went \(centralView)"
             case .terminated: return "the remote central \(centralView)"
@@ -45,6 +50,9 @@ public struct PeerBehaviour: Sendable {
                 return "silent \(VirtualDuration.short(delay)) after \(anchor), then 0x08 Connection Timeout \(after)"
             case .terminated(let reason, let anchor, let delay):
                 return "ended with \(hex(reason.rawValue)) \(reason.name) \(VirtualDuration.short(delay)) after \(anchor)"
+            case .controllerClosed(let closing):
+                return "none: " + ControllerClosing.what(closing.note, at: "packet \(closing.packetID)")
+                    + ", \(VirtualDuration.short(closing.time)) into the connection: no LL_TERMINATE_IND, " + ControllerClosing.noReason
             }
         }
     }

@@ -22,6 +22,8 @@ extension RecordedConnection {
         var clientRxMTU: Int?
         var serverRxMTU: Int?
         var localDisconnect: (time: Int64, reason: UInt8, packetID: Int)?
+        /// The link ended with its controller (`ControllerClosing`).
+        var controllerClosing: ControllerClosing?
         /// A role other than `central` and `peripheral` (`RecordedRole.other`).
         var otherRole: String?
 
@@ -29,6 +31,7 @@ extension RecordedConnection {
         var isEmpty: Bool {
             smpPackets == 0 && parameterUpdates.isEmpty && security.isEmpty && storedLabel == nil && createOffset == nil
                 && completePacketID == nil && clientRxMTU == nil && serverRxMTU == nil && localDisconnect == nil && otherRole == nil
+                && controllerClosing == nil
         }
     }
 

@@ -123,6 +123,12 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.localDisconnect }
         set { updateOccasional { $0.localDisconnect = newValue } }
     }
+    /// The link ended with its local controller (Close Index, Delete Index, HCI Reset): no
+    /// Disconnection Complete, no reason (`ControllerClosing`). `disconnect` is then nil.
+    public var controllerClosing: ControllerClosing? {
+        get { occasional?.fields.controllerClosing }
+        set { updateOccasional { $0.controllerClosing = newValue } }
+    }
     /// What many connections lack, held apart (`Occasional`): nil while all of it is empty.
     var occasional: OccasionalBox?
 

@@ -66,6 +66,7 @@ public enum RecordingLoader {
         let statements = Statements(db)
         statements.pduSource = pduSource
         let localDisconnects = try localDisconnects(captureID, db: db)
+        let closings = try controllerClosings(captureID, db: db)
         let clock = scan.clock
         var creates = CreateConnectionClaims(times: try db.rows("""
             SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
@@ -126,6 +127,11 @@ public enum RecordingLoader {
                 let t = clock.time(frame: p, raw: raw)
                 c.disconnect = (t.saturatingSubtracting(origin), HCIStatusCode(UInt8(truncatingIfNeeded: reason)), p)
                 c.end = t.saturatingSubtracting(origin)
+            } else if let raw = r[13].int64, let p = r[17].int, let note = closings[id] {
+                // Ended with its controller: no Disconnection Complete, no reason (`ControllerClosing`).
+                let t = clock.time(frame: p, raw: raw).saturatingSubtracting(origin)
+                c.controllerClosing = ControllerClosing(note: note, time: t, packetID: p)
+                c.end = t
             }
             c.localDisconnect = localDisconnects[id].map { (t, raw, packet) in
                 (clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
@@ -187,6 +193,21 @@ public enum RecordingLoader {
             cache[sql] = s
             return s
         }
+    }
+
+    /// The links that ended with their controller, by connection: the note of their
+    /// `LinkEventName.controllerClosed` link event (`Close Index`, `Delete Index`, `HCI Reset`).
+    static func controllerClosings(_ captureID: Int64, db: SQLiteDatabase) throws -> [Int64: String] {
+        let stem = String(LinkEventName.controllerClosed("").dropLast())
+        var out: [Int64: String] = [:]
+        for r in try db.rows("""
+            SELECT connection_id, name FROM link_event WHERE capture_id = ?1 AND connection_id IS NOT NULL
+            AND substr(name, 1, ?2) = ?3 ORDER BY packet_id
+            """, [.integer(captureID), .integer(Int64(stem.count)), .text(stem)]) {
+            guard let id = r[0].int64, let name = r[1].string, name.hasSuffix(")") else { continue }
+            out[id] = String(name.dropFirst(stem.count).dropLast())
+        }
+        return out
     }
 
     /// The local host's HCI Disconnect commands (Core v5.4 Vol 4 Part E 7.1.6) per connection, the

@@ -61,14 +61,16 @@ public final class HCITraceRecorder {
     }
 
     /// Appends one record; returns its frame number.
+    /// `rawType`: a note's monitor opcode (Close Index 9, Delete Index 1), written as such in a
+    /// datalink 2001 trace (`RecordEncoding.monitorPacket`).
     @discardableResult
     public func append(_ payload: @autoclosure () -> [UInt8], kind: PacketKind, direction: Direction,
-                       at time: VirtualTime, controller: UInt16 = 0) -> Int {
+                       at time: VirtualTime, controller: UInt16 = 0, rawType: UInt16 = 0) -> Int {
         frameCount += 1
         if keepsRecords {
             let p = payload()
             keep(CaptureRecord(frameNumber: frameCount, timestamp: epoch &+ time, direction: direction,
-                               kind: kind, payload: p, fileOffset: 0, controllerIndex: controller))
+                               kind: kind, payload: p, fileOffset: 0, controllerIndex: controller, rawType: rawType))
         }
         return frameCount
     }

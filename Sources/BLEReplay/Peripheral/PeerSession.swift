@@ -137,7 +137,7 @@ final class PeerSession {
             let offset = b.endingOffset ?? delay
             let t = byTime(anchor)
             waiting[t ? .linkStart : anchor, default: []].append((.ending, t ? offset : delay))
-        case .stillConnected, .centralTerminated:
+        case .stillConnected, .centralTerminated, .controllerClosed:
             break
         }
         for u in b.parameterUpdates where u.offset > 0 {
@@ -185,7 +185,7 @@ final class PeerSession {
                 }
                 goSilent(detection: detection)
             case .terminated(let reason, _, _): host.peerTerminated(link, reason: reason)
-            case .stillConnected, .centralTerminated: break
+            case .stillConnected, .centralTerminated, .controllerClosed: break
             }
         }
     }
