@@ -19,7 +19,7 @@ public struct StatusLine {
         guard now - lastDrawn >= 500 else { return }
         lastDrawn = now
         visible = true
-        StandardStreams.write("\r\u{1B}[Krecording \(source): \(stats.summary)", to: 2)
+        StandardStreams.write("\r\u{1B}[Krecording \(TextFormat.printable(source)): \(stats.summary)", to: 2)
     }
 
     /// Removes the line before other output (a notice, the final summary).

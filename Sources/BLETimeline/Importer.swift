@@ -93,7 +93,7 @@ public enum Importer {
         do {
             lock = try FileLock.acquire(for: databasePath) {
                 if options.progress && isatty(2) == 1 {
-                    StandardStreams.write("waiting: another blereplay is writing \(databasePath)\n", to: 2)
+                    StandardStreams.write("waiting: another blereplay is writing \(TextFormat.printable(databasePath))\n", to: 2)
                 }
             }
         } catch {
@@ -455,7 +455,7 @@ struct Progress {
     func update(_ bytes: Int) {
         guard enabled, size > 0 else { return }
         let pct = min(100, bytes * 100 / size)
-        StandardStreams.write("\rimporting \(path): \(pct)%", to: 2)
+        StandardStreams.write("\rimporting \(TextFormat.printable(path)): \(pct)%", to: 2)
     }
     func finish() {
         guard enabled else { return }

@@ -24,6 +24,9 @@ enum Out {
         if !StandardStreams.write(s, to: 1) { exit(0) }
     }
     static func line(_ s: String = "") { write(s + "\n") }
+    /// `s` as one line, its control characters escaped as tshark escapes them: for a line that
+    /// holds a file name or a name from the capture (a newline or ESC in one stays visible text).
+    static func line(printable s: String) { write(TextFormat.printable(s) + "\n") }
 }
 
 /// Collects many short lines and writes them in large blocks.
@@ -44,4 +47,6 @@ struct OutputBuffer {
 /// Standard error.
 enum Err {
     static func line(_ s: String) { StandardStreams.error(s) }
+    /// `s` as one line, its control characters escaped (`Out.line(printable:)`).
+    static func line(printable s: String) { StandardStreams.error(TextFormat.printable(s)) }
 }

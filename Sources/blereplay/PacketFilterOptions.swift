@@ -48,6 +48,7 @@ enum PacketFilterOptions {
             }
             f[keyPath: keyPath] = bound
         }
+        try checkWindow(since: f.since, until: f.until)
         if let s = args.value("severity") {
             guard ["info", "warning", "error"].contains(s) else {
                 throw Arguments.UsageError(message: "--severity takes info, warning or error, not '\(s)'")
@@ -55,6 +56,18 @@ enum PacketFilterOptions {
             f.minimumSeverity = s
         }
         return f
+    }
+
+    /// A window that ends before it begins selects nothing by construction: a usage error (2), not
+    /// "no packet matches" (1). Bounds of two kinds (seconds and a UTC time) are compared only
+    /// against a capture's origin, so only bounds of one kind are checked here.
+    static func checkWindow(since: TimeBound?, until: TimeBound?) throws(Arguments.UsageError) {
+        switch (since, until) {
+        case (.relative(let s)?, .relative(let u)?) where s > u, (.absolute(let s)?, .absolute(let u)?) where s > u:
+            throw Arguments.UsageError(message: "--since is after --until: the window ends before it begins")
+        default:
+            break
+        }
     }
 
     /// `0x1B` or `27`.

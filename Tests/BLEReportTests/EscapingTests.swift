@@ -20,10 +20,37 @@ import BLECore
         #expect(SVGCharts.escape(text) == text.map { Self.htmlReferences[$0] ?? String($0) }.joined())
     }
 
-    /// GitHub Markdown table cells: `|` escaped, line breaks as spaces.
+    /// GitHub Markdown table cells: control characters as tshark escapes them (a line break is
+    /// `\n`), then the CommonMark punctuation that could make formatting (\\ ` * | [ ] ~, and a `_`
+    /// not inside a word) backslash-escaped, `<` `>` `&` as character references (no HTML tag).
     @Test(arguments: texts)
     func markdown(text: String) {
-        #expect(ReportTable.markdownEscape(text) == text.replacing("|", with: "\\|").replacing("\n", with: " "))
+        let scalars = Array(TextFormat.printable(text).unicodeScalars)
+        func word(_ i: Int) -> Bool {
+            scalars.indices.contains(i) && (scalars[i].properties.isAlphabetic || scalars[i].properties.numericType != nil)
+        }
+        var expected = ""
+        for (i, c) in scalars.enumerated() {
+            switch c {
+            case "\\", "`", "*", "|", "[", "]", "~": expected += "\\" + String(c)
+            case "_": expected += word(i - 1) && word(i + 1) ? "_" : "\\_"
+            case "<": expected += "&lt;"
+            case ">": expected += "&gt;"
+            case "&": expected += "&amp;"
+            default: expected.unicodeScalars.append(c)
+            }
+        }
+        #expect(ReportTable.markdownEscape(text) == expected)
+    }
+
+    /// Known answers: what renders as formatting in GitHub Markdown shows as written.
+    @Test func markdownKnownAnswers() {
+        #expect(ReportTable.markdownEscape("<b>A</b>") == "&lt;b&gt;A&lt;/b&gt;")
+        #expect(ReportTable.markdownEscape("*x* `c` [l](u)") == #"\*x\* \`c\` \[l\](u)"#)
+        #expect(ReportTable.markdownEscape("a|b\nc") == #"a\|b\\nc"#)
+        #expect(ReportTable.markdownEscape("GATT_CONN_TIMEOUT") == "GATT_CONN_TIMEOUT")
+        #expect(ReportTable.markdownEscape("_y_ HOME2_") == #"\_y\_ HOME2\_"#)
+        #expect(ReportTable.markdownEscape("Door\u{1B}[2J") == #"Door\\033\[2J"#)
     }
 
     /// CSV (RFC 4180 2.6-2.7): a field with a comma, quote or line break is quoted, quotes doubled.

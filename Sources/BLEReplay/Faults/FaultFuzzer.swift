@@ -212,7 +212,7 @@ public enum FaultFuzzer {
             if !unfired.isEmpty {
                 lines.append("  \(unfired.count) run(s) whose fault never fired: " + unfired.map { String($0.index) }.joined(separator: ", "))
             }
-            out.stdout = lines.joined(separator: "\n") + "\n"
+            out.stdout = lines.map(TextFormat.printable).joined(separator: "\n") + "\n"
         }
         out.status = broken.isEmpty && unfired.isEmpty ? .passed : .failed
         return out

@@ -39,7 +39,7 @@ public enum ReplayBench {
         var out = ReplayOutcome()
         for s in sessions {
             let f = measure(s)
-            out.stdout += "bench \(f.capture): \(f.events) events over \(VirtualDuration.short(f.simulatedSpan)) simulated; "
+            out.stdout += "bench \(TextFormat.printable(f.capture)): \(f.events) events over \(VirtualDuration.short(f.simulatedSpan)) simulated; "
             out.stdout += "\(Int(f.eventsPerSecond)) events/s, \(Int(f.speedUp))x real time "
             out.stdout += "(\(f.repetitions) runs in \(Double(f.wallNanoseconds / 1_000_000) / 1000) s, models included)\n"
         }

@@ -1,3 +1,5 @@
+import BLECore
+
 /// Where a replay's report text goes as it is made (issue 17): handed to `sink` in blocks of
 /// about 64 KiB, so a report of 61,424 links is never held whole; without a sink it is kept in
 /// `text` (tests and library callers read it there).
@@ -16,9 +18,10 @@ public final class ReplayTextOutput {
         if sink != nil, text.utf8.count >= Self.block { flush() }
     }
 
-    /// `s` and a line break.
+    /// `s` and a line break: one line, its control characters escaped as tshark escapes them
+    /// (`TextFormat.printable`), since device names and file names in it come from the air.
     public func line(_ s: String) {
-        text += s
+        text += TextFormat.printable(s)
         text += "\n"
         if sink != nil, text.utf8.count >= Self.block { flush() }
     }

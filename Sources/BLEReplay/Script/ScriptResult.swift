@@ -43,7 +43,9 @@ public enum ScriptReport {
         let failed = r.checks.filter { !$0.passed }.count
         lines.append("  \(r.passed ? "PASSED" : "FAILED"): \(r.checks.count) checks, \(failed) failed\(r.finished ? "" : ", script did not finish"); "
                      + "\(r.eventsRun) events, \(VirtualDuration.short(r.simulatedSpan)) simulated")
-        return lines.joined(separator: "\n") + "\n"
+        // One line each: a device name from the air ("found NAME") cannot split a line or send
+        // an escape sequence to the terminal.
+        return lines.map(TextFormat.printable).joined(separator: "\n") + "\n"
     }
 
     public static func json(_ r: ScriptResult) -> JSON {

@@ -275,7 +275,7 @@ final class ProgressLine: Sendable {
             count += 1
             return count
         }
-        StandardStreams.write("\r\u{1B}[K[\(n)/\(total)] \(path)", to: 2)
+        StandardStreams.write("\r\u{1B}[K[\(n)/\(total)] \(TextFormat.printable(path))", to: 2)
     }
 
     func finish() {

@@ -133,8 +133,42 @@ public struct ReportTable: Sendable {
         return out
     }
 
-    static func markdownEscape(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x7C || $0 == 0x0A }) else { return s }
-        return s.replacing("|", with: "\\|").replacing("\n", with: " ")
+    /// A cell's text as literal Markdown text. Device names, model and firmware strings and file
+    /// names come from the air or the user: `<b>`, `*x*`, a backtick or `[x](y)` in one must show as
+    /// written, not render, and a `|` or a line break must not end the cell or the row. Control
+    /// characters are escaped as tshark escapes them (`TextFormat.printable`: a line break shows as
+    /// `\n`); then every backslash, `` ` ``, `*`, `|`, `[`, `]`, `~` and `_` that could open or
+    /// close emphasis (one inside a word cannot, CommonMark 6.2) is backslash-escaped, and `<`, `>`,
+    /// `&` become entities so no HTML tag or entity is made.
+    static func markdownEscape(_ text: String) -> String {
+        let s = TextFormat.printable(text)
+        // Most text has nothing to escape: a byte scan says so without walking its scalars.
+        guard s.utf8.contains(where: { markdownSpecial.contains($0) }) else { return s }
+        let scalars = Array(s.unicodeScalars)
+        var out = ""
+        out.reserveCapacity(s.utf8.count + 8)
+        for (i, c) in scalars.enumerated() {
+            switch c {
+            case "\\", "`", "*", "|", "[", "]", "~":
+                out += "\\"
+                out.unicodeScalars.append(c)
+            case "_":
+                let inWord = i > 0 && i + 1 < scalars.count
+                    && isWordScalar(scalars[i - 1]) && isWordScalar(scalars[i + 1])
+                out += inWord ? "_" : "\\_"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// The bytes `markdownEscape` changes: \ ` * | [ ] ~ _ < > &.
+    private static let markdownSpecial: Set<UInt8> = [0x5C, 0x60, 0x2A, 0x7C, 0x5B, 0x5D, 0x7E, 0x5F, 0x3C, 0x3E, 0x26]
+
+    private static func isWordScalar(_ c: Unicode.Scalar) -> Bool {
+        c.properties.isAlphabetic || c.properties.numericType != nil
     }
 }

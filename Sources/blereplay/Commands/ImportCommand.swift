@@ -22,7 +22,7 @@ enum ImportCommand {
                 try Analyzer.analyze(store)
             }
         } catch {
-            Err.line("blereplay import: \(error)")
+            Err.line(printable: "blereplay import: \(error)")
             return .dataError
         }
         var worst = ExitCode.success
@@ -32,22 +32,22 @@ enum ImportCommand {
             case .imported where quiet, .alreadyPresent where quiet:
                 break
             case .imported:
-                Out.line("imported \(r.path): \(r.records) records, \(r.formatDescription ?? "")" +
+                Out.line(printable: "imported \(r.path): \(r.records) records, \(r.formatDescription ?? "")" +
                          (r.malformedPackets > 0 ? ", \(r.malformedPackets) malformed" : ""))
             case .alreadyPresent:
-                Out.line("skipped \(r.path): already in \(dbPath)"
+                Out.line(printable: "skipped \(r.path): already in \(dbPath)"
                          + (r.phoneIdentityAdded ? "; phone identity added from \(r.path.split(separator: "!").first.map(String.init) ?? r.path)" : ""))
             case .partial:
-                if !quiet { Out.line("imported \(r.path) up to the damage: \(r.records) records") }
+                if !quiet { Out.line(printable: "imported \(r.path) up to the damage: \(r.records) records") }
                 worst = .dataError
             case .failed:
                 worst = .dataError
             }
-            for w in r.warnings { Err.line("warning: \(w)") }
-            if let e = r.error { Err.line("error: \(e)") }
+            for w in r.warnings { Err.line(printable: "warning: \(w)") }
+            if let e = r.error { Err.line(printable: "error: \(e)") }
         }
         if !quiet, results.contains(where: { $0.status == .imported || $0.status == .partial || $0.status == .alreadyPresent }) {
-            Out.line("timeline: \(dbPath)")
+            Out.line(printable: "timeline: \(dbPath)")
         }
         return worst
     }

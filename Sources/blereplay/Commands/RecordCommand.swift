@@ -106,7 +106,7 @@ enum RecordCommand {
             source = try open(plan.source, retries: plan.retries)
             sink = try RecordingSink(options: plan.options, sourceName: source.name, observeTraffic: showStatus)
         } catch {
-            Err.line("blereplay record: \(error)")
+            Err.line(printable: "blereplay record: \(error)")
             return .dataError
         }
         let stop = StopFlag()
@@ -114,7 +114,7 @@ enum RecordCommand {
         defer { signals.cancel() }
         let summary = LiveRecorder.run(source: source, sink: sink, stop: stop, untilIdleMilliseconds: plan.untilIdleMilliseconds,
                                        statusLine: showStatus ? StatusLine(source: source.name) : nil) { notice in
-            if !plan.quiet { Err.line("record: \(notice)") }
+            if !plan.quiet { Err.line(printable: "record: \(notice)") }
         }
         return report(summary, quiet: plan.quiet)
     }
@@ -122,25 +122,25 @@ enum RecordCommand {
     /// Prints what was recorded (stdout; not with `--quiet`) and what went wrong (stderr:
     /// warnings and errors, always); the exit code.
     static func report(_ s: RecordingSummary, quiet: Bool) -> ExitCode {
-        for w in s.warnings { Err.line("warning: \(w)") }
-        if !quiet { for n in s.notes { Err.line("note: \(n)") } }
+        for w in s.warnings { Err.line(printable: "warning: \(w)") }
+        if !quiet { for n in s.notes { Err.line(printable: "note: \(n)") } }
         if let format = s.format, !quiet {
             let seconds = Double(s.durationMilliseconds) / 1000
             let rounded = (seconds * 10).rounded() / 10
-            Out.line("recorded \(s.records) records from \(s.source) (\(format)) in \(rounded) s")
-            if s.filtered > 0 { Out.line("filtered out \(s.filtered) records (--address / --le-only)") }
+            Out.line(printable: "recorded \(s.records) records from \(s.source) (\(format)) in \(rounded) s")
+            if s.filtered > 0 { Out.line(printable: "filtered out \(s.filtered) records (--address / --le-only)") }
             if s.unwritable > 0, let link = s.datalink {
-                Out.line("left out \(s.unwritable) records that btsnoop datalink \(link.rawValue) cannot carry")
+                Out.line(printable: "left out \(s.unwritable) records that btsnoop datalink \(link.rawValue) cannot carry")
             }
-            for path in s.outputPaths { Out.line("\(s.outputKind): \(path)") }
-            if let db = s.databasePath { Out.line("timeline: \(db)") }
+            for path in s.outputPaths { Out.line(printable: "\(s.outputKind): \(path)") }
+            if let db = s.databasePath { Out.line(printable: "timeline: \(db)") }
         }
         if let failure = s.failure {
-            Err.line("blereplay record: \(failure)")
+            Err.line(printable: "blereplay record: \(failure)")
             return .dataError
         }
         if s.format == nil {
-            Err.line("blereplay record: no data received from \(s.source); nothing written")
+            Err.line(printable: "blereplay record: no data received from \(s.source); nothing written")
             return .dataError
         }
         return .success

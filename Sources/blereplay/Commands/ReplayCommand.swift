@@ -37,7 +37,7 @@ enum ReplayCommand {
             Err.line("blereplay replay: \(error)")
             return .dataError
         }
-        for m in loaded.messages { Err.line(m) }
+        for m in loaded.messages { Err.line(printable: m) }
         // The runner takes the sessions over (it lets what it is done with go, issue 17).
         let sessions = loaded.sessions
         loaded.sessions = []
@@ -59,7 +59,7 @@ enum ReplayCommand {
         // A faithful replay's report is written as it is made (issue 17).
         let outcome = ReplayRunner.run(consume sessions, request, output: { Out.write($0) })
         if !outcome.stdout.isEmpty { Out.write(outcome.stdout) }
-        for line in outcome.stderr { Err.line(line) }
+        for line in outcome.stderr { Err.line(printable: line) }
         // Damaged input decides the exit code: a recording cut in the middle diverges because
         // it is cut, so "diverged" (1) would blame the central for the file's damage.
         if loaded.damaged { return .dataError }

@@ -1,5 +1,6 @@
 import BLECore
 import BLEReport
+import BLETimeline
 import BLEWarehouse
 
 /// `blereplay report INPUT... [-o DIR] [--format html,md,json,csv] [--jobs N]`
@@ -79,6 +80,7 @@ enum ReportCommand {
 
     static func fromWarehouse(_ url: WarehouseURL, args: Arguments, directory: String, formats: Set<ReportFormat>) throws -> ExitCode {
         let since = try WarehouseOptions.bound(args, "since"), until = try WarehouseOptions.bound(args, "until")
+        try PacketFilterOptions.checkWindow(since: since.map(TimeBound.absolute), until: until.map(TimeBound.absolute))
         let statistics: FleetStatistics
         do throws(WarehouseError) {
             let db = try PostgresConnection(url)

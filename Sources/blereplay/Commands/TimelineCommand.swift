@@ -1,6 +1,7 @@
 import BLEAnalysis
 import BLECore
 import BLEDecode
+import BLEReport
 import BLETimeline
 
 /// `blereplay timeline CAPTURE|DB [--connection N] [--address A] [--layer L] [--errors] [--capture ID]
@@ -37,6 +38,16 @@ enum TimelineCommand {
         } catch {
             Err.line("blereplay timeline: \(error)")
             return .dataError
+        }
+        // A capture the timeline does not hold is the command's mistake, said as export says it (2),
+        // not "no packet matches" (1).
+        if let requested = filter.captureID {
+            do {
+                _ = try CaptureExporter.choose(source.store, requested: requested)
+            } catch let e as CaptureExporter.Failure {
+                Err.line("blereplay timeline: \(e.message)")
+                return .usage
+            }
         }
         // Decoded values need the GATT tables, --handle the transactions, --severity the findings:
         // the analysis a capture imported on the fly (or an older timeline) has not had yet.
