@@ -69,6 +69,15 @@ public struct CaptureBytes: Sendable {
         return head
     }
 
+    /// SHA-256 (hex) of the first `length` bytes of `facts`' capture and whether the capture is
+    /// at least that long, reading no more than `length` bytes; nil when it cannot be found.
+    public static func prefixDigest(_ facts: CaptureFacts, length: Int64) -> (digest: String, whole: Bool)? {
+        guard let input = input(of: facts.capturePath) else { return nil }
+        var prefix: String?
+        guard let read = scan(input, marks: [length], upTo: length, found: { prefix = $1 }) else { return nil }
+        return prefix.map { ($0, true) } ?? (read.digest, false)
+    }
+
     /// SHA-256 (hex) of the first `length` bytes for each of `lengths` up to `size`, in one pass.
     public func digests(ofPrefixes lengths: [Int64]) -> [Int64: String] {
         var out: [Int64: String] = [:]
