@@ -1,3 +1,5 @@
+import BLECore
+
 /// Names of `link_event` rows that the analysis reads back, kept in one place.
 public enum LinkEventName {
     /// The link was open when its controller was closed, removed or reset (`ControllerClosed` in
@@ -6,5 +8,5 @@ public enum LinkEventName {
     /// HCI Reset.
     public static func controllerClosed(_ note: String) -> String { "Controller closed (" + note + ")" }
     /// The link was open when the controller's HCI Reset completed (Core v5.4 Vol 4 Part E 7.3.2).
-    public static let controllerReset = controllerClosed("HCI Reset")
+    public static let controllerReset = controllerClosed(ControllerCloser.hciReset.rawValue)
 }

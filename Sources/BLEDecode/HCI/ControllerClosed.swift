@@ -15,11 +15,7 @@ extension PacketDecoder {
     /// The notes that close controller `controller`'s links: Close Index and Delete Index.
     static func closesLinks(_ record: CaptureRecord) -> String? {
         guard record.kind == .note, record.payload.isEmpty else { return nil }
-        switch record.rawType {
-        case 9: return "Close Index"
-        case 1: return "Delete Index"
-        default: return nil
-        }
+        return ControllerCloser(monitorOpcode: record.rawType)?.rawValue
     }
 
     /// Ends every open link of the record's controller (`note` names the record that did: Close

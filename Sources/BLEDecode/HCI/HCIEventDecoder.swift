@@ -61,7 +61,7 @@ extension PacketDecoder {
                                                             isCommandStatus: false, connection: c)))
             // HCI_Reset resets the Link Manager and Link Layer (Core v5.4 Vol 4 Part E 7.3.2): the
             // controller keeps no link, and no Disconnection Complete reports them.
-            if opcode.rawValue == 0x0C03, status == .success { closeControllerLinks("HCI Reset", into: &d) }
+            if opcode.rawValue == 0x0C03, status == .success { closeControllerLinks(ControllerCloser.hciReset.rawValue, into: &d) }
             if let fields = HCIParameterFields.returnParameters(opcode.rawValue, r) {
                 // The return parameters for `timeline -v`; a failure is already an error row.
                 d.events.append(.linkEvent(LinkEvent(name: "Command Complete (" + opName + ")", connection: c,

@@ -23,25 +23,19 @@ public struct ControllerClosing: Sendable, Equatable {
     }
 
     /// True for an HCI Reset; false for btmon's Close Index and Delete Index notes.
-    public var isReset: Bool { note == "HCI Reset" }
+    public var isReset: Bool { note == ControllerCloser.hciReset.rawValue }
 
     /// The btmon monitor opcode of the note that closed it (Close Index 9, Delete Index 1), nil for
     /// an HCI Reset, which any HCI capture carries as a command and its Command Complete.
-    public var monitorOpcode: UInt16? {
-        switch note {
-        case "Close Index": 9
-        case "Delete Index": 1
-        default: nil
-        }
-    }
+    public var monitorOpcode: UInt16? { ControllerCloser(rawValue: note)?.monitorOpcode }
 
     /// `the controller was reset at packet 6 (HCI Reset completed with the link up)`, `the
     /// controller was closed at packet 4 (btmon Close Index with the link up)` (`removed` for a
     /// Delete Index): what happened, as `diagnose` words it. `at` names the record.
     public static func what(_ note: String, at: String) -> String {
-        switch note {
-        case "HCI Reset": "the controller was reset at \(at) (HCI Reset completed with the link up)"
-        case "Delete Index": "the controller was removed at \(at) (btmon Delete Index with the link up)"
+        switch ControllerCloser(rawValue: note) {
+        case .hciReset: "the controller was reset at \(at) (HCI Reset completed with the link up)"
+        case .deleteIndex: "the controller was removed at \(at) (btmon Delete Index with the link up)"
         default: "the controller was closed at \(at) (btmon \(note) with the link up)"
         }
     }
