@@ -25,18 +25,9 @@ import Testing
     /// Without `closeFirst`, no Close Index: the Delete Index (an adapter unplugged) is packet 4
     /// and ends the link, and every later record is one frame earlier.
     static func closeIndexCapture(closeFirst: Bool = true) -> [UInt8] {
-        func be32(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
-        func complete(_ peer: [UInt8]) -> [UInt8] {
-            [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01] + peer.reversed() + [0x18, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00]
-        }
-        var out = Array("btsnoop".utf8) + [0] + be32(1) + be32(2001)
-        var ms: Int64 = 0
-        func record(_ index: UInt32, _ opcode: UInt32, _ body: [UInt8]) {
-            ms += 10
-            let ts = UInt64(0x00DC_DDB3_0F2F_8000 + 1_777_881_600_000_000 + ms * 1000)
-            out += be32(UInt32(body.count)) + be32(UInt32(body.count)) + be32(index << 16 | opcode) + be32(0)
-                + withUnsafeBytes(of: ts.bigEndian) { Array($0) } + body
-        }
+        var c = MonitorCapture()
+        func record(_ index: UInt32, _ opcode: UInt32, _ body: [UInt8]) { c.record(index, opcode, body) }
+        let complete = MonitorCapture.connectionComplete
         let read: [UInt8] = [0x40, 0x00, 0x07, 0x00, 0x03, 0x00, 0x04, 0x00, 0x0A, 0x03, 0x00]
         let response: [UInt8] = [0x40, 0x20, 0x06, 0x00, 0x02, 0x00, 0x04, 0x00, 0x0B, 0x41]
         record(1, 3, complete(sensor))                          // 1 (monitor opcode 3: event)
@@ -48,7 +39,7 @@ import Testing
         record(1, 4, read)                                      // 7
         record(1, 5, response)                                  // 8
         record(1, 3, [0x05, 0x04, 0x00, 0x40, 0x00, 0x13])     // 9 Disconnection Complete 0x13
-        return out
+        return c.bytes
     }
 
     static func session(_ bytes: [UInt8], _ name: String) throws -> RecordedSession {

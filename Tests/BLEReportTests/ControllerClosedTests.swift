@@ -17,21 +17,11 @@ struct ControllerClosedTests {
     static let peer: [UInt8] = [0xD1, 0x22, 0x33, 0x44, 0x55, 0x66]
     static let peer2: [UInt8] = [0xE1, 0x22, 0x33, 0x44, 0x55, 0x77]
 
-    /// LE Connection Complete (7.7.65.1) on handle 0x0040, central, random peer, 30 ms, 4 s.
-    static func connectionComplete(_ peer: [UInt8]) -> [UInt8] {
-        [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01] + peer.reversed() + [0x18, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00]
-    }
+    static func connectionComplete(_ peer: [UInt8]) -> [UInt8] { MonitorCapture.connectionComplete(peer) }
 
     static func capture() -> [UInt8] {
-        func be32(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
-        var out = Array("btsnoop".utf8) + [0] + be32(1) + be32(2001)
-        var ms: Int64 = 0
-        func record(_ index: UInt32, _ opcode: UInt32, _ body: [UInt8]) {
-            ms += 10
-            let ts = UInt64(0x00DC_DDB3_0F2F_8000 + 1_777_881_600_000_000 + ms * 1000)
-            out += be32(UInt32(body.count)) + be32(UInt32(body.count)) + be32(index << 16 | opcode) + be32(0)
-                + withUnsafeBytes(of: ts.bigEndian) { Array($0) } + body
-        }
+        var c = MonitorCapture()
+        func record(_ index: UInt32, _ opcode: UInt32, _ body: [UInt8]) { c.record(index, opcode, body) }
         let readRequest: [UInt8] = [0x40, 0x00, 0x07, 0x00, 0x03, 0x00, 0x04, 0x00, 0x0A, 0x03, 0x00]
         record(1, 3, connectionComplete(peer))                // 1 LE Connection Complete on hci1
         record(1, 4, readRequest)                             // 2 ATT Read Request
@@ -41,7 +31,7 @@ struct ControllerClosedTests {
         record(1, 3, connectionComplete(peer2))               // 6 the adapter back: handle 0x0040 again
         record(1, 4, readRequest)                             // 7
         record(1, 3, [0x05, 0x04, 0x00, 0x40, 0x00, 0x08])   // 8 Disconnection Complete 0x08
-        return out
+        return c.bytes
     }
 
     @Test func closeIndexEndsTheControllersLinks() throws {
