@@ -10,6 +10,12 @@ public enum StandardStreams {
     /// Writes all of `text` to `fd`; false when the reader went away (EPIPE) or another error occurred.
     @discardableResult
     public static func write(_ text: String, to fd: Int32) -> Bool {
+        writeAll(text, to: fd) == 0
+    }
+
+    /// Writes all of `text` to `fd`: 0, or the `errno` of the write that failed (EPIPE: the
+    /// reader went away; ENOSPC: the disk is full).
+    public static func writeAll(_ text: String, to fd: Int32) -> Int32 {
         var text = text
         return text.withUTF8 { buf in
             var offset = 0
@@ -17,11 +23,11 @@ public enum StandardStreams {
                 let n = Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return false
+                    return errno
                 }
                 offset += n
             }
-            return true
+            return 0
         }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// A file that is only worth keeping while the process writing it runs: a timeline being
 /// imported (`DB.tmp-…`, renamed over the target when complete), an export or a report being
@@ -39,9 +40,26 @@ public final class TemporaryFile {
     /// What SQLite creates beside a database file.
     static let sqliteSuffixes = ["-journal", "-wal", "-shm"]
 
+    /// The paths of this process's files not yet moved into place or discarded, for
+    /// `discardAllOfThisProcess()`.
+    private static let live = Mutex<Set<String>>([])
+
     private init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor
+        _ = Self.live.withLock { $0.insert(path) }
+    }
+
+    /// Removes every file this process still holds (and SQLite's files beside them), for a
+    /// process about to `exit(3)` from deep inside a command (its reader went away): no
+    /// deinit runs then, and the files would wait for the next run to clean them. The process
+    /// must not use them afterwards.
+    public static func discardAllOfThisProcess() {
+        let paths = live.withLock { held in
+            defer { held.removeAll() }
+            return held
+        }
+        for path in paths.sorted() { unlinkWithSideFiles(path) }
     }
 
     deinit { discard() }
@@ -130,6 +148,7 @@ public final class TemporaryFile {
             }
         }
         finished = true
+        _ = Self.live.withLock { $0.remove(path) }
         Self.unlinkSideFiles(path)
         close(descriptor)
     }
@@ -138,6 +157,7 @@ public final class TemporaryFile {
     public func discard() {
         guard !finished else { return }
         finished = true
+        _ = Self.live.withLock { $0.remove(path) }
         // Emptied first: a descriptor still open elsewhere in this process would otherwise keep
         // its blocks in use until the process ends.
         _ = ftruncate(descriptor, 0)

@@ -17,11 +17,19 @@ enum ExitCode: Int32 {
     case unavailable = 69
 }
 
-/// Standard output that ends the program quietly when the reader goes away
-/// (`blereplay timeline x | head`).
+/// Standard output. When the reader goes away (`blereplay timeline x | head`) the program ends
+/// quietly with 0, as the reader asked for no more; when the output cannot be written (a full
+/// disk, an I/O error) it says so and ends with 65, as a file it cannot write does (the output
+/// is incomplete: never a silent 0). Either way its temporary files (a capture's scratch
+/// timeline) go with it, rather than wait for the next run to clean them.
 enum Out {
     static func write(_ s: String) {
-        if !StandardStreams.write(s, to: 1) { exit(0) }
+        let error = StandardStreams.writeAll(s, to: 1)
+        guard error != 0 else { return }
+        TemporaryFile.discardAllOfThisProcess()
+        if error == EPIPE { exit(ExitCode.success.rawValue) }
+        Err.line("blereplay: cannot write the standard output: \(String(cString: strerror(error)))")
+        exit(ExitCode.dataError.rawValue)
     }
     static func line(_ s: String = "") { write(s + "\n") }
     /// `s` as one line, its control characters escaped as tshark escapes them: for a line that
