@@ -132,8 +132,10 @@ PROFILES = {
 
 
 class Bench:
-    def __init__(self, out, records: int, seed: int, concurrency: int, profile: Profile = PROFILES["gateway"]):
+    def __init__(self, out, records: int, seed: int, concurrency: int, profile: Profile = PROFILES["gateway"],
+                 lost_at_end: bool = False):
         self.cap = Capture(out, unix_us("2026-03-02T08:00:00Z"), seed, limit=records)
+        self.lost_at_end = lost_at_end
         self.profile = profile
         self.central = Central(self.cap, "4C:11:7E:20:9A:3D", own_addr_type=1, enhanced=True,
                                handle_base=0x0001, handle_count=profile.handles)
@@ -169,7 +171,27 @@ class Bench:
                 active.pop(i)
                 busy.discard(dev.address)
                 cap.advance(rng.randint(10 * MS, 800 * MS))
+        if self.lost_at_end:
+            self.lose_open_links()
         cap.close()
+
+    def lose_open_links(self) -> None:
+        """Every link still up goes silent at once (the gateway's radio lost them all) and ends one
+        supervision timeout later with Disconnection Complete 0x08, one record each beyond the limit."""
+        cap = self.cap
+        links = sorted(self.central.connections.values(), key=lambda c: c.handle)
+        cap.limit = cap.writer.records + len(self.cap._heap) + len(links)
+        silent_from, last_done = cap.now, cap.now
+        # As Connection.supervision_timeout times it, every link's report queued before any is
+        # written (each link's timeout is its own, so the reports come in another order).
+        for conn in links:
+            last = conn.event_at_or_after(silent_from) - conn.interval_us
+            done = conn.event_at_or_after(last + conn.timeout * 10 * MS) + cap.uniform_us(300, 900)
+            cap.emit(done, hci.disconnection_complete(conn.handle, 0x08))
+            last_done = max(last_done, done)
+        cap.advance_to(last_done + 1000)
+        for conn in links:
+            conn._closed()
 
     def session(self, dev: Peripheral):
         cap, rng, central = self.cap, self.cap.rng, self.central
@@ -265,11 +287,13 @@ def main() -> int:
                     help="connections open at once (at most; default 3, 40 for att-heavy)")
     ap.add_argument("--profile", choices=sorted(PROFILES), default="gateway")
     ap.add_argument("--verify", action="store_true", help="check host-stack invariants afterwards (blegen.verify)")
+    ap.add_argument("--lost-at-end", action="store_true",
+                    help="end every link still up with a supervision timeout (0x08) after the last record")
     args = ap.parse_args()
     started = time.perf_counter()
     with open(args.out, "wb", buffering=1 << 20) as f:
         concurrency = args.concurrency or (40 if args.profile == "att-heavy" else 3)
-        bench = Bench(f, args.records, args.seed, concurrency, PROFILES[args.profile])
+        bench = Bench(f, args.records, args.seed, concurrency, PROFILES[args.profile], lost_at_end=args.lost_at_end)
         bench.run()
     elapsed = time.perf_counter() - started
     n = bench.cap.writer.records

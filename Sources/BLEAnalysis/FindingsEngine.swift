@@ -13,12 +13,15 @@ struct FindingsEngine {
     let mapping = DisconnectMapping.default
     /// How far a sniffer's capture shows each link (HCI captures show them to the end).
     let air: AirObservation
+    /// The capture's Number Of Completed Packets, read once for all its lost links.
+    let completions: CompletionEvents
 
     init(db: SQLiteDatabase, captureID: Int64, captureEnd: Int64) throws {
         self.db = db
         self.captureID = captureID
         self.captureEnd = captureEnd
         air = try AirObservation(captureID: captureID, db: db)
+        completions = CompletionEvents(db: db, captureID: captureID)
     }
     /// Per connection, the requests `TransactionMatcher` saw sent while another was outstanding
     /// (only connections that had any): `att-request-while-outstanding`.

@@ -146,7 +146,7 @@ extension FindingsEngine {
         let onset = timeoutMs.map { at.saturatingSubtracting(Int64(($0 * 1000).rounded())) }
         let onsetFits = timeoutMs.map(couldRunOut) ?? false
         // The liveness evidence for a peer that only receives: the controller's completed packets.
-        let acks = try AcknowledgedPackets(c, before: frame, db: db, captureID: captureID)
+        let acks = try AcknowledgedPackets(c, before: frame, db: db, captureID: captureID, completions: completions)
         let completed = acks.lastCredit
         // Completed means transmitted or flushed (Vol 4 Part E 7.7.19): a count after the peer went
         // silent is the controller giving up on the packets, no sign of life.
