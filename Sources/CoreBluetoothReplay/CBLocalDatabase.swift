@@ -46,8 +46,19 @@ struct CBLocalDatabase {
     /// 3.3.1.1): CoreBluetooth's low eight bits are the octet's; its `.notifyEncryptionRequired`
     /// and `.indicateEncryptionRequired` (0x100, 0x200) go out as Notify (0x10) and Indicate
     /// (0x20), the encryption being a permission of the CCCD, not a property.
+    ///
+    /// `.broadcast` (0x01) and `.extendedProperties` (0x80) are left out: Apple allows neither on a
+    /// local characteristic (`CBMutableCharacteristic.properties`: "you can't use the broadcast and
+    /// extendedProperties characteristic properties when creating a mutable characteristic"), and
+    /// the system publishes neither descriptor they require (3.3.1.1: Broadcast needs a Server
+    /// Characteristic Configuration 2903; Extended Properties needs the Characteristic Extended
+    /// Properties descriptor 2900, 3.3.3.1, whose Reliable Write and Writable Auxiliaries bits
+    /// CoreBluetooth cannot express), so a declaration with them would promise descriptors a
+    /// central cannot find. `CBPeripheralManager.add(_:)` notes it (`CBReplayDiagnostic.Kind.notAllowedLocally`).
+    static let notDeclaredLocally: CBCharacteristicProperties = [.broadcast, .extendedProperties]
+
     static func declaredProperties(_ p: CBCharacteristicProperties) -> UInt8 {
-        var octet = UInt8(truncatingIfNeeded: p.rawValue)
+        var octet = UInt8(truncatingIfNeeded: p.subtracting(notDeclaredLocally).rawValue)
         if p.contains(.notifyEncryptionRequired) { octet |= 0x10 }
         if p.contains(.indicateEncryptionRequired) { octet |= 0x20 }
         return octet

@@ -111,10 +111,13 @@ open class CBPeripheralManager: CBManager {
     /// an NSInternalInconsistencyException (a cached value that is not read-only, a service or a
     /// characteristic added twice, an included service not yet published) traps here
     /// (CBPeripheralManager+Publishing.swift). While the manager is not `.poweredOn` the call is
-    /// dropped with an "API MISUSE" diagnostic, no callback.
+    /// dropped with an "API MISUSE" diagnostic, no callback. A characteristic with `.broadcast`
+    /// or `.extendedProperties`, which Apple does not allow on a local characteristic, is
+    /// declared without them and noted (`CBLocalDatabase.notDeclaredLocally`).
     open func add(_ service: CBMutableService) {
         guard let replay, !detached, replay.admits("add(_:)"), replay.isPoweredOn(self, "add(_:)") else { return }
         checkPublishable(service)
+        noteLocallyDisallowedProperties(service, replay)
         services.append(service)
         database.add(service)
         replay.world.scheduler.schedule(after: 0) { [self] in
@@ -144,6 +147,20 @@ open class CBPeripheralManager: CBManager {
         for state in links.values { state.servicesRemoved(gone) }
         services.removeAll { s in gone.contains { $0 === s } }
         database.remove(gone)
+    }
+
+    /// Notes each characteristic of `service` declared with properties Apple does not allow on a
+    /// local one (`CBLocalDatabase.notDeclaredLocally`), which the replay leaves out.
+    func noteLocallyDisallowedProperties(_ service: CBMutableService, _ replay: CBReplay) {
+        for c in service.characteristics ?? [] where !c.properties.isDisjoint(with: CBLocalDatabase.notDeclaredLocally) {
+            let names = [(CBCharacteristicProperties.broadcast, "broadcast"), (.extendedProperties, "extendedProperties")]
+                .filter { c.properties.contains($0.0) }.map { "." + $0.1 }.joined(separator: " and ")
+            replay.diagnose(.notAllowedLocally, key: "\(ObjectIdentifier(c).hashValue)",
+                            "characteristic \(c.uuid.uuidString) of service \(service.uuid.uuidString) was published with \(names): " +
+                            "Apple: \"you can't use the broadcast and extendedProperties characteristic properties when creating a mutable " +
+                            "characteristic\" (CBMutableCharacteristic.properties); the replay declares it without them " +
+                            "(the system publishes no descriptor for them) — what iOS does with them was not established")
+        }
     }
 
     // MARK: Answers and updates

@@ -46,6 +46,13 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// second time, or with a request other than the first of a `didReceiveWrite` array. Apple: respond exactly once per `didReceiveRead` /
         /// `didReceiveWrite`, with the first request. The replay ignored the call.
         case respondMisuse
+        /// A published characteristic has `.broadcast` or `.extendedProperties`, which Apple does
+        /// not allow on a local characteristic (`CBMutableCharacteristic.properties`: "you can't use
+        /// the broadcast and extendedProperties characteristic properties when creating a mutable
+        /// characteristic"). What iOS then does was not established; the replay declares the
+        /// characteristic without them, since the system publishes neither descriptor they
+        /// require (Core v5.4 Vol 3 Part G 3.3.1.1, 3.3.3.1).
+        case notAllowedLocally
     }
 
     public let kind: Kind
