@@ -255,8 +255,9 @@ final class CBPeripheralLinkState {
             scheduler.cancel(indicationTimer)
             indicationTimer = nil
             unconfirmedIndications -= 1
-            // The confirmation makes room; a link that went down does not (the central is gone).
-            guard case .response = result else { return }
+            // The confirmation makes room; a link that went down does not (the central is gone),
+            // nor does a confirmation after the timeout (the bearer is closed for good, 3.3.3).
+            guard case .response = result, !bearerTimedOut else { return }
             sendServiceChanged()
             if unconfirmedIndications == 0 { manager.transmitQueueHasRoom() }
         }
