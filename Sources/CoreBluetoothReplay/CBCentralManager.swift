@@ -71,6 +71,13 @@ open class CBCentralManager: CBManager {
     }
 
     /// Connects when the peripheral next advertises; never times out by itself (as on iOS).
+    /// Called while the peripheral is `.disconnecting` (after `cancelPeripheralConnection`), the
+    /// request is kept: the delegate hears `didDisconnectPeripheral` for the cancelled link, then
+    /// the connection is made as for a `connect` called then (Docs/replay.md "connect while
+    /// disconnecting"). Apple: a connection request "does not time out" and is cancelled only by
+    /// `cancelPeripheralConnection`, which names no state in which `connect` is ignored; no public
+    /// report shows iOS dropping it. Not checked on a device.
+    /// A `cancelPeripheralConnection` before the disconnection completes withdraws it.
     /// With `CBConnectPeripheralOptionEnableAutoReconnect` (iOS 17) the system connects again
     /// by itself when the link drops (CBReplay+AutoReconnect.swift).
     /// A peripheral the system already has a link to (one from `retrieveConnectedPeripherals`,
@@ -85,7 +92,18 @@ open class CBCentralManager: CBManager {
             }
             return
         }
+        if peripheral.state == .disconnecting {
+            // Held until the disconnection completes (CBReplay+Host.swift `didDisconnect`).
+            peripheral.connectAfterDisconnect = .some(options)
+            return
+        }
         guard peripheral.state == .disconnected else { return }
+        startConnecting(peripheral, options: options)
+    }
+
+    /// A connection request to the host, pending until the peripheral next advertises.
+    func startConnecting(_ peripheral: CBPeripheral, options: [String: Any]?) {
+        guard let replay else { return }
         replay.setAutoReconnect(Self.flag(options?[CBConnectPeripheralOptionEnableAutoReconnect]), for: peripheral)
         peripheral.state = .connecting
         replay.noteConnect(to: peripheral.simulated)
@@ -108,6 +126,8 @@ open class CBCentralManager: CBManager {
                                              isReconnecting: false, error: nil)
                 }
             }
+        case .disconnecting:
+            peripheral.connectAfterDisconnect = nil
         case .connected, .connecting:
             peripheral.state = .disconnecting
             if let link = peripheral.link { replay.world.host.disconnect(link, reason: 0x13) }

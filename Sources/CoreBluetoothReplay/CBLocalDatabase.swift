@@ -39,6 +39,8 @@ struct CBLocalDatabase {
     /// Service Changed's value handle.
     static let serviceChangedHandle: UInt16 = 0x0008
     static let serviceChangedCCCD: UInt16 = 0x0009
+    /// Each published service's handle range (its declaration to its last attribute), as laid out.
+    private(set) var ranges: [ObjectIdentifier: ClosedRange<UInt16>] = [:]
     /// The device name the system's GAP service reports.
     var deviceName = "iPhone"
 
@@ -46,8 +48,19 @@ struct CBLocalDatabase {
     /// 3.3.1.1): CoreBluetooth's low eight bits are the octet's; its `.notifyEncryptionRequired`
     /// and `.indicateEncryptionRequired` (0x100, 0x200) go out as Notify (0x10) and Indicate
     /// (0x20), the encryption being a permission of the CCCD, not a property.
+    ///
+    /// `.broadcast` (0x01) and `.extendedProperties` (0x80) are left out: Apple allows neither on a
+    /// local characteristic (`CBMutableCharacteristic.properties`: "you can't use the broadcast and
+    /// extendedProperties characteristic properties when creating a mutable characteristic"), and
+    /// the system publishes neither descriptor they require (3.3.1.1: Broadcast needs a Server
+    /// Characteristic Configuration 2903; Extended Properties needs the Characteristic Extended
+    /// Properties descriptor 2900, 3.3.3.1, whose Reliable Write and Writable Auxiliaries bits
+    /// CoreBluetooth cannot express), so a declaration with them would promise descriptors a
+    /// central cannot find. `CBPeripheralManager.add(_:)` notes it (`CBReplayDiagnostic.Kind.notAllowedLocally`).
+    static let notDeclaredLocally: CBCharacteristicProperties = [.broadcast, .extendedProperties]
+
     static func declaredProperties(_ p: CBCharacteristicProperties) -> UInt8 {
-        var octet = UInt8(truncatingIfNeeded: p.rawValue)
+        var octet = UInt8(truncatingIfNeeded: p.subtracting(notDeclaredLocally).rawValue)
         if p.contains(.notifyEncryptionRequired) { octet |= 0x10 }
         if p.contains(.indicateEncryptionRequired) { octet |= 0x20 }
         return octet
@@ -109,17 +122,18 @@ struct CBLocalDatabase {
         g.characteristics.append(.init(uuid: BluetoothUUID(uint16: 0x2A05), declarationHandle: scDecl, valueHandle: sc, properties: 0x20))
         g.descriptors.append(.init(uuid: BluetoothUUID(uint16: 0x2902), handle: scCCCD))
 
-        var ranges: [ObjectIdentifier: (start: UInt16, end: UInt16)] = [:]
+        var ranges: [ObjectIdentifier: ClosedRange<UInt16>] = [:]
         for (s, first) in placed {
             while attributes.count + 1 < Int(first) { attributes.append(nil) }   // a removed service's gap
             let start = add(.service(s))
             // Include declarations right after the service declaration, before any characteristic
             // (Vol 3 Part G 3.2): the included service's handle range, and its UUID when 16-bit.
             for case let included as CBMutableService in s.includedServices ?? [] {
-                guard let r = ranges[ObjectIdentifier(included)] else {
+                guard let range = ranges[ObjectIdentifier(included)] else {
                     attributes.append(nil)   // the included service was removed since: its slot stays, so no handle moves
                     continue
                 }
+                let r = (start: range.lowerBound, end: range.upperBound)
                 let h = add(.include(included))
                 let uuid = included.uuid.bluetoothUUID
                 value(h, [UInt8(r.start & 0xFF), UInt8(r.start >> 8), UInt8(r.end & 0xFF), UInt8(r.end >> 8)]
@@ -147,9 +161,10 @@ struct CBLocalDatabase {
                 }
             }
             let end = UInt16(truncatingIfNeeded: attributes.count)
-            ranges[ObjectIdentifier(s)] = (start, end)
+            ranges[ObjectIdentifier(s)] = start...end
             g.services.append(.init(uuid: s.uuid.bluetoothUUID, startHandle: start, endHandle: end, isPrimary: s.isPrimary))
         }
         gatt = g
+        self.ranges = ranges
     }
 }

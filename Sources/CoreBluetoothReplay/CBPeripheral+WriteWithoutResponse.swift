@@ -26,11 +26,23 @@ extension CBPeripheral {
                                "property - ignoring response-less write (nothing was sent, as on iOS)")
             return
         }
+        // Longer than one Write Command carries (ATT MTU - 3, Core v5.4 Vol 3 Part F 3.4.5.3): iOS
+        // sends the first maximumWriteValueLength(for: .withoutResponse) bytes and drops the rest
+        // (react-native-ble-manager issue 509: 255 bytes written at ATT MTU 185, "only 182 byte sent";
+        // react-native-ble-plx issue 458: 140 bytes arrive whole, of 141 "loss last byte"). Apple
+        // documents nothing; never silent here: noted in `diagnostics` (`.writeTruncated`).
+        let maximum = maximumWriteValueLength(for: .withoutResponse)
+        if data.count > maximum {
+            replay.diagnose(.writeTruncated, key: "\(characteristic.uuid.uuidString) \(data.count)",
+                            "a \(data.count)-byte write without response to \(characteristic.uuid.uuidString) was cut to its first " +
+                            "\(maximum) bytes, as iOS cuts it: maximumWriteValueLength(for: .withoutResponse) is \(maximum) " +
+                            "(ATT MTU \(link.mtu) - 3); \(data.count - maximum) bytes were not sent. Split the value, or write with " +
+                            "response (a long write)")
+        }
         pendingWritesWithoutResponse += 1
-        gatt.write(characteristic.gatt.valueHandle, Array(data), withResponse: false) { [self] result in
+        gatt.write(characteristic.gatt.valueHandle, Array(data.prefix(maximum)), withResponse: false) { [self] result in
             if case .failure = result {
-                // Longer than one Write Command carries (ATT MTU - 3, Core v5.4 Vol 3 Part F
-                // 3.4.5.3): nothing was sent. Said, never silent; iOS's handling is not established.
+                // Nothing was sent (the host refused the Write Command). Said, never silent.
                 replay.diagnose(.writeNotSent, key: "\(characteristic.uuid.uuidString) \(data.count)",
                                 "a \(data.count)-byte write without response to \(characteristic.uuid.uuidString) was not sent: " +
                                 "maximumWriteValueLength(for: .withoutResponse) is \(maximumWriteValueLength(for: .withoutResponse)) " +

@@ -22,6 +22,9 @@ open class CBPeripheral: CBPeer {
     /// Writes without response the app made that the host has not yet handed to the controller
     /// (CBPeripheral+WriteWithoutResponse.swift).
     var pendingWritesWithoutResponse = 0
+    /// The options of a `connect` made while the link was `.disconnecting`: the system connects
+    /// once the disconnection completes (CBCentralManager.connect).
+    var connectAfterDisconnect: [String: Any]??
 
     init(replay: CBReplay, simulated: SimulatedPeripheral) {
         self.replay = replay

@@ -21,6 +21,16 @@ final class CBPeripheralLinkState {
     /// The prepare queue (Core v5.4 Vol 3 Part F 3.4.6.1), held by the system until Execute Write.
     var prepared: [(handle: UInt16, offset: Int, part: [UInt8])] = []
     var unconfirmedIndications = 0
+    /// The indication awaiting its Handle Value Confirmation: its 30 s transaction timer
+    /// (Core v5.4 Vol 3 Part F 3.3.3), `indicationTimedOut` when it runs out.
+    var indicationTimer: Scheduler.EventID?
+    /// An indication went unconfirmed for 30 s: the transaction failed and nothing more may be
+    /// sent on the bearer (3.3.3), so no update goes to this central again.
+    var bearerTimedOut = false
+    /// The ATT transaction timeout, 30 s (Core v5.4 Vol 3 Part F 3.3.3).
+    static let transactionTimeout: Int64 = 30_000_000
+    /// Service Changed ranges the system holds until the indication before them is confirmed.
+    var pendingServiceChanged: [ClosedRange<UInt16>] = []
     var emulator: GATTServerEmulator
 
     init(server: LocalServerLink, central: CBCentral, manager: CBPeripheralManager) {
@@ -215,8 +225,11 @@ final class CBPeripheralLinkState {
 
     // MARK: Notifying
 
+    /// Whether an update can go to this central now: no indication awaiting its confirmation
+    /// (one outstanding at a time, Core v5.4 Vol 3 Part F 3.4.7.2), a bearer that has not timed
+    /// out (3.3.3), and room in the transmit queue.
     func canSendValue() -> Bool {
-        unconfirmedIndications == 0 && server.canSendValue()
+        !bearerTimedOut && unconfirmedIndications == 0 && server.canSendValue()
     }
 
     func sendValue(_ value: [UInt8], for c: CBMutableCharacteristic) {
@@ -226,18 +239,74 @@ final class CBPeripheralLinkState {
         if cfg & 0x0001 != 0 {
             server.sendValue([ATTOpcode.handleValueNotification.rawValue] + body)
         } else if cfg & 0x0002 != 0 {
-            unconfirmedIndications += 1
-            server.sendValue([ATTOpcode.handleValueIndication.rawValue] + body) { [weak self] _ in
-                guard let self else { return }
-                unconfirmedIndications -= 1
-                manager.transmitQueueHasRoom()
-            }
+            indicate(body)
         }
+    }
+
+    /// Sends a Handle Value Indication of `body` (handle, value) and starts its 30 s transaction
+    /// timer (Core v5.4 Vol 3 Part F 3.3.3); at its confirmation a Service Changed the system
+    /// holds goes next, else the app hears there is room.
+    func indicate(_ body: [UInt8]) {
+        guard let scheduler = manager.replay?.world.scheduler, server.link?.isUp == true else { return }
+        unconfirmedIndications += 1
+        indicationTimer = scheduler.schedule(after: Self.transactionTimeout) { [weak self] in self?.indicationTimedOut() }
+        server.sendValue([ATTOpcode.handleValueIndication.rawValue] + body) { [weak self] result in
+            guard let self else { return }
+            scheduler.cancel(indicationTimer)
+            indicationTimer = nil
+            unconfirmedIndications -= 1
+            // The confirmation makes room; a link that went down does not (the central is gone),
+            // nor does a confirmation after the timeout (the bearer is closed for good, 3.3.3).
+            guard case .response = result, !bearerTimedOut else { return }
+            sendServiceChanged()
+            if unconfirmedIndications == 0 { manager.transmitQueueHasRoom() }
+        }
+    }
+
+    // MARK: Service Changed
+
+    /// The app published or unpublished services covering `range` while this central is
+    /// connected: when it configured Service Changed for indications, the system indicates the
+    /// affected range (Core v5.4 Vol 3 Part G 7.1: the Service Changed value is the start and end
+    /// handles affected), after any indication still awaiting its confirmation (one at a time,
+    /// Vol 3 Part F 3.4.7.2).
+    func servicesChanged(_ range: ClosedRange<UInt16>) {
+        guard serviceChangedConfiguration & 0x0002 != 0, !bearerTimedOut, server.link?.isUp == true else { return }
+        pendingServiceChanged.append(range)
+        sendServiceChanged()
+    }
+
+    /// Indicates the oldest Service Changed range held, when no indication is outstanding.
+    func sendServiceChanged() {
+        guard unconfirmedIndications == 0, !bearerTimedOut, !pendingServiceChanged.isEmpty else { return }
+        let r = pendingServiceChanged.removeFirst()
+        let h = CBLocalDatabase.serviceChangedHandle
+        func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        indicate(le(h) + le(r.lowerBound) + le(r.upperBound))
+    }
+
+    /// No Handle Value Confirmation came within 30 s of the indication: the server's transaction
+    /// failed, and "no more attribute protocol requests, commands, indications or notifications
+    /// shall be sent to the target device on this ATT bearer" (Core v5.4 Vol 3 Part F 3.3.3). A
+    /// new bearer needs a new link, so the local host ends the link (HCI Disconnect 0x13), as
+    /// Android's stack does (AOSP `gatt_indication_confirmation_timeout`: "disconnecting...");
+    /// until the link is down `updateValue` returns false for this central and no
+    /// `peripheralManagerIsReady(toUpdateSubscribers:)` comes for it, and then the app hears
+    /// `didUnsubscribeFrom` for each of its subscriptions, as after any link loss. Apple documents
+    /// nothing about it; not checked on an iPhone (Docs/peripheral.md "Indications").
+    func indicationTimedOut() {
+        indicationTimer = nil
+        guard let link = server.link, link.isUp, let replay = manager.replay else { return }
+        bearerTimedOut = true
+        replay.world.host.disconnect(link, reason: 0x13, requestedByApp: false)
     }
 
     /// The link is gone: every subscription ends (iOS calls didUnsubscribeFrom), pending
     /// requests are dropped.
     func linkEnded() {
+        manager.replay?.world.scheduler.cancel(indicationTimer)
+        indicationTimer = nil
+        pendingServiceChanged = []
         pendingRead = nil
         pendingWrite = nil
         prepared = []

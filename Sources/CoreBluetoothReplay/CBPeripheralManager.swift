@@ -111,12 +111,20 @@ open class CBPeripheralManager: CBManager {
     /// an NSInternalInconsistencyException (a cached value that is not read-only, a service or a
     /// characteristic added twice, an included service not yet published) traps here
     /// (CBPeripheralManager+Publishing.swift). While the manager is not `.poweredOn` the call is
-    /// dropped with an "API MISUSE" diagnostic, no callback.
+    /// dropped with an "API MISUSE" diagnostic, no callback. Connected centrals that configured
+    /// Service Changed for indications get one naming the new service's handles (Core v5.4 Vol 3
+    /// Part G 7.1). A characteristic with `.broadcast` or `.extendedProperties`, which Apple does
+    /// not allow on a local characteristic, is declared without them and noted
+    /// (`CBLocalDatabase.notDeclaredLocally`).
     open func add(_ service: CBMutableService) {
         guard let replay, !detached, replay.admits("add(_:)"), replay.isPoweredOn(self, "add(_:)") else { return }
         checkPublishable(service)
+        noteLocallyDisallowedProperties(service, replay)
         services.append(service)
         database.add(service)
+        if let range = database.ranges[ObjectIdentifier(service)] {
+            for state in linksInHandleOrder { state.servicesChanged(range) }
+        }
         replay.world.scheduler.schedule(after: 0) { [self] in
             guard !detached else { return }
             replay.callApp(self) { delegate?.peripheralManager(self, didAdd: service, error: nil) }
@@ -126,8 +134,9 @@ open class CBPeripheralManager: CBManager {
     /// Unpublishes a service. The other services keep their handles (CBLocalDatabase), and every
     /// central's subscription to one of its characteristics ends with it: `subscribedCentrals`
     /// empties and `updateValue` for it sends nothing (no `didUnsubscribeFrom`: the central did
-    /// not unsubscribe). While the manager is not `.poweredOn` the call is dropped with an "API
-    /// MISUSE" diagnostic, as `add(_:)` is.
+    /// not unsubscribe). Connected centrals that configured Service Changed for indications get
+    /// one naming the handles the service held (Core v5.4 Vol 3 Part G 7.1). While the manager is
+    /// not `.poweredOn` the call is dropped with an "API MISUSE" diagnostic, as `add(_:)` is.
     open func remove(_ service: CBMutableService) {
         guard let replay, !detached, replay.admits("remove(_:)"), replay.isPoweredOn(self, "remove(_:)") else { return }
         unpublish(services.filter { $0 === service })
@@ -139,11 +148,36 @@ open class CBPeripheralManager: CBManager {
         unpublish(services)
     }
 
+    /// Unpublishes `gone`; connected centrals that configured Service Changed for indications
+    /// get one naming the handles the services held (Core v5.4 Vol 3 Part G 7.1).
     func unpublish(_ gone: [CBMutableService]) {
         guard !gone.isEmpty else { return }
+        let affected = gone.compactMap { database.ranges[ObjectIdentifier($0)] }
         for state in links.values { state.servicesRemoved(gone) }
         services.removeAll { s in gone.contains { $0 === s } }
         database.remove(gone)
+        if let low = affected.map(\.lowerBound).min(), let high = affected.map(\.upperBound).max() {
+            for state in linksInHandleOrder { state.servicesChanged(low...high) }
+        }
+    }
+
+    /// Notes each characteristic of `service` declared with properties Apple does not allow on a
+    /// local one (`CBLocalDatabase.notDeclaredLocally`), which the replay leaves out.
+    func noteLocallyDisallowedProperties(_ service: CBMutableService, _ replay: CBReplay) {
+        for c in service.characteristics ?? [] where !c.properties.isDisjoint(with: CBLocalDatabase.notDeclaredLocally) {
+            let names = [(CBCharacteristicProperties.broadcast, "broadcast"), (.extendedProperties, "extendedProperties")]
+                .filter { c.properties.contains($0.0) }.map { "." + $0.1 }.joined(separator: " and ")
+            replay.diagnose(.notAllowedLocally, key: "\(ObjectIdentifier(c).hashValue)",
+                            "characteristic \(c.uuid.uuidString) of service \(service.uuid.uuidString) was published with \(names): " +
+                            "Apple: \"you can't use the broadcast and extendedProperties characteristic properties when creating a mutable " +
+                            "characteristic\" (CBMutableCharacteristic.properties); the replay declares it without them " +
+                            "(the system publishes no descriptor for them) — what iOS does with them was not established")
+        }
+    }
+
+    /// The links to remote centrals in connection-handle order (a Dictionary has no order).
+    var linksInHandleOrder: [CBPeripheralLinkState] {
+        links.values.sorted { $0.server.link?.handle ?? 0 < $1.server.link?.handle ?? 0 }
     }
 
     // MARK: Answers and updates
@@ -174,6 +208,9 @@ open class CBPeripheralManager: CBManager {
     /// Sends a notification (or an indication, when the central subscribed for those) to the
     /// subscribed centrals (`nil`: all of them). False when the transmit queue is full: nothing
     /// is sent, and `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
+    /// An indication awaiting its confirmation fills a central's queue (one at a time, Core v5.4
+    /// Vol 3 Part F 3.4.7.2); one unconfirmed for 30 s closes it for good and ends the link
+    /// (3.3.3; CBPeripheralLinkState.indicationTimedOut).
     /// A value longer than a central's `maximumUpdateValueLength` is cut to it. While the manager
     /// is not `.poweredOn` nothing is sent and the answer is false, with an "API MISUSE"
     /// diagnostic, as iOS refuses the command (an app's send loop keeps its values).

@@ -44,6 +44,8 @@ extension CBReplay {
         p.gatt = nil
         p.state = .disconnected
         p.invalidateAttributes()
+        let heldConnect = p.connectAfterDisconnect
+        p.connectAfterDisconnect = nil
         guard !poweringOff, let m = activeManager else { return }
         let code = link.cbError(for: reason, mapping: world.configuration.disconnectMapping).map { CBError.Code(rawValue: $0) ?? .unknown }
         let error = code.map { CBError($0, hciReason: reason.rawValue) }
@@ -54,6 +56,11 @@ extension CBReplay {
             } else {
                 m.delegate?.centralManager(m, didFailToConnect: p, error: error ?? CBError(.connectionFailed, hciReason: reason.rawValue))
             }
+        }
+        // A `connect` made while the link was disconnecting, unless the app or the system
+        // connected again meanwhile.
+        if let options = heldConnect, p.state == .disconnected, !m.detached, m.state == .poweredOn {
+            m.startConnecting(p, options: options)
         }
     }
 

@@ -31,10 +31,12 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// response to a characteristic without that property (not sent), advertising keys other
         /// than the local name and the service UUIDs (left out). The replay did the same.
         case ignoredAsIOSDoes
-        /// A write without response longer than `maximumWriteValueLength(for: .withoutResponse)`:
-        /// it does not fit one Write Command, and the replay sent nothing (what iOS does with it
-        /// was not established).
+        /// A write without response the host could not send as one Write Command: nothing was sent.
         case writeNotSent
+        /// A write without response longer than `maximumWriteValueLength(for: .withoutResponse)`:
+        /// it does not fit one Write Command (Core v5.4 Vol 3 Part F 3.4.5.3), and, as iOS does
+        /// (public reports; Apple documents nothing), only its first that-many bytes were sent.
+        case writeTruncated
         /// A second `CBCentralManager` was created while one was active: the replay runs one at a
         /// time (Docs/replay.md "Known limits"), so the earlier one hears nothing more.
         case secondCentralManager
@@ -46,6 +48,13 @@ public struct CBReplayDiagnostic: Sendable, Equatable, CustomStringConvertible {
         /// second time, or with a request other than the first of a `didReceiveWrite` array. Apple: respond exactly once per `didReceiveRead` /
         /// `didReceiveWrite`, with the first request. The replay ignored the call.
         case respondMisuse
+        /// A published characteristic has `.broadcast` or `.extendedProperties`, which Apple does
+        /// not allow on a local characteristic (`CBMutableCharacteristic.properties`: "you can't use
+        /// the broadcast and extendedProperties characteristic properties when creating a mutable
+        /// characteristic"). What iOS then does was not established; the replay declares the
+        /// characteristic without them, since the system publishes neither descriptor they
+        /// require (Core v5.4 Vol 3 Part G 3.3.1.1, 3.3.3.1).
+        case notAllowedLocally
     }
 
     public let kind: Kind

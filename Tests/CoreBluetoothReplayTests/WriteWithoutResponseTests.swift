@@ -107,23 +107,28 @@ import TestSupport
     }
 
     /// A write without response longer than `maximumWriteValueLength(for: .withoutResponse)`
-    /// (MTU 185 - 3 = 182) does not fit one Write Command (Core v5.4 Vol 3 Part F 3.4.5.3): the
-    /// replay sends nothing, and says so in `diagnostics` rather than dropping it silently (what
-    /// iOS does with such a write was not established: Docs/replay.md "Write without response").
-    @Test func aWriteWithoutResponseLongerThanTheMaximumIsReported() throws {
+    /// (MTU 185 - 3 = 182) does not fit one Write Command (Core v5.4 Vol 3 Part F 3.4.5.3): as
+    /// iOS does (Docs/replay.md "Write without response"), its first 182 bytes go out as one
+    /// Write Command (52 | handle | 182 bytes) and the rest is dropped, which `diagnostics` says.
+    @Test func aWriteWithoutResponseLongerThanTheMaximumIsCutToIt() throws {
         let replay = try Self.replay()
         let app = DiscoveringApp(replay: replay, target: nil)
+        let long = Data((0..<200).map { UInt8($0) })
         app.ready = { app, p in
             guard let c = app.characteristic("FFE1") else { return }
-            p.writeValue(Data(count: 182), for: c, type: .withoutResponse)
-            p.writeValue(Data(count: 183), for: c, type: .withoutResponse)
+            p.writeValue(long.prefix(182), for: c, type: .withoutResponse)
+            p.writeValue(long, for: c, type: .withoutResponse)
         }
         replay.run(for: 5)
-        #expect(Self.writeCommands(replay).map(\.bytes.count) == [3 + 182])
-        let notes = replay.diagnostics.filter { $0.kind == .writeNotSent }
+        let commands = Self.writeCommands(replay).map(\.bytes)
+        #expect(commands.map(\.count) == [3 + 182, 3 + 182])
+        #expect(commands.last.map { Array($0.dropFirst(3)) } == Array(long.prefix(182)))
+        #expect(replay.diagnostics.filter { $0.kind == .writeNotSent }.isEmpty)
+        let notes = replay.diagnostics.filter { $0.kind == .writeTruncated }
         #expect(notes.count == 1)
-        #expect(notes.first?.message.contains("183-byte") == true)
+        #expect(notes.first?.message.contains("200-byte") == true)
         #expect(notes.first?.message.contains("maximumWriteValueLength(for: .withoutResponse) is 182") == true)
+        #expect(notes.first?.message.contains("18 bytes were not sent") == true)
     }
 
     /// iOS caps a write without response at 512 bytes, the longest attribute value, whatever the MTU.
