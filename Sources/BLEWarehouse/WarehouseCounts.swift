@@ -76,7 +76,7 @@ enum WarehouseCounts {
                 part("command", op, "\(op) \(e.opcodeName ?? "unknown command")")
             case .vendorCommand:
                 let op = e.opcode.map { hex($0, width: 4) } ?? "?"
-                part("command", op, "\(op) \(e.opcodeName ?? "unknown command") (\(e.detail ?? ErrorEvent.vendorDefined))")
+                part("command", op, "\(op) \(e.opcodeName ?? "unknown command"), \(e.detail ?? ErrorEvent.vendorDefined)")
             case .att, .attTimeout:
                 if e.kind == .att {
                     let op = e.opcode.map { hex($0) } ?? "?"
