@@ -80,6 +80,28 @@ import BLECore
         #expect(HCIVendorCommand.known(op)?.firstReturnIsStatus == statusFirst)
     }
 
+    @Test func vendorEventIsNamedAsAnAndroidHostReadsIt() {
+        // FF 05 vendor event (7.7.70) | 58 sub-event HCI_VSE_SUBCODE_BQR_SUB_EVT | 01 Quality_Report_Id
+        // (monitor mode) | 02 03 04: the rest of the report
+        let bqr = hx("FF 05 58 01 02 03 04")
+        // A host that sent no Android vendor command: another vendor's event may start with 0x58.
+        var other = PacketDecoder()
+        #expect(other.decode(Rec.evt(bqr)).summary == "Rcvd Vendor event")
+        // An Android host: 5E FD HCI_CONTROLLER_BQR | 07 | 01 Report_Action add | 1F 00 00 00 mask | 00 00 interval
+        var android = PacketDecoder()
+        _ = android.decode(Rec.cmd(hx("5E FD 07 01 1F 00 00 00 00 00")))
+        let named = android.decode(Rec.evt(bqr))
+        #expect(named.summary == "Rcvd Vendor event (Android Bluetooth Quality Report)")
+        #expect(named.events.isEmpty && named.problems.isEmpty)
+        // A sub-event AOSP does not define stays unnamed: FF 02 | 90 | 12
+        #expect(android.decode(Rec.evt(hx("FF 02 90 12"))).summary == "Rcvd Vendor event")
+        // 0x54-0x57 as hcidefs.h defines them
+        #expect(AndroidVendorEvent.batchScanThreshold.name == "Android LE Batch Scan Threshold")
+        #expect(AndroidVendorEvent.multiAdvertisingStateChange.name == "Android LE Multi Advertising State Change")
+        #expect(AndroidVendorEvent.advertisementTracking.name == "Android LE Advertisement Tracking")
+        #expect(AndroidVendorEvent.debugInfo.name == "Android Controller Debug Info")
+    }
+
     @Test func everyPrefixOfAVendorCommandCompleteDecodes() {
         let event = hx("0E 07 01 57 FD 17 01 01 0D")
         for n in 0...event.count {

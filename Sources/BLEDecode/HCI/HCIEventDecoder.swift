@@ -272,8 +272,9 @@ extension PacketDecoder {
             d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: nil, fields: [])))
 
         case 0xFF:
-            // Vendor-specific: kept whole (the bytes are in the packet row).
-            break
+            // Vendor-specific: kept whole (the bytes are in the packet row); its sub-event named
+            // as an Android host reads it (`vendorEventDetail`).
+            d.summary += vendorEventDetail(r)
 
         default:
             if HCINames.eventsWithStatusThenHandle.contains(code) {

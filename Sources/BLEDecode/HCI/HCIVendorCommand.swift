@@ -36,6 +36,12 @@ public struct HCIVendorCommand: Sendable {
     /// The vendor commands whose definer is known, by opcode.
     public static func known(_ opcode: HCIOpcode) -> HCIVendorCommand? { table[opcode.rawValue] }
 
+    /// One of Android's LE vendor commands (0xFD53-0xFD5F in the table), which only an Android
+    /// host sends.
+    public static func isAndroid(_ opcode: HCIOpcode) -> Bool {
+        (0xFD53...0xFD5F).contains(opcode.rawValue) && table[opcode.rawValue] != nil
+    }
+
     /// AOSP `hcidefs.h` and `btm_ble_api_types.h` (sub codes); names in Wireshark's wording
     /// (`bthci_vendor.broadcom.opcode`) where it has one. First return parameter read as Status
     /// in AOSP: `btm_ble_vendor_capability_vsc_cmpl_cback` (0xFD53), the multi-advertising

@@ -10,10 +10,18 @@ import BLECore
 extension PacketDecoder {
     /// Summary detail of a vendor command: ": " and the sub-opcode's name, for a known command
     /// that has sub-opcodes (its first parameter); "" otherwise.
-    func vendorCommandDetail(_ opcode: HCIOpcode, _ r: ByteReader) -> String {
+    mutating func vendorCommandDetail(_ opcode: HCIOpcode, _ r: ByteReader) -> String {
+        if HCIVendorCommand.isAndroid(opcode) { androidVendorHost = true }
         guard let known = HCIVendorCommand.known(opcode), let sub = r.peekUInt8(),
               let name = known.subOpcodeName(sub) else { return "" }
         return ": " + name
+    }
+
+    /// A vendor event (0xFF, 7.7.70): its sub-event named as an Android host reads it, once the
+    /// host sent Android's vendor commands: " (name)", or "".
+    func vendorEventDetail(_ r: ByteReader) -> String {
+        guard androidVendorHost, let code = r.peekUInt8(), let name = AndroidVendorEvent(rawValue: code).name else { return "" }
+        return " (" + name + ")"
     }
 
     /// A vendor command's Command Complete: Num_HCI_Command_Packets and Command_Opcode read;
