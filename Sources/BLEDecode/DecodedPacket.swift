@@ -214,17 +214,23 @@ public struct HCICommandInfo: Sendable {
 public struct HCICommandResult: Sendable {
     public var opcode: UInt16
     public var name: String
-    /// Nil for a Command Complete whose return parameters carry no status.
+    /// The HCI status (Core v5.4 Vol 1 Part F). Nil for a Command Complete whose return
+    /// parameters carry no status, and for a vendor command's Command Complete, whose return
+    /// parameters are the vendor's (`vendorReturn`). A Command Status always has one: the event
+    /// is the spec's whatever the opcode (7.7.15).
     public var status: HCIStatusCode?
     public var isCommandStatus: Bool
     public var connection: ConnectionRef?
+    /// For a vendor command's (OGF 0x3F) Command Complete: its first return byte, vendor-defined.
+    public var vendorReturn: HCIVendorReturn?
     public init(opcode: UInt16, name: String, status: HCIStatusCode?, isCommandStatus: Bool,
-                connection: ConnectionRef? = nil) {
+                connection: ConnectionRef? = nil, vendorReturn: HCIVendorReturn? = nil) {
         self.opcode = opcode
         self.name = name
         self.status = status
         self.isCommandStatus = isCommandStatus
         self.connection = connection
+        self.vendorReturn = vendorReturn
     }
 }
 

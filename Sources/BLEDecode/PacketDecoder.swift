@@ -36,6 +36,9 @@ public struct PacketDecoder: Sendable {
     }
     /// The host sent LE Create Connection Cancel and no LE connection complete followed yet.
     var leCreateCancelPending = false
+    /// The host sent one of Android's LE vendor commands (`HCIVendorCommand.isAndroid`): its
+    /// controller's vendor events are read as AOSP reads them (`AndroidVendorEvent`).
+    var androidVendorHost = false
     var lastDrops: UInt32 = 0
     /// Air captures (LINKTYPE 251/256/272): connections by access address.
     var linkLayer = LinkLayerDecoder()

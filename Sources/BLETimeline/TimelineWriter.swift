@@ -309,6 +309,13 @@ final class TimelineWriter {
                 try error(frame: frame, ts: ts, connection: id(r.connection), layer: "hci", context: "command",
                           code: Int(status.rawValue), name: status.name, cbError: nil, opcode: Int(r.opcode))
             }
+            // A vendor command's first return byte is the vendor's (Core v5.4 Vol 4 Part E 5.4.1):
+            // a row of its own layer, never an HCI code (the command row's status stays NULL);
+            // context 'status' where the command's definer documents a status, else 'return'.
+            if let v = r.vendorReturn, v.firstByte != 0 {
+                try error(frame: frame, ts: ts, connection: id(r.connection), layer: "vendor", context: v.isStatus ? "status" : "return",
+                          code: Int(v.firstByte), name: v.name, cbError: nil, opcode: Int(r.opcode))
+            }
 
         case .encryptionChange(let e):
             let rowID = id(e.connection)

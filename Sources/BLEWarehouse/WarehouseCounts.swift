@@ -24,7 +24,7 @@ enum WarehouseCounts {
                    CASE WHEN kind = 'att-timeout' THEN coalesce(peer, '(unknown)') END,
                    CASE WHEN kind = 'att-timeout' THEN r_name END,
                    count(*), min(rank::bigint * 4294967296 + ordinal)
-            FROM ek WHERE kind IN ('hci-command', 'att', 'att-timeout', 'smp', 'other', 'disconnect')
+            FROM ek WHERE kind IN ('hci-command', 'vendor-command', 'att', 'att-timeout', 'smp', 'other', 'disconnect')
             GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
             """).compactMap { r in
             guard let kind = r.text(0).flatMap(ErrorEvent.Kind.init(rawValue:)) else { return nil }
@@ -74,6 +74,9 @@ enum WarehouseCounts {
             case .hciCommand:
                 let op = e.opcode.map { hex($0, width: 4) } ?? "?"
                 part("command", op, "\(op) \(e.opcodeName ?? "unknown command")")
+            case .vendorCommand:
+                let op = e.opcode.map { hex($0, width: 4) } ?? "?"
+                part("command", op, "\(op) \(e.opcodeName ?? "unknown command"), \(e.detail ?? ErrorEvent.vendorDefined)")
             case .att, .attTimeout:
                 if e.kind == .att {
                     let op = e.opcode.map { hex($0) } ?? "?"

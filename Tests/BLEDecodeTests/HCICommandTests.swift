@@ -138,8 +138,8 @@ struct HCICommandTests {
         (0x0C03, "Reset"), (0x0C01, "Set Event Mask"), (0x1001, "Read Local Version Information"),
         (0x1009, "Read BD_ADDR"), (0x1405, "Read RSSI"), (0x200D, "LE Create Connection"),
         (0x2019, "LE Start Encryption"), (0x2043, "LE Extended Create Connection [v1]"),
-        (0x2086, "LE Set Periodic Advertising Parameters [v2]"), (0xFD57, "Vendor 0xFD57"),
-        (0xFC17, "Vendor 0xFC17"), (0x0FFF, "Unknown command 0x0FFF"), (0x2004, "Unknown command 0x2004"),
+        (0x2086, "LE Set Periodic Advertising Parameters [v2]"), (0xFD57, "Android LE Advertising Filter"),
+        (0xFC17, "Vendor 0xFC17 (OCF 0x017)"), (0xFFFF, "Vendor 0xFFFF (OCF 0x3FF)"), (0x0FFF, "Unknown command 0x0FFF"), (0x2004, "Unknown command 0x2004"),
     ])
     func opcodeNames(_ opcode: UInt16, _ name: String) {
         #expect(HCIOpcode(opcode).name == name)
@@ -156,10 +156,10 @@ struct HCICommandTests {
 
     @Test func vendorCommandIsKeptByNumber() {
         var decoder = PacketDecoder()
-        // 57 FD 01 00: opcode 0xFD57 (OGF 0x3F, OCF 0x157), length 1, one parameter byte
-        let p = decoder.decode(Rec.cmd(hx("57 FD 01 00")))
-        #expect(p.summary == "Sent Vendor 0xFD57")
-        #expect(p.commands.first?.opcode == 0xFD57)
+        // 5C FD 01 00: opcode 0xFD5C (OGF 0x3F, OCF 0x15C, no definer known here), length 1, one parameter byte
+        let p = decoder.decode(Rec.cmd(hx("5C FD 01 00")))
+        #expect(p.summary == "Sent Vendor 0xFD5C (OCF 0x15C)")
+        #expect(p.commands.first?.opcode == 0xFD5C)
         #expect(p.problems.isEmpty)
     }
 

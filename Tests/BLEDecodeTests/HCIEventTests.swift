@@ -75,10 +75,12 @@ struct HCIEventTests {
         let nop = decoder.decode(Rec.evt(hx("0E 03 01 00 00")))
         #expect(nop.summary == "Rcvd Command Complete (No Operation)")
         #expect(nop.commandResults.count == 1 && nop.commandResults.first?.status == nil)
-        // Vendor command's Command Complete: 0E 05 | 01 | 57 FD | 00 | 01
+        // Vendor command's Command Complete: 0E 05 | 01 | 57 FD | 00 | 01. Its return parameters
+        // are the vendor's (5.4.1): no HCI status, the first byte kept apart (HCIVendorCommandTests).
         let vendor = decoder.decode(Rec.evt(hx("0E 05 01 57 FD 00 01")))
-        #expect(vendor.summary == "Rcvd Command Complete (Vendor 0xFD57)")
-        #expect(vendor.commandResults.first?.status == .success)
+        #expect(vendor.summary == "Rcvd Command Complete (Android LE Advertising Filter: Feature Select)")
+        #expect(vendor.commandResults.first?.status == nil)
+        #expect(vendor.commandResults.first?.vendorReturn == HCIVendorReturn(firstByte: 0x00, isStatus: true))
     }
 
     @Test func commandStatusAndCompleteInheritTheCommandsConnection() throws {

@@ -10,7 +10,8 @@ import Testing
 ///
 /// android-lock-pairing: disconnect 0x16 ×1, 0x3E ×1; ATT errors 0x0A ×13 (Read By Type ×11, Find By
 /// Type Value ×1, Read By Group Type ×1), 0x05 ×1 (on a Write Request); no SMP Pairing Failed;
-/// Command Complete status 0x0C ×2 for 0x2040 and (Broadcom dissector) 0x01 for vendor 0xFC17;
+/// Command Complete status 0x0C ×2 for 0x2040; vendor 0xFC17's Command Complete returns 0x01
+/// (the vendor's byte, which the Broadcom dissector reads as a status);
 /// five LE Enhanced Connection Complete with status 0x02 after LE Create Connection Cancel.
 /// android-yeelock: disconnect 0x13 ×2; ATT errors 0x0A ×14 (Read By Type ×12, Read By Group Type ×2);
 /// one cancelled attempt (status 0x02).
@@ -41,9 +42,12 @@ import Testing
 
         #expect(s.counts[.smp] == nil)
         let commands = Dictionary(uniqueKeysWithValues: (s.counts[.hciCommand] ?? []).map { ($0.key.code, $0) })
-        #expect(commands.mapValues(\.count) == [0x0C: 2, 0x01: 1])
+        #expect(commands.mapValues(\.count) == [0x0C: 2])
         #expect(commands[0x0C]?.parts["command"]?.first?.id == "0x2040")
-        #expect(commands[0x01]?.parts["command"]?.first?.id == "0xFC17")
+        // Vendor 0xFC17's Command Complete byte 0x01 is the vendor's (Vol 4 Part E 5.4.1), counted apart.
+        let vendor = Dictionary(uniqueKeysWithValues: (s.counts[.vendorCommand] ?? []).map { ($0.key.code, $0) })
+        #expect(vendor.mapValues(\.count) == [0x01: 1])
+        #expect(vendor[0x01]?.parts["command"]?.first?.id == "0xFC17")
         #expect(s.total(.connectionCancelled) == 6)
         // 4 LE Connection Completes with status 0; one of them (android-lock-pairing) ended 0x3E
         // (MANIFEST: disc 0x3e:1), so it never came up: 3 established.
@@ -57,7 +61,7 @@ import Testing
         _ = try ReportWriter.write(s, to: dir, formats: [.json])
         let json = try Support.json(dir + "/report.json")
         for key in ["schema_version", "captures", "inputs", "connections", "disconnect_reasons", "connection_failures",
-                    "hci_command_errors", "att_errors", "att_timeouts", "smp_failures", "att_latency",
+                    "hci_command_errors", "vendor_command_statuses", "att_errors", "att_timeouts", "smp_failures", "att_latency",
                     "by_device", "by_firmware", "by_capture", "by_period"] {
             #expect(json[key] != nil, "missing \(key)")
         }

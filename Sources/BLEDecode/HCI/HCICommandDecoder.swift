@@ -232,6 +232,7 @@ extension PacketDecoder {
             return s
 
         default:
+            if opcode.isVendorSpecific { return vendorCommandDetail(opcode, r) }
             if HCINames.commandsWithHandleFirst.contains(opcode.rawValue), r.remaining >= 2 {
                 let handle = try r.readUInt16(.little, "Connection_Handle") & 0x0FFF
                 info.connection = tracker.ref(handle)

@@ -49,11 +49,13 @@ extension PacketDecoder {
         case 0x0E:
             // Num_HCI_Command_Packets u8, Command_Opcode u16, Return_Parameters (7.7.14).
             // Nearly every command's return parameters start with Status; NOP (0x0000) has none.
+            // A vendor command's (OGF 0x3F, 5.4.1) are the vendor's: its first byte is no HCI status.
             try r.skip(1, "Num_HCI_Command_Packets")
             let opcode = HCIOpcode(try r.readUInt16(.little, "Command_Opcode"))
-            let status: HCIStatusCode? = opcode == .noOperation ? nil : r.peekUInt8().map { HCIStatusCode($0) }
             let c = pendingCommands.removeValue(forKey: commandKey(opcode.rawValue))
             d.connection = c
+            if opcode.isVendorSpecific { return vendorCommandComplete(opcode, r, c, &d) }
+            let status: HCIStatusCode? = opcode == .noOperation ? nil : r.peekUInt8().map { HCIStatusCode($0) }
             let opName = opcode.name
             d.summary += " (" + opName + ")"
             if let status, status != .success { d.summary += " status " + Fmt.status(status) }
@@ -270,8 +272,9 @@ extension PacketDecoder {
             d.events.append(.linkEvent(LinkEvent(name: name, connection: d.connection, status: nil, fields: [])))
 
         case 0xFF:
-            // Vendor-specific: kept whole (the bytes are in the packet row).
-            break
+            // Vendor-specific: kept whole (the bytes are in the packet row); its sub-event named
+            // as an Android host reads it (`vendorEventDetail`).
+            d.summary += vendorEventDetail(r)
 
         default:
             if HCINames.eventsWithStatusThenHandle.contains(code) {

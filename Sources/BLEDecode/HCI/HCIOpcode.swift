@@ -43,11 +43,15 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leEncrypt = HCIOpcode(0x2017)
     public static let leAddDeviceToResolvingList = HCIOpcode(0x2027)
 
-    /// The command's name (Wireshark's wording where it has one, else Core v5.4's);
-    /// `Vendor 0xFCxx` for OGF 0x3F; `Unknown command 0xNNNN` otherwise.
+    /// The command's name (Wireshark's wording where it has one, else Core v5.4's); for OGF
+    /// 0x3F the definer's name of a known vendor command (`HCIVendorCommand`), else
+    /// `Vendor 0xFCxx (OCF 0xNNN)`; `Unknown command 0xNNNN` otherwise.
     public var name: String {
         if let n = HCINames.commands[rawValue] { return n }
-        if isVendorSpecific { return "Vendor " + Fmt.h4(rawValue) }
+        if isVendorSpecific {
+            if let v = HCIVendorCommand.known(self) { return v.name }
+            return "Vendor " + Fmt.h4(rawValue) + " (OCF " + hex(ocf, width: 3) + ")"
+        }
         return "Unknown command " + Fmt.h4(rawValue)
     }
 

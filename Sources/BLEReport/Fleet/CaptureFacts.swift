@@ -147,6 +147,10 @@ public struct LatencyKey: Sendable, Hashable, Comparable {
 public struct ErrorEvent: Sendable {
     /// `detail` of a disconnect on a link where the local device was the peripheral.
     public static let localPeripheral = "local peripheral"
+    /// `detail` of a `vendorCommand` whose definer documents the first return byte as a status.
+    public static let vendorStatus = "status per its definer"
+    /// `detail` of a `vendorCommand` whose first return byte nobody documented here.
+    public static let vendorDefined = "vendor-defined"
 
     /// What the event gave a CoreBluetooth app, as the report tallies it: its CBError, the
     /// peripheral manager's "no callback" for a link where the local device was the peripheral
@@ -164,6 +168,9 @@ public struct ErrorEvent: Sendable {
         case connectionCancelled = "connection-cancelled"
         /// Command Status / Command Complete with a non-zero status.
         case hciCommand = "hci-command"
+        /// A vendor command's (OGF 0x3F) Command Complete with a non-zero first return byte: the
+        /// vendor's value, never an HCI status (`errors` layer `vendor`).
+        case vendorCommand = "vendor-command"
         /// ATT Error Response.
         case att
         /// An ATT request without a response within 30 s.
@@ -184,6 +191,7 @@ public struct ErrorEvent: Sendable {
             case .connectionFailed: "connection failed"
             case .connectionCancelled: "connection cancelled"
             case .hciCommand: "HCI command"
+            case .vendorCommand: "vendor command status"
             case .att: "ATT error"
             case .attTimeout: "ATT timeout"
             case .smp: "SMP pairing failed"
@@ -202,7 +210,7 @@ public struct ErrorEvent: Sendable {
     public var cbError: String?
     /// What an Android app's BluetoothGattCallback received (`errors.android_status`, `android_name`).
     public var android: AndroidGattStatus? = nil
-    /// HCI command opcode (`hciCommand`) or ATT request opcode (`att`, `attTimeout`).
+    /// HCI command opcode (`hciCommand`, `vendorCommand`) or ATT request opcode (`att`, `attTimeout`).
     public var opcode: Int?
     public var opcodeName: String?
     /// The attribute handle an ATT error or timeout concerns.
@@ -214,6 +222,7 @@ public struct ErrorEvent: Sendable {
     public var descriptor: String?
     /// For `att` and `smp`: `peer` when the peer sent it, `local` when the capturing host did.
     /// For `disconnect`: `local peripheral` when the local device was the peripheral on the link.
+    /// For `vendorCommand`: what the first return byte is (`VendorCommandMeaning`).
     /// For `other`: the timeline's error context.
     public var detail: String?
 }

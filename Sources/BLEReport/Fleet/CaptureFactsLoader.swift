@@ -227,6 +227,10 @@ public enum CaptureFactsLoader {
             case ("hci", "command"):
                 event.kind = .hciCommand
                 event.opcodeName = s.text(12)
+            case ("vendor", "status"), ("vendor", "return"):
+                event.kind = .vendorCommand
+                event.opcodeName = s.text(12)
+                event.detail = context == "status" ? ErrorEvent.vendorStatus : ErrorEvent.vendorDefined
             case ("att", "error-response"):
                 event.kind = .att
                 event.detail = s.text(10).map { $0 == "rx" ? "peer" : "local" }

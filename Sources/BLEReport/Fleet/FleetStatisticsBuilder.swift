@@ -118,6 +118,9 @@ extension FleetStatistics {
                 case .hciCommand:
                     let op = e.opcode.map { hex($0, width: 4) } ?? "?"
                     t.part("command", op, "\(op) \(e.opcodeName ?? "unknown command")")
+                case .vendorCommand:
+                    let op = e.opcode.map { hex($0, width: 4) } ?? "?"
+                    t.part("command", op, "\(op) \(e.opcodeName ?? "unknown command"), \(e.detail ?? ErrorEvent.vendorDefined)")
                 case .att, .attTimeout:
                     if e.kind == .att {
                         let op = e.opcode.map { hex($0) } ?? "?"

@@ -16,6 +16,7 @@ public enum ReportJSON {
         fields.append(("disconnect_reasons", .array((s.counts[.disconnect] ?? []).map { code($0) })))
         fields.append(("connection_failures", .array(connectionFailures(s))))
         fields.append(("hci_command_errors", .array((s.counts[.hciCommand] ?? []).map(hciCommand))))
+        fields.append(("vendor_command_statuses", .array((s.counts[.vendorCommand] ?? []).map(vendorCommand))))
         fields.append(("att_errors", .array((s.counts[.att] ?? []).map(attError))))
         fields.append(("att_timeouts", .array((s.counts[.attTimeout] ?? []).map(attTimeout))))
         fields.append(("smp_failures", .array((s.counts[.smp] ?? []).map { code($0, extra: [("sent_by", counts($0.parts["sender"]))]) })))
@@ -31,6 +32,11 @@ public enum ReportJSON {
 
     static func hciCommand(_ c: CodeCount) -> JSON {
         code(c, extra: [("commands", parts(c.parts["command"], key: "opcode"))])
+    }
+
+    /// A vendor command's first return byte: `code` the byte, `commands` those that returned it.
+    static func vendorCommand(_ c: CodeCount) -> JSON {
+        .object([("code", int(c.key.code)), ("count", int(c.count)), ("commands", parts(c.parts["command"], key: "opcode"))])
     }
 
     static func attError(_ c: CodeCount) -> JSON {

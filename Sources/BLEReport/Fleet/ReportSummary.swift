@@ -47,6 +47,13 @@ public enum ReportSummary {
                      + (onAir > 0 ? "\(onAir) never answered on air (0x3E inferred), " : "")
                      + "\(failures) completed with an error status, \(cancels) cancelled by the host")
         list("HCI command failures", .hciCommand)
+        // Vendor commands' first return bytes are the vendor's (Core v5.4 Vol 4 Part E 5.4.1): apart,
+        // by the commands that returned them, never named as HCI codes.
+        if let vendor = s.counts[.vendorCommand], !vendor.isEmpty {
+            lines.append("vendor command statuses, not HCI codes (\(s.total(.vendorCommand))): " + vendor.prefix(4).map { c in
+                "\(hex(c.key.code)) ×\(c.count) (" + (c.parts["command"] ?? []).map(\.label).joined(separator: ", ") + ")"
+            }.joined(separator: "; ") + (vendor.count > 4 ? "; … \(vendor.count - 4) more" : ""))
+        }
         list("ATT errors", .att)
         let timeouts = s.counts[.attTimeout] ?? []
         lines.append("ATT timeouts: " + (timeouts.isEmpty ? "none" : "\(s.total(.attTimeout)) (" + timeouts.map { "\($0.name.replacing(" timed out", with: "")) ×\($0.count)" }.joined(separator: ", ") + ")"))

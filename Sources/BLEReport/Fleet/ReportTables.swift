@@ -8,6 +8,7 @@ public enum ReportTables {
 
     public static func make(_ s: FleetStatistics) -> [ReportTable] {
         [disconnectReasons(s), connectionFailures(s), attErrors(s), attTimeouts(s), smpFailures(s), hciCommandErrors(s),
+         vendorCommandStatuses(s),
          latency(s), durations(s), connections(s),
          attBreakdown(s, "request", id: "att_errors_by_request", title: "ATT errors by request",
                       column: C("Request", "request"), note: "Each ATT Error Response counted under the request it answered."),
@@ -94,6 +95,22 @@ public enum ReportTables {
             id: "hci_command_errors", title: "HCI command failures",
             note: "Command Status and Command Complete events with a non-zero status, by status code and command.",
             columns: [C("Status", "code", .code), C("Name", "name"), C("Command", "command"), C("Count", "count", .number)],
+            rows: rows)
+    }
+
+    /// Vendor commands' first return bytes, apart from HCI statuses: Core v5.4 Vol 4 Part E 5.4.1
+    /// leaves OGF 0x3F's return parameters to the vendor.
+    static func vendorCommandStatuses(_ s: FleetStatistics) -> ReportTable {
+        var rows: [[Cell]] = []
+        for c in s.counts[.vendorCommand] ?? [] {
+            for p in c.parts["command"] ?? [] {
+                rows.append([.code(c.key.code, digits: 2), .text(p.label), .int(p.count)])
+            }
+        }
+        return ReportTable(
+            id: "vendor_command_statuses", title: "Vendor command statuses",
+            note: "Command Complete events of vendor-specific commands (OGF 0x3F) with a non-zero first return byte, by byte and command. Their return parameters are the vendor's, not the Bluetooth spec's: the byte is no HCI error code. Where the command's definer (Android's stack, for its LE vendor commands) reads it as a status, the command says so.",
+            columns: [C("First return byte", "code", .code), C("Command", "command"), C("Count", "count", .number)],
             rows: rows)
     }
 
