@@ -6,6 +6,12 @@
 /// (4.4); the obsolete Packet Block carries a u16 Interface ID at offset 8 (Appendix A). A
 /// Section Header Block (4.1) starts the count again and sets the byte order.
 ///
+/// The interfaces of the whole file are numbered in the order of their IDBs, across sections:
+/// a later section's interface k is the number of IDBs in the sections before it plus k, so
+/// interface 0 of a second section (its own adapter, with its own link type, resolution and
+/// connection handles) is never taken for interface 0 of the first; a file of one section keeps
+/// its Interface IDs.
+///
 /// Why a walk of our own: libpcap 1.10, which reads every packet here, keeps the interface ID of
 /// an Enhanced Packet Block to itself (`pcap_next_ex` gives a `pcap_pkthdr` and the bytes, no
 /// interface). Wireshark writes one interface per adapter when it captures two Bluetooth
@@ -21,6 +27,8 @@ struct PcapngInterfaceWalk {
     private(set) var position = 0
     /// Interface Description Blocks seen in the current section.
     private(set) var interfaces = 0
+    /// Interface Description Blocks of the sections before the current one.
+    private(set) var earlierInterfaces = 0
     private var bigEndian = false
     /// False once a block header could not be read.
     private var inStep = true
@@ -34,11 +42,17 @@ struct PcapngInterfaceWalk {
     static let simplePacket: UInt32 = 3
     static let enhancedPacket: UInt32 = 6
 
+    /// A packet block the walk found: its interface, numbered across the file's sections, and
+    /// whether the block carries a timestamp (a Simple Packet Block does not, 4.4).
+    struct PacketBlock: Sendable, Hashable {
+        var interface: UInt32
+        var hasTimestamp: Bool
+    }
+
     /// Walks the blocks in `position..<end` (bytes from `read(offset, count)`) and returns the
-    /// interface ID of the last packet block among them, nil when there was none or the walk
-    /// lost its footing.
-    mutating func advance(to end: Int, read: (Int, Int) -> [UInt8]) -> UInt32? {
-        var interface: UInt32?
+    /// last packet block among them, nil when there was none or the walk lost its footing.
+    mutating func advance(to end: Int, read: (Int, Int) -> [UInt8]) -> PacketBlock? {
+        var block: PacketBlock?
         while inStep, position < end {
             let header = read(position, 12)
             guard header.count >= 8 else { inStep = false; break }
@@ -46,6 +60,7 @@ struct PcapngInterfaceWalk {
             if type == Self.sectionHeader {
                 guard header.count >= 12 else { inStep = false; break }
                 bigEndian = Self.uint32(header, at: 8, bigEndian: false) != Self.byteOrderMagic
+                earlierInterfaces += interfaces
                 interfaces = 0
             }
             let length = Int(Self.uint32(header, at: 4, bigEndian: bigEndian))
@@ -57,12 +72,12 @@ struct PcapngInterfaceWalk {
             case Self.interfaceDescription:
                 interfaces += 1
             case Self.enhancedPacket where header.count >= 12:
-                interface = Self.uint32(header, at: 8, bigEndian: bigEndian)
+                block = packetBlock(Self.uint32(header, at: 8, bigEndian: bigEndian), hasTimestamp: true)
             case Self.packet where header.count >= 10:
-                interface = UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
-                                             : UInt16(header[9]) << 8 | UInt16(header[8]))
+                block = packetBlock(UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
+                                                     : UInt16(header[9]) << 8 | UInt16(header[8])), hasTimestamp: true)
             case Self.simplePacket:
-                interface = 0
+                block = packetBlock(0, hasTimestamp: false)
             default:
                 break
             }
@@ -70,7 +85,13 @@ struct PcapngInterfaceWalk {
         }
         // libpcap stopped elsewhere (it skipped or re-read bytes): follow it.
         if position != end { inStep = false }
-        return inStep ? interface : nil
+        return inStep ? block : nil
+    }
+
+    /// The block of the current section's interface `id`.
+    private func packetBlock(_ id: UInt32, hasTimestamp: Bool) -> PacketBlock {
+        let (sum, overflow) = UInt32(clamping: earlierInterfaces).addingReportingOverflow(id)
+        return PacketBlock(interface: overflow ? .max : sum, hasTimestamp: hasTimestamp)
     }
 
     private static func uint32(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt32 {
