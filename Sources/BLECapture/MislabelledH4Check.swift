@@ -12,24 +12,28 @@
 /// is taken over the first `recordsLookedAt` records, never one: at least `minimumRecords`,
 /// three quarters or more of them fitting H4 and fewer than a quarter fitting H1. A genuine H1
 /// file fits H1 record after record and is never read as H4.
-struct MislabelledH4Check: Sendable {
+///
+/// `BtsnoopReader` applies it to files; package-wide so a stream reader can judge the same way.
+package struct MislabelledH4Check: Sendable {
+    package init() {}
+
     /// Records looked at, at most.
-    static let recordsLookedAt = 16
+    package static let recordsLookedAt = 16
     /// Bytes of records looked at, at most (so a file of long ACL packets is not read far ahead).
-    static let bytesLookedAt = 256 * 1024
+    package static let bytesLookedAt = 256 * 1024
     /// Fewer records than this decide nothing: the file is read as its header says.
-    static let minimumRecords = 2
+    package static let minimumRecords = 2
 
     /// Records judged (those with at least one byte of packet).
-    private(set) var judged = 0
+    package private(set) var judged = 0
     /// Records whose bytes are an H4 packet of the type the flags announce, of the original length.
-    private(set) var fitH4 = 0
+    package private(set) var fitH4 = 0
     /// Records whose bytes are the HCI packet the flags announce, of the original length.
-    private(set) var fitH1 = 0
+    package private(set) var fitH1 = 0
 
     /// Looks at one record: its header's flags and original length, and the packet bytes the
     /// file holds (possibly fewer than the original length: a snapshot-cut record).
-    mutating func look(flags: UInt32, originalLength: Int, body: UnsafeRawBufferPointer) {
+    package mutating func look(flags: UInt32, originalLength: Int, body: UnsafeRawBufferPointer) {
         guard !body.isEmpty else { return }
         judged += 1
         guard flags <= 3 else { return }
@@ -49,12 +53,12 @@ struct MislabelledH4Check: Sendable {
     }
 
     /// True when the records looked at are H4 packets, not H1 (see the type's note).
-    var recordsStartWithH4Type: Bool {
+    package var recordsStartWithH4Type: Bool {
         judged >= Self.minimumRecords && fitH4 * 4 >= judged * 3 && fitH1 * 4 < judged
     }
 
     /// What the file is read as, for the capture's warnings.
-    var explanation: String {
+    package var explanation: String {
         "the file header says datalink 1001 (unencapsulated HCI, H1), but its records start with an H4 "
             + "packet-type byte (\(fitH4) of the first \(judged) records are H4 packets of the type their flags "
             + "give and the length their header gives, \(fitH1) read as H1): read as datalink 1002 (HCI UART, H4)"
