@@ -49,6 +49,10 @@ final class PcapHandle {
 /// section's interface 0 follows the first section's last). LINKTYPE 254 keeps the adapter index
 /// its records carry; the air link types keep 0.
 ///
+/// LINKTYPE 187 has no direction in its packets: a pcapng Enhanced Packet Block's `epb_flags`
+/// option (4.3.1: inbound, outbound) gives it when present, as tshark reads it; without it,
+/// commands are sent and events received.
+///
 /// Simple Packet Blocks (4.4) carry no timestamp: their packets are timed by
 /// `SimplePacketTiming` (at the timestamped packet before them, or the first one after), with a
 /// note on the capture.
@@ -116,6 +120,8 @@ public struct PcapReader: CaptureReader {
         if format == .pcapng {
             // libpcap has read the Section Header and the first Interface Description Block.
             var walk = PcapngInterfaceWalk()
+            // LINKTYPE 187 packets carry no direction: an EPB's epb_flags option may give it.
+            walk.readsDirection = linkType == .bluetoothHCIH4
             _ = walk.advance(to: nextOffset) { Self.peek(handle, at: $0, count: $1) }
             interfaceWalk = walk
         }
@@ -266,6 +272,7 @@ public struct PcapReader: CaptureReader {
         default:
             // 187, 201 and 254 (the open refused any other).
             record.setPcapHCIPacket(packet, wireLength: wireLength, linkType: linkType, interface: block?.interface)
+            if let direction = block?.direction { record.direction = direction }
         }
         return (record, block?.hasTimestamp ?? true)
     }

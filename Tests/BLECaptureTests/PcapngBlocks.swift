@@ -25,9 +25,11 @@ enum PcapngBlocks {
 
     /// Enhanced Packet Block (4.3): Interface ID, timestamp upper and lower 32 bits (in the
     /// interface's if_tsresol units, µs by default), captured and original length, the packet.
-    static func enhancedPacket(interface: UInt32 = 0, timestamp: UInt64, _ packet: [UInt8]) -> [UInt8] {
-        block(6, .le32(interface) + .le32(UInt32(timestamp >> 32)) + .le32(UInt32(timestamp & 0xFFFF_FFFF))
-            + .le32(UInt32(packet.count)) + .le32(UInt32(packet.count)) + packet)
+    /// `options` (epb_flags 2, opt_comment 1, ...) follow the padded packet, then opt_endofopt.
+    static func enhancedPacket(interface: UInt32 = 0, timestamp: UInt64, _ packet: [UInt8], options: [UInt8] = []) -> [UInt8] {
+        let padded = packet + [UInt8](repeating: 0, count: (4 - packet.count % 4) % 4)
+        return block(6, .le32(interface) + .le32(UInt32(timestamp >> 32)) + .le32(UInt32(timestamp & 0xFFFF_FFFF))
+            + .le32(UInt32(packet.count)) + .le32(UInt32(packet.count)) + padded + (options.isEmpty ? [] : options + .le32(0)))
     }
 
     /// Simple Packet Block (4.4): Original Packet Length, the packet; no interface (0), no timestamp.
