@@ -61,6 +61,7 @@ package struct MislabelledH4Check: Sendable {
     package var explanation: String {
         "the file header says datalink 1001 (unencapsulated HCI, H1), but its records start with an H4 "
             + "packet-type byte (\(fitH4) of the first \(judged) records are H4 packets of the type their flags "
-            + "give and the length their header gives, \(fitH1) read as H1): read as datalink 1002 (HCI UART, H4)"
+            + "give and the length their header gives; \(fitH1) are H1 packets of their record's length): read as datalink "
+            + "1002 (HCI UART, H4)"
     }
 }
