@@ -11,6 +11,10 @@ import BLECore
 /// Per datalink: H4 records lose their type byte to `kind`/`rawType`; H1 records take
 /// command/event/ACL from flags bit 1 and get the H4 type as `rawType`; monitor records carry
 /// the opcode as `rawType` and the controller index from the flags (see `setBtsnoopPacket`).
+///
+/// A file labelled 1001 whose records in fact start with an H4 type byte (`MislabelledH4Check`,
+/// decided over its first records) is read as H4: `recordDatalink` and `info.linkType` say 1002,
+/// `datalink` keeps what the header says, and `notes` tells the user.
 public struct BtsnoopReader: CaptureReader {
     package static let magic: [UInt8] = Array("btsnoop\0".utf8)
     /// `btsnoop\0`, version u32 = 1, datalink u32 (big-endian).
@@ -20,8 +24,13 @@ public struct BtsnoopReader: CaptureReader {
     public let info: CaptureInfo
     public let path: String
     public var warnings: [CaptureWarning] { records.warnings }
+    public private(set) var notes: [CaptureWarning] = []
     public var bytesRead: Int { records.input.offset }
+    /// The datalink the file header says.
     public let datalink: BtsnoopDatalink
+    /// The datalink the records are read as: `datalink`, or 1002 (H4) for a file labelled 1001
+    /// whose records start with an H4 type byte.
+    public let recordDatalink: BtsnoopDatalink
 
     private var records: RecordWindow
     private var frameNumber = 0
@@ -45,9 +54,38 @@ public struct BtsnoopReader: CaptureReader {
                                message: "truncated btsnoop file header (file ends after \(have) of \(header) bytes)")
         }
         datalink = try Self.datalink(fileHeader: records.input.bytes, path: path)
-        info = CaptureInfo(format: .btsnoop, linkType: datalink.rawValue,
-                           formatDescription: "btsnoop v1, \(datalink) datalink \(datalink.rawValue)")
         records.consume(header)
+        var description = "btsnoop v1, \(datalink) datalink \(datalink.rawValue)"
+        if datalink == .h1, let check = try Self.checkH1Records(&records.input), check.recordsStartWithH4Type {
+            recordDatalink = .h4
+            description += " in the header, records read as \(BtsnoopDatalink.h4) datalink 1002"
+            notes.append(CaptureWarning(offset: header, message: check.explanation))
+        } else {
+            recordDatalink = datalink
+        }
+        info = CaptureInfo(format: .btsnoop, linkType: recordDatalink.rawValue, formatDescription: description)
+    }
+
+    /// Looks at the first records of a datalink-1001 file without consuming them (see
+    /// `MislabelledH4Check`); stops at the first impossible or cut record.
+    private static func checkH1Records(_ input: inout InputWindow) throws(CaptureError) -> MislabelledH4Check? {
+        var check = MislabelledH4Check()
+        var at = 0
+        var looked = 0
+        let headerLength = recordHeaderLength
+        while looked < MislabelledH4Check.recordsLookedAt, at < MislabelledH4Check.bytesLookedAt {
+            guard try input.fill(atLeast: at + headerLength) else { break }
+            let original = input.pointer.bigEndianUInt32(at: at)
+            let included = input.pointer.bigEndianUInt32(at: at + 4)
+            guard BtsnoopPacket.lengthProblem(originalLength: original, includedLength: included) == nil,
+                  try input.fill(atLeast: at + headerLength + Int(included)) else { break }
+            let p = input.pointer + at
+            check.look(flags: p.bigEndianUInt32(at: 8), originalLength: Int(original),
+                       body: UnsafeRawBufferPointer(start: p + headerLength, count: Int(included)))
+            at += headerLength + Int(included)
+            looked += 1
+        }
+        return looked > 0 ? check : nil
     }
 
     /// The datalink a btsnoop file header announces (its first `fileHeaderLength` bytes).
@@ -90,7 +128,7 @@ public struct BtsnoopReader: CaptureReader {
         var record = CaptureRecord(frameNumber: frameNumber, timestamp: timestamp, direction: .unknown,
                                    kind: .other, payload: [], fileOffset: records.input.offset,
                                    originalLength: Int(originalLength), cumulativeDrops: drops)
-        record.setBtsnoopPacket(flags: flags, datalink: datalink,
+        record.setBtsnoopPacket(flags: flags, datalink: recordDatalink,
                                 body: UnsafeRawBufferPointer(start: p + headerLength, count: included))
         records.consume(total)
         return record

@@ -16,8 +16,16 @@ public protocol CaptureReader {
     mutating func next() throws(CaptureError) -> CaptureRecord?
     /// Warnings collected so far (truncation at the end of the file, oddities that were skipped).
     var warnings: [CaptureWarning] { get }
+    /// What the user should know about how the file was read that loses nothing (a file read
+    /// otherwise than its header says, packets the file gives no time): kept with the capture's
+    /// warnings, but unlike them no sign the capture is cut. Complete once `next()` returned nil.
+    var notes: [CaptureWarning] { get }
     /// Bytes of the file consumed so far, for progress reporting.
     var bytesRead: Int { get }
+}
+
+extension CaptureReader {
+    public var notes: [CaptureWarning] { [] }
 }
 
 /// Where a reader is in its stream: reading, done, or stopped by an error it repeats.

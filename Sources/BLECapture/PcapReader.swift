@@ -44,12 +44,23 @@ final class PcapHandle {
 /// A pcapng's interfaces (draft-ietf-opsawg-pcapng 4.2) are its controllers: for the HCI link
 /// types 187 and 201 a packet's `controllerIndex` is its Enhanced Packet Block's Interface ID
 /// (4.3), found by `PcapngInterfaceWalk` since libpcap does not give it; two adapters captured at
-/// once each number their own connection handles. LINKTYPE 254 keeps the adapter index its
-/// records carry; the air link types keep 0.
+/// once each number their own connection handles. In a file of several sections (4.1), whose
+/// Interface IDs each start again at 0, interfaces are counted across the file (a second
+/// section's interface 0 follows the first section's last). LINKTYPE 254 keeps the adapter index
+/// its records carry; the air link types keep 0.
+///
+/// LINKTYPE 187 has no direction in its packets: a pcapng Enhanced Packet Block's `epb_flags`
+/// option (4.3.1: inbound, outbound) gives it when present, as tshark reads it; without it,
+/// commands are sent and events received.
+///
+/// Simple Packet Blocks (4.4) carry no timestamp: their packets are timed by
+/// `SimplePacketTiming` (at the timestamped packet before them, or the first one after), with a
+/// note on the capture.
 public struct PcapReader: CaptureReader {
     public let info: CaptureInfo
     public let path: String
     public private(set) var warnings: [CaptureWarning] = []
+    public var notes: [CaptureWarning] { timing.note.map { [$0] } ?? [] }
     public private(set) var bytesRead = 0
     public let linkType: PcapLinkType
 
@@ -61,6 +72,8 @@ public struct PcapReader: CaptureReader {
     private var state = ReaderState.reading
     /// pcapng only: the interface of each packet block (see the type's note).
     private var interfaceWalk: PcapngInterfaceWalk?
+    /// pcapng only: the time of Simple Packet Blocks' packets.
+    private var timing = SimplePacketTiming()
 
     /// Opens a pcap or pcapng file.
     public init(path: String) throws(CaptureError) {
@@ -107,6 +120,8 @@ public struct PcapReader: CaptureReader {
         if format == .pcapng {
             // libpcap has read the Section Header and the first Interface Description Block.
             var walk = PcapngInterfaceWalk()
+            // LINKTYPE 187 packets carry no direction: an EPB's epb_flags option may give it.
+            walk.readsDirection = linkType == .bluetoothHCIH4
             _ = walk.advance(to: nextOffset) { Self.peek(handle, at: $0, count: $1) }
             interfaceWalk = walk
         }
@@ -168,7 +183,32 @@ public struct PcapReader: CaptureReader {
     }
 
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
-        guard case .reading = state else { return try state.stoppedResult() }
+        while true {
+            if let held = timing.nextReady() { return held }
+            let packet: (record: CaptureRecord, hasTimestamp: Bool)?
+            do {
+                packet = try readPacket()
+            } catch {
+                // Packets held for a timestamp are delivered before the error (which `state` repeats).
+                timing.finish()
+                if let held = timing.nextReady() { return held }
+                throw error
+            }
+            guard let packet else {
+                timing.finish()
+                return timing.nextReady()
+            }
+            if let record = timing.take(packet.record, hasTimestamp: packet.hasTimestamp) { return record }
+        }
+    }
+
+    /// The next packet libpcap reads, and whether its block carries a timestamp (only a pcapng
+    /// Simple Packet Block does not); nil at the end.
+    private mutating func readPacket() throws(CaptureError) -> (record: CaptureRecord, hasTimestamp: Bool)? {
+        guard case .reading = state else {
+            _ = try state.stoppedResult()
+            return nil
+        }
         let offset = nextOffset
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
@@ -186,13 +226,14 @@ public struct PcapReader: CaptureReader {
             state = .finished
             return nil
         default:
-            return try readFailed(at: offset)
+            try readFailed(at: offset)
+            return nil
         }
         guard let header else {
             state = .finished
             return nil
         }
-        let interface = interfaceWalk?.advance(to: nextOffset) { [handle] in Self.peek(handle, at: $0, count: $1) }
+        let block = interfaceWalk?.advance(to: nextOffset) { [handle] in Self.peek(handle, at: $0, count: $1) }
         let captured = Int(header.pointee.caplen)
         let packet = UnsafeRawBufferPointer(start: captured > 0 ? data.map(UnsafeRawPointer.init) : nil,
                                             count: data == nil ? 0 : captured)
@@ -230,14 +271,15 @@ public struct PcapReader: CaptureReader {
             record.fileOffset = offset &+ ppi.length
         default:
             // 187, 201 and 254 (the open refused any other).
-            record.setPcapHCIPacket(packet, wireLength: wireLength, linkType: linkType, interface: interface)
+            record.setPcapHCIPacket(packet, wireLength: wireLength, linkType: linkType, interface: block?.interface)
+            if let direction = block?.direction { record.direction = direction }
         }
-        return record
+        return (record, block?.hasTimestamp ?? true)
     }
 
     /// `pcap_next_ex` failed: a short read at the end of the file is truncation (a warning),
     /// anything else damage at `offset`.
-    private mutating func readFailed(at offset: Int) throws(CaptureError) -> CaptureRecord? {
+    private mutating func readFailed(at offset: Int) throws(CaptureError) {
         let text = String(cString: pcap_geterr(handle.pcap))
         if text.contains("different from the type of the first interface") {
             // pcapng allows a link type per interface (e.g. a merge of H4 and H4-with-direction
@@ -286,7 +328,6 @@ public struct PcapReader: CaptureReader {
             recordOffset: offset, have: have, need: max(need, have + 1), header: header)))
         bytesRead = size
         state = .finished
-        return nil
     }
 
     /// Why libpcap stopped at `offset` when a Section Header Block in the other byte order starts

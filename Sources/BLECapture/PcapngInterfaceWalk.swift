@@ -1,3 +1,5 @@
+import BLECore
+
 /// The interface each pcapng packet was captured on, found by walking block headers beside libpcap.
 ///
 /// pcapng numbers a section's interfaces in the order of their Interface Description Blocks
@@ -5,6 +7,16 @@
 /// number (4.3: u32 Interface ID at offset 8); a Simple Packet Block belongs to interface 0
 /// (4.4); the obsolete Packet Block carries a u16 Interface ID at offset 8 (Appendix A). A
 /// Section Header Block (4.1) starts the count again and sets the byte order.
+///
+/// With `readsDirection` it also reads an Enhanced Packet Block's `epb_flags` option (4.3.1,
+/// code 2: bits 0-1 inbound 01 / outbound 10), the only direction a LINKTYPE 187 packet has;
+/// tshark takes it as the packet's (Sent / Rcvd).
+///
+/// The interfaces of the whole file are numbered in the order of their IDBs, across sections:
+/// a later section's interface k is the number of IDBs in the sections before it plus k, so
+/// interface 0 of a second section (its own adapter, with its own link type, resolution and
+/// connection handles) is never taken for interface 0 of the first; a file of one section keeps
+/// its Interface IDs.
 ///
 /// Why a walk of our own: libpcap 1.10, which reads every packet here, keeps the interface ID of
 /// an Enhanced Packet Block to itself (`pcap_next_ex` gives a `pcap_pkthdr` and the bytes, no
@@ -21,9 +33,15 @@ struct PcapngInterfaceWalk {
     private(set) var position = 0
     /// Interface Description Blocks seen in the current section.
     private(set) var interfaces = 0
+    /// Interface Description Blocks of the sections before the current one.
+    private(set) var earlierInterfaces = 0
     private var bigEndian = false
     /// False once a block header could not be read.
     private var inStep = true
+    /// Whether to read EPB options for a direction (costs a read per packet block with options).
+    var readsDirection = false
+    /// Option bytes read at most per block when looking for `epb_flags`.
+    static let optionsLookedAt = 4096
 
     /// The SHB's Block Type (4.1), the same in either byte order.
     static let sectionHeader: UInt32 = 0x0A0D_0D0A
@@ -34,11 +52,19 @@ struct PcapngInterfaceWalk {
     static let simplePacket: UInt32 = 3
     static let enhancedPacket: UInt32 = 6
 
+    /// A packet block the walk found: its interface, numbered across the file's sections, and
+    /// whether the block carries a timestamp (a Simple Packet Block does not, 4.4).
+    struct PacketBlock: Sendable, Hashable {
+        var interface: UInt32
+        var hasTimestamp: Bool
+        /// From `epb_flags` (only with `readsDirection`): nil when the block does not say.
+        var direction: Direction? = nil
+    }
+
     /// Walks the blocks in `position..<end` (bytes from `read(offset, count)`) and returns the
-    /// interface ID of the last packet block among them, nil when there was none or the walk
-    /// lost its footing.
-    mutating func advance(to end: Int, read: (Int, Int) -> [UInt8]) -> UInt32? {
-        var interface: UInt32?
+    /// last packet block among them, nil when there was none or the walk lost its footing.
+    mutating func advance(to end: Int, read: (Int, Int) -> [UInt8]) -> PacketBlock? {
+        var block: PacketBlock?
         while inStep, position < end {
             let header = read(position, 12)
             guard header.count >= 8 else { inStep = false; break }
@@ -46,6 +72,7 @@ struct PcapngInterfaceWalk {
             if type == Self.sectionHeader {
                 guard header.count >= 12 else { inStep = false; break }
                 bigEndian = Self.uint32(header, at: 8, bigEndian: false) != Self.byteOrderMagic
+                earlierInterfaces += interfaces
                 interfaces = 0
             }
             let length = Int(Self.uint32(header, at: 4, bigEndian: bigEndian))
@@ -57,12 +84,13 @@ struct PcapngInterfaceWalk {
             case Self.interfaceDescription:
                 interfaces += 1
             case Self.enhancedPacket where header.count >= 12:
-                interface = Self.uint32(header, at: 8, bigEndian: bigEndian)
+                block = packetBlock(Self.uint32(header, at: 8, bigEndian: bigEndian), hasTimestamp: true)
+                if readsDirection { block?.direction = flagsDirection(blockAt: position, length: length, read: read) }
             case Self.packet where header.count >= 10:
-                interface = UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
-                                             : UInt16(header[9]) << 8 | UInt16(header[8]))
+                block = packetBlock(UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
+                                                     : UInt16(header[9]) << 8 | UInt16(header[8])), hasTimestamp: true)
             case Self.simplePacket:
-                interface = 0
+                block = packetBlock(0, hasTimestamp: false)
             default:
                 break
             }
@@ -70,7 +98,44 @@ struct PcapngInterfaceWalk {
         }
         // libpcap stopped elsewhere (it skipped or re-read bytes): follow it.
         if position != end { inStep = false }
-        return inStep ? interface : nil
+        return inStep ? block : nil
+    }
+
+    /// The direction an EPB's `epb_flags` option gives (4.3.1, 4.3: the options follow the packet
+    /// data, padded to 32 bits, up to the trailing Block Total Length), nil when it has none.
+    private func flagsDirection(blockAt start: Int, length: Int, read: (Int, Int) -> [UInt8]) -> Direction? {
+        let header = read(start, 28)
+        guard header.count == 28 else { return nil }
+        let captured = Int(Self.uint32(header, at: 20, bigEndian: bigEndian))
+        guard case (let padded, false) = captured.addingReportingOverflow((4 - captured % 4) % 4),
+              case (let from, false) = padded.addingReportingOverflow(28), from < length - 4 else { return nil }
+        let options = read(start + from, min(length - 4 - from, Self.optionsLookedAt))
+        var i = 0
+        while i + 4 <= options.count {
+            let code = Self.uint16(options, at: i, bigEndian: bigEndian)
+            let size = Int(Self.uint16(options, at: i + 2, bigEndian: bigEndian))
+            if code == 0 { return nil }   // opt_endofopt
+            if code == 2, size == 4, i + 8 <= options.count {
+                switch Self.uint32(options, at: i + 4, bigEndian: bigEndian) & 0x3 {
+                case 1: return .received
+                case 2: return .sent
+                default: return nil
+                }
+            }
+            i += 4 + size + (4 - size % 4) % 4
+        }
+        return nil
+    }
+
+    /// The block of the current section's interface `id`.
+    private func packetBlock(_ id: UInt32, hasTimestamp: Bool) -> PacketBlock {
+        let (sum, overflow) = UInt32(clamping: earlierInterfaces).addingReportingOverflow(id)
+        return PacketBlock(interface: overflow ? .max : sum, hasTimestamp: hasTimestamp)
+    }
+
+    private static func uint16(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt16 {
+        let v = UInt16(b[i]) | UInt16(b[i + 1]) << 8
+        return bigEndian ? v.byteSwapped : v
     }
 
     private static func uint32(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt32 {

@@ -18,6 +18,8 @@ final class DecodePipeline: Sendable {
     /// How the reading ended.
     struct End: Sendable {
         var warnings: [CaptureWarning] = []
+        /// How the file was read, when the user should know (`CaptureReader.notes`): not damage.
+        var notes: [CaptureWarning] = []
         /// Records whose timestamp is absurd (`TimestampAudit`): warned about, not damage.
         var timestampWarnings: [CaptureWarning] = []
         /// Damage in the middle of the file (records before it were delivered).
@@ -90,6 +92,7 @@ final class DecodePipeline: Sendable {
             }
             if !batch.isEmpty { channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead))) }
             end.warnings = reader.warnings
+            end.notes = reader.notes
             end.timestampWarnings = audit.warnings
             decoder.finish { channel.send(.finishProblems($0)) }
             channel.send(.end(end))

@@ -376,8 +376,9 @@ public enum Importer {
             try writer.finish()
             try writer.writePacketScan()
             let stopError = end.stopError
-            // Absurd timestamps are warnings too, but they do not make the capture truncated.
-            let allWarnings = end.warnings + end.timestampWarnings
+            // Notes on how the file was read and absurd timestamps are warnings too, but they do
+            // not make the capture truncated.
+            let allWarnings = end.notes + end.warnings + end.timestampWarnings
             var warnings = allWarnings.map { "\(path): byte \($0.offset): \($0.message)" }
             if let stopError { warnings.append(stopError.description) }
             let status = stopError != nil ? "corrupt" : (end.warnings.isEmpty ? "complete" : "truncated")

@@ -44,4 +44,31 @@ struct PcapngSectionTests {
         #expect(reversed.records.count == 1)
         #expect(reversed.error?.message.contains("in the other byte order (little-endian after big-endian)") == true)
     }
+
+    /// Interface IDs start again at 0 in each section (4.1, 4.2): a second section's interface 0
+    /// is another interface than the first section's, numbered after the first section's last
+    /// (`PcapngInterfaceWalk`). Its own if_tsresol (option 9: 10^-9 s) applies to its packets.
+    @Test func aSecondSectionsInterfacesAreNotTheFirstOnes() throws {
+        typealias B = PcapngBlocks
+        let t: UInt64 = 1_700_000_000_000_000
+        let first = B.sectionHeader() + B.interface(linkType: 201, options: B.option(2, Array("hci0".utf8)))
+            + B.interface(linkType: 201, options: B.option(2, Array("hci1".utf8)))
+            + B.enhancedPacket(interface: 1, timestamp: t, B.reset)
+            + B.enhancedPacket(interface: 0, timestamp: t + 1_000, B.resetComplete)
+        let second = B.sectionHeader() + B.interface(linkType: 201, options: B.option(9, [9]))
+            + B.enhancedPacket(interface: 0, timestamp: (t + 2_000) * 1_000, B.reset)
+            + B.enhancedPacket(interface: 0, timestamp: (t + 3_000) * 1_000, B.resetComplete)
+        let third = B.sectionHeader() + B.interface(linkType: 201) + B.interface(linkType: 201)
+            + B.enhancedPacket(interface: 1, timestamp: t + 4_000, B.reset)
+        let result = readAll(bytes: first + second + third)
+        #expect(result.error == nil)
+        #expect(result.records.map(\.controllerIndex) == [1, 0, 2, 2, 4])
+        #expect(result.records.map(\.timestamp) == [0, 1_000, 2_000, 3_000, 4_000].map { Int64(t) + $0 })
+        #expect(result.records.map(\.kind) == [.command, .event, .command, .event, .command])
+        // The same file through libpcap's own reading of a path.
+        let dir = try makeTemporaryDirectory()
+        defer { removeDirectory(dir) }
+        try writeFile(dir + "/sections.pcapng", first + second + third)
+        #expect(readAll(path: dir + "/sections.pcapng").records.map(\.controllerIndex) == [1, 0, 2, 2, 4])
+    }
 }

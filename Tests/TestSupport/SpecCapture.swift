@@ -126,6 +126,33 @@ public struct SpecCapture {
 
     public func writePcapH4(to path: String) throws { try Data(pcapH4Bytes).write(to: URL(fileURLWithPath: path)) }
 
+    /// The same records as a pcapng (draft-ietf-opsawg-pcapng) of LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR
+    /// (201: a u32 big-endian direction, 0 sent, then the H4 packet), little-endian: a Section
+    /// Header Block (4.1), one Interface Description Block (4.2, snaplen 262144, µs), then each
+    /// record in an Enhanced Packet Block (4.3: interface 0, timestamp, captured and original
+    /// length), except the records whose index is in `simplePackets`, written as Simple Packet
+    /// Blocks (4.4: original length and the packet; no interface, no timestamp).
+    public func pcapngBytes(simplePackets: Set<Int> = []) -> [UInt8] {
+        func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
+            let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
+            return le(type) + le(UInt32(12 + padded.count)) + padded + le(UInt32(12 + padded.count))
+        }
+        var out = block(0x0A0D_0D0A, le(UInt32(0x1A2B_3C4D)) + le(UInt16(1)) + le(UInt16(0)) + le(Int64(-1)))
+        out += block(1, le(UInt16(201)) + le(UInt16(0)) + le(UInt32(262_144)))
+        let start: Int64 = 1_777_881_600_000_000
+        for (i, r) in records.enumerated() {
+            let packet = be(UInt32(r.received ? 1 : 0)) + r.h4
+            if simplePackets.contains(i) {
+                out += block(3, le(UInt32(r.original + 4)) + packet)
+            } else {
+                let us = UInt64(start + r.ms * 1000)
+                out += block(6, le(UInt32(0)) + le(UInt32(us >> 32)) + le(UInt32(us & 0xFFFF_FFFF))
+                    + le(UInt32(packet.count)) + le(UInt32(r.original + 4)) + packet)
+            }
+        }
+        return out
+    }
+
     private func be<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
     private func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
 }

@@ -1,0 +1,94 @@
+import BLECore
+import Testing
+@testable import BLECapture
+
+/// pcapng Simple Packet Blocks (draft-ietf-opsawg-pcapng 4.4) carry no timestamp; libpcap gives
+/// them 0 plus the interface's if_tsoffset. They are timed at the timestamped packet before them
+/// (or the first one after), keep their order, and the capture says so (`SimplePacketTiming`).
+@Suite("pcapng Simple Packet Blocks")
+struct PcapngSimplePacketTests {
+    typealias B = PcapngBlocks
+    /// 1,700,000,000 s in µs (the EPBs' time, if_tsresol 6 by default).
+    static let t: UInt64 = 1_700_000_000_000_000
+    static let header = B.sectionHeader() + B.interface(linkType: 201)
+
+    static func read(_ blocks: [[UInt8]], header: [UInt8] = header) throws -> (records: [CaptureRecord], notes: [CaptureWarning], error: CaptureError?) {
+        var reader = try CaptureFile.open(source: MemorySource(header + blocks.flatMap { $0 }))
+        var records: [CaptureRecord] = []
+        var error: CaptureError?
+        do {
+            while let r = try reader.next() { records.append(r) }
+        } catch let e {
+            error = e
+        }
+        return (records, reader.notes, error)
+    }
+
+    @Test func betweenTimestampedPacketsTheyTakeTheTimeBefore() throws {
+        let r = try Self.read([B.enhancedPacket(timestamp: Self.t, B.reset), B.simplePacket(B.resetComplete),
+                               B.simplePacket(B.reset), B.enhancedPacket(timestamp: Self.t + 5_000, B.resetComplete)])
+        let t = Int64(Self.t)
+        #expect(r.records.map(\.timestamp) == [t, t, t, t + 5_000])
+        #expect(r.records.map(\.frameNumber) == [1, 2, 3, 4])
+        #expect(r.records.map(\.kind) == [.command, .event, .command, .event])
+        #expect(r.records.map(\.direction) == [.sent, .received, .sent, .received])
+        let note = try #require(r.notes.first)
+        #expect(r.notes.count == 1)
+        #expect(note.offset == Self.header.count + 40)   // the first SPB, after the 40-byte EPB
+        #expect(note.message.hasPrefix("2 packet(s) in pcapng Simple Packet Blocks, which carry no timestamp: "
+            + "2 timed at the timestamped packet before them;"))
+    }
+
+    @Test func beforeAnyTimestampTheyTakeTheFirstOneAfter() throws {
+        let r = try Self.read([B.simplePacket(B.reset), B.simplePacket(B.resetComplete),
+                               B.enhancedPacket(timestamp: Self.t, B.reset), B.simplePacket(B.resetComplete)])
+        #expect(r.records.map(\.timestamp) == Array(repeating: Int64(Self.t), count: 4))
+        #expect(r.records.map(\.frameNumber) == [1, 2, 3, 4])
+        #expect(r.records.map(\.payload.count) == [3, 6, 3, 6])
+        #expect(r.notes.first?.message.contains(
+            "3 packet(s) in pcapng Simple Packet Blocks, which carry no timestamp: 1 timed at the timestamped packet "
+            + "before them, 2 before any timestamped packet timed at the first one after them;") == true)
+    }
+
+    /// With no timestamp anywhere they keep libpcap's: 0 plus the interface's if_tsoffset (option 14, seconds).
+    @Test func withNoTimestampAnywhereTheyKeepLibpcapsTime() throws {
+        let none = try Self.read([B.simplePacket(B.reset), B.simplePacket(B.resetComplete)])
+        #expect(none.records.map(\.timestamp) == [0, 0])
+        #expect(none.notes.first?.message.contains("2 with no timestamped packet after them kept at the time libpcap "
+            + "gives them, 1970-01-01T00:00:00.000000Z (the interface's if_tsoffset)") == true)
+        let offset = B.sectionHeader() + B.interface(linkType: 201, options: B.option(14, .le64(1_000)))
+        let shifted = try Self.read([B.simplePacket(B.reset), B.simplePacket(B.resetComplete)], header: offset)
+        #expect(shifted.records.map(\.timestamp) == [1_000_000_000, 1_000_000_000])
+    }
+
+    /// Held packets are bounded: past `holdLimit` untimed packets, they keep libpcap's time.
+    @Test func heldPacketsAreBounded() throws {
+        let many = Array(repeating: B.simplePacket(B.reset), count: SimplePacketTiming.holdLimit + 1)
+        let r = try Self.read(many + [B.enhancedPacket(timestamp: Self.t, B.resetComplete), B.simplePacket(B.reset)])
+        #expect(r.records.count == SimplePacketTiming.holdLimit + 3)
+        #expect(r.records.prefix(SimplePacketTiming.holdLimit + 1).allSatisfy { $0.timestamp == 0 })
+        #expect(r.records.suffix(2).map(\.timestamp) == [Int64(Self.t), Int64(Self.t)])
+        #expect(r.records.map(\.frameNumber) == Array(1...(SimplePacketTiming.holdLimit + 3)))
+        #expect(r.notes.first?.message.contains("\(SimplePacketTiming.holdLimit + 1) with no timestamped packet among the "
+            + "\(SimplePacketTiming.holdLimit) before them kept at the time libpcap gives them") == true)
+    }
+
+    /// Damage after held packets: they are returned before the error, which repeats.
+    @Test func heldPacketsComeBeforeDamage() throws {
+        // A block whose trailing length (99) disagrees with its leading one (12).
+        let damaged: [UInt8] = .le32(0x0000_0BAD) + .le32(12) + .le32(99)
+        var reader = try CaptureFile.open(source: MemorySource(Self.header + B.simplePacket(B.reset)
+            + B.simplePacket(B.resetComplete) + damaged))
+        #expect(try reader.next()?.frameNumber == 1)
+        #expect(try reader.next()?.frameNumber == 2)
+        #expect(throws: CaptureError.self) { try reader.next() }
+        #expect(throws: CaptureError.self) { try reader.next() }
+        #expect(reader.notes.count == 1)
+    }
+
+    @Test func filesWithoutSimplePacketBlocksHaveNoNote() throws {
+        let r = try Self.read([B.enhancedPacket(timestamp: Self.t, B.reset), B.enhancedPacket(timestamp: Self.t + 1, B.resetComplete)])
+        #expect(r.notes.isEmpty)
+        #expect(r.records.map(\.timestamp) == [Int64(Self.t), Int64(Self.t) + 1])
+    }
+}
