@@ -52,6 +52,9 @@ public struct CaptureImportResult: Sendable {
     public var malformedPackets: Int
     public var formatDescription: String?
     public var warnings: [String]
+    /// How many of `warnings` are the reader's notes on how it read the file (a btsnoop labelled
+    /// H1 holding H4, pcapng packets without timestamps): nothing was lost or cut.
+    public var notes = 0
     /// The error that stopped reading (file, byte offset, reason), for `.partial` and `.failed`.
     public var error: String?
     /// Set when the timeline, not the capture, failed (disk full, read-only, locked).
@@ -394,6 +397,7 @@ public enum Importer {
             result.records = writer.records
             result.malformedPackets = writer.malformedPackets
             result.warnings = allWarnings.map { "\(path): byte \($0.offset): \($0.message)" }
+            result.notes = end.notes.count
             if let stopError {
                 result.status = .partial
                 result.error = stopError.description

@@ -62,4 +62,28 @@ struct CaptureFormatVariantsCLITests {
         #expect(try SQLite.scalar(db, "SELECT group_concat(outcome || ':' || latency_us) FROM att_transactions") == "ok:0,ok:0")
         #expect(try SQLite.scalar(db, "SELECT disconnected_ts_us - connected_ts_us FROM connections") == "280000")
     }
+
+    /// A fleet report over such files reads them whole: `read`, with the note among the input's
+    /// warnings, not `partial` (which says a capture was counted only up to its damage).
+    @Test func aFleetReportCountsTheseInputsAsRead() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        var labelled = Self.link().bytes
+        labelled[12..<16] = [0x00, 0x00, 0x03, 0xE9]
+        try Data(labelled).write(to: inputs.appendingPathComponent("labelled-h1.btsnoop"))
+        try Data(Self.link().pcapngBytes(simplePackets: [2, 4])).write(to: inputs.appendingPathComponent("spb.pcapng"))
+        let out = dir.appendingPathComponent("report").path
+        let r = try CLI.run(["report", inputs.path, "-o", out, "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/report.json"))) as? [String: Any]
+        let files = (json?["inputs"] as? [String: Any])?["files"] as? [[String: Any]] ?? []
+        #expect(files.count == 2)
+        for f in files {
+            #expect(f["status"] as? String == "read", "\(f)")
+            #expect((f["warnings"] as? [String])?.count == 1, "\(f)")
+        }
+        #expect((json?["connections"] as? [String: Any])?["established"] as? Int == 2)
+    }
 }

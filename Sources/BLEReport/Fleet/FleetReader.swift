@@ -214,7 +214,8 @@ public enum FleetReader {
         if results.contains(where: { $0.status == .partial || $0.status == .failed }) {
             outcome.status = .partial
             outcome.reason = reasons.joined(separator: "; ")
-        } else if !outcome.warnings.isEmpty {
+        } else if outcome.warnings.count > results.reduce(0, { $0 + $1.notes }) {
+            // A reader's note on how it read a file (`notes`) loses nothing: the input was read.
             outcome.status = .partial
         }
         return (outcome, facts)
