@@ -36,6 +36,7 @@ enum GrownCaptures {
                 FROM blereplay.capture o WHERE n.id = $1::bigint AND o.id = $2::bigint
                 """, [id, old])
             try db.execute("DELETE FROM blereplay.capture WHERE id = $1::bigint", [old])
+            try WarehouseInputs.replaced(sha, by: facts.sha256, in: db)
             notes.append("\(facts.label): replaces the \(size)-byte copy of this log stored from \(row.text(3) ?? "?"), "
                          + "which it extends (the log grew); its facts are counted once, from this copy")
         }
@@ -46,7 +47,7 @@ enum GrownCaptures {
     enum Longer {
         /// One of them, whose bytes this worker could read again, begins with all of this
         /// capture's bytes: it is in the warehouse already.
-        case containedIn(String)
+        case containedIn(String, label: String, sha256: String)
         /// Longer captures whose first bytes, up to the last checkpoint this one reaches (more than
         /// half of it, `CaptureBytes.checkpoints`), are this one's, but whose bytes are not here
         /// to compare the rest: what to tell the user.
@@ -64,7 +65,7 @@ enum GrownCaptures {
                   let longer = CaptureBytes.locate(capturePath: path, sha256: sha) else { continue }
             if longer.digests(ofPrefixes: [bytes.size])[bytes.size] == facts.sha256 {
                 return .containedIn("\(facts.label): an earlier copy of the log stored from \(row.text(0) ?? "?") "
-                                    + "(its bytes begin that capture), already counted from it")
+                                    + "(its bytes begin that capture), already counted from it", label: row.text(0) ?? "?", sha256: sha)
             }
         }
         return .unverified(rows.map { row in
