@@ -59,7 +59,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Whether an error result says the session is over: severity FATAL or PANIC, an SQLSTATE of
-    /// class 08 (connection exception) or 57P01-57P03 (admin shutdown, crash shutdown, cannot
+    /// class 08 (connection exception, but 08P01) or 57P01-57P03 (admin shutdown, crash shutdown, cannot
     /// connect now), or no SQLSTATE at all: every error the server sends has one, so the error is
     /// libpq's own, which could not send the statement or read the answer ("server closed the
     /// connection unexpectedly" while the connection still looks open: a write to a server gone).
@@ -71,7 +71,8 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         if let severity = field("V"), severity == "FATAL" || severity == "PANIC" { return true }
         guard let state = field("C"), !state.isEmpty else { return true }
-        return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        // 08P01 (protocol violation) is a statement the server refused, the session goes on.
+        return (state.hasPrefix("08") && state != "08P01") || ["57P01", "57P02", "57P03"].contains(state)
     }
 
     /// Runs one statement with its parameters (`$1`, `$2`, … bound to `parameters`; nil is NULL)
