@@ -1,7 +1,7 @@
 /// The warehouse's tables (README "Warehouse schema", table by table), in the PostgreSQL schema
 /// `blereplay`, with a version in `blereplay.schema_info`.
 ///
-/// Every table but `capture` is keyed by `(capture_id, …)`: a capture's rows stay together,
+/// Every fact table (all but `capture` and `input`) is keyed by `(capture_id, …)`: a capture's rows stay together,
 /// which is what distributing by capture id on Citus needs (Docs/warehouse.md).
 public enum WarehouseSchema {
     /// Bumped with every change; `migrations[i]` takes a warehouse from version i + 1 to i + 2.
