@@ -153,7 +153,8 @@ public enum WarehouseIngest {
     }
 
     /// Reads `arguments` (files and directories, as `report` takes them) with `jobs` workers, each
-    /// with a connection of its own, and stores every capture. Prepares the schema first (throws
+    /// with a connection of its own, and stores every capture, then records what became of each
+    /// input (`WarehouseInputs`: those that stored nothing too). Prepares the schema first (throws
     /// when the warehouse is unreachable or newer). Once the warehouse is lost, the remaining
     /// inputs are not read: a run again stores them.
     public static func run(_ arguments: [String], url: WarehouseURL, jobs: Int,
@@ -194,16 +195,16 @@ public enum WarehouseIngest {
                         result.stored += 1
                         result.replaced += replaced
                         result.outcome.warnings += notes
-                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: f.sha256))
+                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: f.sha256, phone: f.phone))
                     case .containedIn(let note, _, let sha256):
                         result.alreadyStored += 1
                         result.outcome.warnings.append(note)
-                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: sha256))
+                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: sha256, phone: f.phone))
                     case .alreadyStored(let label):
                         result.alreadyStored += 1
                         if let label { result.outcome.warnings.append(InputOutcome.sameCaptureNote(f.label, countedFrom: label)) }
                         if let note = try addPhone(f, into: db!) { result.outcome.warnings.append(note) }
-                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: f.sha256))
+                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: f.sha256, phone: f.phone))
                     }
                 } catch {
                     result.notStored += 1

@@ -21,6 +21,8 @@ enum WarehouseInputs {
         var label: String
         var sha256: String
         var countedIn: String
+        /// The phone it came with (a bugreport's log), as read from this input.
+        var phone: PhoneIdentity?
     }
 
     /// Stores (or replaces: the latest ingest of a path says what it is) what became of `outcome`.
@@ -29,14 +31,18 @@ enum WarehouseInputs {
         func array(_ n: Int) -> String {
             "ARRAY(SELECT v FROM jsonb_array_elements_text($\(n)::jsonb) WITH ORDINALITY AS t(v, n) ORDER BY n)"
         }
+        func text(_ v: String?) -> JSON { v.map { .string(WarehouseText.storable($0)) } ?? .null }
+        let phones = JSON.array(captures.map { c in
+            c.phone.map { p in JSON.array([text(p.buildFingerprint), text(p.manufacturer), text(p.model), text(p.androidVersion)]) } ?? .null
+        }).serialized()
         try db.execute("""
-            INSERT INTO blereplay.input (path, kind, status, reason, warnings, format, labels, sha256s, counted_in)
-            VALUES ($1, $2, $3, $4, $5::jsonb, $6, \(array(7)), \(array(8)), \(array(9)))
+            INSERT INTO blereplay.input (path, kind, status, reason, warnings, format, labels, sha256s, counted_in, phones)
+            VALUES ($1, $2, $3, $4, $5::jsonb, $6, \(array(7)), \(array(8)), \(array(9)), $10::jsonb)
             ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, status = excluded.status, reason = excluded.reason,
                 warnings = excluded.warnings, format = excluded.format, labels = excluded.labels, sha256s = excluded.sha256s,
-                counted_in = excluded.counted_in, ingested_at = now()
+                counted_in = excluded.counted_in, phones = excluded.phones, ingested_at = now()
             """, [outcome.path, outcome.kind, outcome.status.rawValue, outcome.reason, list(outcome.warnings), outcome.formatDescription,
-                  list(captures.map(\.label)), list(captures.map(\.sha256)), list(captures.map(\.countedIn))])
+                  list(captures.map(\.label)), list(captures.map(\.sha256)), list(captures.map(\.countedIn)), phones])
     }
 
     /// The capture `old` was replaced by `new`, its longer copy: what was counted in it is counted in `new`.
@@ -70,24 +76,54 @@ enum WarehouseInputs {
             if let path = r.text(0), let w = r.text(1) { recorded[path, default: []].append(w) }
         }
         // Each input's captures counted from another input's stored capture, with that capture's
-        // label (as the report names it when it is selected) and whether it is selected.
-        var same: [String: [String]] = [:], shorter: [String: [String]] = [:], countedFrom: [String: String] = [:]
+        // label (as the report names it when it is selected) and whether it is selected; by
+        // stored capture, then in path order, as `FleetReader.read` meets them: the phone each
+        // copy came with merged into the counted one's, said in its note as `report` says it.
+        var notesAt: [String: [(n: Int, note: String)]] = [:], shorterAt: [String: [(n: Int, note: String)]] = [:]
+        var countedFrom: [String: String] = [:]
+        var group: String?, kept = PhoneIdentity()
         for r in try db.execute("""
-            SELECT i.path, u.label, u.sha = u.counted, coalesce(s.label, c.label), s.id IS NOT NULL
+            SELECT i.path, u.label, u.sha = u.counted, coalesce(s.label, c.label), s.id IS NOT NULL, c.input = i.path, u.counted, u.n,
+                   i.phones -> (u.n::integer - 1) ->> 0, i.phones -> (u.n::integer - 1) ->> 1,
+                   i.phones -> (u.n::integer - 1) ->> 2, i.phones -> (u.n::integer - 1) ->> 3
             FROM blereplay.input i, unnest(i.labels, i.sha256s, i.counted_in) WITH ORDINALITY AS u(label, sha, counted, n),
                  blereplay.capture c LEFT JOIN sel s ON s.id = c.id
-            WHERE c.sha256 = u.counted AND c.input <> i.path
-            ORDER BY i.path, u.n
+            WHERE c.sha256 = u.counted
+            ORDER BY u.counted, NOT (c.input = i.path), i.path COLLATE "C", u.n
             """) {
-            guard let path = r.text(0), let label = r.text(1), let counted = r.text(3) else { continue }
+            guard let path = r.text(0), let label = r.text(1), let counted = r.text(3), let sha = r.text(6) else { continue }
+            let phone = PhoneIdentity(buildFingerprint: r.text(8), manufacturer: r.text(9), model: r.text(10), androidVersion: r.text(11))
+            if group != sha {
+                group = sha
+                kept = PhoneIdentity()
+            }
+            let n = r.int(7) ?? 0
+            if r.bool(5) {
+                // The input it is counted from: its phone is the one kept first.
+                if case .added(let merged) = kept.merging(phone) { kept = merged }
+                continue
+            }
             if r.bool(2) {
-                same[path, default: []].append(InputOutcome.sameCaptureNote(label, countedFrom: counted))
+                var note = InputOutcome.sameCaptureNote(label, countedFrom: counted)
+                if !phone.isEmpty {
+                    switch kept.merging(phone) {
+                    case .unchanged: break
+                    case .added(let merged):
+                        kept = merged
+                        note += "; phone identity added from \(path)"
+                    case .conflict:
+                        note += "; its phone \(phone.summary) differs from \(kept.summary), kept that"
+                    }
+                }
+                notesAt[path, default: []].append((n, note))
             } else {
-                shorter[path, default: []].append(InputOutcome.shorterCopyNote(label, longer: counted))
+                shorterAt[path, default: []].append((n, InputOutcome.shorterCopyNote(label, longer: counted)))
             }
             if r.bool(4) && countedFrom[path] == nil { countedFrom[path] = counted }
         }
-        func notes(_ path: String) -> [String] { (same[path] ?? []) + (shorter[path] ?? []) }
+        func notes(_ path: String) -> [String] {
+            ((notesAt[path] ?? []).sorted { $0.n < $1.n } + (shorterAt[path] ?? []).sorted { $0.n < $1.n }).map(\.note)
+        }
         var out: [InputOutcome] = []
         var listed: Set<String> = []
         for r in try db.execute("""

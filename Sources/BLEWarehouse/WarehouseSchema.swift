@@ -160,7 +160,9 @@ public enum WarehouseSchema {
     /// does: unreadable ones with the reason, and duplicates (the same capture, or a shorter copy
     /// of a log, counted from another input). Per capture read from it, in order: its label, its
     /// SHA-256, and the SHA-256 of the stored capture it is counted in (`counted_in`: its own, or
-    /// the longer copy's; kept pointing at the longer copy when a shorter one is replaced). Empty
+    /// the longer copy's; kept pointing at the longer copy when a shorter one is replaced), and the
+    /// phone it came with (`phones`: null, or [build fingerprint, manufacturer, model, Android
+    /// version], for the notes of identities merged, as `report` makes them). Empty
     /// for warehouses filled before: their Inputs table lists what the capture rows say, as before.
     static let toVersion4 = """
         CREATE TABLE IF NOT EXISTS blereplay.input (
@@ -173,6 +175,7 @@ public enum WarehouseSchema {
             labels text[] NOT NULL DEFAULT '{}',
             sha256s text[] NOT NULL DEFAULT '{}',
             counted_in text[] NOT NULL DEFAULT '{}',
+            phones jsonb NOT NULL DEFAULT '[]',
             ingested_at timestamptz NOT NULL DEFAULT now()
         );
         CREATE INDEX IF NOT EXISTS input_counted_in ON blereplay.input USING gin (counted_in);

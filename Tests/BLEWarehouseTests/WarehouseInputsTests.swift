@@ -37,11 +37,11 @@ import BLEWarehouse
     }
 
     /// `report` over `dir` and `report --warehouse` give the same files, the Inputs table included.
-    func expectSameReport(_ url: String, folder dir: String) throws {
+    func expectSameReport(_ url: String, folder dir: String, withFailed: Bool = true) throws {
         let filesOut = Fixture.scratch(), warehouseOut = Fixture.scratch()
         defer { Fixture.remove(filesOut); Fixture.remove(warehouseOut) }
         let files = try Tool.run(["report", dir, "-o", filesOut, "--quiet"])
-        #expect(files.status == 65, "\(files.stderr)")
+        #expect(files.status == (withFailed ? 65 : 0), "\(files.stderr)")
         let warehouse = try Tool.run(["report", "--warehouse", url, "-o", warehouseOut, "--quiet"])
         #expect(warehouse.status == 0, "\(warehouse.stderr)")
         let a = outputs(filesOut), b = outputs(warehouseOut)
@@ -49,6 +49,7 @@ import BLEWarehouse
         for (name, text) in a.sorted(by: { $0.key < $1.key }) {
             #expect(text == b[name], "\(name) differs:\n\(text)\n---\n\(b[name] ?? "(missing)")")
         }
+        guard withFailed else { return }
         let csv = Fixture.read(warehouseOut + "/inputs.csv")
         #expect(csv.contains("/not-a-capture.btsnoop,capture,failed,,0,"), "\(csv)")
         #expect(csv.contains("/zz-same.btsnoop,capture,duplicate,"), "\(csv)")
@@ -83,6 +84,32 @@ import BLEWarehouse
             #expect(r.status == (input.hasSuffix("not-a-capture.btsnoop") ? 65 : 0), "\(input): \(r.stderr)")
         }
         try expectSameReport(url, folder: dir)
+    }
+
+    /// An Android bugreport's logs (Docs/android.md) also given bare, before and after the zip in
+    /// path order: the notes of the Inputs table say which copy brought the phone's identity, as
+    /// `report` says it.
+    @Test(arguments: [false, true])
+    func bugreportLogsAlsoGivenBare(reversed: Bool) throws {
+        let cluster = try PostgresCluster.get()
+        let dir = Fixture.scratch()
+        defer { Fixture.remove(dir) }
+        let zipper = Process()
+        zipper.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zipper.arguments = ["python3", Fixture.packageRoot + "/Scripts/make_bugreport_zip.py", "--layout", "o", "-o", dir + "/bugreport.zip",
+                            Fixture.shared("android-yeelock.btsnoop"), Fixture.shared("android-lock-pairing.btsnoop")]
+        try zipper.run()
+        zipper.waitUntilExit()
+        #expect(zipper.terminationStatus == 0)
+        try FileManager.default.copyItem(atPath: Fixture.shared("android-lock-pairing.btsnoop"), toPath: dir + "/a-pairing.btsnoop")
+        try FileManager.default.copyItem(atPath: Fixture.shared("android-yeelock.btsnoop"), toPath: dir + "/zz-yeelock.btsnoop")
+        let url = try cluster.createDatabase()
+        let inputs = [dir + "/a-pairing.btsnoop", dir + "/bugreport.zip", dir + "/zz-yeelock.btsnoop"]
+        for input in reversed ? inputs.reversed() : inputs {
+            let r = try Tool.run(["ingest", input, "--warehouse", url])
+            #expect(r.status == 0, "\(input): \(r.stderr)")
+        }
+        try expectSameReport(url, folder: dir, withFailed: false)
     }
 
     /// A window leaves out the inputs whose captures are outside it, and the unreadable ones
