@@ -32,6 +32,10 @@ public final class PostgresConnection: @unchecked Sendable {
             throw WarehouseError(.unreachable, url.redact("cannot reach the warehouse at host \(host) port \(port): \(reason)"))
         }
         conn = connection
+        // The server's notices (a WARNING as it shuts down) are not printed: libpq's default
+        // writes them to stderr as they come, between the tool's own lines; what they say of a
+        // lost connection, the failing statement's error says (`failure`).
+        _ = PQsetNoticeProcessor(conn, { _, _ in }, nil)
         _ = PQsetClientEncoding(conn, "UTF8")
         try execute("SET client_min_messages = warning")
     }
@@ -39,14 +43,36 @@ public final class PostgresConnection: @unchecked Sendable {
     deinit { PQfinish(conn) }
 
     /// A server-side failure, or the connection lost (then `.unreachable`).
+    ///
+    /// The connection is lost when libpq says so, and also when the server said it was ending the
+    /// session (`endsSession`) before libpq read the end of the stream: a server stopped in the
+    /// middle of a COPY answers with its FATAL error first, and the connection still looks open
+    /// while that result is read.
     func failure(_ what: String, _ result: OpaquePointer?) -> WarehouseError {
         var reason = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
         if reason.isEmpty { reason = String(cString: PQerrorMessage(conn)) }
         reason = url.redact(reason.trimmingNewlines)
-        if PQstatus(conn) != CONNECTION_OK {
+        if PQstatus(conn) != CONNECTION_OK || result.map(Self.endsSession) ?? true {
             return WarehouseError(.unreachable, "lost the connection to the warehouse at host \(url.host) port \(url.port): \(reason)")
         }
         return WarehouseError(.query, "\(what): \(reason)")
+    }
+
+    /// Whether an error result says the session is over: severity FATAL or PANIC, an SQLSTATE of
+    /// class 08 (connection exception, but 08P01) or 57P01-57P03 (admin shutdown, crash shutdown, cannot
+    /// connect now), or no SQLSTATE at all: every error the server sends has one, so the error is
+    /// libpq's own, which could not send the statement or read the answer ("server closed the
+    /// connection unexpectedly" while the connection still looks open: a write to a server gone).
+    /// No result (nil) is the same. PostgreSQL documentation, Appendix A (error codes) and 55.8
+    /// (error fields: `V` the non-localized severity, `C` the SQLSTATE).
+    static func endsSession(_ result: OpaquePointer) -> Bool {
+        func field(_ code: Character) -> String? {
+            PQresultErrorField(result, Int32(code.asciiValue ?? 0)).map { String(cString: $0) }
+        }
+        if let severity = field("V"), severity == "FATAL" || severity == "PANIC" { return true }
+        guard let state = field("C"), !state.isEmpty else { return true }
+        // 08P01 (protocol violation) is a statement the server refused, the session goes on.
+        return (state.hasPrefix("08") && state != "08P01") || ["57P01", "57P02", "57P03"].contains(state)
     }
 
     /// Runs one statement with its parameters (`$1`, `$2`, … bound to `parameters`; nil is NULL)
@@ -116,12 +142,17 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         if ok && !buffer.isEmpty { ok = flush() }
         if PQputCopyEnd(conn, ok ? nil : "client gave up") != 1 { ok = false }
-        var error: WarehouseError?
+        // The results are read to the end before the failure is told apart (`failure`): the
+        // connection's state is known only then.
+        var failed: OpaquePointer?
         while let result = PQgetResult(conn) {
-            if PQresultStatus(result) != PGRES_COMMAND_OK && error == nil { error = failure("COPY \(table)", result) }
-            PQclear(result)
+            if PQresultStatus(result) != PGRES_COMMAND_OK && failed == nil { failed = result } else { PQclear(result) }
         }
-        if let error { throw error }
+        if let failed {
+            let error = failure("COPY \(table)", failed)
+            PQclear(failed)
+            throw error
+        }
         if !ok { throw failure("COPY \(table)", nil) }
     }
 

@@ -30,10 +30,13 @@ public enum WarehouseIngest {
         /// Stored now, replacing `replaced` shorter copies of its log, with what to tell the user
         /// (those copies, longer ones already stored: `GrownCaptures`).
         case stored(replaced: Int, notes: [String])
-        /// The warehouse already held it (same SHA-256).
-        case alreadyStored
-        /// The warehouse held a longer copy of its log (`GrownCaptures`), said in the note.
-        case containedIn(note: String)
+        /// The warehouse already held it (same SHA-256), counted from another input under the label
+        /// `countedFrom`; nil when it is counted from this input (stored from it before, or now
+        /// counted from it: `countFromFirstInput`).
+        case alreadyStored(countedFrom: String?)
+        /// The warehouse held a longer copy of its log (`GrownCaptures`), said in the note: the
+        /// capture `sha256`, stored under `label`.
+        case containedIn(note: String, label: String, sha256: String)
     }
 
     /// Stores one capture. `bytes` (`CaptureBytes.locate`) lets it replace the shorter copies of
@@ -46,9 +49,9 @@ public enum WarehouseIngest {
             if let bytes {
                 try GrownCaptures.lock(bytes, db)
                 switch try GrownCaptures.longerCopies(facts, bytes: bytes, in: db) {
-                case .containedIn(let note):
+                case .containedIn(let note, let label, let sha256):
                     try db.execute("ROLLBACK")
-                    return .containedIn(note: note)
+                    return .containedIn(note: note, label: label, sha256: sha256)
                 case .unverified(let warnings):
                     notes = warnings
                 }
@@ -71,7 +74,7 @@ public enum WarehouseIngest {
                         WHERE sha256 = $1 AND head_sha256 IS NULL
                         """, [facts.sha256, String(bytes.size), bytes.headDigest, "{" + bytes.prefixDigests.joined(separator: ",") + "}"])
                 }
-                return .alreadyStored
+                return .alreadyStored(countedFrom: try countFromFirstInput(facts, outcome: outcome, in: db))
             }
             var replaced: [String] = []
             if let bytes { replaced = try GrownCaptures.replaceShorterCopies(facts, bytes: bytes, id: id, in: db) }
@@ -83,6 +86,39 @@ public enum WarehouseIngest {
             try db.copy(into: "blereplay.finding", columns: CaptureRows.findingColumns, rows: CaptureRows.findings(facts.details, id: id))
             try db.execute("COMMIT")
             return .stored(replaced: replaced.count, notes: replaced + notes)
+        } catch {
+            _ = try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Counts a capture the warehouse holds from `facts`' input when that input's path comes
+    /// before (in byte order) the one it was stored from, as `report` over both inputs counts it
+    /// from the first (`FleetReader.read`): the capture row takes this input's names (the other
+    /// input's row then lists it as counted from this one: `WarehouseInputs`). Which of two copies the
+    /// warehouse counts then depends on the paths alone, not on which was ingested first.
+    /// Returns the label the capture is counted under when that is another input's, else nil.
+    static func countFromFirstInput(_ facts: CaptureFacts, outcome: InputOutcome,
+                                    in db: PostgresConnection) throws(WarehouseError) -> String? {
+        try db.execute("BEGIN")
+        do throws(WarehouseError) {
+            let row = try db.execute("SELECT id, label, input FROM blereplay.capture WHERE sha256 = $1 FOR UPDATE", [facts.sha256]).first
+            guard let row, let id = row.text(0), let label = row.text(1), let input = row.text(2), input != facts.input else {
+                try db.execute("COMMIT")
+                return nil
+            }
+            guard Array(facts.input.utf8).lexicographicallyPrecedes(Array(input.utf8)) else {
+                try db.execute("COMMIT")
+                return label
+            }
+            let values = CaptureRows.capture(facts, outcome: outcome, bytes: nil)
+            let names = ["label", "input", "input_kind", "input_status", "input_reason", "input_warnings", "input_format",
+                         "capture_name", "capture_path"]
+            let set = names.enumerated().map { i, name in "\(name) = $\(i + 2)" + (name == "input_warnings" ? "::jsonb" : "") }
+            try db.execute("UPDATE blereplay.capture SET \(set.joined(separator: ", ")) WHERE id = $1::bigint",
+                           [id] + names.map { values[CaptureRows.captureColumns.firstIndex(of: $0)!] })
+            try db.execute("COMMIT")
+            return nil
         } catch {
             _ = try? db.execute("ROLLBACK")
             throw error
@@ -117,7 +153,8 @@ public enum WarehouseIngest {
     }
 
     /// Reads `arguments` (files and directories, as `report` takes them) with `jobs` workers, each
-    /// with a connection of its own, and stores every capture. Prepares the schema first (throws
+    /// with a connection of its own, and stores every capture, then records what became of each
+    /// input (`WarehouseInputs`: those that stored nothing too). Prepares the schema first (throws
     /// when the warehouse is unreachable or newer). Once the warehouse is lost, the remaining
     /// inputs are not read: a run again stores them.
     public static func run(_ arguments: [String], url: WarehouseURL, jobs: Int,
@@ -146,6 +183,9 @@ public enum WarehouseIngest {
             }
             let (outcome, facts) = FleetReader.readOne(path, scratch: "\(directory)/\(index).db", timelines: timelines, details: true)
             var result = FileResult(outcome: outcome, stored: 0, alreadyStored: 0, notStored: 0, error: nil)
+            // What the Inputs table says of it (`WarehouseInputs`): as read, and the stored capture
+            // each of its captures is counted in.
+            var counted: [WarehouseInputs.Counted] = []
             var db: PostgresConnection?
             for f in facts {
                 do throws(WarehouseError) {
@@ -155,16 +195,34 @@ public enum WarehouseIngest {
                         result.stored += 1
                         result.replaced += replaced
                         result.outcome.warnings += notes
-                    case .containedIn(let note):
+                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: f.sha256, phone: f.phone))
+                    case .containedIn(let note, _, let sha256):
                         result.alreadyStored += 1
                         result.outcome.warnings.append(note)
-                    case .alreadyStored:
+                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: sha256, phone: f.phone))
+                    case .alreadyStored(let label):
                         result.alreadyStored += 1
+                        if let label { result.outcome.warnings.append(InputOutcome.sameCaptureNote(f.label, countedFrom: label)) }
                         if let note = try addPhone(f, into: db!) { result.outcome.warnings.append(note) }
+                        counted.append(.init(label: f.label, sha256: f.sha256, countedIn: f.sha256, phone: f.phone))
                     }
                 } catch {
                     result.notStored += 1
                     result.error = result.error ?? error
+                    if error.kind == .unreachable {
+                        lost.value.withLock { $0 = $0 ?? error }
+                        db = nil
+                    }
+                }
+            }
+            // An input is recorded once all of it is: one whose captures could not all be stored
+            // is read again by the next run, which records it.
+            if result.error == nil {
+                do throws(WarehouseError) {
+                    if db == nil { db = try pool.take() }
+                    try WarehouseInputs.record(outcome, captures: counted, into: db!)
+                } catch {
+                    result.error = error
                     if error.kind == .unreachable {
                         lost.value.withLock { $0 = $0 ?? error }
                         db = nil
@@ -176,7 +234,22 @@ public enum WarehouseIngest {
             progress?(path)
             return result
         }
-        return expansion.problems.map { FileResult(outcome: $0, stored: 0, alreadyStored: 0, notStored: 0, error: nil) } + results
+        var problems: [FileResult] = []
+        for outcome in expansion.problems {
+            var result = FileResult(outcome: outcome, stored: 0, alreadyStored: 0, notStored: 0, error: lost.value.withLock { $0 })
+            if result.error == nil {
+                do throws(WarehouseError) {
+                    let db = try pool.take()
+                    try WarehouseInputs.record(outcome, captures: [], into: db)
+                    pool.give(db)
+                } catch {
+                    result.error = error
+                    if error.kind == .unreachable { lost.value.withLock { $0 = $0 ?? error } }
+                }
+            }
+            problems.append(result)
+        }
+        return problems + results
     }
 }
 

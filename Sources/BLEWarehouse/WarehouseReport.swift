@@ -32,7 +32,7 @@ public enum WarehouseReport {
         let lanes = try laneOrder(db, captures: captures, ids: ids)
         try loadEvents(db, of: Array(lanes.prefix(ReportLanes.captureLimit)), ids: ids, into: &captures)
         return FleetStatistics.make(
-            inputs: try inputs(db), captures: captures, counts: try WarehouseCounts.counts(db, groups: groups),
+            inputs: try WarehouseInputs.rows(db, windowed: since != nil || until != nil), captures: captures, counts: try WarehouseCounts.counts(db, groups: groups),
             latency: try WarehouseFigures.latency(db), durations: try WarehouseFigures.durations(db),
             groups: try WarehouseGroups.rows(db, period: period), period: period, identities: identities,
             attTimeouts: WarehouseCounts.attTimeouts(groups), laneOrder: lanes)
@@ -118,30 +118,5 @@ public enum WarehouseReport {
                 characteristic: r.text(11), descriptor: r.text(12), detail: r.text(13),
                 android: r.int(14).map { AndroidGattStatus($0, r.text(15)) }))
         }
-    }
-
-    /// The inputs the selected captures were ingested from, as `report` lists them.
-    static func inputs(_ db: PostgresConnection) throws(WarehouseError) -> [InputOutcome] {
-        var warnings: [String: [String]] = [:]
-        for r in try db.execute("""
-            SELECT x.input, w.value FROM (
-                SELECT DISTINCT ON (c.input) c.input, c.input_warnings FROM blereplay.capture c JOIN sel s ON s.id = c.id
-                ORDER BY c.input, c.id) x, jsonb_array_elements_text(x.input_warnings) WITH ORDINALITY AS w(value, n)
-            ORDER BY x.input, w.n
-            """) {
-            if let input = r.text(0), let w = r.text(1) { warnings[input, default: []].append(w) }
-        }
-        var out: [InputOutcome] = []
-        for r in try db.execute("""
-            SELECT DISTINCT ON (c.input) c.input, c.input_kind, c.input_status, c.input_reason, c.input_format,
-                   count(*) OVER (PARTITION BY c.input)
-            FROM blereplay.capture c JOIN sel s ON s.id = c.id ORDER BY c.input, c.id
-            """) {
-            guard let path = r.text(0) else { continue }
-            out.append(InputOutcome.make(path: path, kind: r.text(1), status: r.text(2).flatMap(InputOutcome.Status.init(rawValue:)) ?? .read,
-                                    reason: r.text(3), warnings: warnings[path] ?? [], formatDescription: r.text(4),
-                                    captures: r.int(5) ?? 0))
-        }
-        return out.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
     }
 }

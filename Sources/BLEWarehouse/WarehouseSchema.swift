@@ -1,11 +1,11 @@
 /// The warehouse's tables (README "Warehouse schema", table by table), in the PostgreSQL schema
 /// `blereplay`, with a version in `blereplay.schema_info`.
 ///
-/// Every table but `capture` is keyed by `(capture_id, …)`: a capture's rows stay together,
+/// Every fact table (all but `capture` and `input`) is keyed by `(capture_id, …)`: a capture's rows stay together,
 /// which is what distributing by capture id on Citus needs (Docs/warehouse.md).
 public enum WarehouseSchema {
     /// Bumped with every change; `migrations[i]` takes a warehouse from version i + 1 to i + 2.
-    public static let version = 3
+    public static let version = 4
 
     /// Serialises schema changes of concurrent workers (`pg_advisory_xact_lock`).
     static let lockKey = "7426587301"
@@ -123,7 +123,7 @@ public enum WarehouseSchema {
         """
 
     /// Steps from each older version: `migrations[0]` takes version 1 to 2.
-    static let migrations: [String] = [toVersion2, toVersion3]
+    static let migrations: [String] = [toVersion2, toVersion3, toVersion4]
 
     /// Version 1 -> 2. Bugreport zips: a capture keeps the identity of the phone that wrote it
     /// (`CaptureFacts.phone`), NULL for captures ingested before, which came from no zip. And
@@ -153,6 +153,32 @@ public enum WarehouseSchema {
         ALTER TABLE blereplay.capture ADD COLUMN IF NOT EXISTS size_bytes bigint,
             ADD COLUMN IF NOT EXISTS head_sha256 text, ADD COLUMN IF NOT EXISTS prefix_sha256 text[];
         CREATE INDEX IF NOT EXISTS capture_head_sha256 ON blereplay.capture (head_sha256);
+        """
+
+    /// Version 3 -> 4. Every input `ingest` was given, whatever became of it (`WarehouseInputs`):
+    /// the report's Inputs table lists those that stored nothing too, as `report` over the files
+    /// does: unreadable ones with the reason, and duplicates (the same capture, or a shorter copy
+    /// of a log, counted from another input). Per capture read from it, in order: its label, its
+    /// SHA-256, and the SHA-256 of the stored capture it is counted in (`counted_in`: its own, or
+    /// the longer copy's; kept pointing at the longer copy when a shorter one is replaced), and the
+    /// phone it came with (`phones`: null, or [build fingerprint, manufacturer, model, Android
+    /// version], for the notes of identities merged, as `report` makes them). Empty
+    /// for warehouses filled before: their Inputs table lists what the capture rows say, as before.
+    static let toVersion4 = """
+        CREATE TABLE IF NOT EXISTS blereplay.input (
+            path text PRIMARY KEY,
+            kind text,
+            status text NOT NULL,
+            reason text,
+            warnings jsonb NOT NULL DEFAULT '[]',
+            format text,
+            labels text[] NOT NULL DEFAULT '{}',
+            sha256s text[] NOT NULL DEFAULT '{}',
+            counted_in text[] NOT NULL DEFAULT '{}',
+            phones jsonb NOT NULL DEFAULT '[]',
+            ingested_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX IF NOT EXISTS input_counted_in ON blereplay.input USING gin (counted_in);
         """
 
     /// Creates the schema, or migrates an older one, in one transaction under an advisory lock

@@ -146,7 +146,7 @@ enum CommandHelpTable {
         CommandHelp(name: "ingest", arguments: "INPUT... --warehouse URL [options]",
                     summary: "Store the facts of captures, timelines and directories in a PostgreSQL warehouse (Docs/warehouse.md).",
                     options: [
-                        OptionHelp("--warehouse URL", "a libpq connection string or URI (default $BLEREPLAY_WAREHOUSE); exit 69 when unreachable"),
+                        OptionHelp("--warehouse URL", "a libpq connection string or URI (default $BLEREPLAY_WAREHOUSE); exit 69 when unreachable or lost during the run"),
                         OptionHelp("--jobs N", "captures read and stored in parallel, one connection each (default: the number of cores)"),
                         OptionHelp("--quiet", "do not print the summary"),
                     ]),

@@ -15,6 +15,10 @@ final class PostgresCluster: @unchecked Sendable {
 
     static func get() throws -> PostgresCluster { try shared.get() }
 
+    /// A cluster of the caller's own, which it may stop and start (the shared one serves every
+    /// other test): stopped and removed, as the shared one is, when the test process ends.
+    static func own() throws -> PostgresCluster { try PostgresCluster() }
+
     /// The password of the role `secretive`.
     static let secret = "pw-Tr0ub4dor&3 'quoted' \\back"
 
@@ -44,11 +48,35 @@ final class PostgresCluster: @unchecked Sendable {
         try runAsOwner(["\(bin)/initdb", "-D", "\(directory)/data", "-U", superuser, "-E", "UTF8", "--locale=C", "-A", "trust"])
         let hba = "local all secretive scram-sha-256\nlocal all all trust\n"
         try runAsOwner(["/bin/sh", "-c", "printf '%s' \"$1\" > \"$2\"", "sh", hba, "\(directory)/data/pg_hba.conf"])
-        try runAsOwner(["\(bin)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/log", "-w", "-o",
-                        "-c listen_addresses='' -k \(directory) -c fsync=off -c max_connections=60", "start"])
+        try start()
         startWatchdog()
         let admin = try PostgresConnection(WarehouseURL(url(database: "postgres")))
         try admin.execute("CREATE ROLE secretive LOGIN SUPERUSER PASSWORD '\(Self.secret.replacingOccurrences(of: "'", with: "''"))'")
+    }
+
+    /// Starts the server (again), waiting until it accepts connections.
+    func start() throws {
+        try runAsOwner(["\(bin)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/log", "-w", "-o",
+                        "-c listen_addresses='' -k \(directory) -c fsync=off -c max_connections=60", "start"])
+    }
+
+    /// `pg_ctl stop -m MODE` (`fast`: every session is told and ended; `immediate`: the server
+    /// processes quit at once, as in a crash), waiting until the server is gone.
+    func stop(mode: String) throws {
+        try runAsOwner(["\(bin)/pg_ctl", "-D", "\(directory)/data", "-m", mode, "-w", "stop"])
+    }
+
+    /// Waits (up to a minute) until a server stopped without waiting (`stopCommand`) is gone.
+    func waitUntilStopped() {
+        for _ in 0..<600 where FileManager.default.fileExists(atPath: "\(directory)/data/postmaster.pid") {
+            usleep(100_000)
+        }
+    }
+
+    /// The shell command that stops the server without waiting (`pg_ctl stop -W`), as the server's
+    /// own user runs it (`COPY … TO PROGRAM`).
+    func stopCommand(mode: String) -> String {
+        "\(bin)/pg_ctl -D \(directory)/data -m \(mode) -W stop"
     }
 
     /// A connection string for a database of the cluster.

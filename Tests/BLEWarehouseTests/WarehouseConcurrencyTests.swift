@@ -50,6 +50,30 @@ import BLEWarehouse
         #expect(try rowsPerCapture(shared) == expected)
     }
 
+    /// The same captures under two paths (a folder and its copy), ingested by two processes at
+    /// once: whichever stores a capture first, it is counted from the first path in byte order
+    /// and the other input is listed as its duplicate, as `report` over both folders does.
+    @Test func copiesIngestedAtOnceAreCountedAsTheReportOnFilesCountsThem() throws {
+        let cluster = try PostgresCluster.get()
+        let url = try cluster.createDatabase()
+        let dir = Fixture.scratch(), filesOut = Fixture.scratch(), warehouseOut = Fixture.scratch()
+        defer { for d in [dir, filesOut, warehouseOut] { Fixture.remove(d) } }
+        try Fixture.sessions(seed: 5100, count: 10, into: dir + "/b-uploads")
+        try FileManager.default.copyItem(atPath: dir + "/b-uploads", toPath: dir + "/a-mirror")
+        // Each process walks its folder in an order of its own: the mirror from its last file.
+        let first = try Tool(["ingest", dir + "/b-uploads", "--warehouse", url, "--jobs", "2"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir + "/a-mirror").sorted().reversed()
+        let second = try Tool(["ingest"] + names.map { "\(dir)/a-mirror/\($0)" } + ["--warehouse", url, "--jobs", "2"])
+        for r in [first.wait(), second.wait()] { #expect(r.status == 0, "\(r.stderr)") }
+        #expect(try rowsPerCapture(url).count == 10)
+        #expect(try Tool.run(["report", dir, "-o", filesOut, "--quiet"]).status == 0)
+        #expect(try Tool.run(["report", "--warehouse", url, "-o", warehouseOut, "--quiet"]).status == 0)
+        for name in ["inputs.csv", "connections.csv", "report.json", "report.md"] {
+            #expect(Fixture.read(filesOut + "/" + name) == Fixture.read(warehouseOut + "/" + name), "\(name) differs")
+        }
+        #expect(Fixture.read(warehouseOut + "/inputs.csv").components(separatedBy: ",duplicate,").count == 11)
+    }
+
     @Test func aKilledWorkerLeavesNothingHalfStored() throws {
         let cluster = try PostgresCluster.get()
         let reference = try cluster.createDatabase(), killed = try cluster.createDatabase()

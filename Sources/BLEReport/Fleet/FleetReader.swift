@@ -64,7 +64,7 @@ public enum FleetReader {
             var counted = 0
             for f in facts {
                 if let first = seen[f.sha256] {
-                    var note = "\(f.label): same capture as \(first.label), counted once"
+                    var note = InputOutcome.sameCaptureNote(f.label, countedFrom: first.label)
                     if let phone = f.phone {
                         let kept = captures[first.index].phone ?? PhoneIdentity()
                         switch kept.merging(phone) {
@@ -86,7 +86,7 @@ public enum FleetReader {
             outcome.captures = counted
             if counted == 0 && !facts.isEmpty {
                 outcome.status = .duplicate
-                outcome.reason = "already counted from \(seen[facts[0].sha256]?.label ?? "another input")"
+                outcome.reason = InputOutcome.duplicateReason(countedFrom: seen[facts[0].sha256]?.label ?? "another input")
             }
             outcomes.append(outcome)
         }
@@ -108,10 +108,10 @@ public enum FleetReader {
             }
             guard let k = outcomes.firstIndex(where: { $0.path == shorter.input }) else { continue }
             outcomes[k].captures -= 1
-            outcomes[k].warnings.append("\(shorter.label): an earlier copy of the log in \(longer) (its bytes begin that capture), counted once, from \(longer)")
+            outcomes[k].warnings.append(InputOutcome.shorterCopyNote(shorter.label, longer: longer))
             if outcomes[k].captures == 0 {
                 outcomes[k].status = .duplicate
-                outcomes[k].reason = "already counted from \(longer)"
+                outcomes[k].reason = InputOutcome.duplicateReason(countedFrom: longer)
             }
         }
         captures = captures.indices.filter { extendedBy[$0] == nil }.map { captures[$0] }

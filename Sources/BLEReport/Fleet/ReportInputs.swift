@@ -127,6 +127,21 @@ public struct InputOutcome: Sendable {
     /// Captures counted from this input.
     public var captures: Int
 
+    /// The reason of a `duplicate` input: the capture its captures are counted in.
+    public static func duplicateReason(countedFrom label: String) -> String {
+        "already counted from \(label)"
+    }
+
+    /// The warning of an input holding a capture counted from another input (same SHA-256).
+    public static func sameCaptureNote(_ label: String, countedFrom first: String) -> String {
+        "\(label): same capture as \(first), counted once"
+    }
+
+    /// The warning of an input holding an earlier copy of a log counted from a longer copy.
+    public static func shorterCopyNote(_ shorter: String, longer: String) -> String {
+        "\(shorter): an earlier copy of the log in \(longer) (its bytes begin that capture), counted once, from \(longer)"
+    }
+
     public static func failed(_ path: String, reason: String) -> InputOutcome {
         InputOutcome(path: path, kind: nil, status: .failed, reason: reason, warnings: [], formatDescription: nil, captures: 0)
     }

@@ -30,16 +30,20 @@ enum IngestCommand {
         } catch {
             return WarehouseOptions.fail("ingest", error)
         }
-        var stored = 0, already = 0, replaced = 0, notStored = 0, damaged: [String] = []
+        var stored = 0, already = 0, replaced = 0, refused = 0, damaged: [String] = []
         var lost: WarehouseError?
         for r in results {
             stored += r.stored
             already += r.alreadyStored
             replaced += r.replaced
-            notStored += r.notStored
             if let e = r.error {
-                if e.kind == .unreachable { lost = lost ?? e } else { Err.line("blereplay ingest: \(r.outcome.path): not stored: \(e.message)") }
-                if e.kind == .unreachable { continue }
+                if e.kind == .unreachable {
+                    lost = lost ?? e
+                    continue
+                }
+                // The warehouse refused a statement (the connection still up): a data error.
+                Err.line("blereplay ingest: \(r.outcome.path): not stored: \(e.message)")
+                refused += 1
             }
             if r.outcome.status == .failed {
                 Err.line("blereplay ingest: not read: \(r.outcome.reason ?? r.outcome.path)")
@@ -62,7 +66,7 @@ enum IngestCommand {
             Err.line("blereplay ingest: \(stored) capture(s) stored before that; \(skipped) input(s) not stored: run the same ingest again to store them (what is stored is never stored twice)")
             return .unavailable
         }
-        if notStored > 0 { return .dataError }
+        if refused > 0 { return .dataError }
         return damaged.isEmpty ? .success : .dataError
     }
 }
