@@ -21,7 +21,7 @@ struct CompletionEventsTests {
         let sameHandle = directory.appendingPathComponent("same-handle.btsnoop").path
         try BlegenSessions.run("adversarial", ["--same-handle", sameHandle, "--link-loss"])
         let lost = directory.appendingPathComponent("lost-at-end.btsnoop").path
-        try Self.script("make_bench_capture.py", [lost, "--profile", "att-heavy", "--records", "20000", "--lost-at-end"])
+        try BlegenSessions.script("make_bench_capture.py", [lost, "--profile", "att-heavy", "--records", "20000", "--lost-at-end"])
         var captures = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".btsnoop") }.sorted().map { directory.appendingPathComponent($0).path }
         captures += ["android-lock-pairing.btsnoop", "android-pongbot.btsnoop", "btmon-monitor.btsnoop",
@@ -59,7 +59,7 @@ struct CompletionEventsTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let capture = directory.appendingPathComponent("lost-at-end.btsnoop").path
-        try Self.script("make_bench_capture.py", [capture, "--profile", "att-heavy", "--records", "5000", "--lost-at-end"])
+        try BlegenSessions.script("make_bench_capture.py", [capture, "--profile", "att-heavy", "--records", "5000", "--lost-at-end"])
         let db = directory.appendingPathComponent("t.db").path
         _ = try Importer.importCaptures([capture], into: db)
         let store = try TimelineStore(path: db)
@@ -93,19 +93,4 @@ struct CompletionEventsTests {
     }
 
     static func fields(_ e: CompletionEvents.Entry) -> String { "\(e.frame) \(e.ts) \(e.controller) \(e.handle) \(e.count)" }
-
-    /// Runs one of the project's Python scripts (Scripts/NAME) with `arguments`.
-    static func script(_ name: String, _ arguments: [String]) throws {
-        let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Scripts")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", scripts.appendingPathComponent(name).path] + arguments
-        p.currentDirectoryURL = scripts
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(name) \(arguments)")
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BLEReport
 @testable import BLEWarehouse
 
@@ -14,13 +15,8 @@ import BLEReport
         let url = try cluster.createDatabase()
         let dir = Fixture.scratch()
         defer { Fixture.remove(dir) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", Fixture.packageRoot + "/Scripts/make_fleet_corpus.py", dir + "/fleet", "--count", "6",
-                       "--min-records", "100", "--max-records", "400"]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
+        try BlegenSessions.script("make_fleet_corpus.py", [dir + "/fleet", "--count", "6",
+                       "--min-records", "100", "--max-records", "400"])
         try? FileManager.default.removeItem(atPath: dir + "/fleet/corpus.txt")
         let names = try FileManager.default.contentsOfDirectory(atPath: dir + "/fleet").sorted()
         let sizes = try names.map { try Data(contentsOf: URL(fileURLWithPath: "\(dir)/fleet/\($0)")).count }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BLEWarehouse
 
 /// A log ingested while it was still being written (Android's `btsnoop_hci.log`: "the last record
@@ -98,13 +99,8 @@ import BLEWarehouse
         let cluster = try PostgresCluster.get()
         let dir = Fixture.scratch()
         defer { Fixture.remove(dir) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", Fixture.packageRoot + "/Scripts/make_fleet_corpus.py", dir + "/fleet", "--count", "2",
-                       "--min-records", "300", "--max-records", "600"]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
+        try BlegenSessions.script("make_fleet_corpus.py", [dir + "/fleet", "--count", "2",
+                       "--min-records", "300", "--max-records", "600"])
         try? FileManager.default.removeItem(atPath: dir + "/fleet/corpus.txt")
         let a = try Data(contentsOf: URL(fileURLWithPath: dir + "/fleet/c0000.btsnoop"))
         let b = try Data(contentsOf: URL(fileURLWithPath: dir + "/fleet/c0001.btsnoop"))

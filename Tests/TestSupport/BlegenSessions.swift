@@ -37,6 +37,23 @@ public enum BlegenSessions {
         }
     }
 
+    /// Runs `python3 Scripts/NAME ARGUMENTS…` (one of the project's generators that is a script
+    /// of its own: make_bench_capture.py, make_fleet_corpus.py, make_bugreport_zip.py); throws
+    /// when it fails.
+    public static func script(_ name: String, _ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "\(packageRoot)/Scripts/\(name)"] + arguments
+        p.currentDirectoryURL = URL(fileURLWithPath: "\(packageRoot)/Scripts")
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw Failure(description: "python3 Scripts/\(name) \(arguments.joined(separator: " ")) exited \(p.terminationStatus)")
+        }
+    }
+
     /// Runs `python3 -m blegen.sessions DIR --seed S --count N [--shape NAME]` in Scripts/ and reads
     /// back its `sessions.json`.
     public static func generate(seed: Int, count: Int = 1, shape: String?, into directory: String) throws -> [Session] {
