@@ -71,12 +71,8 @@ enum WarehouseCounts {
                 parts[key, default: [:]][breakdown, default: [:]][id] = entry
             }
             switch e.kind {
-            case .hciCommand:
-                let op = e.opcode.map { hex($0, width: 4) } ?? "?"
-                part("command", op, "\(op) \(e.opcodeName ?? "unknown command")")
-            case .vendorCommand:
-                let op = e.opcode.map { hex($0, width: 4) } ?? "?"
-                part("command", op, "\(op) \(e.opcodeName ?? "unknown command"), \(e.detail ?? ErrorEvent.vendorDefined)")
+            case .hciCommand, .vendorCommand:
+                part("command", e.opcode.map { hex($0, width: 4) } ?? "?", e.commandLabel)
             case .att, .attTimeout:
                 if e.kind == .att {
                     let op = e.opcode.map { hex($0) } ?? "?"

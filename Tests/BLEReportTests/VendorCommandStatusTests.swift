@@ -63,7 +63,7 @@ import TestSupport
         let vendor = Dictionary(uniqueKeysWithValues: (s.counts[.vendorCommand] ?? []).map { ($0.key.code, $0) })
         #expect(vendor.mapValues(\.count) == [0x17: 1, 0x01: 1])
         #expect(vendor[0x17]?.parts["command"]?.map(\.label) == ["0xFD57 Android LE Advertising Filter, status per its definer"])
-        #expect(vendor[0x01]?.parts["command"]?.map(\.label) == ["0xFC17 Vendor 0xFC17 (OCF 0x017), vendor-defined"])
+        #expect(vendor[0x01]?.parts["command"]?.map(\.label) == ["Vendor 0xFC17 (OCF 0x017), vendor-defined"])
 
         let tables = ReportTables.make(s)
         let hciTable = try #require(tables.first { $0.id == "hci_command_errors" })

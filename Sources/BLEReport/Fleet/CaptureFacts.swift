@@ -152,6 +152,16 @@ public struct ErrorEvent: Sendable {
     /// `detail` of a `vendorCommand` whose first return byte nobody documented here.
     public static let vendorDefined = "vendor-defined"
 
+    /// How the statistics name the command of an `.hciCommand` or `.vendorCommand` event
+    /// ("0x2040 LE Set Data Length"), a vendor command's with what its first return byte is; a
+    /// name that holds the opcode already ("Vendor 0xFC17 (OCF 0x017)") is not preceded by it.
+    public var commandLabel: String {
+        let op = opcode.map { hex($0, width: 4) } ?? "?"
+        let name = opcodeName ?? "unknown command"
+        let label = name.hasPrefix("Vendor 0x") ? name : "\(op) \(name)"
+        return kind == .vendorCommand ? "\(label), \(detail ?? Self.vendorDefined)" : label
+    }
+
     /// What the event gave a CoreBluetooth app, as the report tallies it: its CBError, the
     /// peripheral manager's "no callback" for a link where the local device was the peripheral
     /// (never "none", as if it saw no error), or "" for none.

@@ -115,12 +115,8 @@ extension FleetStatistics {
                 t.cb[e.cbLabel, default: 0] += 1
                 if let a = e.android { t.android[a, default: 0] += 1 }
                 switch e.kind {
-                case .hciCommand:
-                    let op = e.opcode.map { hex($0, width: 4) } ?? "?"
-                    t.part("command", op, "\(op) \(e.opcodeName ?? "unknown command")")
-                case .vendorCommand:
-                    let op = e.opcode.map { hex($0, width: 4) } ?? "?"
-                    t.part("command", op, "\(op) \(e.opcodeName ?? "unknown command"), \(e.detail ?? ErrorEvent.vendorDefined)")
+                case .hciCommand, .vendorCommand:
+                    t.part("command", e.opcode.map { hex($0, width: 4) } ?? "?", e.commandLabel)
                 case .att, .attTimeout:
                     if e.kind == .att {
                         let op = e.opcode.map { hex($0) } ?? "?"
