@@ -266,6 +266,15 @@ public final class CentralHost {
         }
     }
 
+    /// An LE Connection Update Complete that failed (`RefusedConnectionUpdate`): traced, the
+    /// link keeps its parameters (Core v5.4 Vol 4 Part E 7.7.65.3).
+    func refusedParameterUpdate(_ link: SimulatedLink, _ u: RefusedConnectionUpdate) {
+        guard link.isUp, link.transport == .le else { return }
+        trace.event(HCIPacketBuilder.leConnectionUpdateComplete(status: u.status.rawValue, handle: link.handle, interval: u.interval,
+                                                                latency: u.latency, supervisionTimeout: u.supervisionTimeout),
+                    at: now, controller: link.controller)
+    }
+
     /// The host resets its controller (the radio was switched off): HCI Reset; every link and
     /// pending connection is gone with no Disconnection Complete, as after a real reset.
     public func resetController() {

@@ -269,6 +269,7 @@ public struct BehaviourExtractor: Sendable {
                 $0.encryptedAnswers = encryptedAnswers
             }
             $0.security = SecurityOutcome(c.security, trigger: securityTrigger)
+            $0.refusedUpdates = c.refusedUpdates
         }
         return (peerWithLongReads, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
     }

@@ -91,6 +91,12 @@ public struct PeerBehaviour: Sendable {
         get { occasional?.parameterUpdates ?? [] }
         set { updateOccasional { $0.parameterUpdates = newValue } }
     }
+    /// The recorded LE Connection Update Completes that failed, replayed as events that change
+    /// nothing (`RefusedConnectionUpdate`).
+    public var refusedUpdates: [RefusedConnectionUpdate] {
+        get { occasional?.refusedUpdates ?? [] }
+        set { updateOccasional { $0.refusedUpdates = newValue } }
+    }
     /// The ATT MTU the peripheral offers when asked (Server Rx MTU), if the recording shows it.
     public var serverRxMTU: Int? {
         get { occasional?.serverRxMTU }

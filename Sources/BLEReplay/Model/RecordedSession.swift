@@ -70,6 +70,12 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.parameterUpdates ?? [] }
         set { updateOccasional { $0.parameterUpdates = newValue } }
     }
+    /// The LE Connection Update Completes with a non-zero status, in order: the link kept its
+    /// parameters (`RefusedConnectionUpdate`).
+    public var refusedUpdates: [RefusedConnectionUpdate] {
+        get { occasional?.fields.refusedUpdates ?? [] }
+        set { updateOccasional { $0.refusedUpdates = newValue } }
+    }
     public var pdus: [RecordedPDU]
     /// Pairing and encryption as the recording shows them, in order (RecordedSecurityEvent).
     public var security: [RecordedSecurityEvent] {

@@ -98,6 +98,14 @@ public enum HCIPacketBuilder {
         event(0x3E, [0x03, 0x00] + le16(handle) + parameterBytes(parameters))
     }
 
+    /// LE Connection Update Complete (Core v5.4 Vol 4 Part E 7.7.65.3) with its fields as given:
+    /// Subevent 0x03, Status, Connection_Handle, Connection_Interval (1.25 ms),
+    /// Peripheral_Latency, Supervision_Timeout (10 ms); a failed update's as the recording has them.
+    public static func leConnectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16,
+                                                  supervisionTimeout: UInt16) -> [UInt8] {
+        event(0x3E, [0x03, status] + le16(handle) + le16(interval) + le16(latency) + le16(supervisionTimeout))
+    }
+
     /// One LE Advertising Report (legacy): event type 0 ADV_IND, 4 SCAN_RSP.
     public static func leAdvertisingReport(eventType: UInt8, peer: PeerAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
         let d = Array(data.prefix(31))

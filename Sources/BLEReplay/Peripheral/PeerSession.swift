@@ -143,6 +143,9 @@ final class PeerSession {
         for u in b.parameterUpdates where u.offset > 0 {
             world.scheduler.schedule(after: u.offset) { [self] in host.updateParameters(link, u.parameters) }
         }
+        for u in b.refusedUpdates where u.offset >= 0 {
+            world.scheduler.schedule(after: u.offset, order: u.packetID) { [self] in host.refusedParameterUpdate(link, u) }
+        }
         fire(.linkStart)
     }
 
