@@ -175,14 +175,14 @@ public struct BehaviourExtractor: Sendable {
                     let q = pendingLocal.items.removeValue(forKey: bearer)!
                     recordPeer(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     longRead.answered(q.bytes, bytes, occurrence: q.occurrence)
-                    valueHistory.answered(q.bytes, bytes, at: p.time)
+                    valueHistory.answered(q.bytes, bytes, at: p.time, bearer: bearer)
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .confirmation where pendingLocalIndication.items[bearer] != nil:
                     let q = pendingLocalIndication.items.removeValue(forKey: bearer)!
                     recordPeer(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
-                    valueHistory.sent(bytes, at: p.time)
+                    valueHistory.sent(bytes, at: p.time, bearer: bearer)
                     let handle = ATTMatchKey.attributeHandle(bytes)
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
                         peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, data: bytes,
@@ -264,6 +264,7 @@ public struct BehaviourExtractor: Sendable {
         peerWithLongReads.updateOccasional {
             $0.longReads = longRead.values
             if databaseAnswers {
+                valueHistory.finish()
                 $0.valueHistory = valueHistory
                 $0.plainAnswers = plainAnswers
                 $0.encryptedAnswers = encryptedAnswers

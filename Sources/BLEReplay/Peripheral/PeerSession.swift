@@ -313,6 +313,7 @@ final class PeerSession {
         let recorded = recordedAnswer(to: pdu, occurrence: occurrence)
         var latency = recorded?.latency ?? behaviour?.typicalLatency ?? 2 * link.parameters.interval
         var response: [UInt8]
+        var servedUnrecorded = false
         if errorCode == nil, let part = longValuePart(pdu) {
             response = part
         } else if let errorCode, op.kind == .request {
@@ -331,7 +332,10 @@ final class PeerSession {
             case .database:
                 emulator.mtu = max(emulator.mtu, link.mtu)
                 switch unrecordedRead(pdu) {
-                case .answer(let r): response = r
+                case .answer(let r):
+                    // It set or cleared the long value it serves itself (PeerSession+Values.swift).
+                    response = r
+                    servedUnrecorded = true
                 case .silent: return
                 case nil: response = emulator.answer(pdu)
                 }
@@ -340,7 +344,9 @@ final class PeerSession {
                 response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: code)).encoded()
             }
         }
-        if op == .readRequest, errorCode == nil { response = servingLongValue(pdu, occurrence: occurrence, recorded: response) }
+        if op == .readRequest, errorCode == nil, !servedUnrecorded {
+            response = servingLongValue(pdu, occurrence: occurrence, recorded: response)
+        }
         let scale = world.configuration.latencyScale
         if scale != 1 { latency = Int64((Double(latency) * scale).rounded()) }
         world.scheduler.schedule(after: latency + extraDelay, order: recorded?.packetID ?? Scheduler.unordered) { [self] in
