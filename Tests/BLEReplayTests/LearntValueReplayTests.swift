@@ -120,3 +120,27 @@ import Testing
         #expect(Self.failures(r).isEmpty, "\(Self.failures(r))")
     }
 }
+
+/// The database emulator's own answers (`--unmatched database`) take a handle's value at this
+/// moment of the recorded connection first, as an unrecorded Read Request does: a Read By Type by
+/// characteristic UUID (Core v5.4 Vol 3 Part G 4.8.2) and a Read Blob the recording never made.
+/// Before, both gave the database's last value, whatever the moment or the connection.
+@Suite struct EmulatorMomentValueTests {
+    @Test func readByTypeAndReadBlobTakeTheMomentsValue() throws {
+        let session = try TestCaptures.session(TestCaptures.sample("heart-rate-healthy.btsnoop"))
+        let db = try #require(session.gatt.values.first { !$0.characteristics.isEmpty })
+        let c = try #require(db.characteristics.first { $0.uuid == BluetoothUUID(uint16: 0x2A38) })
+        let v = c.valueHandle
+        var server = GATTServerEmulator(database: db, serverRxMTU: 23)
+        let lo = UInt8(v & 0xFF), hi = UInt8(v >> 8)
+        // 08 | 01 00 | FF FF | 38 2A: Read By Type, 2A38 (Body Sensor Location)
+        let byType: [UInt8] = [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x38, 0x2A]
+        // 09 | 03 (handle + 1 byte) | handle | 07
+        #expect(server.answer(byType) { $0 == v ? [0x07] : nil } == [0x09, 0x03, lo, hi, 0x07])
+        // 0C | handle | 01 00 (offset 1) -> 0D | 22 33
+        #expect(server.answer([0x0C, lo, hi, 0x01, 0x00]) { $0 == v ? [0x11, 0x22, 0x33] : nil } == [0x0D, 0x22, 0x33])
+        // With no value of the moment, the database's.
+        let recorded = try #require(db.values[v]?.bytes)
+        #expect(server.answer(byType) { _ in nil } == [0x09, UInt8(2 + recorded.count), lo, hi] + recorded)
+    }
+}

@@ -337,7 +337,9 @@ final class PeerSession {
                     response = r
                     servedUnrecorded = true
                 case .silent: return
-                case nil: response = emulator.answer(pdu)
+                case nil:
+                    let history = behaviour?.valueHistory, at = link.relative(world.scheduler.now)
+                    response = emulator.answer(pdu) { history?.value(of: $0, at: at) }
                 }
             case .error(let code):
                 let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
