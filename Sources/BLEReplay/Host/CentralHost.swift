@@ -275,6 +275,13 @@ public final class CentralHost {
                     at: now, controller: link.controller)
     }
 
+    /// An LE PHY Update Complete (`PHYUpdate`): traced; PHYs are not simulated.
+    func phyUpdated(_ link: SimulatedLink, _ u: PHYUpdate) {
+        guard link.isUp, link.transport == .le else { return }
+        trace.event(HCIPacketBuilder.lePHYUpdateComplete(status: u.status.rawValue, handle: link.handle, tx: u.tx, rx: u.rx),
+                    at: now, controller: link.controller)
+    }
+
     /// The host resets its controller (the radio was switched off): HCI Reset; every link and
     /// pending connection is gone with no Disconnection Complete, as after a real reset.
     public func resetController() {

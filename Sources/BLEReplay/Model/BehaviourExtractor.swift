@@ -271,6 +271,7 @@ public struct BehaviourExtractor: Sendable {
             }
             $0.security = SecurityOutcome(c.security, trigger: securityTrigger)
             $0.refusedUpdates = c.refusedUpdates
+            $0.phyUpdates = c.phyUpdates
         }
         return (peerWithLongReads, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
     }

@@ -10,6 +10,7 @@ extension PeerBehaviour {
     struct Occasional: Sendable {
         var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] = []
         var refusedUpdates: [RefusedConnectionUpdate] = []
+        var phyUpdates: [PHYUpdate] = []
         var serverRxMTU: Int?
         var longReads: [[UInt8]: [Int: [UInt8]]] = [:]
         var security: SecurityOutcome = .notRecorded
@@ -19,7 +20,7 @@ extension PeerBehaviour {
 
         /// Nothing in it: the behaviour holds no box.
         var isEmpty: Bool {
-            parameterUpdates.isEmpty && refusedUpdates.isEmpty && serverRxMTU == nil && longReads.isEmpty && security == .notRecorded
+            parameterUpdates.isEmpty && refusedUpdates.isEmpty && phyUpdates.isEmpty && serverRxMTU == nil && longReads.isEmpty && security == .notRecorded
                 && valueHistory.isEmpty && plainAnswers.isEmpty && encryptedAnswers.isEmpty
         }
     }
@@ -32,6 +33,7 @@ extension PeerBehaviour {
 
         var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] { fields.parameterUpdates }
         var refusedUpdates: [RefusedConnectionUpdate] { fields.refusedUpdates }
+        var phyUpdates: [PHYUpdate] { fields.phyUpdates }
         var serverRxMTU: Int? { fields.serverRxMTU }
         var longReads: [[UInt8]: [Int: [UInt8]]] { fields.longReads }
         var security: SecurityOutcome { fields.security }

@@ -97,6 +97,11 @@ public struct PeerBehaviour: Sendable {
         get { occasional?.refusedUpdates ?? [] }
         set { updateOccasional { $0.refusedUpdates = newValue } }
     }
+    /// The recorded LE PHY Update Completes, replayed as events (`PHYUpdate`).
+    public var phyUpdates: [PHYUpdate] {
+        get { occasional?.phyUpdates ?? [] }
+        set { updateOccasional { $0.phyUpdates = newValue } }
+    }
     /// The ATT MTU the peripheral offers when asked (Server Rx MTU), if the recording shows it.
     public var serverRxMTU: Int? {
         get { occasional?.serverRxMTU }

@@ -76,6 +76,11 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.refusedUpdates ?? [] }
         set { updateOccasional { $0.refusedUpdates = newValue } }
     }
+    /// The LE PHY Update Completes, in order (`PHYUpdate`).
+    public var phyUpdates: [PHYUpdate] {
+        get { occasional?.fields.phyUpdates ?? [] }
+        set { updateOccasional { $0.phyUpdates = newValue } }
+    }
     public var pdus: [RecordedPDU]
     /// Pairing and encryption as the recording shows them, in order (RecordedSecurityEvent).
     public var security: [RecordedSecurityEvent] {

@@ -249,6 +249,14 @@ public enum RecordingLoader {
         s.reset()
         try loadSecurity(&c, q, clock: clock)
         for r in try q.rows("""
+            SELECT packet_id, ts_us, coalesce(status, 0), detail FROM link_event WHERE connection_id = ?1
+            AND name = 'LE PHY Update Complete' ORDER BY packet_id
+            """, [id]) {
+            guard let p = r[0].int, let t = r[1].int64, let phys = PHYUpdate.phys(fromDetail: r[3].string ?? "") else { continue }
+            c.phyUpdates.append(PHYUpdate(offset: clock.time(frame: p, raw: t).saturatingSubtracting(c.origin),
+                                          status: HCIStatusCode(UInt8(truncatingIfNeeded: r[2].int ?? 0)), tx: phys.tx, rx: phys.rx, packetID: p))
+        }
+        for r in try q.rows("""
             SELECT packet_id, ts_us, interval_us, latency, supervision_timeout_ms, coalesce(status, 0) FROM connection_update
             WHERE connection_id = ?1 AND source = 'hci' ORDER BY packet_id
             """, [id]) {

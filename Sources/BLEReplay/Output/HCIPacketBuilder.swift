@@ -106,6 +106,12 @@ public enum HCIPacketBuilder {
         event(0x3E, [0x03, status] + le16(handle) + le16(interval) + le16(latency) + le16(supervisionTimeout))
     }
 
+    /// LE PHY Update Complete (Core v5.4 Vol 4 Part E 7.7.65.12): Subevent 0x0C, Status,
+    /// Connection_Handle, TX_PHY, RX_PHY.
+    public static func lePHYUpdateComplete(status: UInt8, handle: UInt16, tx: UInt8, rx: UInt8) -> [UInt8] {
+        event(0x3E, [0x0C, status] + le16(handle) + [tx, rx])
+    }
+
     /// One LE Advertising Report (legacy): event type 0 ADV_IND, 4 SCAN_RSP.
     public static func leAdvertisingReport(eventType: UInt8, peer: PeerAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
         let d = Array(data.prefix(31))

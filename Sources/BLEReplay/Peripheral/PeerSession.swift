@@ -146,6 +146,9 @@ final class PeerSession {
         for u in b.refusedUpdates where u.offset >= 0 {
             world.scheduler.schedule(after: u.offset, order: u.packetID) { [self] in host.refusedParameterUpdate(link, u) }
         }
+        for u in b.phyUpdates where u.offset >= 0 {
+            world.scheduler.schedule(after: u.offset, order: u.packetID) { [self] in host.phyUpdated(link, u) }
+        }
         fire(.linkStart)
     }
 
