@@ -266,20 +266,12 @@ public final class CentralHost {
         }
     }
 
-    /// An LE Connection Update Complete that failed (`RefusedConnectionUpdate`): traced, the
-    /// link keeps its parameters (Core v5.4 Vol 4 Part E 7.7.65.3).
-    func refusedParameterUpdate(_ link: SimulatedLink, _ u: RefusedConnectionUpdate) {
+    /// A controller event the replay writes as recorded (`RecordedLinkEvent`: a refused LE
+    /// Connection Update Complete, an LE PHY Update Complete, an LE Data Length Change): traced,
+    /// nothing on the link changes.
+    func recordedLinkEvent(_ link: SimulatedLink, _ e: RecordedLinkEvent) {
         guard link.isUp, link.transport == .le else { return }
-        trace.event(HCIPacketBuilder.leConnectionUpdateComplete(status: u.status.rawValue, handle: link.handle, interval: u.interval,
-                                                                latency: u.latency, supervisionTimeout: u.supervisionTimeout),
-                    at: now, controller: link.controller)
-    }
-
-    /// An LE PHY Update Complete (`PHYUpdate`): traced; PHYs are not simulated.
-    func phyUpdated(_ link: SimulatedLink, _ u: PHYUpdate) {
-        guard link.isUp, link.transport == .le else { return }
-        trace.event(HCIPacketBuilder.lePHYUpdateComplete(status: u.status.rawValue, handle: link.handle, tx: u.tx, rx: u.rx),
-                    at: now, controller: link.controller)
+        trace.event(e.hciEvent(handle: link.handle), at: now, controller: link.controller)
     }
 
     /// The host resets its controller (the radio was switched off): HCI Reset; every link and

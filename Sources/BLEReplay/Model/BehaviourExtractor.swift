@@ -270,8 +270,7 @@ public struct BehaviourExtractor: Sendable {
                 $0.encryptedAnswers = encryptedAnswers
             }
             $0.security = SecurityOutcome(c.security, trigger: securityTrigger)
-            $0.refusedUpdates = c.refusedUpdates
-            $0.phyUpdates = c.phyUpdates
+            $0.linkEvents = c.linkEvents
         }
         return (peerWithLongReads, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
     }

@@ -3,9 +3,8 @@ import BLECore
 /// An LE PHY Update Complete the recording shows (Core v5.4 Vol 4 Part E 7.7.65.12): the
 /// controller changed the link's PHYs (status 0) or failed to (0x1A Unsupported Remote Feature,
 /// ...). The replay does not simulate PHYs (air time is in the recorded latencies); it writes the
-/// event, as recorded, at its recorded offset from the connection start (time anchoring, as
-/// connection updates), so that `import` of a written capture gives the same `link_event` rows
-/// and `diagnose` the same PHY.
+/// event as recorded (`RecordedLinkEvent`), so that `import` of a written capture gives the same
+/// `link_event` rows and `diagnose` the same PHY.
 public struct PHYUpdate: Sendable, Hashable {
     /// From the connection's start (µs).
     public var offset: Int64
@@ -27,20 +26,17 @@ public struct PHYUpdate: Sendable, Hashable {
     /// TX_PHY and RX_PHY from the timeline's `link_event.detail`, `tx_phy=2M rx_phy=2M` (as the
     /// decoder names them: 1M, 2M, Coded, else the code in hex, `0x05`); nil when it says neither.
     static func phys(fromDetail detail: String) -> (tx: UInt8, rx: UInt8)? {
-        var tx: UInt8?, rx: UInt8?
-        for field in detail.split(separator: " ") {
-            let parts = field.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            let code: UInt8?
-            switch parts[1] {
-            case "1M": code = 1
-            case "2M": code = 2
-            case "Coded": code = 3
-            case let v where v.hasPrefix("0x"): code = UInt8(v.dropFirst(2), radix: 16)
-            default: code = nil
+        func code(_ v: Substring?) -> UInt8? {
+            switch v {
+            case "1M": 1
+            case "2M": 2
+            case "Coded": 3
+            case let v? where v.hasPrefix("0x"): UInt8(v.dropFirst(2), radix: 16)
+            default: nil
             }
-            if parts[0] == "tx_phy" { tx = code } else if parts[0] == "rx_phy" { rx = code }
         }
+        let f = RecordedLinkEvent.fields(detail)
+        let tx = code(f["tx_phy"]), rx = code(f["rx_phy"])
         guard let tx, let rx else { return nil }
         return (tx, rx)
     }

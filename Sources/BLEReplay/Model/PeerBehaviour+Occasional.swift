@@ -9,8 +9,7 @@ import BLECore
 extension PeerBehaviour {
     struct Occasional: Sendable {
         var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] = []
-        var refusedUpdates: [RefusedConnectionUpdate] = []
-        var phyUpdates: [PHYUpdate] = []
+        var linkEvents: [RecordedLinkEvent] = []
         var serverRxMTU: Int?
         var longReads: [[UInt8]: [Int: [UInt8]]] = [:]
         var security: SecurityOutcome = .notRecorded
@@ -20,7 +19,7 @@ extension PeerBehaviour {
 
         /// Nothing in it: the behaviour holds no box.
         var isEmpty: Bool {
-            parameterUpdates.isEmpty && refusedUpdates.isEmpty && phyUpdates.isEmpty && serverRxMTU == nil && longReads.isEmpty && security == .notRecorded
+            parameterUpdates.isEmpty && linkEvents.isEmpty && serverRxMTU == nil && longReads.isEmpty && security == .notRecorded
                 && valueHistory.isEmpty && plainAnswers.isEmpty && encryptedAnswers.isEmpty
         }
     }
@@ -32,8 +31,7 @@ extension PeerBehaviour {
         init(_ fields: Occasional) { self.fields = fields }
 
         var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] { fields.parameterUpdates }
-        var refusedUpdates: [RefusedConnectionUpdate] { fields.refusedUpdates }
-        var phyUpdates: [PHYUpdate] { fields.phyUpdates }
+        var linkEvents: [RecordedLinkEvent] { fields.linkEvents }
         var serverRxMTU: Int? { fields.serverRxMTU }
         var longReads: [[UInt8]: [Int: [UInt8]]] { fields.longReads }
         var security: SecurityOutcome { fields.security }

@@ -91,16 +91,10 @@ public struct PeerBehaviour: Sendable {
         get { occasional?.parameterUpdates ?? [] }
         set { updateOccasional { $0.parameterUpdates = newValue } }
     }
-    /// The recorded LE Connection Update Completes that failed, replayed as events that change
-    /// nothing (`RefusedConnectionUpdate`).
-    public var refusedUpdates: [RefusedConnectionUpdate] {
-        get { occasional?.refusedUpdates ?? [] }
-        set { updateOccasional { $0.refusedUpdates = newValue } }
-    }
-    /// The recorded LE PHY Update Completes, replayed as events (`PHYUpdate`).
-    public var phyUpdates: [PHYUpdate] {
-        get { occasional?.phyUpdates ?? [] }
-        set { updateOccasional { $0.phyUpdates = newValue } }
+    /// The recorded controller events replayed as they were, changing nothing (`RecordedLinkEvent`).
+    public var linkEvents: [RecordedLinkEvent] {
+        get { occasional?.linkEvents ?? [] }
+        set { updateOccasional { $0.linkEvents = newValue } }
     }
     /// The ATT MTU the peripheral offers when asked (Server Rx MTU), if the recording shows it.
     public var serverRxMTU: Int? {

@@ -112,6 +112,13 @@ public enum HCIPacketBuilder {
         event(0x3E, [0x0C, status] + le16(handle) + [tx, rx])
     }
 
+    /// LE Data Length Change (Core v5.4 Vol 4 Part E 7.7.65.7): Subevent 0x07, Connection_Handle,
+    /// Max_TX_Octets, Max_TX_Time, Max_RX_Octets, Max_RX_Time.
+    public static func leDataLengthChange(handle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16,
+                                          maxRxTime: UInt16) -> [UInt8] {
+        event(0x3E, [0x07] + le16(handle) + le16(maxTxOctets) + le16(maxTxTime) + le16(maxRxOctets) + le16(maxRxTime))
+    }
+
     /// One LE Advertising Report (legacy): event type 0 ADV_IND, 4 SCAN_RSP.
     public static func leAdvertisingReport(eventType: UInt8, peer: PeerAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
         let d = Array(data.prefix(31))

@@ -143,11 +143,8 @@ final class PeerSession {
         for u in b.parameterUpdates where u.offset > 0 {
             world.scheduler.schedule(after: u.offset) { [self] in host.updateParameters(link, u.parameters) }
         }
-        for u in b.refusedUpdates where u.offset >= 0 {
-            world.scheduler.schedule(after: u.offset, order: u.packetID) { [self] in host.refusedParameterUpdate(link, u) }
-        }
-        for u in b.phyUpdates where u.offset >= 0 {
-            world.scheduler.schedule(after: u.offset, order: u.packetID) { [self] in host.phyUpdated(link, u) }
+        for e in b.linkEvents where e.offset >= 0 {
+            world.scheduler.schedule(after: e.offset, order: e.packetID) { [self] in host.recordedLinkEvent(link, e) }
         }
         fire(.linkStart)
     }
