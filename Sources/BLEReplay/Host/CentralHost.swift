@@ -266,6 +266,14 @@ public final class CentralHost {
         }
     }
 
+    /// A controller event the replay writes as recorded (`RecordedLinkEvent`: a refused LE
+    /// Connection Update Complete, an LE PHY Update Complete, an LE Data Length Change): traced,
+    /// nothing on the link changes.
+    func recordedLinkEvent(_ link: SimulatedLink, _ e: RecordedLinkEvent) {
+        guard link.isUp, link.transport == .le else { return }
+        trace.event(e.hciEvent(handle: link.handle), at: now, controller: link.controller)
+    }
+
     /// The host resets its controller (the radio was switched off): HCI Reset; every link and
     /// pending connection is gone with no Disconnection Complete, as after a real reset.
     public func resetController() {

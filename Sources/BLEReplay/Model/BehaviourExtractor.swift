@@ -175,14 +175,14 @@ public struct BehaviourExtractor: Sendable {
                     let q = pendingLocal.items.removeValue(forKey: bearer)!
                     recordPeer(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     longRead.answered(q.bytes, bytes, occurrence: q.occurrence)
-                    valueHistory.answered(q.bytes, bytes, at: p.time)
+                    valueHistory.answered(q.bytes, bytes, at: p.time, bearer: bearer)
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .confirmation where pendingLocalIndication.items[bearer] != nil:
                     let q = pendingLocalIndication.items.removeValue(forKey: bearer)!
                     recordPeer(q, RecordedAnswer(response: bytes, latency: p.time.saturatingSubtracting(q.time), packetID: p.packetID))
                     if p.time >= localAnchor.time { localAnchor = (.completed(q.step), p.time) }
                 case .notification, .indication:
-                    valueHistory.sent(bytes, at: p.time)
+                    valueHistory.sent(bytes, at: p.time, bearer: bearer)
                     let handle = ATTMatchKey.attributeHandle(bytes)
                     if let h = handle, !serviceChangedHandles.contains(h), let s = subscriptions[h] {
                         peerActions.append(AnchoredPDU(anchor: s.anchor, delay: p.time.saturatingSubtracting(s.time), offset: p.time, data: bytes,
@@ -264,11 +264,13 @@ public struct BehaviourExtractor: Sendable {
         peerWithLongReads.updateOccasional {
             $0.longReads = longRead.values
             if databaseAnswers {
+                valueHistory.finish()
                 $0.valueHistory = valueHistory
                 $0.plainAnswers = plainAnswers
                 $0.encryptedAnswers = encryptedAnswers
             }
             $0.security = SecurityOutcome(c.security, trigger: securityTrigger)
+            $0.linkEvents = c.linkEvents
         }
         return (peerWithLongReads, RecordedCentral(connectionID: c.id, steps: steps, answers: centralAnswers))
     }
@@ -292,7 +294,9 @@ public struct BehaviourExtractor: Sendable {
 }
 
 /// Long attribute values as the recording read them (Core v5.4 Vol 3 Part G 4.8.3): a Read
-/// Response, then Read Blob Responses at consecutive offsets of the same handle. Kept per Read
+/// Response, then Read Blob Responses at consecutive offsets of the same handle, with no other
+/// request answered between them (a Read Blob after a Read By Type continues the value that read
+/// returned, Vol 3 Part G 4.8.2, not an earlier Read Request's). Kept per Read
 /// Request occurrence, so a replay whose MTU differs from the recorded one serves the value the
 /// peripheral held, cut at its own MTU (PeerSession), instead of the recorded first part.
 struct LongRead {
@@ -316,7 +320,12 @@ struct LongRead {
             self.occurrence = occurrence
             self.handle = handle
             value = extendable ? Array(response.bytes.dropFirst()) : []
-        } else if op == ATTOpcode.readBlobRequest.rawValue, request.count >= 5, let read = self.request, handle == self.handle {
+        } else if op != ATTOpcode.readBlobRequest.rawValue || handle != self.handle {
+            // Another request between the Read Request and a Read Blob of its handle (a Read By
+            // Type that read the value anew, a Read Multiple, another handle's long read): the
+            // Read Blob that follows continues that, not the Read Request's value.
+            self.request = nil
+        } else if request.count >= 5, let read = self.request {
             let offset = Int(request[3]) | Int(request[4]) << 8
             guard r == ATTOpcode.readBlobResponse.rawValue, offset == value.count, value.count + response.count - 1 <= 512 else { return }
             let part = response.bytes.dropFirst()

@@ -9,6 +9,7 @@ import BLECore
 extension PeerBehaviour {
     struct Occasional: Sendable {
         var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] = []
+        var linkEvents: [RecordedLinkEvent] = []
         var serverRxMTU: Int?
         var longReads: [[UInt8]: [Int: [UInt8]]] = [:]
         var security: SecurityOutcome = .notRecorded
@@ -18,7 +19,7 @@ extension PeerBehaviour {
 
         /// Nothing in it: the behaviour holds no box.
         var isEmpty: Bool {
-            parameterUpdates.isEmpty && serverRxMTU == nil && longReads.isEmpty && security == .notRecorded
+            parameterUpdates.isEmpty && linkEvents.isEmpty && serverRxMTU == nil && longReads.isEmpty && security == .notRecorded
                 && valueHistory.isEmpty && plainAnswers.isEmpty && encryptedAnswers.isEmpty
         }
     }
@@ -30,6 +31,7 @@ extension PeerBehaviour {
         init(_ fields: Occasional) { self.fields = fields }
 
         var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters)] { fields.parameterUpdates }
+        var linkEvents: [RecordedLinkEvent] { fields.linkEvents }
         var serverRxMTU: Int? { fields.serverRxMTU }
         var longReads: [[UInt8]: [Int: [UInt8]]] { fields.longReads }
         var security: SecurityOutcome { fields.security }

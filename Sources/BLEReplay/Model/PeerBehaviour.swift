@@ -91,6 +91,11 @@ public struct PeerBehaviour: Sendable {
         get { occasional?.parameterUpdates ?? [] }
         set { updateOccasional { $0.parameterUpdates = newValue } }
     }
+    /// The recorded controller events replayed as they were, changing nothing (`RecordedLinkEvent`).
+    public var linkEvents: [RecordedLinkEvent] {
+        get { occasional?.linkEvents ?? [] }
+        set { updateOccasional { $0.linkEvents = newValue } }
+    }
     /// The ATT MTU the peripheral offers when asked (Server Rx MTU), if the recording shows it.
     public var serverRxMTU: Int? {
         get { occasional?.serverRxMTU }

@@ -15,6 +15,8 @@ extension RecordedConnection {
     struct Occasional {
         var smpPackets = 0
         var parameterUpdates: [(offset: Int64, parameters: ConnectionParameters, packetID: Int)] = []
+        /// Controller events written as recorded (`RecordedLinkEvent`).
+        var linkEvents: [RecordedLinkEvent] = []
         var security: [RecordedSecurityEvent] = []
         var storedLabel: String?
         var createOffset: VirtualTime?
@@ -29,7 +31,7 @@ extension RecordedConnection {
 
         /// Nothing in it: the connection holds no box.
         var isEmpty: Bool {
-            smpPackets == 0 && parameterUpdates.isEmpty && security.isEmpty && storedLabel == nil && createOffset == nil
+            smpPackets == 0 && parameterUpdates.isEmpty && linkEvents.isEmpty && security.isEmpty && storedLabel == nil && createOffset == nil
                 && completePacketID == nil && clientRxMTU == nil && serverRxMTU == nil && localDisconnect == nil && otherRole == nil
                 && controllerClosing == nil
         }

@@ -70,6 +70,17 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.parameterUpdates ?? [] }
         set { updateOccasional { $0.parameterUpdates = newValue } }
     }
+    /// The controller events the replay writes as recorded, in order (`RecordedLinkEvent`).
+    public var linkEvents: [RecordedLinkEvent] {
+        get { occasional?.fields.linkEvents ?? [] }
+        set { updateOccasional { $0.linkEvents = newValue } }
+    }
+    /// The LE Connection Update Completes with a non-zero status: the link kept its parameters.
+    public var refusedUpdates: [RefusedConnectionUpdate] {
+        linkEvents.compactMap { if case .refusedConnectionUpdate(let u) = $0 { u } else { nil } }
+    }
+    /// The LE PHY Update Completes.
+    public var phyUpdates: [PHYUpdate] { linkEvents.compactMap { if case .phyUpdate(let u) = $0 { u } else { nil } } }
     public var pdus: [RecordedPDU]
     /// Pairing and encryption as the recording shows them, in order (RecordedSecurityEvent).
     public var security: [RecordedSecurityEvent] {

@@ -249,14 +249,38 @@ public enum RecordingLoader {
         s.reset()
         try loadSecurity(&c, q, clock: clock)
         for r in try q.rows("""
-            SELECT packet_id, ts_us, interval_us, latency, supervision_timeout_ms FROM connection_update
-            WHERE connection_id = ?1 AND source = 'hci' AND coalesce(status, 0) = 0 ORDER BY packet_id
+            SELECT packet_id, ts_us, coalesce(status, 0), detail, name FROM link_event WHERE connection_id = ?1
+            AND name IN ('LE PHY Update Complete', 'LE Data Length Change') ORDER BY packet_id
             """, [id]) {
+            guard let p = r[0].int, let t = r[1].int64 else { continue }
+            let offset = clock.time(frame: p, raw: t).saturatingSubtracting(c.origin), detail = r[3].string ?? ""
+            if r[4].string == "LE Data Length Change" {
+                if let change = DataLengthChange(offset: offset, detail: detail, packetID: p) { c.linkEvents.append(.dataLengthChange(change)) }
+            } else if let phys = PHYUpdate.phys(fromDetail: detail) {
+                c.linkEvents.append(.phyUpdate(PHYUpdate(offset: offset, status: HCIStatusCode(UInt8(truncatingIfNeeded: r[2].int ?? 0)),
+                                                         tx: phys.tx, rx: phys.rx, packetID: p)))
+            }
+        }
+        for r in try q.rows("""
+            SELECT packet_id, ts_us, interval_us, latency, supervision_timeout_ms, coalesce(status, 0) FROM connection_update
+            WHERE connection_id = ?1 AND source = 'hci' ORDER BY packet_id
+            """, [id]) {
+            if let status = r[5].int, status != 0 {
+                // Refused: the link keeps its parameters, the event is replayed as recorded.
+                guard let packet = r[0].int, let t = r[1].int64 else { continue }
+                c.linkEvents.append(.refusedConnectionUpdate(RefusedConnectionUpdate(
+                    offset: clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), status: HCIStatusCode(UInt8(truncatingIfNeeded: status)),
+                    interval: UInt16(clamping: (r[2].int64 ?? 0) / 1250), latency: UInt16(clamping: r[3].int64 ?? 0),
+                    supervisionTimeout: UInt16(clamping: (r[4].int64 ?? 0) / 10), packetID: packet)))
+                continue
+            }
             guard let packet = r[0].int, let t = r[1].int64, let i = r[2].int64, i > 0, let to = r[4].int64, to > 0 else { continue }
             let p = ConnectionParameters(interval: i, latency: r[3].int ?? 0, supervisionTimeout: to.saturatingMultiplied(by: 1000))
             if c.parameters == nil { c.parameters = p }
             c.parameterUpdates.append((clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), p, packet))
         }
+        // One list in the order they happened (each kind was read in its own).
+        c.linkEvents.sort { ($0.offset, $0.packetID) < ($1.offset, $1.packetID) }
     }
 
     /// Pairing and encryption of a connection (RecordedSecurityEvent): SMP Pairing Request (0x01)

@@ -1,12 +1,21 @@
 import BLECore
 import BLEDecode
 
-/// The values one recorded connection shows for each attribute handle, in time order: what a
-/// Read Response returned, what a Read Multiple Variable Response returned for each handle of its
-/// request (3.4.4.11-12: each value after its 2-byte length, one cut short at ATT_MTU - 1 left
-/// out), what a notification or indication carried, what a write the peer accepted (Write
-/// Response) or a Write Command stored (Core v5.4 Vol 3 Part F 3.4.4-3.4.7). A failed write
-/// stores nothing.
+/// The values one recorded connection shows for each attribute handle, in time order: whatever
+/// the peripheral sent as a handle's value, and what the central stored in it (Core v5.4 Vol 3
+/// Part F 3.4.4-3.4.7):
+///
+/// - a Read Response; a Read Blob Response, joined at its offset to the value before it (a long
+///   read, Vol 3 Part G 4.8.3);
+/// - each handle-value pair of a Read By Type Response (a read by characteristic UUID, Vol 3
+///   Part G 4.8.2, such as the Device Name 0x2A00, or a discovery's declarations);
+/// - each value of a Read Multiple Variable Response (3.4.4.11-12: each after its 2-byte length;
+///   one cut short at ATT_MTU - 1 left out);
+/// - the values of a Read Multiple Response (3.4.4.7-8), which are concatenated with no lengths:
+///   only when the lengths are known from other values of the same handles on the connection
+///   (`finish()`);
+/// - a notification or indication (each handle of a Multiple Handle Value Notification, 3.4.7.4);
+/// - a write the peer accepted (Write Response) or a Write Command. A failed write stores nothing.
 ///
 /// It answers "what did this attribute hold at this moment of this connection" for a read the
 /// recording never made (PeerSession+Values.swift): the latest value at or before the moment,
@@ -21,12 +30,32 @@ public struct ValueHistory: Sendable {
         var start: Int
         /// The value's length, nil when it runs to the PDU's end.
         var count: Int32?
+        /// The whole value, surely: shorter than the most its PDU could carry at the lowest
+        /// ATT_MTU the link can have had (a longer one may have been cut). Only whole values tell
+        /// a handle's length (`knownLengths`).
+        var whole: Bool
         var value: [UInt8] {
             let rest = pdu.bytes.dropFirst(start)
             return Array(count.map { rest.prefix(Int($0)) } ?? rest)
         }
+        var length: Int { count.map(Int.init) ?? max(0, pdu.count - start) }
     }
     private var entries: [UInt16: [Entry]] = [:]
+    /// Read Multiple Responses waiting for `finish()`: their values are told apart only by
+    /// lengths that later values of the connection may tell.
+    private var readMultiples: [ReadMultiple] = []
+    /// The link's ATT_MTU on the fixed channel as far as the recording shows it: 23 until an
+    /// Exchange MTU Response (3.4.2.2), then min(Client Rx MTU, Server Rx MTU). Never more than
+    /// the link had, so a value shorter than what it allows is whole. An Enhanced ATT bearer
+    /// counts 23 (its MTU is its channel's, not recorded here).
+    private var fixedChannelMTU: UInt16 = 23
+
+    struct ReadMultiple: Sendable {
+        var offset: Int64
+        var request: PDUBytes
+        var response: PDUBytes
+        var mtu: Int
+    }
 
     /// Every value per handle, in time order, with its offset from the connection start.
     public var values: [UInt16: [(offset: Int64, value: [UInt8])]] {
@@ -36,7 +65,7 @@ public struct ValueHistory: Sendable {
     public init() {}
 
     /// True when the recording showed no value.
-    public var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty && readMultiples.isEmpty }
 
     /// The value `handle` held at `offset` (µs from the connection start), if the recording
     /// showed one by then.
@@ -44,28 +73,69 @@ public struct ValueHistory: Sendable {
         entries[handle]?.last { $0.offset <= offset }?.value
     }
 
-    mutating func note(_ handle: UInt16, _ pdu: PDUBytes, from start: Int, count: Int? = nil, at offset: Int64) {
-        entries[handle, default: []].append(Entry(offset: offset, pdu: pdu, start: start, count: count.map { Int32(clamping: $0) }))
+    /// Appended in time order; one noted later for an earlier moment (a Read Multiple value,
+    /// `finish()`) goes after those at or before its moment.
+    mutating func note(_ handle: UInt16, _ pdu: PDUBytes, from start: Int, count: Int? = nil, at offset: Int64, whole: Bool = true) {
+        let entry = Entry(offset: offset, pdu: pdu, start: start, count: count.map { Int32(clamping: $0) }, whole: whole)
+        var list = entries.removeValue(forKey: handle) ?? []
+        if let last = list.last, last.offset > offset {
+            list.insert(entry, at: list.firstIndex { $0.offset > offset } ?? list.endIndex)
+        } else {
+            list.append(entry)
+        }
+        entries[handle] = list
     }
 
+    func mtu(_ bearer: UInt16?) -> Int { bearer == nil ? Int(fixedChannelMTU) : 23 }
+
     /// The peer's answer to a request.
-    mutating func answered(_ request: [UInt8], _ response: [UInt8], at offset: Int64) {
-        answered(PDUBytes(request), PDUBytes(response), at: offset)
+    mutating func answered(_ request: [UInt8], _ response: [UInt8], at offset: Int64, bearer: UInt16? = nil) {
+        answered(PDUBytes(request), PDUBytes(response), at: offset, bearer: bearer)
     }
 
     /// A notification or indication from the peer.
-    mutating func sent(_ pdu: [UInt8], at offset: Int64) { sent(PDUBytes(pdu), at: offset) }
+    mutating func sent(_ pdu: [UInt8], at offset: Int64, bearer: UInt16? = nil) { sent(PDUBytes(pdu), at: offset, bearer: bearer) }
 
     /// A Write Command from the central.
-    mutating func wrote(_ pdu: [UInt8], at offset: Int64) { sent(PDUBytes(pdu), at: offset) }
+    mutating func wrote(_ pdu: [UInt8], at offset: Int64) { wrote(PDUBytes(pdu), at: offset) }
 
     /// The peer's answer to a request, as the model holds them.
-    mutating func answered(_ request: PDUBytes, _ response: PDUBytes, at offset: Int64) {
+    mutating func answered(_ request: PDUBytes, _ response: PDUBytes, at offset: Int64, bearer: UInt16? = nil) {
         guard request.count >= 3, let r = response.first else { return }
         let handle = UInt16(request[1]) | UInt16(request[2]) << 8
+        let mtu = mtu(bearer)
         switch (ATTOpcode(request[0]), ATTOpcode(r)) {
+        case (.exchangeMTURequest, .exchangeMTUResponse) where bearer == nil && response.count >= 3:
+            // 3.4.2.2: both sides use the smaller of the two Rx MTUs, at least 23.
+            let client = handle, server = UInt16(response[1]) | UInt16(response[2]) << 8
+            fixedChannelMTU = max(23, min(client, server))
         case (.readRequest, .readResponse):
-            note(handle, response, from: 1, at: offset)
+            // 3.4.4.4: a value longer than ATT_MTU - 1 comes cut to that length.
+            note(handle, response, from: 1, at: offset, whole: response.count - 1 < mtu - 1)
+        case (.readBlobRequest, .readBlobResponse):
+            // 3.4.4.6: the part from Value Offset on; joined to the value read before it when that
+            // reaches the offset (a long read), else it is not the value and says nothing.
+            guard request.count >= 5, let before = entries[handle]?.last else { return }
+            let at = Int(request[3]) | Int(request[4]) << 8
+            let base = before.value
+            guard base.count >= at else { return }
+            let part = response.bytes.dropFirst()
+            note(handle, PDUBytes(Array(base.prefix(at)) + part), from: 0, at: offset, whole: part.count < mtu - 1)
+        case (.readByTypeRequest, .readByTypeResponse):
+            // 3.4.4.2: Length (each pair's size), then handle-value pairs; a value is cut at
+            // min(ATT_MTU - 4, 253).
+            guard response.count >= 2 else { return }
+            let pairSize = Int(response[1])
+            guard pairSize >= 2 else { return }
+            let bytes = response.bytes
+            var at = 2
+            while at + pairSize <= bytes.count {
+                let h = UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
+                note(h, response, from: at + 2, count: pairSize - 2, at: offset, whole: pairSize - 2 < min(mtu - 4, 253))
+                at += pairSize
+            }
+        case (.readMultipleRequest, .readMultipleResponse):
+            readMultiples.append(ReadMultiple(offset: offset, request: request, response: response, mtu: mtu))
         case (.writeRequest, .writeResponse):
             note(handle, request, from: 3, at: offset)
         case (.readMultipleVariableRequest, .readMultipleVariableResponse):
@@ -84,12 +154,89 @@ public struct ValueHistory: Sendable {
         }
     }
 
-    /// A notification or indication from the peer, as the model holds it.
-    mutating func sent(_ pdu: PDUBytes, at offset: Int64) {
+    /// A notification or indication from the peer, as the model holds it: a value longer than
+    /// ATT_MTU - 3 comes cut to that length (3.4.7.1). A Multiple Handle Value Notification
+    /// (3.4.7.4) carries handle, 2-byte length and value for each of its handles.
+    mutating func sent(_ pdu: PDUBytes, at offset: Int64, bearer: UInt16? = nil) {
+        guard pdu.count >= 3 else { return }
+        if pdu[0] == ATTOpcode.multipleHandleValueNotification.rawValue {
+            let bytes = pdu.bytes
+            var at = 1
+            while at + 4 <= bytes.count {
+                let h = UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
+                let length = Int(bytes[at + 2]) | Int(bytes[at + 3]) << 8
+                guard at + 4 + length <= bytes.count else { break }
+                note(h, pdu, from: at + 4, count: length, at: offset)
+                at += 4 + length
+            }
+            return
+        }
+        note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, pdu, from: 3, at: offset, whole: pdu.count - 3 < mtu(bearer) - 3)
+    }
+
+    /// A Write Command from the central, as the model holds it.
+    mutating func wrote(_ pdu: PDUBytes, at offset: Int64) {
         guard pdu.count >= 3 else { return }
         note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, pdu, from: 3, at: offset)
     }
 
-    /// A Write Command from the central, as the model holds it.
-    mutating func wrote(_ pdu: PDUBytes, at offset: Int64) { sent(pdu, at: offset) }
+    /// Each handle's length, where every whole value the connection shows for it has the same
+    /// one.
+    func knownLengths() -> [UInt16: Int] {
+        var out: [UInt16: Int] = [:]
+        for (handle, list) in entries {
+            let lengths = Set(list.filter(\.whole).map(\.length))
+            if lengths.count == 1 { out[handle] = lengths.first }
+        }
+        return out
+    }
+
+    /// Attributes the values of the Read Multiple Responses (3.4.4.8: the values one after
+    /// another, no lengths, the whole cut at ATT_MTU - 1) where the lengths explain the whole
+    /// response: every handle's length known (from the other values of the connection: reads,
+    /// notifications, writes), adding up to the response (or, when the response fills the
+    /// ATT_MTU - 1 the recording shows and was cut, more than it: those that fit whole are kept);
+    /// or every length but the last handle's, which then has the rest, when the response is
+    /// shorter than the least ATT_MTU - 1 the link can have had (so not cut). Otherwise none
+    /// of its values is kept: lengths that do not add up changed, and a guess is no recording.
+    /// Call once, after the connection's last PDU.
+    mutating func finish() {
+        guard !readMultiples.isEmpty else { return }
+        let pending = readMultiples
+        readMultiples = []
+        let lengths = knownLengths()
+        for m in pending {
+            let request = m.request.bytes
+            let handles = stride(from: 1, to: request.count - 1, by: 2).map { UInt16(request[$0]) | UInt16(request[$0 + 1]) << 8 }
+            guard !handles.isEmpty else { continue }
+            let total = m.response.count - 1
+            // Surely not cut when shorter than the least ATT_MTU - 1 the link can have had; cut,
+            // when lengths say so, only when it fills exactly the ATT_MTU - 1 the recording shows.
+            let surelyWhole = total < m.mtu - 1, filled = total == m.mtu - 1
+            var spans: [(handle: UInt16, start: Int, count: Int)] = []
+            var at = 0
+            var explained = true
+            for (i, h) in handles.enumerated() {
+                if let l = lengths[h] {
+                    if at + l > total {
+                        // Cut here (the rest of the response is this value's beginning), or the
+                        // lengths changed.
+                        explained = filled && !spans.isEmpty
+                        at = total
+                        break
+                    }
+                    spans.append((h, at, l))
+                    at += l
+                } else if i == handles.count - 1, surelyWhole {
+                    spans.append((h, at, total - at))
+                    at = total
+                } else {
+                    explained = false
+                    break
+                }
+            }
+            guard explained, at == total else { continue }
+            for s in spans { note(s.handle, m.response, from: 1 + s.start, count: s.count, at: m.offset, whole: false) }
+        }
+    }
 }

@@ -98,6 +98,27 @@ public enum HCIPacketBuilder {
         event(0x3E, [0x03, 0x00] + le16(handle) + parameterBytes(parameters))
     }
 
+    /// LE Connection Update Complete (Core v5.4 Vol 4 Part E 7.7.65.3) with its fields as given:
+    /// Subevent 0x03, Status, Connection_Handle, Connection_Interval (1.25 ms),
+    /// Peripheral_Latency, Supervision_Timeout (10 ms); a failed update's as the recording has them.
+    public static func leConnectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16,
+                                                  supervisionTimeout: UInt16) -> [UInt8] {
+        event(0x3E, [0x03, status] + le16(handle) + le16(interval) + le16(latency) + le16(supervisionTimeout))
+    }
+
+    /// LE PHY Update Complete (Core v5.4 Vol 4 Part E 7.7.65.12): Subevent 0x0C, Status,
+    /// Connection_Handle, TX_PHY, RX_PHY.
+    public static func lePHYUpdateComplete(status: UInt8, handle: UInt16, tx: UInt8, rx: UInt8) -> [UInt8] {
+        event(0x3E, [0x0C, status] + le16(handle) + [tx, rx])
+    }
+
+    /// LE Data Length Change (Core v5.4 Vol 4 Part E 7.7.65.7): Subevent 0x07, Connection_Handle,
+    /// Max_TX_Octets, Max_TX_Time, Max_RX_Octets, Max_RX_Time.
+    public static func leDataLengthChange(handle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16,
+                                          maxRxTime: UInt16) -> [UInt8] {
+        event(0x3E, [0x07] + le16(handle) + le16(maxTxOctets) + le16(maxTxTime) + le16(maxRxOctets) + le16(maxRxTime))
+    }
+
     /// One LE Advertising Report (legacy): event type 0 ADV_IND, 4 SCAN_RSP.
     public static func leAdvertisingReport(eventType: UInt8, peer: PeerAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
         let d = Array(data.prefix(31))

@@ -25,7 +25,10 @@ public struct GATTServerEmulator: Sendable {
     static let characteristic = BluetoothUUID(uint16: 0x2803)
 
     /// The response (or Error Response) to a request.
-    public mutating func answer(_ request: [UInt8]) -> [UInt8] {
+    /// - Parameter recorded: the value a handle holds at this moment as the recording shows it
+    ///   (`ValueHistory`), which comes before the database's last value (Docs/replay.md "Values the
+    ///   recording never showed"); a value written on the link comes before both.
+    public mutating func answer(_ request: [UInt8], recorded: (UInt16) -> [UInt8]? = { _ in nil }) -> [UInt8] {
         let op = ATTOpcode(request.first ?? 0)
         guard let pdu = try? ATTPDU(decoding: request[...]) else {
             return error(op, 0, .invalidPDU)
@@ -61,7 +64,7 @@ public struct GATTServerEmulator: Sendable {
             if list.isEmpty { return error(op, r.startingHandle, .attributeNotFound) }
             return ATTPDU.findByTypeValueResponse(ATTFindByTypeValueResponse(handlesInformation: list)).encoded()
         case .readByTypeRequest(let r):
-            return readByType(r)
+            return readByType(r, recorded: recorded)
         case .findInformationRequest(let r):
             var list: [ATTFindInformationResponse.Information] = []
             for (handle, uuid) in attributeTypes() where handle >= r.startingHandle && handle <= r.endingHandle {
@@ -73,10 +76,10 @@ public struct GATTServerEmulator: Sendable {
             let format: ATTFindInformationResponse.Format = first.uuid.littleEndianBytes.count == 2 ? .uuid16 : .uuid128
             return ATTPDU.findInformationResponse(ATTFindInformationResponse(format: format, information: list)).encoded()
         case .readRequest(let r):
-            guard let value = value(at: r.attributeHandle) else { return error(op, r.attributeHandle, .invalidHandle) }
+            guard let value = value(at: r.attributeHandle, recorded: recorded) else { return error(op, r.attributeHandle, .invalidHandle) }
             return [ATTOpcode.readResponse.rawValue] + value.prefix(mtu - 1)
         case .readBlobRequest(let r):
-            guard let value = value(at: r.attributeHandle) else { return error(op, r.attributeHandle, .invalidHandle) }
+            guard let value = value(at: r.attributeHandle, recorded: recorded) else { return error(op, r.attributeHandle, .invalidHandle) }
             let offset = Int(r.valueOffset)
             guard offset <= value.count else { return error(op, r.attributeHandle, .invalidOffset) }
             return [ATTOpcode.readBlobResponse.rawValue] + value[offset...].prefix(mtu - 1)
@@ -147,10 +150,11 @@ public struct GATTServerEmulator: Sendable {
             || database.descriptors.contains { $0.handle == handle } || database.values[handle] != nil
     }
 
-    /// The value at a handle: recorded or written; declarations and services as their bytes;
-    /// an empty value for an attribute known but never read.
-    func value(at handle: UInt16) -> [UInt8]? {
+    /// The value at a handle: written, recorded at this moment, or the database's; declarations
+    /// and services as their bytes; an empty value for an attribute known but never read.
+    func value(at handle: UInt16, recorded: (UInt16) -> [UInt8]? = { _ in nil }) -> [UInt8]? {
         if let v = written[handle] { return v }
+        if let v = recorded(handle) { return v }
         if let v = database.values[handle] { return v.bytes }
         if let s = database.services.first(where: { $0.startHandle == handle }) { return s.uuid.littleEndianBytes }
         if let c = database.characteristics.first(where: { $0.declarationHandle == handle }) { return declaration(c) }
@@ -174,7 +178,7 @@ public struct GATTServerEmulator: Sendable {
         return out.sorted { $0.0 < $1.0 }
     }
 
-    mutating func readByType(_ r: ATTReadByTypeRequest) -> [UInt8] {
+    mutating func readByType(_ r: ATTReadByTypeRequest, recorded: (UInt16) -> [UInt8]? = { _ in nil }) -> [UInt8] {
         let op = ATTOpcode.readByTypeRequest
         var list: [ATTReadByTypeResponse.AttributeData] = []
         func add(_ handle: UInt16, _ value: [UInt8]) -> Bool {
@@ -196,7 +200,7 @@ public struct GATTServerEmulator: Sendable {
             }
         } else {
             for (handle, uuid) in attributeTypes() where range.contains(handle) && uuid == r.attributeType {
-                if !add(handle, Array((value(at: handle) ?? []).prefix(mtu - 4))) { break }
+                if !add(handle, Array((value(at: handle, recorded: recorded) ?? []).prefix(min(mtu - 4, 253)))) { break }
             }
         }
         if list.isEmpty { return error(op, r.startingHandle, .attributeNotFound) }

@@ -7,8 +7,10 @@ import BLEDecode
 /// 0. a characteristic without the Read property: Read Not Permitted, as its server answers;
 /// 1. what the central wrote to the attribute on this link (the emulator keeps it);
 /// 2. the value this recorded connection shows for it at this moment (ValueHistory: the latest
-///    read, notification, indication or accepted write at or before the same offset from the
-///    connection start), never a later one, never another connection's;
+///    value the peripheral sent for it in any response, notification or indication, or an
+///    accepted write, at or before the same offset from the connection start), never a later
+///    one, never another connection's; a long one is served whole, its Read Blob Requests
+///    answered from it;
 /// 3. the GATT database's value (the last one the recording shows, over all connections);
 /// 4. for a characteristic value or descriptor no recording ever showed, the policy
 ///    `ReplayConfiguration.unrecordedValues` (an ATT error by default), noted in
@@ -30,7 +32,9 @@ extension PeerSession {
                                                                  errorCode: .readNotPermitted)).encoded())
         }
         if let v = behaviour?.valueHistory.value(of: handle, at: link.relative(world.scheduler.now)) {
-            if v.count > link.mtu - 1 { occasional.longValues[handle] = v }
+            // A long value: the Read Blob Requests that follow get the rest of it (and not of one
+            // read before).
+            occasional.longValues[handle] = v.count > link.mtu - 1 ? v : nil
             return .answer([ATTOpcode.readResponse.rawValue] + v.prefix(link.mtu - 1))
         }
         if db.values[handle] != nil { return nil }

@@ -143,6 +143,9 @@ final class PeerSession {
         for u in b.parameterUpdates where u.offset > 0 {
             world.scheduler.schedule(after: u.offset) { [self] in host.updateParameters(link, u.parameters) }
         }
+        for e in b.linkEvents where e.offset >= 0 {
+            world.scheduler.schedule(after: e.offset, order: e.packetID) { [self] in host.recordedLinkEvent(link, e) }
+        }
         fire(.linkStart)
     }
 
@@ -310,6 +313,7 @@ final class PeerSession {
         let recorded = recordedAnswer(to: pdu, occurrence: occurrence)
         var latency = recorded?.latency ?? behaviour?.typicalLatency ?? 2 * link.parameters.interval
         var response: [UInt8]
+        var servedUnrecorded = false
         if errorCode == nil, let part = longValuePart(pdu) {
             response = part
         } else if let errorCode, op.kind == .request {
@@ -328,16 +332,23 @@ final class PeerSession {
             case .database:
                 emulator.mtu = max(emulator.mtu, link.mtu)
                 switch unrecordedRead(pdu) {
-                case .answer(let r): response = r
+                case .answer(let r):
+                    // It set or cleared the long value it serves itself (PeerSession+Values.swift).
+                    response = r
+                    servedUnrecorded = true
                 case .silent: return
-                case nil: response = emulator.answer(pdu)
+                case nil:
+                    let history = behaviour?.valueHistory, at = link.relative(world.scheduler.now)
+                    response = emulator.answer(pdu) { history?.value(of: $0, at: at) }
                 }
             case .error(let code):
                 let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
                 response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: code)).encoded()
             }
         }
-        if op == .readRequest, errorCode == nil { response = servingLongValue(pdu, occurrence: occurrence, recorded: response) }
+        if op == .readRequest, errorCode == nil, !servedUnrecorded {
+            response = servingLongValue(pdu, occurrence: occurrence, recorded: response)
+        }
         let scale = world.configuration.latencyScale
         if scale != 1 { latency = Int64((Double(latency) * scale).rounded()) }
         world.scheduler.schedule(after: latency + extraDelay, order: recorded?.packetID ?? Scheduler.unordered) { [self] in
