@@ -6,7 +6,7 @@ import BLETimeline
 /// device identities and findings. Idempotent per capture (`analysis_state`).
 public enum Analyzer {
     /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
-    public static let version: Int64 = 7
+    public static let version: Int64 = 8
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
@@ -188,8 +188,10 @@ enum GATTStore {
         }
         for (handle, v) in g.values.sorted(by: { $0.key < $1.key }) {
             try db.run("""
-                INSERT OR REPLACE INTO gatt_value (connection_id, handle, value, source, packet_id, server) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                """, [.integer(id), .integer(Int64(handle)), .blob(v.bytes), .text(v.source), .integer(Int64(v.packetID)), server])
+                INSERT OR REPLACE INTO gatt_value (connection_id, handle, value, source, packet_id, server, read_by_type)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                """, [.integer(id), .integer(Int64(handle)), .blob(v.bytes), .text(v.source), .integer(Int64(v.packetID)), server,
+                      v.readByType.map { .text($0.uuidString) } ?? .null])
         }
     }
 }

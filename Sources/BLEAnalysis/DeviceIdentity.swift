@@ -31,12 +31,15 @@ enum DeviceIdentity {
             """)
         // Device Information strings, and the GAP Device Name when advertising carried no name:
         // the latest value read from each characteristic, as text without its NUL padding
-        // (GATTStringValue). Only the peer's own server: the local one is this device's.
+        // (GATTStringValue). Only the peer's own server: the local one is this device's. A value
+        // read by its type (Read By Type, `read_by_type`) counts though its characteristic was
+        // never discovered, as iOS and Android's stack read the Device Name on connecting.
         let strings = try db.prepare("""
-            SELECT c.peer_address, ch.uuid, v.value FROM gatt_value v
-            JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
+            SELECT c.peer_address, coalesce(ch.uuid, v.read_by_type), v.value FROM gatt_value v
+            LEFT JOIN gatt_characteristic ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
             JOIN connection c ON c.id = v.connection_id
-            WHERE c.peer_address IS NOT NULL AND ch.uuid IN (\((disColumns.map(\.0) + ["2A00"]).map { "'\($0)'" }.joined(separator: ",")))
+            WHERE c.peer_address IS NOT NULL
+            AND coalesce(ch.uuid, v.read_by_type) IN (\((disColumns.map(\.0) + ["2A00"]).map { "'\($0)'" }.joined(separator: ",")))
             AND length(v.value) > 0
             AND v.server = 'remote' -- the peer's own GATT server, never the local one it read (GATTServerSide)
             ORDER BY v.packet_id DESC

@@ -43,8 +43,13 @@ public struct GATTDatabase: Sendable, Equatable {
         public var bytes: [UInt8]
         public var source: String
         public var packetID: Int
-        public init(bytes: [UInt8], source: String, packetID: Int) {
-            self.bytes = bytes; self.source = source; self.packetID = packetID
+        /// The attribute type the client read the handle by (Read Using Characteristic UUID, Core
+        /// v5.4 Vol 3 Part G 4.8.2: a Read By Type Request names it, and every handle of the
+        /// response has it), when the client did; a Device Name read so, with no discovery, is
+        /// still the Device Name.
+        public var readByType: BluetoothUUID?
+        public init(bytes: [UInt8], source: String, packetID: Int, readByType: BluetoothUUID? = nil) {
+            self.bytes = bytes; self.source = source; self.packetID = packetID; self.readByType = readByType
         }
     }
 

@@ -70,8 +70,12 @@ public struct GATTServerReconstructor {
         }
     }
 
-    private mutating func setValue(_ handle: UInt16, _ bytes: [UInt8], _ source: String, _ packetID: Int) {
-        learned.values[handle] = GATTDatabase.Value(bytes: bytes, source: source, packetID: packetID)
+    /// The handle's value now; the type it was read by, once known, stays (a handle's type does
+    /// not change while the link lasts).
+    private mutating func setValue(_ handle: UInt16, _ bytes: [UInt8], _ source: String, _ packetID: Int,
+                                   readByType: BluetoothUUID? = nil) {
+        learned.values[handle] = GATTDatabase.Value(bytes: bytes, source: source, packetID: packetID,
+                                                    readByType: readByType ?? learned.values[handle]?.readByType)
     }
 
     private mutating func response(_ pdu: ATTPDU, to requestPDU: ATTPDU, request: StoredATTPDU, packetID: Int) {
@@ -110,7 +114,7 @@ public struct GATTServerReconstructor {
                 }
             } else {
                 // Read Using Characteristic UUID (Vol 3 Part G 4.8.2): values by type.
-                for e in rs.attributeDataList { setValue(e.handle, e.value, "read", packetID) }
+                for e in rs.attributeDataList { setValue(e.handle, e.value, "read", packetID, readByType: rq.attributeType) }
             }
         case (.writeRequest(let rq), .writeResponse):
             // Written only once the server said so: an Error Response leaves the value as it was

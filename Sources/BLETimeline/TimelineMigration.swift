@@ -22,6 +22,7 @@ enum TimelineMigration {
             // other tables below. Captures imported before have no row: a replay scans their
             // packet rows as it always did.
             if version < 7 { try controllerIndexes(db) }
+            if version < 8 { try readByTypeColumn(db) }
             try db.execute("\(TimelineSchema.tables) \(TimelineSchema.views) \(TimelineSchema.indexes) PRAGMA user_version = \(TimelineSchema.version);")
             try db.execute("COMMIT")
         } catch {
@@ -156,6 +157,15 @@ enum TimelineMigration {
     ///
     /// Each part is skipped when done (the column present; a blob already of whole 14-byte
     /// entries cannot be told from a version 6 one, so the blobs are rewritten only from 6).
+    /// Version 7 -> 8: `gatt_value.read_by_type`, the attribute type a value was read by (Read
+    /// By Type). NULL in older rows; Analyzer.version moved on too, so the next analysis fills it.
+    private static func readByTypeColumn(_ db: SQLiteDatabase) throws(SQLiteError) {
+        let columns = try db.rows("PRAGMA table_info(gatt_value)").compactMap { $0[1].string }
+        if !columns.isEmpty, !columns.contains("read_by_type") {
+            try db.execute("ALTER TABLE gatt_value ADD COLUMN read_by_type TEXT")
+        }
+    }
+
     private static func controllerIndexes(_ db: SQLiteDatabase) throws(SQLiteError) {
         let columns = try db.rows("PRAGMA table_info(connection)").compactMap { $0[1].string }
         if !columns.isEmpty, !columns.contains("controller_index") {

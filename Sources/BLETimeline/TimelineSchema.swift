@@ -2,7 +2,7 @@
 /// (the user's query contract in DESIGN.md; keep them stable).
 public enum TimelineSchema {
     /// `PRAGMA user_version` of files this build writes. Older files are migrated or refused.
-    public static let version: Int64 = 7
+    public static let version: Int64 = 8
 
     /// `PRAGMA application_id` of a blereplay timeline ("BLRT"): tells our files from other
     /// SQLite files before their `user_version` is judged (sqlite.org/fileformat.html 1.3.12).
@@ -236,6 +236,8 @@ public enum TimelineSchema {
         source TEXT NOT NULL,
         packet_id INTEGER NOT NULL,
         server TEXT NOT NULL DEFAULT 'remote',
+        -- The attribute type the client read the handle by (Read By Type, Core Vol 3 Part G 4.8.2), when it did.
+        read_by_type TEXT,
         PRIMARY KEY (connection_id, server, handle)
     );
     CREATE TABLE IF NOT EXISTS gatt_include (

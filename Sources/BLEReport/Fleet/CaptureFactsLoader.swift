@@ -77,10 +77,10 @@ public enum CaptureFactsLoader {
         var identities: [Int64: DeviceIdentity] = [:]
         let names = identityUUIDs.map { "'\($0)'" }.joined(separator: ",")
         for row in try db.rows("""
-            SELECT v.connection_id, ch.uuid, v.value FROM gatt_value v
-            JOIN gatt_characteristics ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
+            SELECT v.connection_id, coalesce(ch.uuid, v.read_by_type), v.value FROM gatt_value v
+            LEFT JOIN gatt_characteristics ch ON ch.connection_id = v.connection_id AND ch.value_handle = v.handle AND ch.server = v.server
             JOIN connections c ON c.id = v.connection_id
-            WHERE c.capture_id = ?1 AND ch.uuid IN (\(names)) AND length(v.value) > 0
+            WHERE c.capture_id = ?1 AND coalesce(ch.uuid, v.read_by_type) IN (\(names)) AND length(v.value) > 0
             AND v.server = 'remote' -- the peer's own GATT server, never this device's that it read (GATTServerSide)
             ORDER BY v.packet_id
             """, capture) {
