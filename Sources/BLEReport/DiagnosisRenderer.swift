@@ -1,4 +1,5 @@
 import BLECore
+import BLETimeline
 import BLEAnalysis
 
 /// Renders `blereplay diagnose`: per connection, what happened and why it ended.
@@ -172,13 +173,9 @@ public enum DiagnosisRenderer {
     /// A link event's `tx_phy=… rx_phy=…` (LE PHY Update Complete's fields, Core v5.4 Vol 4 Part E
     /// 7.7.65.12) as a parameters line says it: `LE 2M`, or `tx LE 2M, rx LE 1M` when they differ.
     static func phyText(_ detail: String) -> String {
-        var fields: [String: String] = [:]
-        for part in detail.split(separator: " ") {
-            let kv = part.split(separator: "=", maxSplits: 1)
-            if kv.count == 2 { fields[String(kv[0])] = String(kv[1]) }
-        }
+        let fields = LinkEventDetail.fields(detail)
         guard let tx = fields["tx_phy"], let rx = fields["rx_phy"] else { return detail }
-        func name(_ v: String) -> String { v.hasPrefix("0x") ? v : "LE " + v }
+        func name(_ v: Substring) -> String { v.hasPrefix("0x") ? String(v) : "LE " + v }
         return tx == rx ? name(tx) : "tx \(name(tx)), rx \(name(rx))"
     }
 

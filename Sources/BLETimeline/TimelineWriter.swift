@@ -336,9 +336,8 @@ final class TimelineWriter {
 
         case .linkEvent(let l):
             let rowID = id(l.connection)
-            let detail = l.fields.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
             try linkEvent(frame: frame, ts: ts, connection: rowID, name: l.name,
-                          status: l.status.map { Int($0.rawValue) }, detail: detail.isEmpty ? nil : detail)
+                          status: l.status.map { Int($0.rawValue) }, detail: LinkEventDetail.text(l.fields))
             if l.recordsError, let status = l.status, status.rawValue != 0 {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "link",
                           code: Int(status.rawValue), name: status.name, cbError: nil)

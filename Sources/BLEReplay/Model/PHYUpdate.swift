@@ -1,4 +1,5 @@
 import BLECore
+import BLETimeline
 
 /// An LE PHY Update Complete the recording shows (Core v5.4 Vol 4 Part E 7.7.65.12): the
 /// controller changed the link's PHYs (status 0) or failed to (0x1A Unsupported Remote Feature,
@@ -35,7 +36,7 @@ public struct PHYUpdate: Sendable, Hashable {
             default: nil
             }
         }
-        let f = RecordedLinkEvent.fields(detail)
+        let f = LinkEventDetail.fields(detail)
         let tx = code(f["tx_phy"]), rx = code(f["rx_phy"])
         guard let tx, let rx else { return nil }
         return (tx, rx)

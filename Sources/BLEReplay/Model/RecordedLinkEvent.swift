@@ -1,4 +1,5 @@
 import BLECore
+import BLETimeline
 
 /// A controller event of a link that the replay does not simulate but writes as recorded, at its
 /// recorded offset from the connection start (time anchoring, as connection updates), so that
@@ -41,16 +42,6 @@ public enum RecordedLinkEvent: Sendable, Hashable {
                                                 maxRxOctets: c.maxRxOctets, maxRxTime: c.maxRxTime)
         }
     }
-
-    /// `key=value` fields of the timeline's `link_event.detail`, as the decoder writes them.
-    static func fields(_ detail: String) -> [Substring: Substring] {
-        var out: [Substring: Substring] = [:]
-        for field in detail.split(separator: " ") {
-            let parts = field.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { out[parts[0]] = parts[1] }
-        }
-        return out
-    }
 }
 
 /// An LE Data Length Change (Core v5.4 Vol 4 Part E 7.7.65.7): the most octets and time per
@@ -74,7 +65,7 @@ public struct DataLengthChange: Sendable, Hashable {
 
     /// From `max_tx_octets=251 max_tx_time=2120 max_rx_octets=251 max_rx_time=2120`.
     init?(offset: Int64, detail: String, packetID: Int) {
-        let f = RecordedLinkEvent.fields(detail)
+        let f = LinkEventDetail.fields(detail)
         guard let txO = f["max_tx_octets"].flatMap({ UInt16($0) }), let txT = f["max_tx_time"].flatMap({ UInt16($0) }),
               let rxO = f["max_rx_octets"].flatMap({ UInt16($0) }), let rxT = f["max_rx_time"].flatMap({ UInt16($0) }) else { return nil }
         self.init(offset: offset, maxTxOctets: txO, maxTxTime: txT, maxRxOctets: rxO, maxRxTime: rxT, packetID: packetID)
