@@ -21,32 +21,18 @@ struct H4StreamDecoder {
     private(set) var offset = 0
     private(set) var frames = 0
 
-    /// The bytes a packet of this type needs after the type byte before its length is known,
-    /// and where the length sits; nil for a byte that is no H4 type.
-    static func header(for type: UInt8) -> (length: Int, lengthAt: Int, wide: Bool)? {
-        switch type {
-        case 0x01: (3, 2, false)
-        case 0x02: (4, 2, true)
-        case 0x03: (3, 2, false)
-        case 0x04: (2, 1, false)
-        case 0x05: (4, 2, true)
-        default: nil
-        }
-    }
-
     /// The next record, or nil when the buffer holds only part of one.
     /// - Parameter arrival: when the buffered bytes arrived (µs since the Unix epoch).
     mutating func next(_ buffer: inout StreamBuffer, source: String, arrival: Int64) throws(LiveError) -> LiveRecord? {
         guard !buffer.isEmpty else { return nil }
         let type = buffer[0]
-        guard let header = Self.header(for: type) else {
+        guard let header = HCIPacketHeader(type: H4PacketType(rawValue: type)) else {
             throw LiveError(source: source, offset: offset, kind: .malformed, message:
                 "0x\(hex2(type)) is no H4 packet type (0x01-0x05); the stream cannot be resynchronised")
         }
-        guard buffer.count >= 1 + header.length else { return nil }
-        var length = header.wide ? Int(buffer.uint16LE(at: 1 + header.lengthAt)) : Int(buffer[1 + header.lengthAt])
-        if type == 0x05 { length &= 0x3FFF }
-        let total = 1 + header.length + length
+        let bytes = buffer.bytes
+        guard let packet = header.packetLength(in: bytes, at: bytes.startIndex + 1) else { return nil }
+        let total = 1 + packet
         guard buffer.count >= total else { return nil }
         let kind = H4PacketType(rawValue: type).kind
         let direction: Direction = kind == .command ? .sent : (kind == .event ? .received : .unknown)

@@ -154,7 +154,7 @@ struct LiveStreamDecoder {
                 throw LiveError(source: source, offset: 0, kind: .malformed, message: lineEndings.explanation)
             }
             var h4 = StreamDetection.Answer.none
-            if H4StreamDecoder.header(for: first) != nil {
+            if HCIPacketHeader(type: H4PacketType(rawValue: first)) != nil {
                 h4 = StreamDetection.h4(buffer.bytes)
                 if h4 == .h4 {
                     state = .h4(H4StreamDecoder())
@@ -178,7 +178,7 @@ struct LiveStreamDecoder {
                 return nil
             case .none:
                 throw LiveError(source: source, offset: 0, kind: .malformed,
-                                message: Self.neither(first, brokenH4: H4StreamDecoder.header(for: first) != nil))
+                                message: Self.neither(first, brokenH4: HCIPacketHeader(type: H4PacketType(rawValue: first)) != nil))
             }
         case .btsnoop(var d):
             defer { state = .btsnoop(d) }

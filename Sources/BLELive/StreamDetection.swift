@@ -27,12 +27,9 @@ enum StreamDetection {
         var i = bytes.startIndex
         var packets = 0
         while i < bytes.endIndex {
-            guard let header = H4StreamDecoder.header(for: bytes[i]) else { return packets > 0 ? .h4Broken : .none }
-            guard bytes.endIndex - i >= 1 + header.length else { return packets > 0 ? .h4 : .needMore }
-            let at = i + 1 + header.lengthAt
-            var length = header.wide ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at])
-            if bytes[i] == 0x05 { length &= 0x3FFF }
-            i += 1 + header.length + length
+            guard let header = HCIPacketHeader(type: H4PacketType(rawValue: bytes[i])) else { return packets > 0 ? .h4Broken : .none }
+            guard let packet = header.packetLength(in: bytes, at: i + 1) else { return packets > 0 ? .h4 : .needMore }
+            i += 1 + packet
             packets += 1
         }
         return i == bytes.endIndex ? .h4 : (packets > 1 ? .h4 : .needMore)
@@ -95,11 +92,8 @@ enum StreamDetection {
     private static func consistent(_ p: ArraySlice<UInt8>, flags: UInt32, datalink: BtsnoopDatalink) -> Bool {
         let s = p.startIndex
         func fits(_ type: UInt8, at start: Int) -> Bool {
-            guard let h = H4StreamDecoder.header(for: type), p.endIndex - start >= h.length else { return false }
-            let at = start + h.lengthAt
-            var length = h.wide ? Int(p[at]) | Int(p[at + 1]) << 8 : Int(p[at])
-            if type == 0x05 { length &= 0x3FFF }
-            return start + h.length + length == p.endIndex
+            guard let packet = HCIPacketHeader(type: H4PacketType(rawValue: type))?.packetLength(in: p, at: start) else { return false }
+            return start + packet == p.endIndex
         }
         switch datalink {
         case .h4:
