@@ -49,11 +49,8 @@ import Testing
             if holdsRefused { refused += 1 }
             if holdsPHY { phys += 1 }
             if holdsDataLength { dataLengths += 1 }
-            var configuration = ReplayConfiguration()
-            configuration.keepTrace = true
-            let (_, world) = FaithfulReplay.run(try TestCaptures.session(s.path), configuration: configuration)
             let written = s.path + ".written.btsnoop"
-            try world.trace.writeBtsnoop(to: written)
+            try TestCaptures.replayWriting(try TestCaptures.session(s.path), to: written)
             let before = try Self.facts(s.path), after = try Self.facts(written)
             #expect(after == before, "seed \(s.seed) (\(shapes.joined(separator: ", "))): original\n\(before)\nwritten\n\(after)")
         }

@@ -65,11 +65,8 @@ import Testing
         try Self.capture().write(to: original)
         let session = try TestCaptures.session(original)
         #expect(session.connections.first?.phyUpdates.map { [$0.status.rawValue, $0.tx, $0.rx] } == [[0x1A, 1, 1], [0, 2, 2], [0, 3, 2]])
-        var configuration = ReplayConfiguration()
-        configuration.keepTrace = true
-        let (result, world) = FaithfulReplay.run(session, configuration: configuration)
+        let (result, _) = try TestCaptures.replayWriting(session, to: written)
         #expect(result.allReproduced)
-        try world.trace.writeBtsnoop(to: written)
         let before = try Self.facts(original)
         #expect(before.count == 4 && before.last == "conn 64: phy tx_phy=Coded rx_phy=2M, 2 update(s)")
         let after = try Self.facts(written)

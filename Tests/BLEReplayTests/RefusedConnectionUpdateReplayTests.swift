@@ -82,11 +82,8 @@ import Testing
             try? FileManager.default.removeItem(atPath: written)
         }
         try Self.capture().write(to: original)
-        var configuration = ReplayConfiguration()
-        configuration.keepTrace = true
-        let (result, world) = FaithfulReplay.run(try TestCaptures.session(original), configuration: configuration)
+        let (result, _) = try TestCaptures.replayWriting(try TestCaptures.session(original), to: written)
         #expect(result.allReproduced)
-        try world.trace.writeBtsnoop(to: written)
 
         let before = try Self.facts(original)
         let after = try Self.facts(written)

@@ -35,6 +35,18 @@ enum TestCaptures {
         guard let s = loaded.sessions.first else { throw RecordingLoader.Failure(message: "\(path): no capture") }
         return s
     }
+
+    /// Replays `session` faithfully, keeping the trace, and writes it to `written` as
+    /// `replay --write-capture` does: the round trip a written capture's re-import is checked by.
+    @discardableResult
+    static func replayWriting(_ session: RecordedSession, to written: String,
+                              configuration base: ReplayConfiguration = ReplayConfiguration()) throws -> (FaithfulReplayResult, ReplayWorld) {
+        var configuration = base
+        configuration.keepTrace = true
+        let (result, world) = FaithfulReplay.run(session, configuration: configuration)
+        try world.trace.writeBtsnoop(to: written)
+        return (result, world)
+    }
 }
 
 extension ATTMatchKey {
