@@ -5,23 +5,13 @@ import TestSupport
 /// Names from the air hold any bytes: the text outputs keep one line per packet (and per header)
 /// by escaping control characters as tshark does (`\n`, `\033`), while JSON keeps the name exactly.
 @Suite struct ControlCharacterOutputCLITests {
-    static let peer: [UInt8] = [0xC4, 0x7A, 0x3B, 0x12, 0x9E, 0x52]
     /// "Door", a line break, "Lock", then ESC [ 2 J (a terminal's "clear the screen").
     static let name: [UInt8] = Array("Door\nLock".utf8) + [0x1B] + Array("[2J".utf8)
 
-    /// Scan, one advertising report naming the device, a connection to it, its end: 5 records.
+    /// Scan, one advertising report naming the device, a connection to it, its end: 5 records
+    /// (`HostileNameOutputCLITests.capture`, with this name).
     static func capture(at path: String) throws {
-        var c = SpecCapture()
-        // LE Set Scan Enable (Vol 4 Part E 7.8.11): enable, no duplicate filtering.
-        c.cmd(0, 0x200C, [0x01, 0x00])
-        // LE Advertising Report (7.7.65.2): 1 report, ADV_IND, random address, AD: Flags 0x06,
-        // Complete Local Name (Core Supplement Part A 1.2) with the name's 13 bytes; RSSI -60.
-        let ad: [UInt8] = [0x02, 0x01, 0x06, UInt8(name.count + 1), 0x09] + name
-        c.evt(10, 0x3E, [0x02, 0x01, 0x00, 0x01] + peer.reversed() + [UInt8(ad.count)] + ad + [0xC4])
-        c.commandStatus(20, 0x200D)
-        c.connectionComplete(60, handle: 0x0040, role: 0, peer: peer)
-        c.disconnectionComplete(2000, handle: 0x0040, reason: 0x13)
-        try c.write(to: path)
+        try HostileNameOutputCLITests.capture(name: name, at: path)
     }
 
     @Test func textOutputsKeepOneLineAndJSONKeepsTheName() throws {

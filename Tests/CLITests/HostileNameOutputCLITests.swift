@@ -12,9 +12,10 @@ import TestSupport
     /// Scan, one advertising report naming the device `name`, a connection to it, its end.
     static func capture(name: [UInt8], at path: String) throws {
         var c = SpecCapture()
-        // LE Set Scan Enable (Vol 4 Part E 7.8.11).
+        // LE Set Scan Enable (Vol 4 Part E 7.8.11): enable, no duplicate filtering.
         c.cmd(0, 0x200C, [0x01, 0x00])
-        // LE Advertising Report (7.7.65.2): ADV_IND, random address, Flags and Complete Local Name; RSSI -60.
+        // LE Advertising Report (7.7.65.2): 1 report, ADV_IND, random address, AD: Flags 0x06,
+        // Complete Local Name (Core Supplement Part A 1.2) with the name's bytes; RSSI -60.
         let ad: [UInt8] = [0x02, 0x01, 0x06, UInt8(name.count + 1), 0x09] + name
         c.evt(10, 0x3E, [0x02, 0x01, 0x00, 0x01] + peer.reversed() + [UInt8(ad.count)] + ad + [0xC4])
         c.commandStatus(20, 0x200D)
