@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Release builds of the replay's simulation skip Swift's dynamic exclusivity checks, debug builds
-/// (the ones `make test` runs) keep them: see README "Speed".
+/// Release builds of the import's, the analysis's and the replay's modules skip Swift's dynamic
+/// exclusivity checks, debug builds (the ones `make test` runs) keep them: see README "Speed".
 let releaseOnlyExclusivity: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -34,13 +34,19 @@ let package = Package(
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
 
         // Pipeline stages, one target each; arrows point one way (DESIGN.md).
-        .target(name: "BLECore", dependencies: ["CCrypto"]),
-        .target(name: "BLECapture", dependencies: ["BLECore", "CPcap", "CZlib", "CZip"]),
-        .target(name: "BLEDecode", dependencies: ["BLECore"]),
-        .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"]),
+        .target(name: "BLECore", dependencies: ["CCrypto"],
+                swiftSettings: releaseOnlyExclusivity),
+        .target(name: "BLECapture", dependencies: ["BLECore", "CPcap", "CZlib", "CZip"],
+                swiftSettings: releaseOnlyExclusivity),
+        .target(name: "BLEDecode", dependencies: ["BLECore"],
+                swiftSettings: releaseOnlyExclusivity),
+        .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"],
+                swiftSettings: releaseOnlyExclusivity),
         // Analysis re-reads stored ATT PDUs, so it uses BLEDecode's PDU types as well as the timeline.
-        .target(name: "BLEAnalysis", dependencies: ["BLECore", "BLEDecode", "BLETimeline"]),
-        .target(name: "BLEReport", dependencies: ["BLECore", "BLECapture", "BLETimeline", "BLEAnalysis"]),
+        .target(name: "BLEAnalysis", dependencies: ["BLECore", "BLEDecode", "BLETimeline"],
+                swiftSettings: releaseOnlyExclusivity),
+        .target(name: "BLEReport", dependencies: ["BLECore", "BLECapture", "BLETimeline", "BLEAnalysis"],
+                swiftSettings: releaseOnlyExclusivity),
         // Replay: discrete-event simulation over peripheral models built from the timeline.
         .target(name: "BLEReplay", dependencies: ["BLECore", "BLEDecode", "BLETimeline", "BLEAnalysis", "BLECapture"],
                 swiftSettings: releaseOnlyExclusivity),
