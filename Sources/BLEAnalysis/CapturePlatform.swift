@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 import BLETimeline
 
 /// Which host stack most likely wrote a capture: what the diagnosis says the platform does (iOS
@@ -10,16 +11,15 @@ import BLETimeline
 ///   are what Android writes, but other tools write H4 btsnoop too; btsnoop datalink 2001 and
 ///   pcap DLT 254 are the Linux monitor format btmon writes (BlueZ);
 /// - the host's vendor commands, from the `command` table (its index on capture and opcode):
-///   Android's stack sends the Google-defined vendor commands of hcidefs.h (`HCI_BLE_VENDOR_CAP_OCF`
-///   0xFD53, `HCI_BLE_MULTI_ADV_OCF` 0xFD54, `HCI_BLE_BATCH_SCAN_OCF` 0xFD56,
-///   `HCI_BLE_ADV_FILTER_OCF` 0xFD57, `HCI_BLE_ENERGY_INFO_OCF` 0xFD59), which no other host sends;
+///   Android's stack sends the Google-defined LE vendor commands of hcidefs.h (`HCI_BLE_VENDOR_CAP_OCF`
+///   0xFD53 … `HCI_CONTROLLER_DAB` 0xFD5F: `HCIVendorCommand.androidOpcodes`), which no other host sends;
 /// - the bugreport: a capture read out of an `adb bugreport` zip is Android's whatever its format
 ///   (`bugreportSaysAndroid`, the hook for the phone identity kept per capture).
 public enum CapturePlatform: String, Equatable, Sendable {
     case apple, android, bluez, unknown
 
-    /// The Android host's vendor-specific command opcodes (OGF 0x3F), from hcidefs.h.
-    public static let androidVendorOpcodes: [Int] = [0xFD53, 0xFD54, 0xFD56, 0xFD57, 0xFD59]
+    /// The Android host's vendor-specific command opcodes (OGF 0x3F), from hcidefs.h: the decoder's table.
+    public static let androidVendorOpcodes: [Int] = HCIVendorCommand.androidOpcodes.map { Int($0.rawValue) }
 
     /// From the format alone.
     public init(format: String, linkType: Int) {

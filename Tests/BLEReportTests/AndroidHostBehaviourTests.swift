@@ -4,6 +4,7 @@ import Testing
 import BLEAnalysis
 import BLECore
 import BLETimeline
+import TestSupport
 
 /// What an Android app's BluetoothGattCallback received, on the capture `Scripts/blegen/android.py`
 /// builds (frame numbers are read off that file): the Android host behaviours as findings, the
@@ -119,6 +120,23 @@ struct AndroidHostBehaviourTests {
         #expect(byFormat.showsAndroidView && byFormat.showsCoreBluetoothView)
         #expect(!apple.showsAndroidView && apple.showsCoreBluetoothView)
         #expect(CapturePlatform.Inference.unknown.showsAndroidView && CapturePlatform.Inference.unknown.showsCoreBluetoothView)
+    }
+
+    /// Every Android LE vendor command the decoder knows is evidence, not only the five the
+    /// platform inference once listed: an H4 pcap (LINKTYPE 187: no format says Android) whose
+    /// host only configured the Bluetooth Quality Report (`HCI_CONTROLLER_BQR` 0xFD5E, AOSP
+    /// hcidefs.h; sub-command 0x00 add, report mask, thresholds) is Android's. It was `.unknown`.
+    @Test func anyAndroidVendorCommandIsEvidence() throws {
+        #expect(CapturePlatform.androidVendorOpcodes.contains(0xFD5E))
+        var c = SpecCapture()
+        c.cmd(0, 0xFD5E, [0x00, 0x1F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00])
+        c.evt(1, 0x0E, [0x01, 0x5E, 0xFD, 0x00])
+        let dir = Support.scratch()
+        try c.writePcapH4(to: dir + "/bqr.pcap")
+        let store = try Support.timeline([dir + "/bqr.pcap"], at: dir + "/bqr.db")
+        let inferred = try CapturePlatform.infer(captureID: 1, from: store.database)
+        #expect(inferred.platform == .android && inferred.confirmed)
+        #expect(inferred.evidence == "Android's vendor commands (0xFD5E)")
     }
 
     @Test func reportShowsTheAndroidColumns() throws {

@@ -42,6 +42,9 @@ public struct HCIVendorCommand: Sendable {
         (0xFD53...0xFD5F).contains(opcode.rawValue) && table[opcode.rawValue] != nil
     }
 
+    /// Android's LE vendor commands (`isAndroid`), in opcode order.
+    public static let androidOpcodes: [HCIOpcode] = table.keys.sorted().map { HCIOpcode($0) }.filter { isAndroid($0) }
+
     /// AOSP `hcidefs.h` and `btm_ble_api_types.h` (sub codes); names in Wireshark's wording
     /// (`bthci_vendor.broadcom.opcode`) where it has one. First return parameter read as Status
     /// in AOSP: `btm_ble_vendor_capability_vsc_cmpl_cback` (0xFD53), the multi-advertising
