@@ -15,6 +15,11 @@ public enum Analyzer {
     ///   as always, the `finding` table stays empty.
     @discardableResult
     public static func analyze(_ store: TimelineStore, force: Bool = false, findings: Bool = true) throws -> Int {
+        // An import's own file: the connections' findings are made on every core (`ParallelFindings`).
+        try analyze(store, force: force, findings: findings, readers: findings ? ParallelFindings.forStore(store) : nil)
+    }
+
+    static func analyze(_ store: TimelineStore, force: Bool, findings: Bool, readers: ParallelFindings?) throws -> Int {
         let db = store.database
         try endAbandonedRecordings(db)
         let pending = try db.rows("""
@@ -23,7 +28,7 @@ public enum Analyzer {
             """, [.integer(force ? 1 : 0), .integer(version)]).compactMap { $0[0].int64 }
         guard !pending.isEmpty else { return 0 }
         try db.transaction {
-            for captureID in pending { try analyzeCapture(captureID, db: db, findings: findings) }
+            for captureID in pending { try analyzeCapture(captureID, db: db, findings: findings, readers: readers) }
             try DeviceIdentity.rebuild(db)
         }
         return pending.count
@@ -46,7 +51,8 @@ public enum Analyzer {
         }
     }
 
-    static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase, findings withFindings: Bool = true) throws {
+    static func analyzeCapture(_ captureID: Int64, db: SQLiteDatabase, findings withFindings: Bool = true,
+                               readers: ParallelFindings? = nil) throws {
         let connections = CaptureConnections(captureID: captureID, db: db)
         // The capture's links by a subquery, not a list of their ids: with tens of thousands of
         // links (issue 17) that statement's text and parse tree alone took megabytes.
@@ -107,7 +113,7 @@ public enum Analyzer {
         let androidByPacket = try applyAndroidRule(captureID, db: db)
         if withFindings {
             try storeFindings(captureID, connections: connections, captureEnd: captureEnd, android: androidByPacket,
-                              attOverlaps: overlaps, db: db)
+                              attOverlaps: overlaps, readers: readers, db: db)
         } else if air.isAirCapture {
             // Without findings (the fleet report) an air capture still gets the endings diagnose
             // infers (`connection-timeout-on-air`): the report counts them as diagnose says them.
@@ -122,7 +128,7 @@ public enum Analyzer {
     /// own Android status takes its evidence's (`android`, from `applyAndroidRule`).
     static func storeFindings(_ captureID: Int64, connections: CaptureConnections, captureEnd: Int64,
                               android androidByPacket: AndroidStatusByPacket, attOverlaps: [Int64: ATTRequestOverlaps] = [:],
-                              airEndingsOnly: Bool = false, db: SQLiteDatabase) throws {
+                              readers: ParallelFindings? = nil, airEndingsOnly: Bool = false, db: SQLiteDatabase) throws {
         var engine = try FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
         engine.attOverlaps = attOverlaps
         let insertFinding = try db.prepare("""
@@ -149,6 +155,12 @@ public enum Analyzer {
         }
         if airEndingsOnly {
             try connections.forEach { c in try emit(try engine.lostFromViewFindings(c)) }
+        } else if let readers {
+            // The readers see what is committed: what the analysis wrote so far is, and each chunk
+            // of findings is written in a transaction of its own; the caller's goes on after.
+            try db.execute("COMMIT")
+            try engine.findings(for: connections, readers: readers, emit)
+            try db.execute("BEGIN IMMEDIATE")
         } else {
             try engine.findings(for: connections, emit)
         }

@@ -54,18 +54,37 @@ struct CaptureConnections {
     let captureID: Int64
     let db: SQLiteDatabase
 
+    /// The columns `ConnectionFacts(row:captureID:)` reads, in its order.
+    private static let columns = """
+        SELECT id, ordinal, handle, transport, peer_address, role, status, interval_us, latency,
+               supervision_timeout_ms, mtu, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
+               disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id,
+               first_packet_id, last_packet_id, local_disconnect_requested, encrypted, controller_index
+        FROM connection
+        """
+
     /// Calls `body` with each connection's facts, in id order.
     func forEach(_ body: (ConnectionFacts) throws -> Void) throws {
-        let s = try db.prepare("""
-            SELECT id, ordinal, handle, transport, peer_address, role, status, interval_us, latency,
-                   supervision_timeout_ms, mtu, client_rx_mtu, server_rx_mtu, connected_ts_us, disconnected_ts_us,
-                   disconnect_reason, began_before_capture, complete_packet_id, disconnect_packet_id,
-                   first_packet_id, last_packet_id, local_disconnect_requested, encrypted, controller_index
-            FROM connection WHERE capture_id = ?1 ORDER BY id
-            """)
+        let s = try db.prepare("\(Self.columns) WHERE capture_id = ?1 ORDER BY id")
         try s.bind([.integer(captureID)])
         while try s.step() {
             try body(ConnectionFacts(row: s, captureID: captureID))
+        }
+    }
+
+    /// Calls `body` with the connections' facts `size` at a time, in id order; no statement is
+    /// left running while `body` runs (it may commit, or others may read the file).
+    func forEachChunk(of size: Int, _ body: ([ConnectionFacts]) throws -> Void) throws {
+        let s = try db.prepare("\(Self.columns) WHERE capture_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3")
+        var after = Int64.min
+        while true {
+            try s.bind([.integer(captureID), .integer(after), .integer(Int64(size))])
+            var chunk: [ConnectionFacts] = []
+            while try s.step() { chunk.append(ConnectionFacts(row: s, captureID: captureID)) }
+            s.reset()
+            guard let last = chunk.last else { return }
+            after = last.id
+            try body(chunk)
         }
     }
 

@@ -30,35 +30,58 @@ struct FindingsEngine {
     /// Hands `emit` the capture's findings, then each connection's in turn: with tens of
     /// thousands of links they are stored as they come, not held all at once. Only the findings
     /// `FindingGroups` may merge wait for the end, where the repeated ones become one.
-    func findings(for connections: CaptureConnections, _ emit: ([Finding]) throws -> Void) throws {
+    ///
+    /// - Parameter readers: when given, the connections' findings are made on its threads, each
+    ///   reading through a connection of its own (`ParallelFindings`); the caller's writes then
+    ///   go through `readers.writing`. Nil: all on this thread, as `emit` comes.
+    func findings(for connections: CaptureConnections, readers: ParallelFindings? = nil,
+                  _ emit: ([Finding]) throws -> Void) throws {
         let platform = try CapturePlatform.infer(captureID: captureID, from: db)
-        try captureFindings(connections, emit)
-        try emit(try cancelledAttemptFindings(connections, platform: platform))
-        try emit(try unansweredCancelFindings(connections))
-        try emit(try androidHostFindings(connections, platform: platform.platform))
-        try emit(try applePendingConnectFindings(connections, platform: platform.platform))
+        let writing = readers?.writing ?? { try $0() }
+        try writing {
+            try captureFindings(connections, emit)
+            try emit(try cancelledAttemptFindings(connections, platform: platform))
+            try emit(try unansweredCancelFindings(connections))
+            try emit(try androidHostFindings(connections, platform: platform.platform))
+            try emit(try applePendingConnectFindings(connections, platform: platform.platform))
+        }
         let losses = try LinkLossOnsets(connections, engine: self)
-        var earlier = EarlierConnections()
         var groupable: [Finding] = []
-        try connections.forEach { c in
-            var out: [Finding] = []
-            out += try establishmentFindings(c, earlier: earlier)
-            out += try disconnectFindings(c, losses: losses, platform: platform)
-            out += try lostFromViewFindings(c)
-            out += try controllerResetFindings(c)
-            out += try attFindings(c, earlier: earlier, platform: platform)
-            out += attOverlapFindings(c)
-            out += try securityFindings(c)
-            out += try parameterFindings(c)
-            out += try parameterUpdateFindings(c)
-            out += try creditConnectionRefusedFindings(c)
-            out += try invalidParameterFindings(c)
-            out += try snoopFilterFindings(c)
-            earlier.add(c)
+        func emitConnection(_ out: [Finding]) throws {
             groupable += out.filter { FindingGroups.groupedCodes.contains($0.code) }
             try emit(out.filter { !FindingGroups.groupedCodes.contains($0.code) })
         }
-        try emit(FindingGroups.groupRepeated(groupable))
+        if let readers {
+            try readers.run(connections, engine: self, losses: losses, platform: platform) { chunk in
+                try writing { for out in chunk { try emitConnection(out) } }
+            }
+        } else {
+            var earlier = EarlierConnections()
+            try connections.forEach { c in
+                try emitConnection(try connectionFindings(c, earlier: earlier, losses: losses, platform: platform))
+                earlier.add(c)
+            }
+        }
+        try writing { try emit(FindingGroups.groupRepeated(groupable)) }
+    }
+
+    /// One connection's own findings; `earlier` holds the connections before it.
+    func connectionFindings(_ c: ConnectionFacts, earlier: EarlierConnections, losses: LinkLossOnsets,
+                            platform: CapturePlatform.Inference) throws -> [Finding] {
+        var out: [Finding] = []
+        out += try establishmentFindings(c, earlier: earlier)
+        out += try disconnectFindings(c, losses: losses, platform: platform)
+        out += try lostFromViewFindings(c)
+        out += try controllerResetFindings(c)
+        out += try attFindings(c, earlier: earlier, platform: platform)
+        out += attOverlapFindings(c)
+        out += try securityFindings(c)
+        out += try parameterFindings(c)
+        out += try parameterUpdateFindings(c)
+        out += try creditConnectionRefusedFindings(c)
+        out += try invalidParameterFindings(c)
+        out += try snoopFilterFindings(c)
+        return out
     }
 
     // MARK: - Helpers

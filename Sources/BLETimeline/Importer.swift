@@ -24,6 +24,10 @@ public struct ImportOptions: Sendable {
     /// Told how long each stage took (`import --timings`, `make bench`): "read, decode, write",
     /// "indexes", "post-process", with wall-clock seconds.
     public var stageTimer: (@Sendable (_ stage: String, _ seconds: Double) -> Void)?
+    /// Threads the analysis of a new timeline may read it on (`TimelineStore.analysisJobs`):
+    /// `import` and the commands that read one capture give it every processor; the fleet
+    /// report, whose jobs already take them, one.
+    public var analysisJobs = 1
     public init(keepRaw: Bool = true, keepKeys: Bool = false, progress: Bool = false,
                 stageTimer: (@Sendable (String, Double) -> Void)? = nil) {
         self.keepRaw = keepRaw
@@ -156,6 +160,7 @@ public enum Importer {
         } catch {
             throw Failure(message: "\(name): \(error.message)")
         }
+        store.analysisJobs = options.analysisJobs
         return try importCaptures(captures, intoScratchStore: store, name: name, options: options, postProcess: postProcess)
     }
 

@@ -56,6 +56,8 @@ public final class TimelineSource {
         }
         let results: [CaptureImportResult]
         do {
+            var options = options
+            options.analysisJobs = WorkerPool.processorCount
             results = try Importer.importCaptures([path], intoScratch: temporary.path, options: options)
         } catch {
             throw Failure(message: error.description)

@@ -10,6 +10,11 @@ import CSQLite
 public final class TimelineStore {
     public let database: SQLiteDatabase
     public var path: String { database.path }
+    /// Threads the analysis may read this file on (`ParallelFindings`): more than one only for a
+    /// file this process alone writes and reads (an import's new timeline before it takes its
+    /// name, a command's scratch timeline), which no one sees half-analysed, so the analysis may
+    /// commit in parts. Set by the import from `ImportOptions.analysisJobs`.
+    public var analysisJobs = 1
 
     /// Why a file cannot be used as a timeline.
     public struct OpenError: Error, CustomStringConvertible {

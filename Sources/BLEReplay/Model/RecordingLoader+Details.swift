@@ -23,7 +23,7 @@ extension RecordingLoader {
     static func loadDetails(_ connections: inout [RecordedConnection], _ q: Statements, clock: RecordingClock,
                             jobs: Int) throws {
         let path = q.db.path
-        guard jobs > 1, connections.count > 1, (try? separateReadersSeeOneState(q.db)) == true else {
+        guard jobs > 1, connections.count > 1, (try? q.db.separateReadersSeeOneState()) == true else {
             for i in connections.indices { try loadDetails(&connections[i], q, clock: clock) }
             return
         }
@@ -38,13 +38,6 @@ extension RecordingLoader {
             for (offset, result) in loaded.enumerated() { connections[start + offset] = try result.get() }
             start = end
         }
-    }
-
-    /// Whether another connection to `db` reads what `db`'s own transaction reads: a file, not in
-    /// WAL mode (where a writer may commit while `db` reads an older snapshot).
-    static func separateReadersSeeOneState(_ db: SQLiteDatabase) throws -> Bool {
-        guard !db.path.isEmpty, db.path != ":memory:", access(db.path, R_OK) == 0 else { return false }
-        return try db.rows("PRAGMA journal_mode").first?.first?.string?.lowercased() != "wal"
     }
 
     /// One worker's read-only connection to the timeline, with its prepared statements, inside

@@ -14,8 +14,9 @@ enum ImportCommand {
         if args.flag("timings") {
             timer = { stage, seconds in Err.line("timing: \(stage): \(TextFormat.fixed(seconds, 3)) s") }
         }
-        let options = ImportOptions(keepRaw: !args.flag("no-raw"), keepKeys: args.flag("keep-keys"), progress: true,
+        var options = ImportOptions(keepRaw: !args.flag("no-raw"), keepKeys: args.flag("keep-keys"), progress: true,
                                     stageTimer: timer)
+        options.analysisJobs = WorkerPool.processorCount
         let results: [CaptureImportResult]
         do {
             results = try Importer.importCaptures(args.positionals, into: dbPath, options: options) { store in

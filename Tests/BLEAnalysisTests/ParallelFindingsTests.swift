@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+import BLETimeline
+@testable import BLEAnalysis
+
+/// `ParallelFindings` makes the connections' findings on several threads, each through its own
+/// read-only connection, in chunks written one transaction each. The `finding` table (every row,
+/// in rowid order) and the rest of the analysis must be what one thread makes in one
+/// transaction, with chunks that cut the connections anywhere and threads that take them in
+/// any order.
+@Suite("findings made on several threads")
+struct ParallelFindingsTests {
+    /// The analysis's tables, each dumped in rowid order.
+    static let tables = ["finding", "att_transaction", "gatt_service", "gatt_characteristic", "gatt_descriptor",
+                         "gatt_value", "device", "analysis_state", "connection"]
+
+    @Test func severalThreadsMakeTheFindingsOfOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parallel-findings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The generator's link endings and ATT shapes (findings of most families), a gateway whose
+        // 40 links are lost at once (`LinkLossOnsets` across chunks), and real captures.
+        try BlegenSessions.run("linkloss", [directory.path])
+        let lost = directory.appendingPathComponent("lost-at-end.btsnoop").path
+        try BlegenSessions.script("make_bench_capture.py", [lost, "--profile", "att-heavy", "--records", "20000", "--lost-at-end"])
+        var captures = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".btsnoop") }.sorted().map { directory.appendingPathComponent($0).path }
+        captures += ["android-lock-pairing.btsnoop", "android-pongbot.btsnoop", "android-yeelock.btsnoop",
+                     "nrf-sniffer-psoc6-crash.pcapng", "nrf-sniffer-invalid-control.pcapng",
+                     "smartwatch-h4-phdr.pcapng"].map(CompletionEventsTests.shared)
+
+        var findings = 0, connections = 0
+        for (n, capture) in captures.enumerated() {
+            func analysed(_ readers: (TimelineStore) -> ParallelFindings?) throws -> [String: [String]] {
+                let db = directory.appendingPathComponent("\(n)-\(UUID().uuidString).db").path
+                _ = try Importer.importCaptures([capture], intoScratch: db) { store in
+                    _ = try Analyzer.analyze(store, force: false, findings: true, readers: readers(store))
+                }
+                let store = try TimelineStore(path: db)
+                var dump: [String: [String]] = [:]
+                for table in Self.tables {
+                    dump[table] = try store.database.rows("SELECT * FROM \(table) ORDER BY rowid").map { "\($0)" }
+                }
+                return dump
+            }
+            let one = try analysed { _ in nil }
+            // Chunks of 3 connections on 3 threads, and one chunk of all on 2.
+            for (chunk, jobs) in [(3, 3), (2_048, 2)] {
+                let several = try analysed { store in
+                    ParallelFindings(path: store.path, jobs: jobs, writing: { try store.database.transaction($0) },
+                                     chunkSize: chunk)
+                }
+                for table in Self.tables {
+                    let (a, b) = (several[table] ?? [], one[table] ?? [])
+                    let first = a.indices.first { $0 >= b.count || a[$0] != b[$0] } ?? (a.count < b.count ? a.count : nil)
+                    #expect(first == nil, """
+                        \(capture): \(table), chunks of \(chunk) on \(jobs) threads: \(a.count) rows against \(b.count), \
+                        first difference at row \(first ?? 0): \(first.flatMap { a.indices.contains($0) ? a[$0] : nil } ?? "none") \
+                        instead of \(first.flatMap { b.indices.contains($0) ? b[$0] : nil } ?? "none")
+                        """)
+                }
+            }
+            findings += one["finding"]?.count ?? 0
+            connections += one["connection"]?.count ?? 0
+        }
+        // The comparison saw many connections and findings.
+        #expect(connections >= 100)
+        #expect(findings >= 100)
+    }
+
+    /// Only a file this process alone uses, with more than one job allowed, is read on other
+    /// threads: not a timeline opened as it is (another process may read it), not one in memory.
+    @Test func onlyAnImportsOwnFileIsReadOnOtherThreads() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parallel-readers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("t.db").path
+        var options = ImportOptions()
+        options.analysisJobs = 2
+        var during: ParallelFindings?
+        _ = try Importer.importCaptures([CompletionEventsTests.shared("android-yeelock.btsnoop")], intoScratch: db,
+                                        options: options) { store in during = ParallelFindings.forStore(store) }
+        #expect(during?.jobs == 2)
+        #expect(ParallelFindings.forStore(try TimelineStore(path: db)) == nil)
+        let memory = try TimelineStore(path: ":memory:")
+        memory.analysisJobs = 2
+        #expect(ParallelFindings.forStore(memory) == nil)
+    }
+}
