@@ -56,7 +56,7 @@ public struct BtsnoopReader: CaptureReader {
         datalink = try Self.datalink(fileHeader: records.input.bytes, path: path)
         records.consume(header)
         var description = "btsnoop v1, \(datalink) datalink \(datalink.rawValue)"
-        if datalink == .h1, let check = try Self.checkH1Records(&records.input), check.recordsStartWithH4Type {
+        if datalink == .h1, case let check = try Self.checkH1Records(&records.input), check.recordsStartWithH4Type {
             recordDatalink = .h4
             description += " in the header, records read as \(BtsnoopDatalink.h4) datalink 1002"
             notes.append(CaptureWarning(offset: header, message: check.explanation))
@@ -67,25 +67,12 @@ public struct BtsnoopReader: CaptureReader {
     }
 
     /// Looks at the first records of a datalink-1001 file without consuming them (see
-    /// `MislabelledH4Check`); stops at the first impossible or cut record.
-    private static func checkH1Records(_ input: inout InputWindow) throws(CaptureError) -> MislabelledH4Check? {
-        var check = MislabelledH4Check()
-        var at = 0
-        var looked = 0
-        let headerLength = recordHeaderLength
-        while looked < MislabelledH4Check.recordsLookedAt, at < MislabelledH4Check.bytesLookedAt {
-            guard try input.fill(atLeast: at + headerLength) else { break }
-            let original = input.pointer.bigEndianUInt32(at: at)
-            let included = input.pointer.bigEndianUInt32(at: at + 4)
-            guard BtsnoopPacket.lengthProblem(originalLength: original, includedLength: included) == nil,
-                  try input.fill(atLeast: at + headerLength + Int(included)) else { break }
-            let p = input.pointer + at
-            check.look(flags: p.bigEndianUInt32(at: 8), originalLength: Int(original),
-                       body: UnsafeRawBufferPointer(start: p + headerLength, count: Int(included)))
-            at += headerLength + Int(included)
-            looked += 1
+    /// `MislabelledH4Check.judging`), reading on until the check has what it needs or the file ends.
+    private static func checkH1Records(_ input: inout InputWindow) throws(CaptureError) -> MislabelledH4Check {
+        while true {
+            if let check = MislabelledH4Check.judging(records: input.bytes, inputEnded: input.sourceEnded) { return check }
+            _ = try input.fill(atLeast: input.available + 1)
         }
-        return looked > 0 ? check : nil
     }
 
     /// The datalink a btsnoop file header announces (its first `fileHeaderLength` bytes).

@@ -13,9 +13,40 @@
 /// three quarters or more of them fitting H4 and fewer than a quarter fitting H1. A genuine H1
 /// file fits H1 record after record and is never read as H4.
 ///
-/// `BtsnoopReader` applies it to files; package-wide so a stream reader can judge the same way.
+/// `BtsnoopReader` applies it to files and BLELive's `BtsnoopStreamDecoder` to streams, both
+/// through `judging(records:inputEnded:)`.
 package struct MislabelledH4Check: Sendable {
     package init() {}
+
+    /// The check over the btsnoop records at the start of `bytes` (the bytes after the file
+    /// header): up to `recordsLookedAt` records within `bytesLookedAt`, stopping at the first
+    /// record whose lengths are impossible. Nil when `bytes` ends before that and more may come
+    /// (`inputEnded` false): the verdict waits for them. With `inputEnded`, a cut record ends the
+    /// look, and the verdict is taken on the records before it.
+    package static func judging(records bytes: UnsafeRawBufferPointer, inputEnded: Bool) -> MislabelledH4Check? {
+        var check = MislabelledH4Check()
+        let headerLength = BtsnoopPacket.headerLength
+        var at = 0
+        var looked = 0
+        while looked < recordsLookedAt, at < bytesLookedAt {
+            guard at + headerLength <= bytes.count, let original = bytes.bigEndianUInt32(at: at),
+                  let included = bytes.bigEndianUInt32(at: at + 4), let flags = bytes.bigEndianUInt32(at: at + 8) else {
+                if inputEnded { break }
+                return nil
+            }
+            guard BtsnoopPacket.lengthProblem(originalLength: original, includedLength: included) == nil else { break }
+            let body = at + headerLength
+            guard body + Int(included) <= bytes.count else {
+                if inputEnded { break }
+                return nil
+            }
+            check.look(flags: flags, originalLength: Int(original),
+                       body: UnsafeRawBufferPointer(rebasing: bytes[body..<(body + Int(included))]))
+            at = body + Int(included)
+            looked += 1
+        }
+        return check
+    }
 
     /// Records looked at, at most.
     package static let recordsLookedAt = 16

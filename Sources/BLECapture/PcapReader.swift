@@ -37,9 +37,14 @@ final class PcapHandle {
 ///
 /// `fileOffset` for pcap is exact: the previous record's end (16-byte header + captured length),
 /// re-read with `ftell` when libpcap may have skipped bytes (a packet longer than the snapshot).
-/// For pcapng it is `ftell` on libpcap's stream after the previous packet: the start of the
-/// packet's own block unless non-packet blocks (statistics, name resolution, extra interfaces)
-/// come between two packets, in which case it is the first of those blocks.
+/// For pcapng it is 28 bytes before the packet data, where the importer counts a pcapng
+/// packet's bytes from (`DecoderOptions.forCapture`: an Enhanced Packet Block's header, 4.3),
+/// so the byte a decode problem names is the packet's own: the start of an Enhanced (or
+/// obsolete) Packet Block, 16 bytes before the start of a Simple Packet Block, whose data starts
+/// 12 bytes in (4.4). `PcapngInterfaceWalk` finds the packet's block, past any blocks that are
+/// no packet (statistics, name resolution, extra interfaces) before it; when the walk lost its
+/// footing, it is `ftell` on libpcap's stream after the previous packet. Damage is reported at
+/// the first block libpcap could not read, found the same way (`PcapngInterfaceWalk.damage`).
 ///
 /// A pcapng's interfaces (draft-ietf-opsawg-pcapng 4.2) are its controllers: for the HCI link
 /// types 187 and 201 a packet's `controllerIndex` is its Enhanced Packet Block's Interface ID
@@ -185,7 +190,7 @@ public struct PcapReader: CaptureReader {
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
         while true {
             if let held = timing.nextReady() { return held }
-            let packet: (record: CaptureRecord, hasTimestamp: Bool)?
+            let packet: (record: CaptureRecord, hasTimestamp: Bool, blockOffset: Int)?
             do {
                 packet = try readPacket()
             } catch {
@@ -198,13 +203,15 @@ public struct PcapReader: CaptureReader {
                 timing.finish()
                 return timing.nextReady()
             }
-            if let record = timing.take(packet.record, hasTimestamp: packet.hasTimestamp) { return record }
+            if let record = timing.take(packet.record, hasTimestamp: packet.hasTimestamp, blockOffset: packet.blockOffset) {
+                return record
+            }
         }
     }
 
-    /// The next packet libpcap reads, and whether its block carries a timestamp (only a pcapng
-    /// Simple Packet Block does not); nil at the end.
-    private mutating func readPacket() throws(CaptureError) -> (record: CaptureRecord, hasTimestamp: Bool)? {
+    /// The next packet libpcap reads, whether its block carries a timestamp (only a pcapng
+    /// Simple Packet Block does not) and where its block (pcap: its record) starts; nil at the end.
+    private mutating func readPacket() throws(CaptureError) -> (record: CaptureRecord, hasTimestamp: Bool, blockOffset: Int)? {
         guard case .reading = state else {
             _ = try state.stoppedResult()
             return nil
@@ -241,11 +248,13 @@ public struct PcapReader: CaptureReader {
         let seconds = Int64(header.pointee.ts.tv_sec)
         let micros = Int64(header.pointee.ts.tv_usec)
         frameNumber += 1
+        // pcapng: 28 bytes before the packet data, whatever its block (see the type's note).
+        let recordOffset = block.map { $0.dataStart - PcapngInterfaceWalk.enhancedPacketDataOffset } ?? offset
         // pcapng carries 64-bit tick counts: more seconds than µs in an Int64 saturate (an absurd
         // timestamp the import warns about) rather than wrap into a plausible-looking one.
         var record = CaptureRecord(frameNumber: frameNumber,
                                    timestamp: seconds.saturatingMultiplied(by: 1_000_000).saturatingAdding(micros),
-                                   direction: .unknown, kind: .other, payload: [], fileOffset: offset)
+                                   direction: .unknown, kind: .other, payload: [], fileOffset: recordOffset)
         switch linkType {
         case .bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE:
             record.payload = Array(packet)
@@ -268,19 +277,24 @@ public struct PcapReader: CaptureReader {
             record.originalLength = max(wireLength - ppi.length, inner.count)
             // Decoders count a payload's offsets from the record start plus the pcap record
             // header: the wrapped packet starts pph_len bytes further on.
-            record.fileOffset = offset &+ ppi.length
+            record.fileOffset = recordOffset &+ ppi.length
         default:
             // 187, 201 and 254 (the open refused any other).
             record.setPcapHCIPacket(packet, wireLength: wireLength, linkType: linkType, interface: block?.interface)
             if let direction = block?.direction { record.direction = direction }
         }
-        return (record, block?.hasTimestamp ?? true)
+        return (record, block?.hasTimestamp ?? true, block?.start ?? offset)
     }
 
-    /// `pcap_next_ex` failed: a short read at the end of the file is truncation (a warning),
-    /// anything else damage at `offset`.
-    private mutating func readFailed(at offset: Int) throws(CaptureError) {
+    /// `pcap_next_ex` failed after the packet that ended at `previousEnd`: a short read at the
+    /// end of the file is truncation (a warning), anything else damage; either is reported at
+    /// the record, or the pcapng block, where it starts.
+    private mutating func readFailed(at previousEnd: Int) throws(CaptureError) {
         let text = String(cString: pcap_geterr(handle.pcap))
+        // pcapng: blocks libpcap read whole (statistics, name resolution) may come first.
+        let offset = interfaceWalk?.damage(size: Self.size(handle) ?? previousEnd) { [handle] in
+            Self.peek(handle, at: $0, count: $1)
+        } ?? previousEnd
         if text.contains("different from the type of the first interface") {
             // pcapng allows a link type per interface (e.g. a merge of H4 and H4-with-direction
             // captures); libpcap, which reads every pcap and pcapng here, takes one per file.

@@ -51,12 +51,24 @@ struct PcapngInterfaceWalk {
     static let packet: UInt32 = 2
     static let simplePacket: UInt32 = 3
     static let enhancedPacket: UInt32 = 6
+    /// Bytes from the start of an Enhanced Packet Block (4.3) or an obsolete Packet Block
+    /// (Appendix A) to its packet data: type, length, interface, timestamp, captured and
+    /// original length.
+    static let enhancedPacketDataOffset = 28
+    /// Bytes from the start of a Simple Packet Block (4.4) to its packet data: type, length,
+    /// original length.
+    static let simplePacketDataOffset = 12
 
-    /// A packet block the walk found: its interface, numbered across the file's sections, and
-    /// whether the block carries a timestamp (a Simple Packet Block does not, 4.4).
+    /// A packet block the walk found: its interface, numbered across the file's sections,
+    /// whether the block carries a timestamp (a Simple Packet Block does not, 4.4), and where
+    /// it and its packet data start in the file.
     struct PacketBlock: Sendable, Hashable {
         var interface: UInt32
         var hasTimestamp: Bool
+        /// Offset of the block in the file (tshark's `frame.file_off`).
+        var start: Int
+        /// Offset of the packet data in the file: `start` plus 28 (EPB, PB) or 12 (SPB).
+        var dataStart: Int
         /// From `epb_flags` (only with `readsDirection`): nil when the block does not say.
         var direction: Direction? = nil
     }
@@ -84,13 +96,15 @@ struct PcapngInterfaceWalk {
             case Self.interfaceDescription:
                 interfaces += 1
             case Self.enhancedPacket where header.count >= 12:
-                block = packetBlock(Self.uint32(header, at: 8, bigEndian: bigEndian), hasTimestamp: true)
+                block = packetBlock(Self.uint32(header, at: 8, bigEndian: bigEndian), at: position,
+                                    dataOffset: Self.enhancedPacketDataOffset)
                 if readsDirection { block?.direction = flagsDirection(blockAt: position, length: length, read: read) }
             case Self.packet where header.count >= 10:
                 block = packetBlock(UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
-                                                     : UInt16(header[9]) << 8 | UInt16(header[8])), hasTimestamp: true)
+                                                     : UInt16(header[9]) << 8 | UInt16(header[8])),
+                                    at: position, dataOffset: Self.enhancedPacketDataOffset)
             case Self.simplePacket:
-                block = packetBlock(0, hasTimestamp: false)
+                block = packetBlock(0, at: position, dataOffset: Self.simplePacketDataOffset, hasTimestamp: false)
             default:
                 break
             }
@@ -99,6 +113,38 @@ struct PcapngInterfaceWalk {
         // libpcap stopped elsewhere (it skipped or re-read bytes): follow it.
         if position != end { inStep = false }
         return inStep ? block : nil
+    }
+
+    /// Where the damage that stopped libpcap starts: the first block from the walk's position on
+    /// that cannot be read whole (its header or body cut by the end of the file at `size`, a
+    /// Block Total Length under 12, not a multiple of 4 or shorter than its block type's fixed
+    /// fields, a trailing Block Total Length that differs, 3: Block Structure), or a Section
+    /// Header Block in the other byte order (4.1, which libpcap cannot follow). Nil when the walk
+    /// lost its footing or finds no such block.
+    func damage(size: Int, read: (Int, Int) -> [UInt8]) -> Int? {
+        guard inStep else { return nil }
+        var at = position
+        var bigEndian = bigEndian
+        while at < size {
+            let header = read(at, 12)
+            guard header.count >= 8 else { return at }
+            let type = Self.uint32(header, at: 0, bigEndian: bigEndian)
+            if type == Self.sectionHeader {
+                guard header.count >= 12 else { return at }
+                let sectionBigEndian = Self.uint32(header, at: 8, bigEndian: false) != Self.byteOrderMagic
+                if sectionBigEndian != bigEndian { return at }
+                bigEndian = sectionBigEndian
+            }
+            let length = Int(Self.uint32(header, at: 4, bigEndian: bigEndian))
+            let minimum = [Self.sectionHeader: 28, Self.interfaceDescription: 20, Self.packet: 32,
+                           Self.simplePacket: 16, Self.enhancedPacket: 32][type] ?? 12
+            guard length >= minimum, length % 4 == 0, case (let next, false) = at.addingReportingOverflow(length),
+                  next <= size else { return at }
+            let trailer = read(next - 4, 4)
+            guard trailer.count == 4, Int(Self.uint32(trailer, at: 0, bigEndian: bigEndian)) == length else { return at }
+            at = next
+        }
+        return nil
     }
 
     /// The direction an EPB's `epb_flags` option gives (4.3.1, 4.3: the options follow the packet
@@ -127,10 +173,11 @@ struct PcapngInterfaceWalk {
         return nil
     }
 
-    /// The block of the current section's interface `id`.
-    private func packetBlock(_ id: UInt32, hasTimestamp: Bool) -> PacketBlock {
+    /// The block at `start` of the current section's interface `id`, its data `dataOffset` bytes in.
+    private func packetBlock(_ id: UInt32, at start: Int, dataOffset: Int, hasTimestamp: Bool = true) -> PacketBlock {
         let (sum, overflow) = UInt32(clamping: earlierInterfaces).addingReportingOverflow(id)
-        return PacketBlock(interface: overflow ? .max : sum, hasTimestamp: hasTimestamp)
+        return PacketBlock(interface: overflow ? .max : sum, hasTimestamp: hasTimestamp, start: start,
+                           dataStart: start + dataOffset)
     }
 
     private static func uint16(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt16 {

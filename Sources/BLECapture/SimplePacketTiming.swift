@@ -53,8 +53,9 @@ struct SimplePacketTiming {
     }
 
     /// Takes the next packet read: returns the packet to hand out now, or nil when it is held
-    /// (and `nextReady` has nothing yet either). `hasTimestamp` is false for a Simple Packet Block.
-    mutating func take(_ record: CaptureRecord, hasTimestamp: Bool) -> CaptureRecord? {
+    /// (and `nextReady` has nothing yet either). `hasTimestamp` is false for a Simple Packet Block;
+    /// `blockOffset` is where the packet's block starts (the note names the first such block).
+    mutating func take(_ record: CaptureRecord, hasTimestamp: Bool, blockOffset: Int) -> CaptureRecord? {
         var record = record
         if hasTimestamp {
             lastTimestamp = record.timestamp
@@ -64,7 +65,7 @@ struct SimplePacketTiming {
             release(held + [record])
             return nextReady()
         }
-        if untimed == 0 { firstOffset = record.fileOffset }
+        if untimed == 0 { firstOffset = blockOffset }
         untimed += 1
         if let lastTimestamp {
             timedAtPrevious += 1

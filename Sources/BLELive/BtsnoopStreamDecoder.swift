@@ -11,6 +11,14 @@ import BLECapture
 /// `included length` bytes. A record cut short is not an error here: its bytes stay in the
 /// buffer until the rest arrives. Records mean what `BtsnoopReader` makes of them
 /// (`BtsnoopPacket.record`).
+///
+/// A stream whose header says datalink 1001 (H1) may hold H4 records, as a file may: it is
+/// judged as `BtsnoopReader` judges a file (`MislabelledH4Check.judging`, over the first 16
+/// records), so no record comes out before the verdict. The verdict is taken once 16 records
+/// (or 256 KiB of them) have arrived, at an impossible record, at the end of the input, or when
+/// the input pauses (`inputPaused`: nothing more arrived within one wait) with at least
+/// `MislabelledH4Check.minimumRecords` records whole: those records are judged as a file holding
+/// only them would be. Records found to be H4 are read as datalink 1002, with `note` saying so.
 struct BtsnoopStreamDecoder {
     static let magic = BtsnoopReader.magic
     static let fileHeaderLength = BtsnoopReader.fileHeaderLength
@@ -22,6 +30,15 @@ struct BtsnoopStreamDecoder {
     private(set) var offset = 0
     /// Records decoded so far (the frame number of the last one).
     private(set) var frames = 0
+    /// The datalink the records are read as: `datalink`, or 1002 (H4) for a 1001 stream whose
+    /// records start with an H4 type byte; nil until the verdict.
+    private(set) var recordDatalink: BtsnoopDatalink?
+    /// Why a 1001 stream is read as H4 (`MislabelledH4Check.explanation`), with the offset of its
+    /// first record; nil otherwise.
+    private(set) var note: (offset: Int, message: String)?
+    /// The input paused or ended: a verdict still waiting for records is taken on those there.
+    private var paused = false
+    private var ended = false
 
     init() {}
 
@@ -39,6 +56,7 @@ struct BtsnoopStreamDecoder {
             guard datalink != nil else { return nil }
             return try next(&buffer, source: source)
         }
+        guard let recordDatalink = recordDatalink ?? judge(buffer, datalink: datalink) else { return nil }
         let header = Self.recordHeaderLength
         guard buffer.count >= header else { return nil }
         let originalLength = buffer.uint32BE(at: 0)
@@ -53,10 +71,37 @@ struct BtsnoopStreamDecoder {
                                    cumulativeDrops: buffer.uint32BE(at: 12), timestamp: stamp,
                                    body: Array(buffer.bytes.dropFirst(header).prefix(Int(includedLength))))
         frames += 1
-        let record = packet.record(datalink: datalink, frameNumber: frames, fileOffset: offset)
+        let record = packet.record(datalink: recordDatalink, frameNumber: frames, fileOffset: offset)
         buffer.consume(total)
         offset += total
-        return LiveRecord(record, original: packet, datalink: datalink)
+        return LiveRecord(record, original: packet, datalink: recordDatalink)
+    }
+
+    /// Nothing more arrived for now (`ended`: nor will): see the type's note on the verdict.
+    mutating func inputPaused(ended: Bool) {
+        paused = true
+        self.ended = self.ended || ended
+    }
+
+    /// The datalink the records are read as, once it can be told (see the type's note); nil
+    /// while a 1001 stream's verdict waits for more records.
+    private mutating func judge(_ buffer: StreamBuffer, datalink: BtsnoopDatalink) -> BtsnoopDatalink? {
+        guard datalink == .h1 else {
+            recordDatalink = datalink
+            return datalink
+        }
+        let check = buffer.bytes.withUnsafeBytes { bytes -> MislabelledH4Check? in
+            if let check = MislabelledH4Check.judging(records: bytes, inputEnded: ended) { return check }
+            guard paused, let whole = MislabelledH4Check.judging(records: bytes, inputEnded: true),
+                  whole.judged >= MislabelledH4Check.minimumRecords else { return nil }
+            return whole
+        }
+        paused = false
+        guard let check else { return nil }
+        let link: BtsnoopDatalink = check.recordsStartWithH4Type ? .h4 : .h1
+        if link == .h4 { note = (offset, check.explanation) }
+        recordDatalink = link
+        return link
     }
 
     private mutating func readFileHeader(_ buffer: inout StreamBuffer, source: String) throws(LiveError) {

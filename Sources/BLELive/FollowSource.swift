@@ -14,6 +14,8 @@ public final class FollowSource: LiveSource {
     public let name: String
     public let pollIntervalMilliseconds: Int
     private var collected: [String] = []
+    /// Notes: nothing was lost (a file labelled 1001 read as H4).
+    public private(set) var notes: [String] = []
     /// Files followed so far (1 + rotations seen).
     public private(set) var generation = 1
 
@@ -75,6 +77,9 @@ public final class FollowSource: LiveSource {
         while try readChunk() > 0 {
             if let record = try decodeNext() { return .record(record) }
         }
+        // Records held for a verdict on the datalink are judged on what the file holds so far.
+        decoder.inputPaused()
+        if let record = try decodeNext() { return .record(record) }
         // At the end of the file we hold: has it been replaced or truncated?
         let current = Syscall.identity(name)
         if fileDescriptor == nil || current.map({ !$0.isSameFile(as: identity) }) ?? true {
@@ -91,6 +96,7 @@ public final class FollowSource: LiveSource {
         let record = try decoder.next(arrival: Syscall.wallClockMicroseconds())
         if let format = decoder.format { lastFormat = format }
         collected += decoder.takeRemarks()
+        notes += decoder.takeNotes()
         return record
     }
 
@@ -119,6 +125,7 @@ public final class FollowSource: LiveSource {
         if let old = fileDescriptor {
             // Anything the writer appended between our last read and the rename.
             while try readChunk() > 0 {}
+            decoder.inputPaused(ended: true)
             if let record = try decodeNext() { return .record(record) }
             if let warning = decoder.unfinishedRecordWarning(source: name, event: "the file was rotated") {
                 collected.append(warning)

@@ -46,8 +46,8 @@ public protocol LiveSource: AnyObject {
     /// something is missing from the recording, whose capture then ends `truncated`.
     var warnings: [String] { get }
     /// What the person recording should know although nothing was lost (a TCP server that
-    /// started its stream over, whose repeats were not stored again): kept with the capture's
-    /// warnings, the capture stays `complete`.
+    /// started its stream over, whose repeats were not stored again; a btsnoop stream labelled
+    /// 1001 read as H4): kept with the capture's warnings, the capture stays `complete`.
     var notes: [String] { get }
     /// Waits up to `timeoutMilliseconds` for the next event. Throws when the source fails for
     /// good (malformed bytes, cannot connect at all); records returned before stay valid.

@@ -40,6 +40,8 @@ struct LiveStreamDecoder {
     private var lineEndings = LineEndingCount()
     /// Things the recording should warn about once (a stream that started mid-file), taken by the source.
     private var remarks: [String] = []
+    /// The btsnoop decoder's note was taken.
+    private var noteTaken = false
 
     init(source: String) {
         self.source = source
@@ -96,8 +98,10 @@ struct LiveStreamDecoder {
     }
 
     /// The input ended: bytes that never became recognisable are the same error as bytes
-    /// recognised as neither btsnoop nor H4.
+    /// recognised as neither btsnoop nor H4; a verdict waiting for more records is taken on
+    /// those that came.
     mutating func inputEnded() throws(LiveError) {
+        inputPaused(ended: true)
         guard case .detecting = state, let first = buffer.bytes.first else { return }
         let error = LiveError(source: source, offset: 0, kind: .malformed, message: Self.neither(first))
         state = .failed(error, offset: 0)
@@ -109,6 +113,23 @@ struct LiveStreamDecoder {
         let h4 = brokenH4 ? "raw H4 (it breaks within the first packets)"
             : "raw H4 (first byte 0x\(hex2(first)) is no H4 packet type 0x01-0x05)"
         return "neither a btsnoop stream (btsnoop\\0, or whole btsnoop records) nor \(h4)"
+    }
+
+    /// Notes found while decoding since the last call, nothing lost (a stream labelled 1001
+    /// read as H4): `SOURCE: byte OFFSET: NOTE`.
+    mutating func takeNotes() -> [String] {
+        guard case .btsnoop(let d) = state, let note = d.note, !noteTaken else { return [] }
+        noteTaken = true
+        return ["\(source): byte \(note.offset): \(note.message)"]
+    }
+
+    /// Nothing more arrived within one wait (`ended`: nor will, as when a followed file was
+    /// rotated): a verdict waiting for more records (a stream labelled 1001,
+    /// `BtsnoopStreamDecoder`) is taken on those that came, once there are enough.
+    mutating func inputPaused(ended: Bool = false) {
+        guard case .btsnoop(var d) = state else { return }
+        d.inputPaused(ended: ended)
+        state = .btsnoop(d)
     }
 
     /// Warnings found while decoding since the last call (a stream that started mid-file).

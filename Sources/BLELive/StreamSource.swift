@@ -11,6 +11,8 @@ public final class StreamSource: LiveSource {
     public let name: String
     public let fileDescriptor: Int32
     private var collected: [String] = []
+    /// Notes: nothing was lost (a stream labelled 1001 read as H4).
+    public private(set) var notes: [String] = []
     private var decoder: LiveStreamDecoder
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var arrival: Int64 = 0
@@ -35,11 +37,14 @@ public final class StreamSource: LiveSource {
         if ended { return .end }
         do {
             guard try Syscall.waitReadable(fileDescriptor, timeoutMilliseconds: timeoutMilliseconds) else {
-                return .idle
+                decoder.inputPaused()
+                return try decodeNext().map { .record($0) } ?? .idle
             }
             let n = try Syscall.readBytes(fileDescriptor, into: &buffer)
             if n == 0 {
                 try decoder.inputEnded()
+                // Records held for a verdict on the stream's datalink come out first.
+                if let record = try decodeNext() { return .record(record) }
                 if let warning = decoder.unfinishedRecordWarning(source: name, event: "input ended") {
                     collected.append(warning)
                 }
@@ -57,7 +62,10 @@ public final class StreamSource: LiveSource {
     }
 
     private func decodeNext() throws(LiveError) -> LiveRecord? {
-        defer { collected += decoder.takeRemarks() }
+        defer {
+            collected += decoder.takeRemarks()
+            notes += decoder.takeNotes()
+        }
         return try decoder.next(arrival: arrival)
     }
 }

@@ -115,12 +115,22 @@ public final class TCPSource: LiveSource {
         case .connected(let fd):
             let n: Int
             do {
-                guard try Syscall.waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds) else { return .idle }
+                guard try Syscall.waitReadable(fd, timeoutMilliseconds: timeoutMilliseconds) else {
+                    decoder.inputPaused()
+                    return try decodeNext().map { .record($0) } ?? .idle
+                }
                 n = try Syscall.readBytes(fd, into: &buffer)
             } catch {
+                decoder.inputPaused(ended: true)
+                if let record = try decodeNext() { return .record(record) }
                 return try dropped(fd, why: "\(error)")
             }
-            if n == 0 { return try dropped(fd, why: "closed by the peer") }
+            if n == 0 {
+                // Records held for a verdict on the datalink come out before the connection ends.
+                decoder.inputPaused(ended: true)
+                if let record = try decodeNext() { return .record(record) }
+                return try dropped(fd, why: "closed by the peer")
+            }
             arrival = Syscall.wallClockMicroseconds()
             receivedOnConnection += n
             buffer.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
@@ -138,6 +148,7 @@ public final class TCPSource: LiveSource {
             let record = try decoder.next(arrival: arrival)
             if let format = decoder.format { lastFormat = format }
             collected += decoder.takeRemarks()
+            remarks += decoder.takeNotes()
             guard let record else { return nil }
             var sourceTimestamps = false
             if case .btsnoop = decoder.format { sourceTimestamps = true }

@@ -37,6 +37,12 @@ enum PcapngBlocks {
         block(3, .le32(UInt32(packet.count)) + packet)
     }
 
+    /// Interface Statistics Block (4.6), 24 bytes: Interface ID 0, timestamp 0, no options. No
+    /// packet: libpcap reads past it.
+    static func statistics() -> [UInt8] {
+        block(5, .le32(0) + .le32(0) + .le32(0))
+    }
+
     /// A LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR packet: direction u32 big-endian (0 sent, 1 received), the H4 packet.
     static func withDirection(received: Bool, _ h4: [UInt8]) -> [UInt8] {
         .be32(received ? 1 : 0) + h4

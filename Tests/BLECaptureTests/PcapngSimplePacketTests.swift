@@ -86,6 +86,52 @@ struct PcapngSimplePacketTests {
         #expect(reader.notes.count == 1)
     }
 
+    /// A record's `fileOffset` is 28 bytes before its packet data, where the importer counts a
+    /// pcapng packet's bytes from (an EPB's header, 4.3): an EPB's start, 16 bytes before an
+    /// SPB's (whose data is 12 bytes in, 4.4), the packet's own block after a block that is no
+    /// packet. The note still names the first SPB's start.
+    @Test func recordOffsetsAre28BytesBeforeThePacketData() throws {
+        // header 0..<48 (SHB 28, IDB 20); EPB 48..<88 (40); SPB 88..<112 (24); ISB 112..<136;
+        // SPB 136..<160; ISB 160..<184; EPB 184.
+        let blocks = [B.enhancedPacket(timestamp: Self.t, B.reset), B.simplePacket(B.reset), B.statistics(),
+                      B.simplePacket(B.reset), B.statistics(), B.enhancedPacket(timestamp: Self.t + 1, B.resetComplete)]
+        let bytes = Self.header + blocks.flatMap { $0 }
+        let r = try Self.read(blocks)
+        let dataStarts = [48 + 28, 88 + 12, 136 + 12, 184 + 28]
+        #expect(r.records.map(\.fileOffset) == dataStarts.map { $0 - 28 })
+        for (record, start) in zip(r.records, dataStarts) {
+            // The packet there: the 4-byte direction, then the H4 type byte and the payload.
+            #expect(Array(bytes[(start + 5)..<(start + 5 + record.payload.count)]) == record.payload)
+        }
+        #expect(r.notes.first?.offset == 88)
+    }
+
+    /// Damage after blocks libpcap reads past (an Interface Statistics Block): reported at the
+    /// damaged Simple Packet Block, not at the block after the last packet.
+    @Test func damageIsReportedAtTheBlockWhereItStarts() throws {
+        let before = Self.header + B.enhancedPacket(timestamp: Self.t, B.reset) + B.statistics()   // SPB at 112
+        let spb = B.simplePacket(B.resetComplete)   // 28 bytes: 12 + 11 of packet + 1 of padding + 4
+        // Cut by the end of the file 20 bytes in: a warning at its start.
+        var cut = try CaptureFile.open(source: MemorySource(before + spb.prefix(20)))
+        while try cut.next() != nil {}
+        #expect(cut.warnings.map(\.offset) == [112])
+        #expect(cut.warnings.first?.message == "truncated record at byte 112 (file ends after 20 of 28 bytes)")
+        // A Block Total Length of 12, under an SPB's 16: an error at its start.
+        var short = try CaptureFile.open(source: MemorySource(before + .le32(3) + .le32(12) + .le32(12)))
+        #expect(try short.next()?.frameNumber == 1)
+        #expect(throws: CaptureError.self) { try short.next() }
+        do {
+            _ = try short.next()
+        } catch {
+            #expect(error.offset == 112 && error.kind == .corrupt)
+        }
+        // Right after the packet, as before: at the SPB's start (88).
+        var direct = try CaptureFile.open(source: MemorySource(Self.header + B.enhancedPacket(timestamp: Self.t, B.reset)
+            + spb.prefix(20)))
+        while try direct.next() != nil {}
+        #expect(direct.warnings.map(\.offset) == [88])
+    }
+
     @Test func filesWithoutSimplePacketBlocksHaveNoNote() throws {
         let r = try Self.read([B.enhancedPacket(timestamp: Self.t, B.reset), B.enhancedPacket(timestamp: Self.t + 1, B.resetComplete)])
         #expect(r.notes.isEmpty)
