@@ -190,6 +190,30 @@ import TestSupport
         #expect(Set(Self.gaps(after)) == [30_000], "\(after)")
     }
 
+    /// One procedure at a time: `.high` asked while the `.low` update is under way goes once that
+    /// one's instant has passed (120 ms from its own instant on), and `.medium` asked first, the
+    /// interval the link already has, sends nothing.
+    @Test func aCallWhileAnUpdateIsUnderWayWaitsForIt() throws {
+        let path = try Self.capture()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CBReplay(capture: path)
+        let app = replay.activate { Streamer(now: { replay.world.now }) }
+        replay.run(for: 1)
+        let central = try #require(app.central)
+        app.manager.setDesiredConnectionLatency(.medium, for: central)
+        #expect(Self.parameterTrace(replay).signalling.isEmpty)
+        app.manager.setDesiredConnectionLatency(.low, for: central)
+        app.manager.setDesiredConnectionLatency(.high, for: central)
+        replay.run(for: 2)
+        let trace = Self.parameterTrace(replay)
+        #expect(trace.updates.map(\.interval) == [12, 96], "\(trace.updates)")
+        #expect(trace.signalling.map { $0.bytes[0] } == [0x12, 0x13, 0x12, 0x13], "\(trace.signalling)")
+        guard trace.updates.count == 2, trace.signalling.count == 4 else { return }
+        #expect(trace.signalling[2].time == trace.updates[0].time)
+        let after = app.readyTimes.filter { $0 >= trace.updates[1].time }
+        #expect(after.count > 5 && Set(Self.gaps(after)) == [120_000], "\(after)")
+    }
+
     /// The recorded central's own update (accepted, to 45 ms, at 1.9 s) keeps its recorded time
     /// and wins over the app's from then on: 30 ms, then 15 ms after the instant, then 45 ms.
     @Test func aLaterRecordedUpdateWins() throws {
