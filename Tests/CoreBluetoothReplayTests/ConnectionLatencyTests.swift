@@ -94,11 +94,17 @@ import TestSupport
     /// Gaps between successive instants.
     static func gaps(_ times: [Int64]) -> [Int64] { zip(times.dropFirst(), times).map { $0 - $1 } }
 
-    /// Runs the streamer for 1 s, asks for `.low` then, and runs 1.5 s more.
-    static func runLow(_ path: String) -> (replay: CBReplay, app: Streamer, askedAt: Int64) {
-        let replay = try! CBReplay(capture: path)
+    /// A replay of `path` with the streamer as the app, run for `seconds`.
+    static func streaming(_ path: String, for seconds: TimeInterval) throws -> (replay: CBReplay, app: Streamer) {
+        let replay = try CBReplay(capture: path)
         let app = replay.activate { Streamer(now: { replay.world.now }) }
-        replay.run(for: 1)
+        replay.run(for: seconds)
+        return (replay, app)
+    }
+
+    /// Runs the streamer for 1 s, asks for `.low` then, and runs 1.5 s more.
+    static func runLow(_ path: String) throws -> (replay: CBReplay, app: Streamer, askedAt: Int64) {
+        let (replay, app) = try streaming(path, for: 1)
         let askedAt = replay.world.now
         if let central = app.central { app.manager.setDesiredConnectionLatency(.low, for: central) }
         replay.run(for: 1.5)
@@ -114,7 +120,7 @@ import TestSupport
     @Test func notificationsFollowTheNewIntervalAfterTheInstant() throws {
         let path = try Self.capture()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (replay, app, askedAt) = Self.runLow(path)
+        let (replay, app, askedAt) = try Self.runLow(path)
         let trace = Self.parameterTrace(replay)
         let before = app.readyTimes.filter { $0 <= askedAt }
         #expect(before.count > 10, "\(app.readyTimes)")
@@ -144,8 +150,8 @@ import TestSupport
     @Test func theSameRunTwiceGivesTheSameInstants() throws {
         let path = try Self.capture()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let first = Self.runLow(path)
-        let second = Self.runLow(path)
+        let first = try Self.runLow(path)
+        let second = try Self.runLow(path)
         #expect(!Self.parameterTrace(first.replay).updates.isEmpty)
         #expect(first.app.readyTimes == second.app.readyTimes)
         #expect(Self.parameterTrace(first.replay) == Self.parameterTrace(second.replay))
@@ -157,9 +163,7 @@ import TestSupport
     @Test func aCentralThatIsNotConnectedGetsNothingAndADiagnostic() throws {
         let path = try Self.capture()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let replay = try CBReplay(capture: path)
-        let app = replay.activate { Streamer(now: { replay.world.now }) }
-        replay.run(for: 5)
+        let (replay, app) = try Self.streaming(path, for: 5)
         let central = try #require(app.central)
         #expect(replay.diagnostics.isEmpty, "\(replay.diagnostics)")
         app.manager.setDesiredConnectionLatency(.low, for: central)
@@ -180,7 +184,7 @@ import TestSupport
         // 03 | 3B | 41 00 | 0C 00 (15 ms) | 00 00 | 90 01 (4 s)
         let path = try Self.capture(linkEvents: [(3_000, [0x03, 0x3B, 0x41, 0x00, 0x0C, 0x00, 0x00, 0x00, 0x90, 0x01])])
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (replay, app, askedAt) = Self.runLow(path)
+        let (replay, app, askedAt) = try Self.runLow(path)
         let trace = Self.parameterTrace(replay)
         #expect(trace.signalling.map(\.bytes) == [[0x12, 0x01, 0x08, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0x90, 0x01],
                                                   [0x13, 0x01, 0x02, 0x00, 0x01, 0x00]], "\(trace.signalling)")
@@ -196,9 +200,7 @@ import TestSupport
     @Test func aCallWhileAnUpdateIsUnderWayWaitsForIt() throws {
         let path = try Self.capture()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let replay = try CBReplay(capture: path)
-        let app = replay.activate { Streamer(now: { replay.world.now }) }
-        replay.run(for: 1)
+        let (replay, app) = try Self.streaming(path, for: 1)
         let central = try #require(app.central)
         app.manager.setDesiredConnectionLatency(.medium, for: central)
         #expect(Self.parameterTrace(replay).signalling.isEmpty)
@@ -220,7 +222,7 @@ import TestSupport
         // 03 | 00 | 41 00 | 24 00 (45 ms) | 00 00 | 90 01 (4 s)
         let path = try Self.capture(linkEvents: [(1_900, [0x03, 0x00, 0x41, 0x00, 0x24, 0x00, 0x00, 0x00, 0x90, 0x01])])
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (replay, app, _) = Self.runLow(path)
+        let (replay, app, _) = try Self.runLow(path)
         let updates = Self.parameterTrace(replay).updates
         #expect(updates.map(\.interval) == [12, 36], "\(updates)")
         guard updates.count == 2 else { return }
