@@ -83,7 +83,7 @@ extension CBPeripheralLinkState {
                 trace([0x13, id] + le16(2) + le16(refused ? 1 : 0), on: link, sent: false, world: world)
                 guard !refused else { return parameterUpdateEnded() }
                 let decided = link.parameters
-                world.scheduler.schedule(after: 6 * decided.interval) { [weak self] in
+                world.scheduler.schedule(after: decided.interval.saturatingMultiplied(by: 6)) { [weak self] in
                     guard let self, link.isUp else { return }
                     if link.parameters == decided { world.host.updateParameters(link, wanted) }
                     parameterUpdateEnded()
