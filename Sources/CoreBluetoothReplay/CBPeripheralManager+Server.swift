@@ -32,6 +32,12 @@ final class CBPeripheralLinkState {
     /// Service Changed ranges the system holds until the indication before them is confirmed.
     var pendingServiceChanged: [ClosedRange<UInt16>] = []
     var emulator: GATTServerEmulator
+    /// `setDesiredConnectionLatency(_:for:)` on this link (CBPeripheralManager+ConnectionLatency.swift):
+    /// a parameter update under way, the class asked for while it was (the latest), and the
+    /// identifier of the last L2CAP signalling request.
+    var parameterUpdateUnderWay = false
+    var queuedLatency: CBPeripheralManagerConnectionLatency?
+    var signalIdentifier: UInt8 = 0
 
     init(server: LocalServerLink, central: CBCentral, manager: CBPeripheralManager) {
         self.server = server
@@ -280,10 +286,12 @@ final class CBPeripheralLinkState {
     func sendServiceChanged() {
         guard unconfirmedIndications == 0, !bearerTimedOut, !pendingServiceChanged.isEmpty else { return }
         let r = pendingServiceChanged.removeFirst()
-        let h = CBLocalDatabase.serviceChangedHandle
-        func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        indicate(le(h) + le(r.lowerBound) + le(r.upperBound))
+        let le = Self.le16
+        indicate(le(CBLocalDatabase.serviceChangedHandle) + le(r.lowerBound) + le(r.upperBound))
     }
+
+    /// A 16-bit field as it goes on the wire (ATT and L2CAP are little-endian).
+    static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
 
     /// No Handle Value Confirmation came within 30 s of the indication: the server's transaction
     /// failed, and "no more attribute protocol requests, commands, indications or notifications

@@ -102,8 +102,27 @@ open class CBPeripheralManager: CBManager {
         replay.traceAdvertisingDisabled()
     }
 
-    /// Accepted (the replay keeps the recorded connection parameters).
-    open func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral) {}
+    /// Asks the connected `central` for the class's connection interval (`.low` 15 ms, `.medium`
+    /// 30 ms, `.high` 120 ms: the replay's assumption, Apple publishes none), as iOS asks with an
+    /// L2CAP Connection Parameter Update Request (Core v5.4 Vol 3 Part A 4.20). The central
+    /// answers at its connection event after the request's, and an accepted update moves the link
+    /// 6 connection events later (Vol 6 Part B 5.1.1); from then its notifications and
+    /// `peripheralManagerIsReady(toUpdateSubscribers:)` follow the new interval. A recorded central
+    /// whose recording shows it refusing an update refuses; its recorded updates keep their times
+    /// (CBPeripheralManager+ConnectionLatency.swift, Docs/peripheral.md "Connection latency"). For
+    /// a central that is not connected nothing is sent and the call is noted as an "API MISUSE"
+    /// diagnostic, as iOS logs one; likewise while the manager is not `.poweredOn`.
+    open func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral) {
+        let api = "setDesiredConnectionLatency(_:for:)"
+        guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return }
+        guard let state = linksInHandleOrder.first(where: { $0.central === central && $0.server.link?.isUp == true }) else {
+            replay.diagnose(.apiMisuse, key: "\(api) not connected",
+                            "API MISUSE: \(api) was called for \(central), which is not connected to the local device: " +
+                            "the call was dropped (nothing was sent), as iOS drops it with an API misuse in its log")
+            return
+        }
+        state.requestConnectionLatency(latency)
+    }
 
     // MARK: Services
 

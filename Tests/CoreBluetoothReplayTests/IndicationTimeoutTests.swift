@@ -29,11 +29,7 @@ import TestSupport
         func at() -> String { String(format: "%.3f", clock.now) }
 
         func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
-            guard peripheral.state == .poweredOn else { return }
-            let service = CBMutableService(type: CBUUID(string: "FFC0"), primary: true)
-            service.characteristics = [characteristic]
-            peripheral.add(service)
-            peripheral.startAdvertising([CBAdvertisementDataServiceUUIDsKey: [service.uuid]])
+            peripheral.publishAndAdvertiseFFC0(with: characteristic)
         }
 
         func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {

@@ -252,7 +252,7 @@ public final class CentralHost {
 
     /// LE Connection Update Complete; on a BR/EDR link, the host's Write Link Supervision Timeout
     /// (Core v5.4 Vol 4 Part E 7.3.42) and its Command Complete (`BREDRLinkParameters`).
-    func updateParameters(_ link: SimulatedLink, _ p: ConnectionParameters) {
+    public func updateParameters(_ link: SimulatedLink, _ p: ConnectionParameters) {
         guard link.isUp else { return }
         link.parameters = p
         link.eventAnchor = now

@@ -213,7 +213,7 @@ public final class SimulatedLink {
     }
 
     /// The first connection event after `time`.
-    func nextConnectionEvent(after time: VirtualTime) -> VirtualTime {
+    public func nextConnectionEvent(after time: VirtualTime) -> VirtualTime {
         let interval = max(1, parameters.interval)
         let elapsed = time.saturatingSubtracting(eventAnchor)
         return eventAnchor.saturatingAdding((elapsed / interval).saturatingAdding(1).saturatingMultiplied(by: interval))
