@@ -37,13 +37,13 @@ final class PcapHandle {
 ///
 /// `fileOffset` for pcap is exact: the previous record's end (16-byte header + captured length),
 /// re-read with `ftell` when libpcap may have skipped bytes (a packet longer than the snapshot).
-/// For pcapng it is 28 bytes before the packet data, where the importer counts a pcapng
-/// packet's bytes from (`DecoderOptions.forCapture`: an Enhanced Packet Block's header, 4.3),
-/// so the byte a decode problem names is the packet's own: the start of an Enhanced (or
-/// obsolete) Packet Block, 16 bytes before the start of a Simple Packet Block, whose data starts
-/// 12 bytes in (4.4). `PcapngInterfaceWalk` finds the packet's block, past any blocks that are
-/// no packet (statistics, name resolution, extra interfaces) before it; when the walk lost its
-/// footing, it is `ftell` on libpcap's stream after the previous packet. Damage is reported at
+/// For pcapng it is the start of the packet's own block, which `PcapngInterfaceWalk` finds past
+/// any blocks that are no packet (statistics, name resolution, extra interfaces) before it; when
+/// the walk lost its footing, it is `ftell` on libpcap's stream after the previous packet. The
+/// importer counts a pcapng packet's bytes from 28 bytes past it (`DecoderOptions.forCapture`: an
+/// Enhanced Packet Block's header, 4.3); a Simple Packet Block's data starts 12 bytes in (4.4),
+/// which its record's `headerShortfall` (16) says, so the byte a decode problem names is the
+/// packet's own. Damage is reported at
 /// the first block libpcap could not read, found the same way (`PcapngInterfaceWalk.damage`).
 ///
 /// A pcapng's interfaces (draft-ietf-opsawg-pcapng 4.2) are its controllers: for the HCI link
@@ -248,13 +248,16 @@ public struct PcapReader: CaptureReader {
         let seconds = Int64(header.pointee.ts.tv_sec)
         let micros = Int64(header.pointee.ts.tv_usec)
         frameNumber += 1
-        // pcapng: 28 bytes before the packet data, whatever its block (see the type's note).
-        let recordOffset = block.map { $0.dataStart - PcapngInterfaceWalk.enhancedPacketDataOffset } ?? offset
+        // pcapng: the packet's own block, past any that are no packet (see the type's note).
+        let recordOffset = block?.start ?? offset
         // pcapng carries 64-bit tick counts: more seconds than µs in an Int64 saturate (an absurd
         // timestamp the import warns about) rather than wrap into a plausible-looking one.
         var record = CaptureRecord(frameNumber: frameNumber,
                                    timestamp: seconds.saturatingMultiplied(by: 1_000_000).saturatingAdding(micros),
                                    direction: .unknown, kind: .other, payload: [], fileOffset: recordOffset)
+        // A Simple Packet Block's data starts 16 bytes sooner than the Enhanced Packet Block's
+        // that decoders count from.
+        if let block { record.headerShortfall = PcapngInterfaceWalk.enhancedPacketDataOffset - (block.dataStart - block.start) }
         switch linkType {
         case .bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE:
             record.payload = Array(packet)

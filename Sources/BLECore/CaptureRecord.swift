@@ -44,6 +44,11 @@ public struct CaptureRecord: Sendable {
     public var cumulativeDrops: UInt32
     /// Format-specific record type kept for the timeline (monitor opcode, PacketLogger type).
     public var rawType: UInt16
+    /// Bytes this record's own header is shorter than the header its format's decoders count the
+    /// payload from (`DecoderOptions.payloadOffsetInRecord`): 16 for a pcapng Simple Packet Block,
+    /// whose packet data starts 12 bytes in, where an Enhanced Packet Block's starts 28 in
+    /// (draft-ietf-opsawg-pcapng 4.3, 4.4); 0 otherwise. `fileOffset` stays the block's start.
+    public var headerShortfall = 0
 
     public init(frameNumber: Int, timestamp: Int64, direction: Direction, kind: PacketKind,
                 payload: [UInt8], fileOffset: Int, originalLength: Int? = nil,

@@ -1,3 +1,5 @@
+import BLECore
+
 /// Settings for `PacketDecoder`.
 public struct DecoderOptions: Sendable {
     /// Show key material (LTKs, IRKs, CSRKs, DHKeys) in summaries instead of hiding it.
@@ -10,7 +12,7 @@ public struct DecoderOptions: Sendable {
     /// default), 24 for btsnoop H1 and Linux monitor (2001), 13 for PacketLogger (length,
     /// seconds, microseconds, type), 21 for pcap LINKTYPE 201 (16-byte record header,
     /// 4-byte direction, H4 type) and 17 for LINKTYPE 187. Offsets of bytes in a record are
-    /// `fileOffset + payloadOffsetInRecord + position in the payload`.
+    /// `payloadBase(of:)` plus the position in the payload.
     public var payloadOffsetInRecord = 25
     /// Build each packet's one-line summary (`DecodedPacket.summary`). False for a consumer that
     /// reads none (the fleet report's scratch timelines, `ImportOptions.referencedPacketRowsOnly`):
@@ -27,5 +29,13 @@ public struct DecoderOptions: Sendable {
     public init(keepKeys: Bool = false, payloadOffsetInRecord: Int = 25) {
         self.keepKeys = keepKeys
         self.payloadOffsetInRecord = payloadOffsetInRecord
+    }
+}
+
+extension DecoderOptions {
+    /// Where `record`'s payload starts in the file: `fileOffset + payloadOffsetInRecord`, less
+    /// what its own header lacks (`CaptureRecord.headerShortfall`: a pcapng Simple Packet Block).
+    public func payloadBase(of record: CaptureRecord) -> Int {
+        record.fileOffset &+ payloadOffsetInRecord &- record.headerShortfall
     }
 }

@@ -62,7 +62,7 @@ public struct PacketDecoder: Sendable {
     /// packet still comes back.
     public mutating func decode(_ record: CaptureRecord) -> DecodedPacket {
         var d = PacketDraft(direction: record.direction,
-                            base: record.fileOffset &+ options.payloadOffsetInRecord, frame: record.frameNumber,
+                            base: options.payloadBase(of: record), frame: record.frameNumber,
                             summaries: options.summaries)
         if record.controllerIndex != controller {
             controller = record.controllerIndex

@@ -86,11 +86,11 @@ struct PcapngSimplePacketTests {
         #expect(reader.notes.count == 1)
     }
 
-    /// A record's `fileOffset` is 28 bytes before its packet data, where the importer counts a
-    /// pcapng packet's bytes from (an EPB's header, 4.3): an EPB's start, 16 bytes before an
-    /// SPB's (whose data is 12 bytes in, 4.4), the packet's own block after a block that is no
-    /// packet. The note still names the first SPB's start.
-    @Test func recordOffsetsAre28BytesBeforeThePacketData() throws {
+    /// A record's `fileOffset` is its own block's start, after a block that is no packet too;
+    /// the importer counts a pcapng packet's bytes from 28 bytes past it (an EPB's header, 4.3),
+    /// less the record's `headerShortfall`: 16 for an SPB, whose data is 12 bytes in (4.4). The
+    /// note still names the first SPB's start.
+    @Test func recordOffsetsAreTheirBlocksStarts() throws {
         // header 0..<48 (SHB 28, IDB 20); EPB 48..<88 (40); SPB 88..<112 (24); ISB 112..<136;
         // SPB 136..<160; ISB 160..<184; EPB 184.
         let blocks = [B.enhancedPacket(timestamp: Self.t, B.reset), B.simplePacket(B.reset), B.statistics(),
@@ -98,7 +98,8 @@ struct PcapngSimplePacketTests {
         let bytes = Self.header + blocks.flatMap { $0 }
         let r = try Self.read(blocks)
         let dataStarts = [48 + 28, 88 + 12, 136 + 12, 184 + 28]
-        #expect(r.records.map(\.fileOffset) == dataStarts.map { $0 - 28 })
+        #expect(r.records.map(\.fileOffset) == [48, 88, 136, 184])
+        #expect(r.records.map { $0.fileOffset + 28 - $0.headerShortfall } == dataStarts)
         for (record, start) in zip(r.records, dataStarts) {
             // The packet there: the 4-byte direction, then the H4 type byte and the payload.
             #expect(Array(bytes[(start + 5)..<(start + 5 + record.payload.count)]) == record.payload)

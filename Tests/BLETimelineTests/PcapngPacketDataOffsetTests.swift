@@ -86,9 +86,8 @@ struct PcapngPacketDataOffsetTests {
         // Blocks at 48 and 88; the SPB's data at 88 + 12 (it was reported 16 bytes further, at
         // 88 + 28 + 8, as if the block were an EPB).
         Self.expectProblems(r.problems, dataStart: 88 + 12, in: bytes)
-        // A record's file_offset is where the importer counts a pcapng packet's bytes from, 28
-        // bytes before its data: an EPB's start, 16 bytes before an SPB's.
-        #expect(r.offsets == [48, 88 - 16])
+        // A record's file_offset is its block's start, an SPB's as an EPB's.
+        #expect(r.offsets == [48, 88])
     }
 
     @Test func afterABlockThatIsNoPacket() throws {
@@ -104,6 +103,6 @@ struct PcapngPacketDataOffsetTests {
         let bytes = Self.header + Self.enhanced(Self.reset, at: Self.t) + Self.statistics + Self.simple(Self.cutDisconnection)
         let r = try Self.problems(bytes, "isb-spb-offsets")
         Self.expectProblems(r.problems, dataStart: 112 + 12, in: bytes)
-        #expect(r.offsets == [48, 112 - 16])
+        #expect(r.offsets == [48, 112])
     }
 }

@@ -13,7 +13,7 @@ import BLECore
 /// still comes back with a summary.
 extension PacketDecoder {
     mutating func decodeLinkLayer(_ record: CaptureRecord) -> DecodedPacket {
-        let base = record.fileOffset &+ options.payloadOffsetInRecord
+        let base = options.payloadBase(of: record)
         let frame = record.payload[...]
         if record.originalLength > record.payload.count {
             // Cut by the capture (a snapshot length: `RecordCutter`): the sniffer header's lengths,
@@ -98,7 +98,7 @@ extension PacketDecoder {
 
     /// A data physical channel PDU (Core v5.4 Vol 6 Part B 2.4).
     mutating func decodeDataPDU(_ packet: LinkLayerPacket, header: SnifferHeader, record: CaptureRecord) -> DecodedPacket {
-        let base = record.fileOffset &+ options.payloadOffsetInRecord
+        let base = options.payloadBase(of: record)
         var events: [DecodedEvent] = []
         var conn: LinkLayerConnection
         if let known = linkLayer.connections[packet.accessAddress] {

@@ -9,7 +9,7 @@ import BLECore
 /// access address, seen as the central sees it: role central, peer = AdvA.
 extension PacketDecoder {
     mutating func decodeAdvertisingPDU(_ packet: LinkLayerPacket, header: SnifferHeader, record: CaptureRecord) -> DecodedPacket {
-        var d = PacketDraft(direction: .unknown, base: record.fileOffset &+ options.payloadOffsetInRecord,
+        var d = PacketDraft(direction: .unknown, base: options.payloadBase(of: record),
                             frame: record.frameNumber, summaries: options.summaries)
         d.layer = .linkLayer
         d.problems = packet.problems
