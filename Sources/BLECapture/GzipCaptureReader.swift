@@ -48,7 +48,7 @@ public struct GzipCaptureReader: CaptureReader {
                 try CaptureFile.checkPcapHeader(fileSize: spooled.size, format: format, path: path)
                 inner = try PcapReader(path: spooled.file.path)
             } catch {
-                throw spooled.failure ?? Self.insideError(error, path: path, gzip: gzip)
+                throw spooled.failure ?? Self.openError(error, path: path, gzip: gzip)
             }
         } else {
             scratch = nil
@@ -57,7 +57,7 @@ public struct GzipCaptureReader: CaptureReader {
             do throws(CaptureError) {
                 inner = try CaptureFile.open(source: gzip, prefix: inside, path: path)
             } catch {
-                throw Self.insideError(error, path: path, gzip: gzip)
+                throw Self.openError(error, path: path, gzip: gzip)
             }
         }
         var info = inner.info
@@ -104,6 +104,14 @@ public struct GzipCaptureReader: CaptureReader {
         var error = error
         error.path = path
         error.message = "in the decompressed data: " + error.message
+        return error
+    }
+
+    /// Why the reader inside could not start, and, when the gzip file was cut or went on with
+    /// bytes that are no member, that too: a capture header cut short is the cut's doing.
+    private static func openError(_ error: CaptureError, path: String, gzip: GzipSource) -> CaptureError {
+        var error = insideError(error, path: path, gzip: gzip)
+        if error != gzip.failure, let end = gzip.endWarnings.first { error.message += "; " + end.message }
         return error
     }
 
