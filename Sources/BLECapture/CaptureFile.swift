@@ -18,11 +18,16 @@ public enum CaptureFile {
 
     /// What the file at `path` holds, judged from the bytes `open` reads anyway: a capture (its
     /// reader's info), or an Android bugreport zip (`ZipArchive.hasMagic` on the same prefix, no
-    /// extra read) with the captures inside it (`BugreportZip`).
+    /// extra read) with the captures inside it (`BugreportZip`). A pcap or pcapng inside gzip is
+    /// judged from its first decompressed bytes only (`GzipCaptureReader`'s `headerOnly`).
     public static func probe(_ path: String) throws(CaptureError) -> CaptureProbe {
         let source = try FileDescriptorSource(path: path)
         let prefix = try readPrefix(source)
         if ZipArchive.hasMagic(prefix) { return .bugreport(try BugreportZip.open(path)) }
+        if GzipSource.hasMagic(prefix) {
+            // A pcap inside is not decompressed whole for its header: the import opens it again.
+            return .capture(try GzipCaptureReader(source: source, prefix: prefix, path: path, headerOnly: true).info)
+        }
         return .capture(try open(path: path, source: source, prefix: prefix).info)
     }
 

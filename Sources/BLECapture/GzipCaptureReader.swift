@@ -33,14 +33,20 @@ public struct GzipCaptureReader: CaptureReader {
     /// Reads the gzip file's first decompressed bytes and opens the reader of the capture in
     /// them. `prefix` holds the file's first bytes, already read from `source` (they start
     /// with the gzip magic).
-    init(source: any ByteSource, prefix: [UInt8], path: String) throws(CaptureError) {
+    ///
+    /// `headerOnly`, for `CaptureFile.probe`, which wants `info` alone: a pcap or pcapng inside
+    /// is decompressed only as far as `headerBytes` (libpcap reads its file header, first
+    /// blocks and first packet from there), so its records end early; the import opens the
+    /// capture again to read them.
+    init(source: any ByteSource, prefix: [UInt8], path: String, headerOnly: Bool = false) throws(CaptureError) {
         self.path = path
         gzip = try GzipSource(source: source, initial: prefix, name: path)
         let inside = try CaptureFile.readPrefix(gzip, keepingBytesBeforeAnError: true)
         try Self.refuseWhatIsNoCapture(inside, gzip: gzip, path: path)
         let format = CaptureFile.detect(prefix: inside)
         if format == .pcap || format == .pcapng, let format {
-            let spooled = try Self.decompressToScratchFile(gzip, first: inside, path: path)
+            let spooled = try Self.decompressToScratchFile(gzip, first: inside, path: path,
+                                                           upTo: headerOnly ? Self.headerBytes : .max)
             scratch = spooled.file
             scratchSize = spooled.size
             scratchFailure = spooled.failure
@@ -140,9 +146,13 @@ public struct GzipCaptureReader: CaptureReader {
         }
     }
 
-    /// Decompresses the whole capture into a scratch file for libpcap. Damage stops the copy
-    /// and is kept (the bytes before it are the capture); a cut file gives what it has.
-    private static func decompressToScratchFile(_ gzip: GzipSource, first: [UInt8], path: String)
+    /// What `headerOnly` decompresses of a pcap: 1 MiB.
+    static let headerBytes = 1 << 20
+
+    /// Decompresses the capture (its first `limit` bytes at most) into a scratch file for
+    /// libpcap. Damage stops the copy and is kept (the bytes before it are the capture); a cut
+    /// file gives what it has.
+    private static func decompressToScratchFile(_ gzip: GzipSource, first: [UInt8], path: String, upTo limit: Int)
         throws(CaptureError) -> (file: TemporaryFile, size: Int, failure: CaptureError?) {
         let file: TemporaryFile
         do {
@@ -153,7 +163,7 @@ public struct GzipCaptureReader: CaptureReader {
         var size = 0
         var chunk = first
         var failure: CaptureError?
-        while !chunk.isEmpty {
+        while !chunk.isEmpty, size < limit {
             do {
                 try Syscall.writeAllBytes(file.descriptor, chunk)
             } catch {

@@ -179,6 +179,39 @@ struct GzipCaptureTests {
         #expect(text.kind == .unknownFormat && text.message.hasPrefix("in the decompressed data: "))
     }
 
+    /// A pcap of 2,000 ACL packets of 1,011 bytes (LINKTYPE 201), about 2 MB decompressed:
+    /// ```
+    /// D4 C3 B2 A1 02 00 04 00   magic (little-endian), version 2.4
+    /// 00 00 00 00 00 00 00 00   thiszone, sigfigs
+    /// FF FF 00 00 C9 00 00 00   snaplen 65535, LINKTYPE 201 (H4 with direction)
+    /// per packet: ts_sec, ts_usec, incl_len, orig_len (u32 LE), then direction u32 BE = 1
+    /// (received), H4 02 ACL, handle 0x0040 PB 10, length 1002, L2CAP length 998 CID 0x0041, 998 bytes
+    /// ```
+    @Test("probe judges a pcap inside gzip from its first MiB; open reads all of it")
+    func probeOfALargePcap() throws {
+        var pcap: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x00, 0x04, 0x00] + [UInt8](repeating: 0, count: 8)
+            + .le32(65_535) + .le32(201)
+        for i in 0..<2000 {
+            let packet = [UInt8].be32(1) + [0x02] + .le16(0x2040) + .le16(1002) + .le16(998) + .le16(0x41)
+                + (0..<998).map { UInt8(truncatingIfNeeded: $0 &+ i) }
+            pcap += .le32(1_700_000_000) + .le32(UInt32(i)) + .le32(UInt32(packet.count)) + .le32(UInt32(packet.count)) + packet
+        }
+        #expect(pcap.count > 1 << 20)   // more than probe decompresses
+        let dir = try makeTemporaryDirectory()
+        defer { removeDirectory(dir) }
+        try writeFile(dir + "/big.pcap.gz", GzipFixtures.compressed(pcap))
+        guard case .capture(let info) = try CaptureFile.probe(dir + "/big.pcap.gz") else {
+            Issue.record("not probed as a capture")
+            return
+        }
+        #expect(info.format == .pcap && info.linkType == 201)
+        #expect(info.formatDescription.hasSuffix(", gzip-compressed"))
+        let result = readAll(path: dir + "/big.pcap.gz")
+        #expect(result.error == nil && result.warnings.isEmpty)
+        #expect(result.records.count == 2000)
+        #expect(views(result) == views(readAll(bytes: pcap)))
+    }
+
     @Test("the capture's SHA-256 is the digest of the file as given, the compressed bytes")
     func digestOfTheCompressedFile() throws {
         let dir = try makeTemporaryDirectory()
