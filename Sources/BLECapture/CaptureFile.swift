@@ -6,7 +6,8 @@ public enum CaptureFile {
     /// Detects the format from the file's bytes, never its name (Android names btsnoop files
     /// `.log` and `.cfa`), and opens a streaming reader.
     ///
-    /// Empty file: `.empty`. Unknown bytes: `.unknownFormat`. LE air captures (pcap LINKTYPE
+    /// A gzip-compressed capture (magic `1F 8B 08`) is read through zlib as the capture inside
+    /// (`GzipCaptureReader`). Empty file: `.empty`. Unknown bytes: `.unknownFormat`. LE air captures (pcap LINKTYPE
     /// 251, 256, 272) are read frame by frame (see `PcapReader`); BR/EDR air captures (255), PPI
     /// wrapping an air link type, and btsnoop datalinks other than 1001/1002/2001:
     /// `.unsupported`, with a message that says what the file is.
@@ -17,11 +18,16 @@ public enum CaptureFile {
 
     /// What the file at `path` holds, judged from the bytes `open` reads anyway: a capture (its
     /// reader's info), or an Android bugreport zip (`ZipArchive.hasMagic` on the same prefix, no
-    /// extra read) with the captures inside it (`BugreportZip`).
+    /// extra read) with the captures inside it (`BugreportZip`). A pcap or pcapng inside gzip is
+    /// judged from its first decompressed bytes only (`GzipCaptureReader`'s `headerOnly`).
     public static func probe(_ path: String) throws(CaptureError) -> CaptureProbe {
         let source = try FileDescriptorSource(path: path)
         let prefix = try readPrefix(source)
         if ZipArchive.hasMagic(prefix) { return .bugreport(try BugreportZip.open(path)) }
+        if GzipSource.hasMagic(prefix) {
+            // A pcap inside is not decompressed whole for its header: the import opens it again.
+            return .capture(try GzipCaptureReader(source: source, prefix: prefix, path: path, headerOnly: true).info)
+        }
         return .capture(try open(path: path, source: source, prefix: prefix).info)
     }
 
@@ -36,15 +42,19 @@ public enum CaptureFile {
     }
 
     /// Opens a reader over any byte source (stdin, a pipe, memory): btsnoop, PacketLogger and
-    /// btsnooz stream; pcap and pcapng are read into memory first (libpcap needs a `FILE`).
+    /// btsnooz stream; pcap and pcapng are read into memory first (libpcap needs a `FILE`), or,
+    /// inside gzip, decompressed to a scratch file (`GzipCaptureReader`).
     public static func open(source: any ByteSource, path: String? = nil) throws(CaptureError) -> any CaptureReader {
         let prefix = try readPrefix(source)
         return try open(source: source, prefix: prefix, path: path ?? source.name)
     }
 
-    private static func open(source: any ByteSource, prefix: [UInt8], path: String) throws(CaptureError) -> any CaptureReader {
+    static func open(source: any ByteSource, prefix: [UInt8], path: String) throws(CaptureError) -> any CaptureReader {
         guard !prefix.isEmpty else {
             throw CaptureError(path: path, offset: 0, kind: .empty, message: "file is empty")
+        }
+        if GzipSource.hasMagic(prefix) {
+            return try GzipCaptureReader(source: source, prefix: prefix, path: path)
         }
         let input = InputWindow(source: source, initial: prefix)
         switch detect(prefix: prefix) {
@@ -59,6 +69,9 @@ public enum CaptureFile {
         case .packetLogger:
             return try PacketLoggerReader(input: input, path: path)
         case nil:
+            if prefix.starts(with: [0x1F, 0x8B]), prefix.count >= 3 {
+                throw CaptureError(path: path, offset: 2, kind: .corrupt, message: unknownMessage(prefix))
+            }
             if prefix.count < 8 {
                 throw CaptureError(path: path, offset: 0, kind: .unknownFormat,
                                    message: "only \(prefix.count) bytes: too short for any capture format")
@@ -114,7 +127,7 @@ public enum CaptureFile {
 
     /// A pcap file header is 24 bytes; a pcapng Section Header Block at least 28. Shorter files
     /// are cut, not unknown (libpcap would say "unknown file format").
-    private static func checkPcapHeader(fileSize: Int, format: CaptureFormat, path: String) throws(CaptureError) {
+    static func checkPcapHeader(fileSize: Int, format: CaptureFormat, path: String) throws(CaptureError) {
         let need = format == .pcap ? 24 : 28
         if fileSize < need {
             throw CaptureError(path: path, offset: 0, kind: .corrupt, message:
@@ -123,20 +136,31 @@ public enum CaptureFile {
     }
 
     /// Reads up to `prefixLength` bytes, stopping early once a magic number has decided the
-    /// format, so a live btsnoop pipe is not held up waiting for 128 KiB.
-    static func readPrefix(_ source: any ByteSource) throws(CaptureError) -> [UInt8] {
+    /// format (or gzip's has), so a live btsnoop pipe is not held up waiting for 128 KiB.
+    ///
+    /// `keepingBytesBeforeAnError`: a read error after some bytes ends the prefix there instead
+    /// of throwing (for a source that throws it again on the next read: `GzipSource`), so that
+    /// the records before damage near the start are read.
+    static func readPrefix(_ source: any ByteSource, keepingBytesBeforeAnError: Bool = false) throws(CaptureError) -> [UInt8] {
         var prefix = [UInt8](repeating: 0, count: prefixLength)
         var filled = 0
         while filled < prefixLength {
-            let n = try prefix.withUnsafeMutableBytes { buffer in
-                Result { () throws(CaptureError) -> Int in
-                    try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-                }
-            }.get()
+            let n: Int
+            do {
+                n = try prefix.withUnsafeMutableBytes { buffer in
+                    Result { () throws(CaptureError) -> Int in
+                        try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                    }
+                }.get()
+            } catch where keepingBytesBeforeAnError && filled > 0 {
+                break
+            }
             if n <= 0 { break }
             filled += n
-            if filled >= 8, let format = detect(prefix: Array(prefix[0..<8])),
-               format == .btsnoop || format == .pcap || format == .pcapng {
+            guard filled >= 8 else { continue }
+            let head = Array(prefix[0..<8])
+            if GzipSource.hasMagic(head) { break }
+            if let format = detect(prefix: head), format == .btsnoop || format == .pcap || format == .pcapng {
                 break
             }
         }
@@ -160,8 +184,10 @@ public enum CaptureFile {
             return "a ZIP archive (an Android bugreport zip?): give it as a file, which every command reads, "
                 + "not as a stream"
         }
-        if prefix.starts(with: [0x1F, 0x8B]) {
-            return "a gzip-compressed file; decompress it first"
+        if prefix.starts(with: [0x1F, 0x8B]), prefix.count >= 3 {
+            // Method 8 is read (`GzipCaptureReader`); RFC 1952 2.3.1 defines no other.
+            return "the gzip magic (1f 8b), but compression method \(prefix[2]), not 8 (deflate), the only one gzip "
+                + "defines: a damaged gzip file"
         }
         let head = prefix.prefix(8).map { byte in
             let hex = String(byte, radix: 16)

@@ -46,6 +46,10 @@ public enum CaptureInput: Sendable, Hashable {
 
     /// SHA-256 of its own bytes, hex: of the file, or of the member's uncompressed bytes (up to
     /// any damage, so a damaged member gets the same digest every time). Nil when unreadable.
+    ///
+    /// A gzip-compressed capture file is the file as given: its compressed bytes (what
+    /// `sha256sum` says of it, and what the import's same-size check, on the file's size, pairs
+    /// it with), so the same capture imported once plain and once gzipped is stored twice.
     public func sha256Hex() -> String? {
         switch self {
         case .file(let path), .spooled(_, let path):

@@ -18,7 +18,8 @@ import Darwin
 /// `TemporaryFile`: removed when this value goes, or by the next run when the process was killed.
 ///
 /// The first bytes are judged before anything is copied: bytes no reader recognises (`/dev/zero`,
-/// a zip, which must be given as a file) are refused at once instead of filling the disk.
+/// a zip, which must be given as a file) are refused at once instead of filling the disk; a
+/// gzip-compressed capture is copied as it is (compressed).
 public final class CaptureSpool {
     /// How messages and the timeline name the capture: the path given.
     public let name: String
@@ -43,7 +44,8 @@ public final class CaptureSpool {
         name = path
         let source = try FileDescriptorSource(path: path)
         let prefix = try CaptureFile.readPrefix(source)
-        if prefix.count >= 8, CaptureFile.detect(prefix: prefix) == nil, !CaptureFile.looksLikeText(prefix) {
+        if prefix.count >= 8, CaptureFile.detect(prefix: prefix) == nil, !GzipSource.hasMagic(prefix),
+           !CaptureFile.looksLikeText(prefix) {
             throw CaptureError(path: path, offset: 0, kind: .unknownFormat, message: CaptureFile.unknownMessage(prefix))
         }
         do {

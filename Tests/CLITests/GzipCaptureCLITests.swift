@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// Captures compressed with `gzip` given to the tool as they are, as Wireshark reads them: every
+/// command reads the capture inside; a cut file is truncated (exit 0, with a warning), damage is
+/// corrupt (exit 65, after the records before it).
+@Suite("gzip-compressed captures on the command line", .serialized)
+struct GzipCaptureCLITests {
+    let yeelock = CLI.sharedCapture("android-yeelock.btsnoop")   // tshark: 690 frames, of the .gz too
+    let phdr = CLI.sharedCapture("scale-h4-phdr.pcap")            // tshark: 833 frames, of the .gz too
+
+    /// `gzip -c CAPTURE > DIR/NAME.gz`; the bytes written.
+    func gzip(_ capture: String, into dir: URL) throws -> (path: String, bytes: [UInt8]) {
+        let out = dir.appendingPathComponent((capture as NSString).lastPathComponent + ".gz").path
+        let r = try CLIProcesses.shell("/usr/bin/gzip -c '\(capture)' > '\(out)'")
+        #expect(r.status == 0, "\(r.stderr)")
+        return (out, [UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
+    }
+
+    @Test func importReadsTheCaptureInside() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let gz = try gzip(yeelock, into: dir)
+        let db = dir.appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", gz.path, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "imported \(gz.path): 690 records, btsnoop v1, HCI UART (H4) datalink 1002, gzip-compressed\ntimeline: \(db)\n")
+        #expect(r.stderr == "")
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM packets") == "690")
+        #expect(try SQLite.scalar(db, "SELECT status FROM captures") == "complete")
+    }
+
+    @Test(arguments: [["timeline"], ["gatt"], ["diagnose", "--json"]])
+    func commandsAnswerAsOnTheUncompressedFile(command: [String]) throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for capture in [yeelock, phdr] {
+            let gz = try gzip(capture, into: dir)
+            let compressed = try CLI.run(command + [gz.path])
+            let plain = try CLI.run(command + [capture])
+            #expect(compressed.status == 0, "\(command) \(capture): \(compressed.stderr)")
+            #expect(!plain.stdout.isEmpty)
+            // Only the capture's name and its format description tell them apart.
+            let named = compressed.stdout.replacingOccurrences(of: gz.path, with: capture)
+                .replacingOccurrences(of: ", gzip-compressed", with: "")
+            #expect(named == plain.stdout, "\(command) \(capture)")
+        }
+    }
+
+    /// The gzip cut in the middle: the records wholly inside the bytes it still decompresses
+    /// to, a warning naming the decompressed and the compressed byte, exit 0 and status
+    /// 'truncated' as for a btsnoop whose last record is cut.
+    @Test func aCutGzipImportsTheRecordsBeforeTheCut() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let gz = try gzip(yeelock, into: dir)
+        let cut = dir.appendingPathComponent("cut.btsnoop.gz")
+        try Data(gz.bytes.prefix(gz.bytes.count / 2)).write(to: cut)
+        let db = dir.appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", cut.path, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warning = try #require(r.stderr.split(separator: "\n").last { $0.contains("cut short") })
+        let match = try #require(warning.firstMatch(of: /^warning: (.+): byte (\d+): the gzip file ends at compressed byte (\d+), inside gzip member 1: cut short; its decompressed bytes end at byte (\d+)$/))
+        #expect(match.1 == cut.path)
+        #expect(Int(match.3) == gz.bytes.count / 2)
+        #expect(match.2 == match.4)
+        let available = try #require(Int(match.2))
+        // The btsnoop records (16-byte file header, 24-byte record headers) wholly before the cut.
+        let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: yeelock)))
+        var offset = 16, whole = 0
+        while offset + 24 <= available {
+            let included = plain[offset + 4..<offset + 8].reduce(0) { $0 << 8 | Int($1) }
+            guard offset + 24 + included <= available else { break }
+            offset += 24 + included
+            whole += 1
+        }
+        #expect(whole > 0 && whole < 690)
+        #expect(r.stdout.hasPrefix("imported \(cut.path): \(whole) records"))
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM packets") == "\(whole)")
+        #expect(try SQLite.scalar(db, "SELECT status FROM captures") == "truncated")
+    }
+
+    @Test func aDamagedGzipImportsWhatPrecedesAndExits65() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var bytes = try gzip(yeelock, into: dir).bytes
+        // The member's CRC-32 (RFC 1952 2.3.1): zlib stops after it, before ISIZE's 4 bytes.
+        bytes[bytes.count - 8] ^= 0x01
+        let bad = dir.appendingPathComponent("bad.btsnoop.gz")
+        try Data(bytes).write(to: bad)
+        let size = try FileManager.default.attributesOfItem(atPath: yeelock)[.size] as? Int
+        let db = dir.appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", bad.path, "--db", db])
+        #expect(r.status == 65)
+        #expect(r.stdout.hasPrefix("imported \(bad.path) up to the damage: 690 records"))
+        #expect(r.stderr.contains("error: \(bad.path): byte \(size ?? -1): damaged gzip data: zlib stopped at compressed byte \(bytes.count - 4), "
+                                  + "in gzip member 1 (incorrect data check)"), "\(r.stderr)")
+        #expect(try SQLite.scalar(db, "SELECT status FROM captures") == "corrupt")
+    }
+
+    @Test func theGzipMagicWithGarbageAfterItIsAnErrorNamingGzip() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let junk = dir.appendingPathComponent("junk.gz")
+        try Data([0x1F, 0x8B, 0x08] + [UInt8](repeating: 0xEE, count: 64)).write(to: junk)
+        let db = dir.appendingPathComponent("t.db").path
+        let r = try CLI.run(["import", junk.path, "--db", db])
+        #expect(r.status == 65)
+        #expect(r.stderr.hasPrefix("error: \(junk.path): byte 0: damaged gzip data: zlib stopped at compressed byte "), "\(r.stderr)")
+        #expect(!r.stderr.contains("unknown capture format"))
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+
+    @Test func aGzipThroughAFIFOIsImportedAsTheFileIs() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let gz = try gzip(phdr, into: dir)
+        let r = try CLIProcesses.shell("""
+            cd '\(dir.path)' && mkdir tmp && mkfifo in && (cat '\(gz.path)' > in &) && \
+            TMPDIR='\(dir.path)/tmp' exec timeout 60 "$BLEREPLAY" import in --db t.db
+            """)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("imported in: 833 records, pcap, LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR (201), gzip-compressed"))
+        #expect(CLIProcesses.names(dir.path + "/tmp") == [])
+    }
+}
