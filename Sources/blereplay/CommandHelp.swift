@@ -70,7 +70,7 @@ extension String {
 enum CommandHelpTable {
     static let commands: [CommandHelp] = [
         CommandHelp(name: "import", arguments: "CAPTURE... [options]",
-                    summary: "Decode captures (btsnoop, pcap/pcapng, PacketLogger, btsnooz, Android bugreport zips: each log a capture ZIP!member) into a SQLite timeline and analyse them.",
+                    summary: "Decode captures (btsnoop, pcap/pcapng, PacketLogger, btsnooz, Android bugreport zips: each log a capture ZIP!member; any of them gzip-compressed) into a SQLite timeline and analyse them.",
                     options: [
                         OptionHelp("--db FILE", "the timeline to create or add to (default blereplay.db)"),
                         OptionHelp("--no-raw", "do not keep packets' raw bytes (smaller; `export` then refuses the capture)"),
