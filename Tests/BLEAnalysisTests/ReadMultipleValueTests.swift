@@ -1,8 +1,5 @@
-import Foundation
 import Testing
 import TestSupport
-import BLETimeline
-@testable import BLEAnalysis
 
 /// The values of Read Multiple Responses are the GATT database's values as the replay's are
 /// (`ReadMultipleValues`, Docs/replay.md): each of a Read Multiple Variable Response (Core v5.4
@@ -47,16 +44,9 @@ struct ReadMultipleValueTests {
     }
 
     @Test func readMultipleValuesAreTheHandlesValues() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("read-multiple-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let capture = directory.appendingPathComponent("read-multiple.btsnoop").path
-        try Data(Self.capture()).write(to: URL(fileURLWithPath: capture))
-        let db = directory.appendingPathComponent("t.db").path
-        _ = try Importer.importCaptures([capture], into: db)
-        let store = try TimelineStore(path: db)
-        _ = try Analyzer.analyze(store)
-        let rows = try store.database.rows("SELECT handle, hex(value), source, packet_id FROM gatt_value WHERE server = 'remote' ORDER BY handle")
+        let rows = try AnalysedSpecCapture.withTimeline(Self.capture()) { store in
+            try store.database.rows("SELECT handle, hex(value), source, packet_id FROM gatt_value WHERE server = 'remote' ORDER BY handle")
+        }
         #expect(rows.map { "\($0[0].int ?? -1) \($0[1].string ?? "-") \($0[2].string ?? "-") \($0[3].int ?? -1)" } == [
             "6 F0 read 15",
             "8 5A5B read 13",
