@@ -65,15 +65,15 @@ extension FindingsEngine {
         while try s.step() {
             guard let raw = s.blob(3), let linkType = UInt16(exactly: s.int64(4)),
                   let packet = try? LinkLayerPacket(frame: raw[...], linkType: linkType), !packet.isAdvertising else { return nil }
-            let header = DataChannelHeader(octets: packet.header)
-            if s.int64(5) == 0 && header.isEmptyPDU { continue }
+            let header = DataChannelHeader(octets: packet.header), malformed = s.int64(5) != 0
+            if !malformed && header.isEmptyPDU { continue }
             let direction = s.text(2) ?? ""
             if let f = found {
                 // Another PDU before it: the first copy is the PDU.
-                guard direction == f.direction, header.llid == f.header.llid, header.sn == f.header.sn,
+                guard !malformed, direction == f.direction, header.llid == f.header.llid, header.sn == f.header.sn,
                       packet.payload.elementsEqual(f.payload) else { break }
             } else {
-                guard s.int64(5) == 0, header.llid == DataChannelHeader.control,
+                guard !malformed, header.llid == DataChannelHeader.control,
                       Int(header.length) == Self.encryptedTerminateLength, packet.payload.count == Self.encryptedTerminateLength else { return nil }
             }
             found = (s.int(0), s.int64(1), direction, header, packet.payload)
