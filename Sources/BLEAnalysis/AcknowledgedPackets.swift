@@ -85,7 +85,7 @@ struct AcknowledgedPackets {
             SELECT frame, ts_us, kind, summary, raw FROM packet
             WHERE rowid >= \(PacketKey.sql(capture: "?1", frame: "?2")) AND rowid < \(PacketKey.sql(capture: "?1", frame: "?3"))
             AND ((connection_id = ?4 AND kind = 'acl' AND direction = 'tx')
-                 OR (kind = 'evt' AND controller_index = ?5 AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'))
+                 OR (kind = 'evt' AND controller_index = ?5 AND \(CompletedPacketsEvent.storedRow)))
             ORDER BY rowid
             """)
         try s.bind([.integer(captureID), .integer(Int64(c.firstPacketID)), .integer(Int64(frame)), .integer(c.id),

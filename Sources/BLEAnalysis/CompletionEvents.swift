@@ -98,12 +98,12 @@ final class CompletionEvents {
     }
 
     /// The entries of the events with frames in `frames`, found as `AcknowledgedPackets`' scan
-    /// finds them (kind `evt`, the summary `CompletedPacketsEvent` names, entries from the raw bytes).
+    /// finds them (kind `evt`, raw bytes that are `CompletedPacketsEvent`'s, entries from them).
     private func read(_ frames: Range<Int>, alongside kept: Int) throws -> [Entry] {
         let s = try db.prepare("""
             SELECT frame, ts_us, controller_index, raw FROM packet
             WHERE rowid >= \(PacketKey.sql(capture: "?1", frame: "?2")) AND rowid < \(PacketKey.sql(capture: "?1", frame: "?3"))
-            AND kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'
+            AND kind = 'evt' AND \(CompletedPacketsEvent.storedRow)
             ORDER BY rowid
             """)
         try s.bind([.integer(captureID), .integer(Int64(frames.lowerBound)), .integer(Int64(frames.upperBound))])

@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 import BLETimeline
 
 extension FindingsEngine {
@@ -21,27 +22,21 @@ extension FindingsEngine {
     /// 5.1.6): most likely that was it. Said as an inference, without a reason code (it is
     /// encrypted): other LL Control PDUs have a one-octet CtrData too (LL_REJECT_IND,
     /// LL_UNKNOWN_RSP, LL_CLOCK_ACCURACY_REQ/RSP), so neither the length nor the silence alone is enough.
+    ///
+    /// Read from the PDUs' bytes (`packet.raw`: LLID and Length, Vol 6 Part B 2.4), never from
+    /// the summaries, which are display text and which a report's scratch timeline does not have
+    /// (`DecoderOptions.summaries`). A timeline imported without raw bytes (`--no-raw`) shows no
+    /// PDU header: the inference is not made there (the link is lost from view).
     func encryptedTerminationOnAir(_ c: ConnectionFacts, lastSeen: Int64) throws -> Finding? {
-        let last = try db.rows("""
-            SELECT frame, ts_us, direction, summary FROM packet
-            WHERE connection_id = ?1 AND summary NOT LIKE '%Empty PDU%' ORDER BY rowid DESC LIMIT 1
-            """, [.integer(c.id)]).first
-        guard let last, let frame = last[0].int, let ts = last[1].int64, let summary = last[3].string,
-              summary.hasSuffix("Encrypted LL Control PDU, \(Self.encryptedTerminateLength) bytes (ciphertext)") else { return nil }
-        // Only Empty PDUs follow it (the other side's acknowledgement); a PDU like it again is a
-        // retransmission only from the same side (Vol 6 Part B 4.5.9), else it is another PDU.
-        let after = try db.rows("""
-            SELECT count(*) FROM packet WHERE connection_id = ?1 AND rowid > \(PacketKey.sql(capture: "?2", frame: "?3"))
-            AND summary NOT LIKE '%Empty PDU%' AND NOT (summary = ?4 AND direction = ?5)
-            """, [.integer(c.id), .integer(captureID), .integer(Int64(frame)), .text(summary), .text(last[2].string ?? "")])
-        guard after.first?[0].int == 0 else { return nil }
+        guard let last = try lastNonEmptyPDU(c) else { return nil }
+        let frame = last.frame, ts = last.ts
         let intervalUs = Int64(try interval(c, before: frame) ?? 0)
         guard intervalUs > 0 else { return nil }
         let silentFor = captureEnd.saturatingSubtracting(lastSeen)
         let window = intervalUs * Int64(Self.silentEventsAfterTermination)
         // The link stops within a few events of it, then stays silent.
         guard lastSeen.saturatingSubtracting(ts) <= window, silentFor >= window else { return nil }
-        let sender = last[2].string == "tx" ? "the central" : last[2].string == "rx" ? "the peripheral" : "one side"
+        let sender = last.direction == "tx" ? "the central" : last.direction == "rx" ? "the peripheral" : "one side"
         let detail = "Packet \(frame) is an encrypted LL Control PDU from \(sender) of an LL_TERMINATE_IND's length: "
             + "\(Self.encryptedTerminateLength) bytes, opcode and error code and a 4-byte MIC (Core v5.4 Vol 6 Part B 2.4.2, 5.1.6). "
             + "After it the link carries only Empty PDUs up to packet \(c.lastPacketID), then nothing for \(TextFormat.duration(silentFor)) "
@@ -52,6 +47,47 @@ extension FindingsEngine {
         return Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "terminate-encrypted-on-air",
                        title: "The link most likely ended with an encrypted LL_TERMINATE_IND from \(sender) (packet \(frame), inferred; its reason is encrypted)",
                        detail: detail, evidence: [frame, c.lastPacketID])
+    }
+
+    /// A connection's last PDU on air that is not an Empty PDU, when it is an encrypted LL Control
+    /// PDU of `encryptedTerminateLength` (ciphertext: the link's payloads had turned encrypted by
+    /// then, `LinkLayerDecoder.ciphertextEventName`, and the decoder read no LL Control PDU in it);
+    /// of copies of it from the same side after it (retransmissions, Vol 6 Part B 4.5.9: same
+    /// LLID, SN and payload), the first. Nil when another PDU, or one whose bytes are not stored or
+    /// not readable, comes last.
+    func lastNonEmptyPDU(_ c: ConnectionFacts) throws -> (frame: Int, ts: Int64, direction: String)? {
+        let s = try db.prepare("""
+            SELECT frame, ts_us, direction, raw, raw_type, malformed FROM packet WHERE connection_id = ?1 ORDER BY rowid DESC
+            """)
+        try s.bind([.integer(c.id)])
+        defer { s.reset() }
+        var found: (frame: Int, ts: Int64, direction: String, header: DataChannelHeader, payload: ArraySlice<UInt8>)?
+        while try s.step() {
+            guard let raw = s.blob(3), let linkType = UInt16(exactly: s.int64(4)),
+                  let packet = try? LinkLayerPacket(frame: raw[...], linkType: linkType), !packet.isAdvertising else { return nil }
+            let header = DataChannelHeader(octets: packet.header), malformed = s.int64(5) != 0
+            if !malformed && header.isEmptyPDU { continue }
+            let direction = s.text(2) ?? ""
+            if let f = found {
+                // Another PDU before it: the first copy is the PDU.
+                guard !malformed, direction == f.direction, header.llid == f.header.llid, header.sn == f.header.sn,
+                      packet.payload.elementsEqual(f.payload) else { break }
+            } else {
+                guard !malformed, header.llid == DataChannelHeader.control,
+                      Int(header.length) == Self.encryptedTerminateLength, packet.payload.count == Self.encryptedTerminateLength else { return nil }
+            }
+            found = (s.int(0), s.int64(1), direction, header, packet.payload)
+        }
+        guard let found, let opcode = found.payload.first else { return nil }
+        // Ciphertext: after the link's first unreadable payload, and not read as an LL Control PDU
+        // (the decoder makes a link event of each one it reads, named by its opcode).
+        let read = try db.rows("""
+            SELECT (SELECT min(packet_id) FROM link_event WHERE connection_id = ?1 AND name = ?2),
+                   EXISTS (SELECT 1 FROM link_event WHERE connection_id = ?1 AND packet_id = ?3 AND name = ?4)
+            """, [.integer(c.id), .text(LinkLayerDecoder.ciphertextEventName), .integer(Int64(found.frame)),
+                  .text(LLControlOpcode(opcode).name)]).first
+        guard let ciphertextFrom = read?[0].int, ciphertextFrom <= found.frame, read?[1].int == 0 else { return nil }
+        return (found.frame, found.ts, found.direction)
     }
 
     /// Connection interval (µs) in force just before `frame`: the last applied update's, else

@@ -10,6 +10,7 @@ public struct GATTServerReconstructor {
     /// the procedures does not matter (`GATTDeclarations`).
     public var database: GATTDatabase {
         var g = learned
+        readMultipleValues(into: &g)
         g.decodeReadDeclarations()
         g.descriptors = g.findInformationDescriptors()
         return g
@@ -25,6 +26,12 @@ public struct GATTServerReconstructor {
     /// (its Prepare Write Response came), until an Execute Write writes or cancels them all
     /// (Core v5.4 Vol 3 Part F 3.4.6.1-3.4.6.4).
     private var preparedWrites: [Direction: [(handle: UInt16, offset: Int, part: [UInt8])]] = [:]
+    /// The link's ATT_MTU and the lengths its whole values show, which tell the values of a Read
+    /// Multiple Response apart: the rule the replay's values follow (`ReadMultipleValues`).
+    private var lengths = ReadMultipleValues()
+    /// Read Multiple Responses (Core v5.4 Vol 3 Part F 3.4.4.8), whose values are known only once
+    /// every value of the link has told its length (`database`).
+    private var readMultiples: [(packetID: Int, handles: [UInt16], response: [UInt8], mtu: Int)] = []
 
     static let primaryService = BluetoothUUID(uint16: 0x2800)
     static let secondaryService = BluetoothUUID(uint16: 0x2801)
@@ -45,15 +52,17 @@ public struct GATTServerReconstructor {
         case .command:
             if let h = pdu.attributeHandle, let v = pdu.value {
                 usedHandles.insert(h)
-                setValue(h, v, "write", p.packetID)
+                setValue(h, v, "write", p.packetID, whole: p.opcode == .writeCommand)
             }
         case .notification, .indication:
             switch pdu {
-            case .multipleHandleValueNotification:
-                break
+            case .multipleHandleValueNotification(let n):
+                // Each handle's value after its length (3.4.7.4).
+                for t in n.handleValueTuples { setValue(t.attributeHandle, t.value, "notification", p.packetID, whole: true) }
             default:
                 if let h = pdu.attributeHandle, let v = pdu.value {
-                    setValue(h, v, p.opcode.kind == .notification ? "notification" : "indication", p.packetID)
+                    setValue(h, v, p.opcode.kind == .notification ? "notification" : "indication", p.packetID,
+                             whole: lengths.isWhole(v.count, carriedBy: p.opcode, bearer: p.bearer))
                 }
             }
         case .response:
@@ -64,22 +73,40 @@ public struct GATTServerReconstructor {
             }
             guard let request = lastRequest[p.direction.opposite], let requestPDU = request.pdu else { return }
             lastRequest[p.direction.opposite] = nil
-            response(pdu, to: requestPDU, request: request, packetID: p.packetID)
+            response(pdu, to: requestPDU, request: request, p)
         default:
             break
         }
     }
 
     /// The handle's value now; the type it was read by, once known, stays (a handle's type does
-    /// not change while the link lasts).
+    /// not change while the link lasts). A `whole` value tells the handle's length
+    /// (`ReadMultipleValues.isWhole`).
     private mutating func setValue(_ handle: UInt16, _ bytes: [UInt8], _ source: String, _ packetID: Int,
-                                   readByType: BluetoothUUID? = nil) {
+                                   readByType: BluetoothUUID? = nil, whole: Bool = false) {
         learned.values[handle] = GATTDatabase.Value(bytes: bytes, source: source, packetID: packetID,
                                                     readByType: readByType ?? learned.values[handle]?.readByType)
+        if whole { lengths.note(handle, wholeCount: bytes.count) }
     }
 
-    private mutating func response(_ pdu: ATTPDU, to requestPDU: ATTPDU, request: StoredATTPDU, packetID: Int) {
+    /// The values of the Read Multiple Responses that the link's lengths explain
+    /// (`ReadMultipleValues.concatenated`), each the handle's value unless a later PDU gave another.
+    private func readMultipleValues(into g: inout GATTDatabase) {
+        for m in readMultiples {
+            for v in lengths.concatenated(handles: m.handles, responseCount: m.response.count, mtu: m.mtu) {
+                let current = g.values[v.handle]
+                guard current.map({ $0.packetID < m.packetID }) ?? true else { continue }
+                g.values[v.handle] = GATTDatabase.Value(bytes: Array(m.response[v.start..<(v.start + v.count)]), source: "read",
+                                                        packetID: m.packetID, readByType: current?.readByType)
+            }
+        }
+    }
+
+    private mutating func response(_ pdu: ATTPDU, to requestPDU: ATTPDU, request: StoredATTPDU, _ p: StoredATTPDU) {
+        let packetID = p.packetID
         switch (requestPDU, pdu) {
+        case (.exchangeMTURequest(let rq), .exchangeMTUResponse(let rs)) where request.bearer == nil:
+            lengths.exchangedMTU(clientRx: rq.clientRxMTU, serverRx: rs.serverRxMTU)
         case (.readByGroupTypeRequest(let rq), .readByGroupTypeResponse(let rs)):
             let primary = rq.attributeGroupType == Self.primaryService
             guard primary || rq.attributeGroupType == Self.secondaryService else { return }
@@ -114,12 +141,15 @@ public struct GATTServerReconstructor {
                 }
             } else {
                 // Read Using Characteristic UUID (Vol 3 Part G 4.8.2): values by type.
-                for e in rs.attributeDataList { setValue(e.handle, e.value, "read", packetID, readByType: rq.attributeType) }
+                for e in rs.attributeDataList {
+                    setValue(e.handle, e.value, "read", packetID, readByType: rq.attributeType,
+                             whole: lengths.isWhole(e.value.count, carriedBy: p.opcode, bearer: p.bearer))
+                }
             }
         case (.writeRequest(let rq), .writeResponse):
             // Written only once the server said so: an Error Response leaves the value as it was
             // (Core v5.4 Vol 3 Part F 3.4.5.1-3.4.5.2).
-            setValue(rq.attributeHandle, rq.attributeValue, "write", request.packetID)
+            setValue(rq.attributeHandle, rq.attributeValue, "write", request.packetID, whole: true)
         case (.prepareWriteRequest(let rq), .prepareWriteResponse):
             preparedWrites[request.direction, default: []].append((rq.attributeHandle, Int(rq.valueOffset), rq.partAttributeValue))
         case (.executeWriteRequest(let rq), .executeWriteResponse):
@@ -137,17 +167,28 @@ public struct GATTServerReconstructor {
             // An Execute Write refused: the server's queue is gone either way (Vol 3 Part F 3.4.6.3).
             preparedWrites[request.direction] = nil
         case (.readRequest, .readResponse):
-            if let h = requestPDU.attributeHandle, let v = pdu.value { setValue(h, v, "read", packetID) }
+            if let h = requestPDU.attributeHandle, let v = pdu.value {
+                setValue(h, v, "read", packetID, whole: lengths.isWhole(v.count, carriedBy: p.opcode, bearer: p.bearer))
+            }
         case (.readBlobRequest, .readBlobResponse):
             guard let h = requestPDU.attributeHandle, let v = pdu.value, request.bytes.count >= 5 else { return }
             let offset = Int(request.bytes[3]) | Int(request.bytes[4]) << 8
             var current = learned.values[h]?.bytes ?? []
+            // Only a part joined to the value read before it is a whole value (a long read).
+            let joined = learned.values[h] != nil && current.count >= offset
             if current.count >= offset {
                 current = Array(current[0..<offset]) + v
             } else {
                 current = v
             }
-            setValue(h, current, "read", packetID)
+            setValue(h, current, "read", packetID,
+                     whole: joined && lengths.isWhole(v.count, carriedBy: p.opcode, bearer: p.bearer))
+        case (.readMultipleVariableRequest(let rq), .readMultipleVariableResponse):
+            for v in ReadMultipleValues.variable(handles: rq.setOfHandles, response: p.bytes) {
+                setValue(v.handle, Array(p.bytes[v.start..<(v.start + v.count)]), "read", packetID, whole: true)
+            }
+        case (.readMultipleRequest(let rq), .readMultipleResponse):
+            readMultiples.append((packetID, rq.setOfHandles, p.bytes, lengths.mtu(request.bearer)))
         default:
             break
         }

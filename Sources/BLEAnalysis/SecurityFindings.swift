@@ -1,4 +1,5 @@
 import BLECore
+import BLEDecode
 import BLETimeline
 
 extension FindingsEngine {
@@ -117,10 +118,10 @@ extension FindingsEngine {
             SELECT packet_id FROM command WHERE capture_id = ?2 AND opcode = 0x201B AND connection_id = ?1 ORDER BY packet_id
             """, [.integer(c.id), .integer(captureID)]) {
             let frame = r[0].int ?? 0
+            // The LE Long Term Key Request it answers (7.7.65.5): its link event, not the summary text.
             let request = try db.rows("""
-                SELECT frame FROM packet WHERE connection_id = ?1 AND kind = 'evt' AND summary LIKE '%Long Term Key Request%'
-                AND rowid < \(PacketKey.sql(capture: "?2", frame: "?3")) ORDER BY rowid DESC LIMIT 1
-                """, [.integer(c.id), .integer(captureID), .integer(Int64(frame))]).first?[0].int
+                SELECT max(packet_id) FROM link_event WHERE connection_id = ?1 AND name = ?2 AND packet_id < ?3
+                """, [.integer(c.id), .text(LESubevent.name(LESubevent.longTermKeyRequest)), .integer(Int64(frame))]).first?[0].int
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "encryption-failed",
                                title: "No key for the central's encryption request: LTK request refused",
                                detail: "The controller asked the host for the Long Term Key of \(peer(c))" +

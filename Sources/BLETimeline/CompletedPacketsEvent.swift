@@ -5,8 +5,13 @@
 /// Connection_Handle (u16, little-endian, 12 bits) and Num_Completed_Packets (u16, little-endian).
 /// A short event yields the entries it holds whole, never a guess for the rest.
 public enum CompletedPacketsEvent {
-    /// The summary prefix the timeline stores for the event (the SQL `LIKE` the readers use).
-    public static let summaryPattern = "Rcvd Number of Completed Packets%"
+    /// The SQL condition that a `packet` row of kind `evt` meets when it is the event: its raw
+    /// bytes start with event code 0x13 (a blob comparison; never the summary, which is display
+    /// text). A row without raw bytes (`--no-raw`) has no entries to read and does not meet it.
+    public static let storedRow = "raw >= x'13' AND raw < x'14'"
+
+    /// Whether `raw` (a stored event, event code first) is the event.
+    public static func isEvent(_ raw: [UInt8]) -> Bool { raw.first == 0x13 }
 
     /// The (handle, completed count) entries of `raw`; empty when `raw` is not the event.
     public static func entries(_ raw: [UInt8]) -> [(handle: UInt16, count: Int)] {

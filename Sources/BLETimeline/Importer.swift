@@ -332,22 +332,24 @@ public enum Importer {
                     return result
                 }
             }
+            let reportOnly = options.referencedPacketRowsOnly && !options.keepRaw
+            // An air capture keeps its packet rows, with their bytes: the report counts the endings
+            // diagnose infers from a link's PDUs on air (`connection-timeout-on-air`, Core v5.4 Vol 6
+            // Part B 4.5.2; `terminate-encrypted-on-air` reads their LLID and Length, 2.4).
+            let air = PcapLinkType(rawValue: UInt32(truncatingIfNeeded: info.linkType)).isAirCapture
+            let keepRaw = options.keepRaw || reportOnly && air
             try db.execute("BEGIN IMMEDIATE")
             try db.run("""
                 INSERT INTO capture (path, file_name, sha256, size_bytes, format, link_type, format_description, raw_kept)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                 """, [.text(path), .text(input.fileName), .text("pending:\(path)"), .integer(Int64(size)),
                       .text(info.format.rawValue), .integer(Int64(info.linkType)),
-                      .text(info.formatDescription), .integer(options.keepRaw ? 1 : 0)])
+                      .text(info.formatDescription), .integer(keepRaw ? 1 : 0)])
             let captureID = db.lastInsertRowID
             if let phone = input.phone { try PhoneIdentityColumns.write(phone, captureID: captureID, to: db) }
             result.captureID = captureID
-            let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: options.keepRaw,
-                                            keepKeys: options.keepKeys)
-            let reportOnly = options.referencedPacketRowsOnly && !options.keepRaw
-            // An air capture keeps its packet rows: the report counts the endings diagnose infers
-            // from a link's packets on air (`connection-timeout-on-air`, Core v5.4 Vol 6 Part B 4.5.2).
-            writer.referencedPacketRowsOnly = reportOnly && !PcapLinkType(rawValue: UInt32(truncatingIfNeeded: info.linkType)).isAirCapture
+            let writer = try TimelineWriter(database: db, captureID: captureID, keepRaw: keepRaw, keepKeys: options.keepKeys)
+            writer.referencedPacketRowsOnly = reportOnly && !air
             writer.storesPacketScan = !reportOnly
             // A bugreport's logs share one timeline: a peer of one log may advertise in another.
             if case .bugreportLog = input {} else { writer.advertisingOfPeersOnly = reportOnly }

@@ -141,13 +141,10 @@ struct PacketScanAccumulator {
     private var mostInFlight = 0
     private var inFlight = 0
 
-    private static let completedPacketsPrefix = Array("Rcvd Number of Completed Packets".utf8)
-    private static let readBufferSize = Array("(LE Read Buffer Size".utf8)
-
     /// One packet row as inserted: `key` its rowid, `kind`, `direction` and `controller` (its
-    /// `controller_index`) its columns, `raw` its bytes (nil: not kept).
-    mutating func add(key: Int64, ts: Int64, kind: PacketKind, direction: Direction, controller: UInt16,
-                      summary: String?, raw: [UInt8]?) {
+    /// `controller_index`) its columns, `raw` its bytes (nil: not kept). Events are recognised by
+    /// their bytes (`CompletedPacketsEvent`, `ReadBufferSizeComplete`), as `CapturePacketScan` does.
+    mutating func add(key: Int64, ts: Int64, kind: PacketKind, direction: Direction, controller: UInt16, raw: [UInt8]?) {
         let frame = Int(key & 0xFFFF_FFFF)
         tick(frame: frame, raw: ts)
         if first == nil { first = (frame, ts) }
@@ -160,15 +157,12 @@ struct PacketScanAccumulator {
             largestPacket = max(largestPacket, raw.count - 4)
             inFlight += 1
             mostInFlight = max(mostInFlight, inFlight)
-        } else if kind == .event, let summary {
-            var text = summary
-            text.withUTF8 { u in
-                if readBufferSizeEvent == nil, Self.contains(u, Self.readBufferSize) { readBufferSizeEvent = raw ?? [] }
-                guard let raw, Self.hasPrefix(u, Self.completedPacketsPrefix) else { return }
-                for e in CompletedPacketsEvent.entries(raw) {
-                    inFlight = max(0, inFlight - e.count)
-                    completions.append((frame, ts, ControllerHandle(controller: controller, handle: e.handle), e.count))
-                }
+        } else if kind == .event, let raw {
+            if readBufferSizeEvent == nil, ReadBufferSizeComplete.isEvent(raw) { readBufferSizeEvent = raw }
+            guard CompletedPacketsEvent.isEvent(raw) else { return }
+            for e in CompletedPacketsEvent.entries(raw) {
+                inFlight = max(0, inFlight - e.count)
+                completions.append((frame, ts, ControllerHandle(controller: controller, handle: e.handle), e.count))
             }
         }
     }
@@ -213,23 +207,5 @@ struct PacketScanAccumulator {
             scan.completions[e.link, default: []].append((clock.time(frame: e.frame, raw: e.raw), e.count))
         }
         return scan
-    }
-
-    private static func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
-
-    private static func hasPrefix(_ u: UnsafeBufferPointer<UInt8>, _ p: [UInt8]) -> Bool {
-        guard u.count >= p.count else { return false }
-        for i in 0..<p.count where lower(u[i]) != lower(p[i]) { return false }
-        return true
-    }
-
-    private static func contains(_ u: UnsafeBufferPointer<UInt8>, _ p: [UInt8]) -> Bool {
-        guard u.count >= p.count else { return false }
-        var i = 0
-        while i + p.count <= u.count {
-            if u[i] == p[0], hasPrefix(UnsafeBufferPointer(rebasing: u[i...]), p) { return true }
-            i += 1
-        }
-        return false
     }
 }

@@ -182,7 +182,7 @@ enum TimelineMigration {
             guard let capture = row[0].int64 else { continue }
             let span = try db.rows("""
                 SELECT min(controller_index), max(controller_index) FROM packet
-                WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)'
+                WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND \(CompletedPacketsEvent.storedRow)
                 """, [.integer(capture)])
             let lowest = span.first?[0].int ?? 0, highest = span.first?[1].int ?? 0
             guard lowest == highest, let controller = UInt16(exactly: lowest) else {

@@ -141,14 +141,13 @@ final class TimelineWriter {
                 Redaction.zero(&payload, frame: frame, packet.secretRanges)
                 try s.run(borrowing: packet.summary, at: 7, payload, at: 13)
                 packetScan.add(key: PacketKey.make(capture: captureID, frame: frame), ts: ts, kind: record.kind,
-                               direction: packet.direction ?? record.direction, controller: record.controllerIndex,
-                               summary: packet.summary, raw: payload)
+                               direction: packet.direction ?? record.direction, controller: record.controllerIndex, raw: payload)
                 try redactEarlierRecords(packet.secretRanges, frame: frame)
             } else {
                 try s.run(borrowing: packet.summary, at: 7, keepRaw ? record.payload : nil, at: 13)
                 packetScan.add(key: PacketKey.make(capture: captureID, frame: frame), ts: ts, kind: record.kind,
                                direction: packet.direction ?? record.direction, controller: record.controllerIndex,
-                               summary: packet.summary, raw: keepRaw ? record.payload : nil)
+                               raw: keepRaw ? record.payload : nil)
             }
         }
 

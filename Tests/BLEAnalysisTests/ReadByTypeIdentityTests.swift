@@ -1,8 +1,5 @@
-import Foundation
 import Testing
 import TestSupport
-import BLETimeline
-@testable import BLEAnalysis
 
 /// A value the client read by its type (Read Using Characteristic UUID, Core v5.4 Vol 3 Part G
 /// 4.8.2) is that type's value even when the client never discovered the characteristic: iOS and
@@ -33,20 +30,13 @@ struct ReadByTypeIdentityTests {
     }
 
     @Test func theDeviceIsNamedByWhatItsClientReadByType() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("read-by-type-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let capture = directory.appendingPathComponent("by-type.btsnoop").path
-        try Data(Self.capture()).write(to: URL(fileURLWithPath: capture))
-        let db = directory.appendingPathComponent("t.db").path
-        _ = try Importer.importCaptures([capture], into: db)
-        let store = try TimelineStore(path: db)
-        _ = try Analyzer.analyze(store)
-        let device = try store.database.rows("SELECT name, model FROM device WHERE address = 'C4:7A:3B:12:9E:51'")
-        #expect(device.count == 1)
-        #expect(device.first?[0].string == "Sensor-8")
-        #expect(device.first?[1].string == "HR-200")
-        let values = try store.database.rows("SELECT handle, read_by_type FROM gatt_value ORDER BY handle")
-        #expect(values.map { "\($0[0].int ?? -1) \($0[1].string ?? "-")" } == ["3 2A00", "18 2A24"])
+        try AnalysedSpecCapture.withTimeline(Self.capture()) { store in
+            let device = try store.database.rows("SELECT name, model FROM device WHERE address = 'C4:7A:3B:12:9E:51'")
+            #expect(device.count == 1)
+            #expect(device.first?[0].string == "Sensor-8")
+            #expect(device.first?[1].string == "HR-200")
+            let values = try store.database.rows("SELECT handle, read_by_type FROM gatt_value ORDER BY handle")
+            #expect(values.map { "\($0[0].int ?? -1) \($0[1].string ?? "-")" } == ["3 2A00", "18 2A24"])
+        }
     }
 }

@@ -16,6 +16,15 @@ import BLECore
         #expect(command.commands.first?.opcode == 0xFD57)
     }
 
+    /// APCF sub-opcode 0xFF reads the controller's extended APCF features (Android's HCI
+    /// requirements, "LE_APCF_Command": 0xFF APCF Read Extended Features).
+    @Test func androidAdvertisingFilterReadExtendedFeaturesIsNamed() throws {
+        var decoder = PacketDecoder()
+        // 57 FD opcode 0xFD57 | 01 length | FF APCF sub-opcode Read Extended Features
+        let command = decoder.decode(Rec.cmd(hx("57 FD 01 FF")))
+        #expect(command.summary == "Sent Android LE Advertising Filter: Read Extended Features")
+    }
+
     @Test func vendorStatusIsNotAnHCIStatus() throws {
         var decoder = PacketDecoder()
         _ = decoder.decode(Rec.cmd(hx("57 FD 03 01 01 00")))

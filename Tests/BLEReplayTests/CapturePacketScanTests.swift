@@ -19,7 +19,7 @@ struct CapturePacketScanTests {
         let s = try db.prepare("""
             SELECT ts_us, kind <> 'note',
                    CASE WHEN kind = 'acl' AND direction = 'tx' THEN length(raw) END,
-                   CASE WHEN kind = 'evt' AND summary LIKE '\(CompletedPacketsEvent.summaryPattern)' THEN raw END,
+                   CASE WHEN kind = 'evt' AND \(CompletedPacketsEvent.storedRow) THEN raw END,
                    rowid & 4294967295, controller_index
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid
             """)
@@ -73,6 +73,18 @@ struct CapturePacketScanTests {
             // Something to compare: the sample's host sent ACL and its controller returned buffers.
             #expect(scan.largestPacket > 0 && !scan.completions.isEmpty)
         }
+    }
+
+    /// The events the scans count (Number Of Completed Packets, LE Read Buffer Size's Command
+    /// Complete) are recognised by their bytes, never by the summaries, which are display text: a
+    /// timeline whose summaries all read otherwise scans the same.
+    @Test func rewordedSummariesScanTheSame() throws {
+        let source = try TimelineSource(path: TestCaptures.sample("heart-rate-healthy.btsnoop"), options: ImportOptions())
+        let db = source.store.database
+        try db.execute("UPDATE packet SET summary = 'packet ' || frame")
+        let scan = try CapturePacketScan.run(1, db: db)
+        #expect(!scan.completions.isEmpty && scan.readBufferSize != nil)
+        try Self.expectStoredEqualsScan(db: db)
     }
 
     // MARK: - The stored scan (issue 12)

@@ -50,6 +50,12 @@ import BLEAnalysis
         let tables = try full.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             .compactMap { $0[0].string }
         #expect(tables.contains("packet") && tables.contains("att_transaction"))
+        let air = try full.database.scalarInt("SELECT count(*) FROM capture WHERE link_type IN (251, 255, 256, 272)") ?? 0 > 0
+        // An air capture's report keeps the raw bytes (the endings inferred on air read the PDUs'
+        // headers: `terminate-encrypted-on-air`), and its capture row says so; no other does.
+        #expect(try report.database.scalarInt("SELECT count(*) FROM capture WHERE raw_kept = ?1", [.integer(air ? 1 : 0)])
+                == full.database.scalarInt("SELECT count(*) FROM capture"))
+        try report.database.execute("UPDATE capture SET raw_kept = 0")
         for table in tables where table != "packet" && table != "finding" && table != "capture_packet_scan"
             && !Self.peerTables.contains(table) {
             #expect(try Self.rows(report, table) == Self.rows(full, table), "\(path): table \(table) differs")
@@ -60,7 +66,6 @@ import BLEAnalysis
         // the findings of `lostFromViewFindings`, and no other.
         let airEndings = "('connection-lost-from-view', 'connection-timeout-on-air', 'terminate-encrypted-on-air')"
         #expect(try report.database.scalarInt("SELECT count(*) FROM finding WHERE code NOT IN \(airEndings)") == 0)
-        let air = try full.database.scalarInt("SELECT count(*) FROM capture WHERE link_type IN (251, 255, 256, 272)") ?? 0 > 0
         if !air { #expect(try Self.rows(report, "finding").isEmpty) }
         // Advertising and devices: the peers' rows whole, no other device's.
         for table in Self.peerTables.sorted() {
@@ -68,16 +73,23 @@ import BLEAnalysis
         }
 
         // The packet rows kept are rows of the full import, whole but for their summary, which the
-        // decoder does not make (`DecoderOptions.summaries`) and nothing the report runs reads; they
-        // are the rows the report reads: each connection's first, completing and last packet, and
-        // the capture's last record.
-        let summary = 6
+        // decoder does not make (`DecoderOptions.summaries`) and nothing the report runs reads, and
+        // an air capture's raw bytes; they are the rows the report reads: each connection's first,
+        // completing and last packet, and the capture's last record.
+        let summary = 6, raw = 12
         let all = Dictionary(uniqueKeysWithValues: try Self.rows(full, "packet").map { row in
             var row = row
             row[summary] = .text("")
             return (row[0].int64 ?? -1, row)
         })
-        let kept = try Self.rows(report, "packet")
+        let kept = try Self.rows(report, "packet").map { row in
+            var row = row
+            if air {
+                #expect(row[raw].blob != nil, "\(path): packet row \(row[0]) has no raw bytes")
+                row[raw] = .null
+            }
+            return row
+        }
         for row in kept { #expect(all[row[0].int64 ?? -1] == row, "\(path): packet row \(row[0]) differs") }
         let named = try full.database.rows("""
             SELECT first_packet_id FROM connection UNION SELECT complete_packet_id FROM connection WHERE complete_packet_id IS NOT NULL

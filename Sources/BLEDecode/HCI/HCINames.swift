@@ -269,3 +269,13 @@ enum HCINames {
         leSubevents[Int(code)] ?? ("Unknown LE sub-event " + Fmt.h2(code))
     }
 }
+
+/// LE Meta event sub-event codes (Core v5.4 Vol 4 Part E 7.7.65) whose link events the analysis
+/// reads back: each is stored as a `link_event` named `name(code)`.
+public enum LESubevent {
+    /// LE Long Term Key Request (7.7.65.5): the central asks the peripheral's host for a key.
+    public static let longTermKeyRequest: UInt8 = 0x05
+
+    /// The name the decoder gives the sub-event (its `link_event.name`).
+    public static func name(_ code: UInt8) -> String { HCINames.leSubevent(code) }
+}

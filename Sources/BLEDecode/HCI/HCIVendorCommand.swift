@@ -64,6 +64,8 @@ public struct HCIVendorCommand: Sendable {
             HCIVendorCommand(.androidLEAdvertisingFilter, "Android LE Advertising Filter", firstReturnIsStatus: true, subOpcodes: [
                 0x00: "Enable", 0x01: "Feature Select", 0x02: "BDADDR", 0x03: "UUID", 0x04: "Solicitate UUID",
                 0x05: "Local Name", 0x06: "Manufacturer Data", 0x07: "Service Data", 0x08: "All",
+                // Android's HCI requirements (LE_APCF_Command): 0xFF APCF Read Extended Features.
+                0xFF: "Read Extended Features",
             ]),
             HCIVendorCommand(.androidLETrackAdvertiser, "Android LE Track Advertiser", firstReturnIsStatus: false),
             HCIVendorCommand(.androidLEEnergyInfo, "Android LE Energy Info", firstReturnIsStatus: true),

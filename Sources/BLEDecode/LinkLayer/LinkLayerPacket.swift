@@ -76,3 +76,26 @@ public struct LinkLayerPacket: Sendable, Equatable {
         hex(aa, width: 8)
     }
 }
+
+extension LinkLayerPacket {
+    /// Splits what follows a sniffer's pseudo-header (`header`) in an air capture's frame, as the
+    /// decoder reads it: a data channel packet unless the access address is the advertising one
+    /// (or, with fewer than 4 bytes, unless the sniffer says it is not data).
+    public init(decoding air: ArraySlice<UInt8>, after header: SnifferHeader, baseOffset: Int) throws(DecodeError) {
+        var isData = header.pduKind == .data
+        if air.count >= 4 {
+            let i = air.startIndex
+            let aa = UInt32(air[i]) | UInt32(air[i + 1]) << 8 | UInt32(air[i + 2]) << 16 | UInt32(air[i + 3]) << 24
+            isData = aa != Self.advertisingAccessAddress
+        }
+        try self.init(decoding: air, baseOffset: baseOffset, isDataChannel: isData)
+    }
+
+    /// The packet of an air capture's whole frame (a record's payload, as the timeline keeps it in
+    /// `packet.raw`) of link type `linkType` (LINKTYPE 251, 256, 272): the sniffer's pseudo-header,
+    /// then the packet. Offsets count from the frame's first byte.
+    public init(frame: ArraySlice<UInt8>, linkType: UInt16) throws(DecodeError) {
+        let header = try SnifferHeader(linkType: linkType, decoding: frame, baseOffset: 0)
+        try self.init(decoding: frame.dropFirst(header.length), after: header, baseOffset: header.length)
+    }
+}

@@ -32,16 +32,9 @@ extension PacketDecoder {
             return DecodedPacket(summary: name + " packet (malformed: " + error.reason + ")", layer: .linkLayer,
                                  problems: [error])
         }
-        let air = frame.dropFirst(header.length)
-        var isData = header.pduKind == .data
-        if air.count >= 4 {
-            let i = air.startIndex
-            let aa = UInt32(air[i]) | UInt32(air[i + 1]) << 8 | UInt32(air[i + 2]) << 16 | UInt32(air[i + 3]) << 24
-            isData = aa != LinkLayerPacket.advertisingAccessAddress
-        }
         let packet: LinkLayerPacket
         do {
-            packet = try LinkLayerPacket(decoding: air, baseOffset: base &+ header.length, isDataChannel: isData)
+            packet = try LinkLayerPacket(decoding: frame.dropFirst(header.length), after: header, baseOffset: base &+ header.length)
         } catch {
             return DecodedPacket(summary: "LE LL packet (malformed: " + error.reason + ")", layer: .linkLayer,
                                  problems: [error])

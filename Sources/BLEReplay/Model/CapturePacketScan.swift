@@ -58,9 +58,9 @@ struct CapturePacketScan {
             SELECT ts_us FROM packet WHERE \(PacketKey.inCapture("?1")) AND ts_us BETWEEN ?2 AND ?3 ORDER BY rowid LIMIT 1
             """, [.integer(captureID), .integer(Timestamp.plausible.lowerBound), .integer(Timestamp.plausible.upperBound)])
         // The first LE Read Buffer Size is near the start of a capture that has one: a query of
-        // its own stops there, where a summary search in the scan would run on every event.
+        // its own stops there, where a search in the scan would run on every event.
         let bufferSize = try db.rows("""
-            SELECT raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND summary LIKE '%(LE Read Buffer Size%' ORDER BY rowid LIMIT 1
+            SELECT raw FROM packet WHERE \(PacketKey.inCapture("?1")) AND kind = 'evt' AND \(ReadBufferSizeComplete.storedRow) ORDER BY rowid LIMIT 1
             """, [.integer(captureID)])
         // One column says what the row is, `kind` read once (issue 12: four text comparisons and
         // five result columns per row were most of the loading time): -1 a note; an integer the
@@ -69,7 +69,7 @@ struct CapturePacketScan {
         let s = try db.prepare("""
             SELECT rowid, ts_us,
                    CASE kind WHEN 'acl' THEN CASE WHEN direction = 'tx' THEN length(raw) END
-                             WHEN 'evt' THEN CASE WHEN summary LIKE '\(CompletedPacketsEvent.summaryPattern)' THEN raw END
+                             WHEN 'evt' THEN CASE WHEN \(CompletedPacketsEvent.storedRow) THEN raw END
                              WHEN 'note' THEN -1 END,
                    controller_index
             FROM packet WHERE \(PacketKey.inCapture("?1")) ORDER BY rowid

@@ -13,7 +13,7 @@ import BLEDecode
 ///   one cut short at ATT_MTU - 1 left out);
 /// - the values of a Read Multiple Response (3.4.4.7-8), which are concatenated with no lengths:
 ///   only when the lengths are known from other values of the same handles on the connection
-///   (`finish()`);
+///   (`finish()`). Both by the rule the analysis's GATT values follow too (`ReadMultipleValues`);
 /// - a notification or indication (each handle of a Multiple Handle Value Notification, 3.4.7.4);
 /// - a write the peer accepted (Write Response) or a Write Command. A failed write stores nothing.
 ///
@@ -30,10 +30,6 @@ public struct ValueHistory: Sendable {
         var start: Int
         /// The value's length, nil when it runs to the PDU's end.
         var count: Int32?
-        /// The whole value, surely: shorter than the most its PDU could carry at the lowest
-        /// ATT_MTU the link can have had (a longer one may have been cut). Only whole values tell
-        /// a handle's length (`knownLengths`).
-        var whole: Bool
         var value: [UInt8] {
             let rest = pdu.bytes.dropFirst(start)
             return Array(count.map { rest.prefix(Int($0)) } ?? rest)
@@ -44,11 +40,10 @@ public struct ValueHistory: Sendable {
     /// Read Multiple Responses waiting for `finish()`: their values are told apart only by
     /// lengths that later values of the connection may tell.
     private var readMultiples: [ReadMultiple] = []
-    /// The link's ATT_MTU on the fixed channel as far as the recording shows it: 23 until an
-    /// Exchange MTU Response (3.4.2.2), then min(Client Rx MTU, Server Rx MTU). Never more than
-    /// the link had, so a value shorter than what it allows is whole. An Enhanced ATT bearer
-    /// counts 23 (its MTU is its channel's, not recorded here).
-    private var fixedChannelMTU: UInt16 = 23
+    /// The link's ATT_MTU and the lengths its whole values show (the surely whole ones: shorter
+    /// than the most their PDU could carry at the lowest ATT_MTU the link can have had), which
+    /// tell the values of a Read Multiple Response apart.
+    private var lengths = ReadMultipleValues()
 
     struct ReadMultiple: Sendable {
         var offset: Int64
@@ -76,7 +71,8 @@ public struct ValueHistory: Sendable {
     /// Appended in time order; one noted later for an earlier moment (a Read Multiple value,
     /// `finish()`) goes after those at or before its moment.
     mutating func note(_ handle: UInt16, _ pdu: PDUBytes, from start: Int, count: Int? = nil, at offset: Int64, whole: Bool = true) {
-        let entry = Entry(offset: offset, pdu: pdu, start: start, count: count.map { Int32(clamping: $0) }, whole: whole)
+        let entry = Entry(offset: offset, pdu: pdu, start: start, count: count.map { Int32(clamping: $0) })
+        if whole { lengths.note(handle, wholeCount: entry.length) }
         var list = entries.removeValue(forKey: handle) ?? []
         if let last = list.last, last.offset > offset {
             list.insert(entry, at: list.firstIndex { $0.offset > offset } ?? list.endIndex)
@@ -86,7 +82,7 @@ public struct ValueHistory: Sendable {
         entries[handle] = list
     }
 
-    func mtu(_ bearer: UInt16?) -> Int { bearer == nil ? Int(fixedChannelMTU) : 23 }
+    func mtu(_ bearer: UInt16?) -> Int { lengths.mtu(bearer) }
 
     /// The peer's answer to a request.
     mutating func answered(_ request: [UInt8], _ response: [UInt8], at offset: Int64, bearer: UInt16? = nil) {
@@ -106,12 +102,10 @@ public struct ValueHistory: Sendable {
         let mtu = mtu(bearer)
         switch (ATTOpcode(request[0]), ATTOpcode(r)) {
         case (.exchangeMTURequest, .exchangeMTUResponse) where bearer == nil && response.count >= 3:
-            // 3.4.2.2: both sides use the smaller of the two Rx MTUs, at least 23.
-            let client = handle, server = UInt16(response[1]) | UInt16(response[2]) << 8
-            fixedChannelMTU = max(23, min(client, server))
+            lengths.exchangedMTU(clientRx: handle, serverRx: UInt16(response[1]) | UInt16(response[2]) << 8)
         case (.readRequest, .readResponse):
             // 3.4.4.4: a value longer than ATT_MTU - 1 comes cut to that length.
-            note(handle, response, from: 1, at: offset, whole: response.count - 1 < mtu - 1)
+            note(handle, response, from: 1, at: offset, whole: lengths.isWhole(response.count - 1, carriedBy: .readResponse, bearer: bearer))
         case (.readBlobRequest, .readBlobResponse):
             // 3.4.4.6: the part from Value Offset on; joined to the value read before it when that
             // reaches the offset (a long read), else it is not the value and says nothing.
@@ -120,7 +114,8 @@ public struct ValueHistory: Sendable {
             let base = before.value
             guard base.count >= at else { return }
             let part = response.bytes.dropFirst()
-            note(handle, PDUBytes(Array(base.prefix(at)) + part), from: 0, at: offset, whole: part.count < mtu - 1)
+            note(handle, PDUBytes(Array(base.prefix(at)) + part), from: 0, at: offset,
+                 whole: lengths.isWhole(part.count, carriedBy: .readBlobResponse, bearer: bearer))
         case (.readByTypeRequest, .readByTypeResponse):
             // 3.4.4.2: Length (each pair's size), then handle-value pairs; a value is cut at
             // min(ATT_MTU - 4, 253).
@@ -131,7 +126,8 @@ public struct ValueHistory: Sendable {
             var at = 2
             while at + pairSize <= bytes.count {
                 let h = UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
-                note(h, response, from: at + 2, count: pairSize - 2, at: offset, whole: pairSize - 2 < min(mtu - 4, 253))
+                note(h, response, from: at + 2, count: pairSize - 2, at: offset,
+                     whole: lengths.isWhole(pairSize - 2, carriedBy: .readByTypeResponse, bearer: bearer))
                 at += pairSize
             }
         case (.readMultipleRequest, .readMultipleResponse):
@@ -139,15 +135,8 @@ public struct ValueHistory: Sendable {
         case (.writeRequest, .writeResponse):
             note(handle, request, from: 3, at: offset)
         case (.readMultipleVariableRequest, .readMultipleVariableResponse):
-            // Handles in the request, 2 bytes each; in the response each value's length (2 bytes)
-            // then the value. A value cut short (the response ends inside it) is not the value.
-            var at = 1
-            for k in stride(from: 1, to: request.count - 1, by: 2) {
-                guard at + 2 <= response.count else { break }
-                let length = Int(response[at]) | Int(response[at + 1]) << 8
-                guard at + 2 + length <= response.count else { break }
-                note(UInt16(request[k]) | UInt16(request[k + 1]) << 8, response, from: at + 2, count: length, at: offset)
-                at += 2 + length
+            for v in ReadMultipleValues.variable(handles: ReadMultipleValues.handles(request: request.bytes), response: response.bytes) {
+                note(v.handle, response, from: v.start, count: v.count, at: offset)
             }
         default:
             break
@@ -171,7 +160,8 @@ public struct ValueHistory: Sendable {
             }
             return
         }
-        note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, pdu, from: 3, at: offset, whole: pdu.count - 3 < mtu(bearer) - 3)
+        note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, pdu, from: 3, at: offset,
+             whole: lengths.isWhole(pdu.count - 3, carriedBy: .handleValueNotification, bearer: bearer))
     }
 
     /// A Write Command from the central, as the model holds it.
@@ -180,63 +170,18 @@ public struct ValueHistory: Sendable {
         note(UInt16(pdu[1]) | UInt16(pdu[2]) << 8, pdu, from: 3, at: offset)
     }
 
-    /// Each handle's length, where every whole value the connection shows for it has the same
-    /// one.
-    func knownLengths() -> [UInt16: Int] {
-        var out: [UInt16: Int] = [:]
-        for (handle, list) in entries {
-            let lengths = Set(list.filter(\.whole).map(\.length))
-            if lengths.count == 1 { out[handle] = lengths.first }
-        }
-        return out
-    }
-
-    /// Attributes the values of the Read Multiple Responses (3.4.4.8: the values one after
-    /// another, no lengths, the whole cut at ATT_MTU - 1) where the lengths explain the whole
-    /// response: every handle's length known (from the other values of the connection: reads,
-    /// notifications, writes), adding up to the response (or, when the response fills the
-    /// ATT_MTU - 1 the recording shows and was cut, more than it: those that fit whole are kept);
-    /// or every length but the last handle's, which then has the rest, when the response is
-    /// shorter than the least ATT_MTU - 1 the link can have had (so not cut). Otherwise none
-    /// of its values is kept: lengths that do not add up changed, and a guess is no recording.
-    /// Call once, after the connection's last PDU.
+    /// Attributes the values of the Read Multiple Responses where the lengths the connection's
+    /// other values show (reads, notifications, writes, before or after it) explain them
+    /// (`ReadMultipleValues.concatenated`). Call once, after the connection's last PDU.
     mutating func finish() {
         guard !readMultiples.isEmpty else { return }
         let pending = readMultiples
         readMultiples = []
-        let lengths = knownLengths()
         for m in pending {
-            let request = m.request.bytes
-            let handles = stride(from: 1, to: request.count - 1, by: 2).map { UInt16(request[$0]) | UInt16(request[$0 + 1]) << 8 }
-            guard !handles.isEmpty else { continue }
-            let total = m.response.count - 1
-            // Surely not cut when shorter than the least ATT_MTU - 1 the link can have had; cut,
-            // when lengths say so, only when it fills exactly the ATT_MTU - 1 the recording shows.
-            let surelyWhole = total < m.mtu - 1, filled = total == m.mtu - 1
-            var spans: [(handle: UInt16, start: Int, count: Int)] = []
-            var at = 0
-            var explained = true
-            for (i, h) in handles.enumerated() {
-                if let l = lengths[h] {
-                    if at + l > total {
-                        // Cut here (the rest of the response is this value's beginning), or the
-                        // lengths changed.
-                        explained = filled && !spans.isEmpty
-                        at = total
-                        break
-                    }
-                    spans.append((h, at, l))
-                    at += l
-                } else if i == handles.count - 1, surelyWhole {
-                    spans.append((h, at, total - at))
-                    at = total
-                } else {
-                    explained = false
-                    break
-                }
+            let handles = ReadMultipleValues.handles(request: m.request.bytes)
+            for v in lengths.concatenated(handles: handles, responseCount: m.response.count, mtu: m.mtu) {
+                note(v.handle, m.response, from: v.start, count: v.count, at: m.offset, whole: false)
             }
-            guard explained, at == total else { continue }
-            for s in spans { note(s.handle, m.response, from: 1 + s.start, count: s.count, at: m.offset, whole: false) }
         }
     }
 }
