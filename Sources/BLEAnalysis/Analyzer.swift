@@ -76,6 +76,9 @@ public enum Analyzer {
         // Requests sent while another was outstanding (Vol 3 Part F 3.3.2), for the findings:
         // only the links that had any, each a count and a few packets.
         var overlaps: [Int64: ATTRequestOverlaps] = [:]
+        // An import's own timeline: the PDUs are read back on another thread (`StoredPDUPipeline`).
+        let pipeline = try StoredPDUPipeline.start(captureID: captureID, readers: readers, db: db)
+        defer { pipeline?.finish() }
         // Every link: ATT runs on BR/EDR links too (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
         try connections.forEach { c in
             var matcher = TransactionMatcher()
@@ -96,10 +99,15 @@ public enum Analyzer {
                 try s.run()
                 }
             }
-            try StoredATTPDU.forEach(connection: c.id, in: db) { p in
+            func add(_ p: StoredATTPDU) throws {
                 matcher.add(p)
                 gatt.add(p)
                 if matcher.transactions.count >= 4096 { try store(matcher.drain()) }
+            }
+            if let pipeline {
+                try pipeline.forEach(connection: c.id, add)
+            } else {
+                try StoredATTPDU.forEach(connection: c.id, in: db, add)
             }
             // A sniffer's view of a link ends with its last packet (`AirObservation`).
             matcher.finish(disconnectedAt: c.disconnectedAt, captureEnd: try air.lastSeen(c).map { min($0, captureEnd) } ?? captureEnd)
@@ -109,6 +117,8 @@ public enum Analyzer {
                 try GATTStore.write(gatt.database(side), of: side, connection: c.id, db: db)
             }
         }
+        // The reader lets go of the file before anything here commits.
+        pipeline?.finish()
         try applyCoreBluetoothRule(captureID, db: db)
         let androidByPacket = try applyAndroidRule(captureID, db: db)
         if withFindings {

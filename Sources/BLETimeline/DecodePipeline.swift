@@ -133,35 +133,6 @@ final class DecodePipeline: Sendable {
     }
 }
 
-/// A first-in first-out queue between two threads with a fixed number of slots.
-final class BoundedChannel<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-    private let filled = DispatchSemaphore(value: 0)
-    private let free: DispatchSemaphore
-
-    init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
-
-    func send(_ element: Element) {
-        free.wait()
-        items.withLock { $0.append(element) }
-        filled.signal()
-    }
-
-    func receive() -> Element {
-        filled.wait()
-        let element = items.withLock { $0.removeFirst() }
-        free.signal()
-        return element
-    }
-}
-
-/// A boolean one thread sets and another reads.
-final class Flag: Sendable {
-    private let state = Mutex(false)
-    func set() { state.withLock { $0 = true } }
-    var isSet: Bool { state.withLock { $0 } }
-}
-
 /// A capture's SHA-256 (`CaptureInput.sha256Hex`), computed on another thread (or at once) and
 /// waited for when needed.
 final class DigestFuture: Sendable {

@@ -5,10 +5,10 @@ import BLETimeline
 @testable import BLEAnalysis
 
 /// `ParallelFindings` makes the connections' findings on several threads, each through its own
-/// read-only connection, in chunks written one transaction each. The `finding` table (every row,
-/// in rowid order) and the rest of the analysis must be what one thread makes in one
-/// transaction, with chunks that cut the connections anywhere and threads that take them in
-/// any order.
+/// read-only connection, in chunks written one transaction each, and `StoredPDUPipeline` reads
+/// the ATT PDUs back on another thread. The `finding` table (every row, in rowid order) and the
+/// rest of the analysis must be what one thread makes in one transaction, with chunks that cut
+/// the connections anywhere and threads that take them in any order.
 @Suite("findings made on several threads")
 struct ParallelFindingsTests {
     /// The analysis's tables, each dumped in rowid order.
@@ -67,6 +67,41 @@ struct ParallelFindingsTests {
         // The comparison saw many connections and findings.
         #expect(connections >= 100)
         #expect(findings >= 100)
+    }
+
+    /// A pass that stops early (a write failed) lets the reader go: `finish` returns, the file
+    /// can be written again, and a second pipeline reads it whole.
+    @Test func aPipelineLeftEarlyLetsTheFileGo() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pdu-pipeline-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let capture = directory.appendingPathComponent("gateway.btsnoop").path
+        try BlegenSessions.script("make_bench_capture.py", [capture, "--profile", "att-heavy", "--records", "20000"])
+        let db = directory.appendingPathComponent("t.db").path
+        _ = try Importer.importCaptures([capture], intoScratch: db)
+        let store = try TimelineStore(path: db)
+        let readers = ParallelFindings(path: db, jobs: 2, writing: { try store.database.transaction($0) })
+        let ids = try store.database.rows("SELECT id FROM connection ORDER BY id").compactMap { $0[0].int64 }
+        #expect(ids.count >= 10)
+        let early = try #require(try StoredPDUPipeline.start(captureID: 1, readers: readers, db: store.database))
+        var seen = 0
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try early.forEach(connection: ids[0]) { _ in
+                seen += 1
+                if seen == 1 { throw Stop() }
+            }
+        }
+        early.finish()
+        try store.database.execute("BEGIN IMMEDIATE; DELETE FROM finding; COMMIT")
+        let whole = try #require(try StoredPDUPipeline.start(captureID: 1, readers: readers, db: store.database))
+        for id in ids {
+            var read: [Int] = []
+            try whole.forEach(connection: id) { read.append($0.packetID) }
+            let direct = try StoredATTPDU.load(connection: id, from: store.database).map(\.packetID)
+            #expect(read == direct, "connection \(id)")
+        }
+        whole.finish()
     }
 
     /// Only a file this process alone uses, with more than one job allowed, is read on other
