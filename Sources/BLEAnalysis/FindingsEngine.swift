@@ -201,7 +201,7 @@ struct FindingsEngine {
                 var frames: [Int] = []
                 var rises = 0
                 try db.forEachRow("""
-                    SELECT packet_id FROM decode_problem WHERE capture_id = ?1 AND reason LIKE 'writer dropped%' ORDER BY packet_id
+                    SELECT packet_id FROM decode_problem WHERE capture_id = ?1 AND \(WriterDropsProblem.sqlMatch()) ORDER BY packet_id
                     """, [.integer(captureID)]) { row in
                     rises += 1
                     if frames.count < 20 { frames.append(row.int(0)) }

@@ -114,7 +114,7 @@ extension FindingsEngine {
         }
         // Records the capture writer dropped while the link was up: the evidence above may miss them.
         if let gap = try db.rows("""
-            SELECT count(*), min(packet_id) FROM decode_problem WHERE capture_id = ?1 AND reason LIKE 'writer dropped%'
+            SELECT count(*), min(packet_id) FROM decode_problem WHERE capture_id = ?1 AND \(WriterDropsProblem.sqlMatch())
             AND packet_id > ?2 AND packet_id <= ?3
             """, [.integer(captureID), .integer(Int64(c.firstPacketID)), .integer(Int64(frame))]).first,
            let n = gap[0].int, n > 0, let first = gap[1].int {

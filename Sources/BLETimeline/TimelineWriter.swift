@@ -396,7 +396,7 @@ final class TimelineWriter {
         case .dropped(let count):
             droppedPackets += count
             try problem(DecodeError(layer: .capture, offset: record.fileOffset, kind: .truncated,
-                                    reason: "writer dropped \(count) packet(s) before this record"), frame: frame)
+                                    reason: WriterDropsProblem.reason(count: count)), frame: frame)
         }
     }
 

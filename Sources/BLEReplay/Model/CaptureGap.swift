@@ -30,7 +30,7 @@ public struct CaptureGap: Sendable, Equatable {
         for r in try db.rows("""
             SELECT d.packet_id, p.ts_us, d.reason FROM decode_problem d
             LEFT JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "d.capture_id", frame: "d.packet_id"))
-            WHERE d.capture_id = ?1 AND d.reason LIKE 'writer dropped%' ORDER BY d.packet_id
+            WHERE d.capture_id = ?1 AND \(WriterDropsProblem.sqlMatch(table: "d")) ORDER BY d.packet_id
             """, [id]) {
             let t = r[1].int64.map { session.clock.time(frame: r[0].int, raw: $0).saturatingSubtracting(session.start) } ?? session.end
             gaps.append(CaptureGap(packetID: r[0].int, time: t,
