@@ -68,10 +68,17 @@ public struct BtsnoopReader: CaptureReader {
 
     /// Looks at the first records of a datalink-1001 file without consuming them (see
     /// `MislabelledH4Check.judging`), reading on until the check has what it needs or the file ends.
+    /// Damage among those records (a gzip member that stops inflating, a read error) ends the
+    /// look: the check judges the records before it, and the reader meets the damage where it is,
+    /// after reading them, as in any other file; the open failing there lost them all.
     private static func checkH1Records(_ input: inout InputWindow) throws(CaptureError) -> MislabelledH4Check {
         while true {
             if let check = MislabelledH4Check.judging(records: input.bytes, inputEnded: input.sourceEnded) { return check }
-            _ = try input.fill(atLeast: input.available + 1)
+            do {
+                _ = try input.fill(atLeast: input.available + 1)
+            } catch {
+                return MislabelledH4Check.judging(records: input.bytes, inputEnded: true) ?? MislabelledH4Check()
+            }
         }
     }
 

@@ -128,6 +128,26 @@ struct GzipCaptureTests {
                     + "\(lengthAt + 4), in gzip member 1 (invalid stored block lengths); decompressed bytes good up to byte \(blockSize)")
     }
 
+    @Test("damage among the first records of a btsnoop labelled 1001: the records before it, then .corrupt")
+    func damageWhileJudgingTheH1Label() throws {
+        // 20 H1 records (the datalink-1001 check looks at the first 16), about 16 bytes each.
+        let packets = Array(repeating: MislabelledH4Tests.h1Packets, count: 5).joined().prefix(20)
+        let bytes = MislabelledH4Tests.btsnoop(datalink: 1001, Array(packets))
+        let plain = readAll(bytes: bytes)
+        #expect(plain.error == nil && plain.records.count == 20)
+        let blockSize = 100
+        var gz = GzipFixtures.storedMember(bytes, blockSize: blockSize)
+        // Block 2 (bytes 200..<300 of the capture) damaged: within the records the check judges.
+        gz[GzipFixtures.storedBlockLengthOffset(2, blockSize: blockSize) + 2] ^= 0xFF
+        let result = readAll(bytes: gz, name: "h1.gz")
+        let before = plain.records.prefix { $0.fileOffset + 24 + $0.payload.count <= 2 * blockSize }
+        #expect(before.count >= 4)
+        #expect(result.records.map(\.fileOffset) == before.map(\.fileOffset))
+        #expect(result.records.map(\.payload) == before.map(\.payload))
+        #expect(result.error?.kind == .corrupt)
+        #expect(result.error?.offset == 2 * blockSize)
+    }
+
     @Test("a CRC-32 that does not match: every record, then .corrupt at the end of the data", arguments: [SampleCaptures.btsnoopH4, SampleCaptures.pcapH4WithPHDR])
     func badChecksum(_ sample: SampleCapture) throws {
         var gz = GzipFixtures.compressed(sample.bytes)
