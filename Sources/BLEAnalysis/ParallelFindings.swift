@@ -1,4 +1,5 @@
 import BLECore
+import Synchronization
 import BLETimeline
 
 /// Makes the connections' findings on `jobs` threads, each reading the timeline through a
@@ -21,9 +22,9 @@ struct ParallelFindings {
     let jobs: Int
     /// Runs the caller's writes of one chunk's findings (a transaction).
     let writing: (() throws -> Void) throws -> Void
-    /// Connections made in one parallel pass: bounds the findings held before they are written,
-    /// with tens of thousands of links, and how often each thread opens its connection.
-    var chunkSize = 2_048
+    /// Connections made in one parallel pass: bounds the findings held before they are written
+    /// (a few KB a connection; 2,048 at once were 8 MB more at the peak of a 3M-record import).
+    var chunkSize = 256
 
     /// The readers for `store` when it qualifies: more than one job allowed (a private file), a
     /// file other connections see as the caller does.
@@ -38,40 +39,69 @@ struct ParallelFindings {
     func run(_ connections: CaptureConnections, engine: FindingsEngine, losses: LinkLossOnsets,
              platform: CapturePlatform.Inference, _ chunkDone: ([[Finding]]) throws -> Void) throws {
         var earlier = EarlierConnections()
-        let (path, captureID, captureEnd, overlaps) = (self.path, engine.captureID, engine.captureEnd, engine.attOverlaps)
+        // A reader a job, kept across the chunks (its connection, prepared statements, engine).
+        let readers = Readers((0..<jobs).map { _ in
+            Reader(path: path, captureID: engine.captureID, captureEnd: engine.captureEnd, attOverlaps: engine.attOverlaps)
+        })
         try connections.forEachChunk(of: chunkSize) { chunk in
-            let base = earlier
-            let results = WorkerPool.map(count: chunk.count, jobs: jobs, state: {
-                Reader(path: path, captureID: captureID, captureEnd: captureEnd, attOverlaps: overlaps, earlier: base)
-            }) { reader, i in
+            readers.begin(after: earlier)
+            let results = WorkerPool.map(count: chunk.count, jobs: jobs, state: { readers.take() }) { reader, i in
                 reader.findings(chunk, at: i, losses: losses, platform: platform)
             }
+            // The readers' transactions end before the caller writes (its commit needs the file).
+            readers.end()
             try chunkDone(try results.map { try $0.get() })
             for c in chunk { earlier.add(c) }
         }
     }
 
-    /// One thread's engine on its own read-only connection, inside one read transaction for its
-    /// whole life, and the connections before the one it was last given.
-    final class Reader {
+    /// The readers of one run: each chunk, every reader opens a read transaction and starts from
+    /// the connections before the chunk, and `WorkerPool`'s threads take one each.
+    final class Readers: Sendable {
+        private let all: [Reader]
+        private let free = Mutex<[Reader]>([])
+
+        init(_ readers: [Reader]) { all = readers }
+
+        func begin(after earlier: EarlierConnections) {
+            for reader in all { reader.begin(after: earlier) }
+            free.withLock { $0 = all }
+        }
+
+        func take() -> Reader { free.withLock { $0.removeLast() } }
+
+        func end() {
+            for reader in all { reader.end() }
+        }
+    }
+
+    /// One thread's engine on its own read-only connection, and the connections before the one it
+    /// was last given. One thread uses it at a time: a `WorkerPool` thread during a chunk, the
+    /// caller's between chunks, so it is handed across threads unchecked.
+    final class Reader: @unchecked Sendable {
         private let engine: Result<FindingsEngine, any Error>
-        private var earlier: EarlierConnections
+        private var earlier = EarlierConnections()
         /// The chunk index `earlier` has counted up to.
         private var counted = 0
 
-        init(path: String, captureID: Int64, captureEnd: Int64, attOverlaps: [Int64: ATTRequestOverlaps],
-             earlier: EarlierConnections) {
-            self.earlier = earlier
+        init(path: String, captureID: Int64, captureEnd: Int64, attOverlaps: [Int64: ATTRequestOverlaps]) {
             engine = Result {
                 let db = try SQLiteDatabase(path: path, readOnly: true)
-                try db.execute("BEGIN")
                 var engine = try FindingsEngine(db: db, captureID: captureID, captureEnd: captureEnd)
                 engine.attOverlaps = attOverlaps
                 return engine
             }
         }
 
-        deinit {
+        /// A chunk's read transaction (outside one, SQLite takes and drops its lock around every
+        /// statement), starting from the connections before the chunk.
+        func begin(after earlier: EarlierConnections) {
+            self.earlier = earlier
+            counted = 0
+            if case .success(let engine) = engine { try? engine.db.execute("BEGIN") }
+        }
+
+        func end() {
             if case .success(let engine) = engine { try? engine.db.execute("COMMIT") }
         }
 

@@ -24,6 +24,7 @@ struct ParallelFindingsTests {
         try BlegenSessions.run("linkloss", [directory.path])
         let lost = directory.appendingPathComponent("lost-at-end.btsnoop").path
         try BlegenSessions.script("make_bench_capture.py", [lost, "--profile", "att-heavy", "--records", "20000", "--lost-at-end"])
+        try Self.repeatedAttempts.write(to: directory.appendingPathComponent("repeated-attempts.btsnoop").path)
         var captures = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".btsnoop") }.sorted().map { directory.appendingPathComponent($0).path }
         captures += ["android-lock-pairing.btsnoop", "android-pongbot.btsnoop", "android-yeelock.btsnoop",
@@ -67,6 +68,26 @@ struct ParallelFindingsTests {
         // The comparison saw many connections and findings.
         #expect(connections >= 100)
         #expect(findings >= 100)
+    }
+
+    /// Seven attempts to connect to one peer, each failed with 0x3E (LE Create Connection, Core
+    /// v5.4 Vol 4 Part E 7.8.12, then LE Connection Complete, 7.7.65.1, status 0x3E Connection
+    /// Failed to be Established): each finding counts the attempts before it
+    /// (`EarlierConnections`), across and within chunks.
+    static var repeatedAttempts: SpecCapture {
+        var c = SpecCapture()
+        let peer: [UInt8] = [0xC0, 0x11, 0x22, 0x33, 0x44, 0x55]
+        for i in 0..<7 {
+            let t = Int64(i) * 1_000
+            // LE Create Connection: scan interval/window 0x0060/0x0030, no filter, public peer, own
+            // public, interval 24-24, latency 0, timeout 400, CE lengths 0.
+            c.cmd(t, 0x200D, c.le16(0x60) + c.le16(0x30) + [0x00, 0x00] + peer.reversed() + [0x00]
+                    + c.le16(24) + c.le16(24) + c.le16(0) + c.le16(400) + c.le16(0) + c.le16(0))
+            c.commandStatus(t + 1, 0x200D)
+            c.evt(t + 500, 0x3E, [0x01, 0x3E] + c.le16(0x0040) + [0x00, 0x00] + peer.reversed()
+                    + c.le16(24) + c.le16(0) + c.le16(400) + [0x00])
+        }
+        return c
     }
 
     /// A pass that stops early (a write failed) lets the reader go: `finish` returns, the file
