@@ -53,22 +53,9 @@ public final class CaptureSpool {
         } catch {
             throw CaptureError(path: path, kind: .unwritable, message: "cannot copy it to a scratch file: \(error.message)")
         }
-        var chunk = prefix
-        chunk.reserveCapacity(1 << 20)
-        while !chunk.isEmpty {
-            do {
-                try Syscall.writeAllBytes(file.descriptor, chunk)
-            } catch {
-                throw CaptureError(path: path, offset: size, kind: .unwritable,
-                                   message: "cannot copy it to a scratch file in \(TemporaryFile.temporaryDirectory()): \(error)")
-            }
-            size += chunk.count
-            chunk = [UInt8](repeating: 0, count: 1 << 20)
-            let n = try chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(CaptureError) -> Int in try source.read(into: buffer) }
-            }.get()
-            chunk.removeLast(chunk.count - max(n, 0))
-        }
+        let copied = try file.copy(first: prefix, from: source, name: path, what: "copy it to")
+        size = copied.size
+        if let failure = copied.readFailure { throw failure }
     }
 
     /// Removes the scratch file now (it is removed on deinit anyway).

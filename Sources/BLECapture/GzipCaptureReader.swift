@@ -160,29 +160,7 @@ public struct GzipCaptureReader: CaptureReader {
         } catch {
             throw CaptureError(path: path, kind: .unwritable, message: "cannot decompress it to a scratch file: \(error.message)")
         }
-        var size = 0
-        var chunk = first
-        var failure: CaptureError?
-        while !chunk.isEmpty, size < limit {
-            do {
-                try Syscall.writeAllBytes(file.descriptor, chunk)
-            } catch {
-                throw CaptureError(path: path, offset: size, kind: .unwritable, message:
-                    "cannot decompress it to a scratch file in \(TemporaryFile.temporaryDirectory()): \(error)")
-            }
-            size += chunk.count
-            chunk = [UInt8](repeating: 0, count: 1 << 20)
-            let n: Int
-            do {
-                n = try chunk.withUnsafeMutableBytes { buffer in
-                    Result { () throws(CaptureError) -> Int in try gzip.read(into: buffer) }
-                }.get()
-            } catch {
-                failure = error
-                n = 0
-            }
-            chunk.removeLast(chunk.count - max(n, 0))
-        }
-        return (file, size, failure)
+        let copied = try file.copy(first: first, from: gzip, name: path, upTo: limit, what: "decompress it to")
+        return (file, copied.size, copied.readFailure)
     }
 }
