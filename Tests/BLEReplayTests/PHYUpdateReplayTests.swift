@@ -55,22 +55,14 @@ import Testing
     }
 
     @Test func theWrittenCaptureImportsTheSamePHYs() throws {
-        let dir = FileManager.default.temporaryDirectory.path
-        let original = "\(dir)/phy-update-\(UUID().uuidString).btsnoop"
-        let written = "\(dir)/phy-update-replayed-\(UUID().uuidString).btsnoop"
-        defer {
-            try? FileManager.default.removeItem(atPath: original)
-            try? FileManager.default.removeItem(atPath: written)
+        try TestCaptures.writtenRoundTrip(Self.capture(), name: "phy-update") { original, written, session, result in
+            #expect(session.connections.first?.phyUpdates.map { [$0.status.rawValue, $0.tx, $0.rx] } == [[0x1A, 1, 1], [0, 2, 2], [0, 3, 2]])
+            #expect(result.allReproduced)
+            let before = try Self.facts(original)
+            #expect(before.count == 4 && before.last == "conn 64: phy tx_phy=Coded rx_phy=2M, 2 update(s)")
+            let after = try Self.facts(written)
+            #expect(after == before)
         }
-        try Self.capture().write(to: original)
-        let session = try TestCaptures.session(original)
-        #expect(session.connections.first?.phyUpdates.map { [$0.status.rawValue, $0.tx, $0.rx] } == [[0x1A, 1, 1], [0, 2, 2], [0, 3, 2]])
-        let (result, _) = try TestCaptures.replayWriting(session, to: written)
-        #expect(result.allReproduced)
-        let before = try Self.facts(original)
-        #expect(before.count == 4 && before.last == "conn 64: phy tx_phy=Coded rx_phy=2M, 2 update(s)")
-        let after = try Self.facts(written)
-        #expect(after == before)
     }
 
     @Test func theDetailGivesThePHYs() {

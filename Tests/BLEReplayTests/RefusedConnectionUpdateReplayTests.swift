@@ -74,25 +74,17 @@ import Testing
     }
 
     @Test func theWrittenCaptureImportsTheSameUpdatesAndFindings() throws {
-        let dir = FileManager.default.temporaryDirectory.path
-        let original = "\(dir)/refused-update-\(UUID().uuidString).btsnoop"
-        let written = "\(dir)/refused-update-replayed-\(UUID().uuidString).btsnoop"
-        defer {
-            try? FileManager.default.removeItem(atPath: original)
-            try? FileManager.default.removeItem(atPath: written)
+        try TestCaptures.writtenRoundTrip(Self.capture(), name: "refused-update") { original, written, _, result in
+            #expect(result.allReproduced)
+            let before = try Self.facts(original)
+            let after = try Self.facts(written)
+            // The original itself: three updates, two refused, each a finding.
+            #expect(before.updates.count == 3)
+            #expect(before.updates.filter { $0.contains("status 59") }.count == 1)
+            #expect(before.updates.filter { $0.contains("status 26") }.count == 1)
+            #expect(before.findings.filter { $0.contains("unacceptable-parameters") }.count == 2)
+            #expect(after == before, "original:\n\(before)\nwritten:\n\(after)")
         }
-        try Self.capture().write(to: original)
-        let (result, _) = try TestCaptures.replayWriting(try TestCaptures.session(original), to: written)
-        #expect(result.allReproduced)
-
-        let before = try Self.facts(original)
-        let after = try Self.facts(written)
-        // The original itself: three updates, two refused, each a finding.
-        #expect(before.updates.count == 3)
-        #expect(before.updates.filter { $0.contains("status 59") }.count == 1)
-        #expect(before.updates.filter { $0.contains("status 26") }.count == 1)
-        #expect(before.findings.filter { $0.contains("unacceptable-parameters") }.count == 2)
-        #expect(after == before, "original:\n\(before)\nwritten:\n\(after)")
     }
 
     /// A refused update changes nothing on the link: the parameters in force stay the accepted ones.

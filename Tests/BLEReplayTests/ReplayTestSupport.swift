@@ -1,4 +1,6 @@
 import BLECore
+import Foundation
+import TestSupport
 @testable import BLEReplay
 
 /// Paths to the captures the replay tests run on.
@@ -46,6 +48,25 @@ enum TestCaptures {
         let (result, world) = FaithfulReplay.run(session, configuration: configuration)
         try world.trace.writeBtsnoop(to: written)
         return (result, world)
+    }
+
+    /// Writes `capture` to a scratch file, loads its session, replays it writing the trace to a
+    /// second one (`replayWriting`) and hands `body` both paths, the session and the result: the
+    /// round trip of the written-capture tests. Both files are removed after.
+    static func writtenRoundTrip<T>(_ capture: SpecCapture, name: String,
+                                    _ body: (_ original: String, _ written: String, _ session: RecordedSession,
+                                             _ result: FaithfulReplayResult) throws -> T) throws -> T {
+        let dir = FileManager.default.temporaryDirectory.path
+        let original = "\(dir)/\(name)-\(UUID().uuidString).btsnoop"
+        let written = "\(dir)/\(name)-replayed-\(UUID().uuidString).btsnoop"
+        defer {
+            try? FileManager.default.removeItem(atPath: original)
+            try? FileManager.default.removeItem(atPath: written)
+        }
+        try capture.write(to: original)
+        let session = try Self.session(original)
+        let (result, _) = try replayWriting(session, to: written)
+        return try body(original, written, session, result)
     }
 }
 
