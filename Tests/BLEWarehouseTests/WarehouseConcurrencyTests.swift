@@ -85,12 +85,7 @@ import BLEWarehouse
         #expect(expected.count == 40)
 
         let worker = try Tool(["ingest", dir, "--warehouse", killed, "--jobs", "2"])
-        let db = try PostgresConnection(WarehouseURL(killed))
-        var seen = 0
-        for _ in 0..<600 where seen < 4 {
-            usleep(20_000)
-            seen = (try? db.count("SELECT count(*) FROM blereplay.capture")) ?? 0
-        }
+        try Fixture.waitForCaptures(4, in: killed, tries: 600)
         kill(worker.process.processIdentifier, SIGKILL)
         _ = worker.wait()
         // Whatever was committed is whole; the rest is absent.

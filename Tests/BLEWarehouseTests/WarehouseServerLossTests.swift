@@ -88,12 +88,7 @@ import BLEWarehouse
         defer { Fixture.remove(dir) }
         try Fixture.sessions(seed: 3200, count: 40, into: dir)
         let worker = try Tool(["ingest", dir, "--warehouse", url, "--jobs", "2"])
-        let db = try PostgresConnection(WarehouseURL(url))
-        var seen = 0
-        for _ in 0..<1500 where seen < 3 {
-            usleep(20_000)
-            seen = (try? db.count("SELECT count(*) FROM blereplay.capture")) ?? 0
-        }
+        try Fixture.waitForCaptures(3, in: url, tries: 1500)
         try cluster.stop(mode: mode)
         let r = worker.wait()
         try cluster.start()

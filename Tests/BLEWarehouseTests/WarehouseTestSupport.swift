@@ -25,6 +25,17 @@ enum Fixture {
     /// `count` sessions from Scripts/blegen/sessions.py (seeds `seed`…), written into `directory`:
     /// disconnect reasons, failed and cancelled attempts, ATT errors and timeouts, pairing
     /// failures, each known by construction.
+    /// Waits (20 ms polls, `tries` at most) until the warehouse at `url` holds `captures`
+    /// captures: the moment the tests that stop a server or kill an ingest mid-way strike.
+    static func waitForCaptures(_ captures: Int, in url: String, tries: Int) throws {
+        let db = try PostgresConnection(WarehouseURL(url))
+        var seen = 0
+        for _ in 0..<tries where seen < captures {
+            usleep(20_000)
+            seen = (try? db.count("SELECT count(*) FROM blereplay.capture")) ?? 0
+        }
+    }
+
     static func sessions(seed: Int, count: Int, into directory: String) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
