@@ -78,7 +78,8 @@ public enum Analyzer {
         var overlaps: [Int64: ATTRequestOverlaps] = [:]
         // An import's own timeline: the PDUs are read back on another thread (`StoredPDUPipeline`).
         let pipeline = try StoredPDUPipeline.start(captureID: captureID, readers: readers, db: db)
-        defer { pipeline?.finish() }
+        // A pass that failed: nothing it wrote is kept (a pass that ended has finished already).
+        defer { try? pipeline?.finish(keeping: false) }
         // Every link: ATT runs on BR/EDR links too (GATT over BR/EDR, Core v5.4 Vol 3 Part G 2.1).
         try connections.forEach { c in
             var matcher = TransactionMatcher()
@@ -118,7 +119,7 @@ public enum Analyzer {
             }
         }
         // The reader lets go of the file before anything here commits.
-        pipeline?.finish()
+        try pipeline?.finish()
         try applyCoreBluetoothRule(captureID, db: db)
         let androidByPacket = try applyAndroidRule(captureID, db: db)
         if withFindings {

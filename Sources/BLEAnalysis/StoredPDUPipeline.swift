@@ -8,8 +8,14 @@ import BLETimeline
 ///
 /// Only for an import's own timeline (`ParallelFindings.forStore`): the reader holds its read
 /// transaction for the whole pass, so the caller's connection cannot spill pages into the file
-/// meanwhile (SQLite keeps them in its cache instead, `sqlite3PcacheFetchStress`), and must not
-/// commit until `finish()` has let the reader go. That cache grows with what the pass writes, so
+/// meanwhile (a spill needs the file to itself), and must not commit until `finish()` has let the
+/// reader go. So the caller's cache does not spill during the pass (`PRAGMA cache_spill = OFF`,
+/// back on in `finish()`): when its pages outgrew the cache, SQLite waited for the reader's lock,
+/// the busy timeout (30 s) at every page, while the reader waited for the caller to take its
+/// next batch. SQLite applies that pragma to a connection only outside a transaction, so the
+/// caller's transaction is committed and begun again around the pass, as the findings' is
+/// (`Analyzer.storeFindings`): the file is the import's own, and the analysis is marked done
+/// only at its end (`analysis_state`). That cache grows with what the pass writes, so
 /// the pipeline is used only up to `pduLimit` stored PDUs (a few MB of transactions), and the
 /// PDUs in flight are bounded (`batchPDUs`, `batchBytes`, the channel's slots). The PDUs, their
 /// order and so everything the pass stores are the same as `StoredATTPDU.forEach` gives
@@ -38,10 +44,16 @@ final class StoredPDUPipeline {
         // All the timeline's stored PDUs (rowids from 1), the capture's at most: no pass over them.
         let stored = try db.scalarInt("SELECT coalesce(max(rowid), 0) FROM att_pdu") ?? 0
         guard stored > 0, stored <= pduLimit else { return nil }
-        return StoredPDUPipeline(path: readers.path, captureID: captureID)
+        try Self.settingCacheSpill(false, on: db)
+        return StoredPDUPipeline(path: readers.path, captureID: captureID, writer: db)
     }
 
-    private init(path: String, captureID: Int64) {
+    /// The caller's connection, whose cache spills again once the reader is gone.
+    private let writer: SQLiteDatabase
+    private var spillRestored = false
+
+    private init(path: String, captureID: Int64, writer: SQLiteDatabase) {
+        self.writer = writer
         let channel = self.channel
         let cancelled = self.cancelled
         DispatchQueue.global(qos: .userInitiated).async {
@@ -103,12 +115,24 @@ final class StoredPDUPipeline {
         }
     }
 
-    /// Stops the reader and waits until its connection is closed; idempotent.
-    func finish() {
+    /// Stops the reader and waits until its connection is closed, then lets the caller's cache
+    /// spill again; idempotent. In a transaction, what the pass wrote is committed, or with
+    /// `keeping` false (the pass failed) rolled back, and a new transaction begun.
+    func finish(keeping: Bool = true) throws {
         cancelled.set()
         while !ended {
             if case .end = channel.receive() { ended = true }
         }
+        guard !spillRestored else { return }
+        spillRestored = true
+        try Self.settingCacheSpill(true, on: writer, keeping: keeping)
+    }
+
+    /// `PRAGMA cache_spill`, which SQLite applies to a connection only outside a transaction: an
+    /// open one is ended (committed, or rolled back unless `keeping`) and a new one begun.
+    private static func settingCacheSpill(_ on: Bool, on db: SQLiteDatabase, keeping: Bool = true) throws {
+        let pragma = "PRAGMA cache_spill = \(on ? "ON" : "OFF");"
+        try db.execute(db.inTransaction ? "\(keeping ? "COMMIT" : "ROLLBACK"); \(pragma) BEGIN IMMEDIATE" : pragma)
     }
 
     struct Failure: Error, CustomStringConvertible {

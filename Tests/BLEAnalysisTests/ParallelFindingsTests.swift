@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-import BLETimeline
+@testable import BLETimeline
 @testable import BLEAnalysis
 
 /// `ParallelFindings` makes the connections' findings on several threads, each through its own
@@ -113,7 +113,7 @@ struct ParallelFindingsTests {
                 if seen == 1 { throw Stop() }
             }
         }
-        early.finish()
+        try early.finish()
         try store.database.execute("BEGIN IMMEDIATE; DELETE FROM finding; COMMIT")
         let whole = try #require(try StoredPDUPipeline.start(captureID: 1, readers: readers, db: store.database))
         for id in ids {
@@ -122,7 +122,50 @@ struct ParallelFindingsTests {
             let direct = try StoredATTPDU.load(connection: id, from: store.database).map(\.packetID)
             #expect(read == direct, "connection \(id)")
         }
-        whole.finish()
+        try whole.finish()
+    }
+
+    /// While the PDUs are read ahead the writer's pages cannot go to the file (the reader holds
+    /// its read transaction, and a spill needs the file to itself): SQLite would wait for the
+    /// reader, which waits for the writer to take its next batch, for the busy timeout (30 s) at
+    /// every page. The pass must never wait for its reader, however small the writer's cache
+    /// and however much the pass writes: 6,000 Read Request / Read Response pairs (Core v5.4
+    /// Vol 3 Part F 3.4.4.3-4), one transaction each, against a cache of 10 pages.
+    @Test func thePassNeverWaitsForItsReader() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pdu-pipeline-spill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var c = SpecCapture()
+        c.connectionComplete(0, handle: 0x0040, role: 0, peer: [0xC0, 0x01, 0x02, 0x03, 0x04, 0x05])
+        var t: Int64 = 100
+        for i in 0..<6_000 {
+            let value = (0..<20).map { UInt8(truncatingIfNeeded: i &+ $0) }
+            c.exchange(&t, handle: 0x0040, [0x0A] + c.le16(0x0003), [0x0B] + value)
+        }
+        c.disconnectionComplete(t, handle: 0x0040, reason: 0x13)
+        let capture = directory.appendingPathComponent("reads.btsnoop").path
+        try c.write(to: capture)
+
+        func analysed(waits: UnsafeMutablePointer<Int32>?) throws -> [String] {
+            let db = directory.appendingPathComponent("\(UUID().uuidString).db").path
+            _ = try Importer.importCaptures([capture], intoScratch: db) { store in
+                var readers: ParallelFindings?
+                if let waits {
+                    try store.database.execute("PRAGMA cache_size = 10")
+                    store.database.countLockWaits(in: waits)
+                    readers = ParallelFindings(path: store.path, jobs: 2, writing: { try store.database.transaction($0) })
+                }
+                _ = try Analyzer.analyze(store, force: false, findings: true, readers: readers)
+            }
+            return try TimelineStore(path: db).database.rows("SELECT * FROM att_transaction ORDER BY rowid").map { "\($0)" }
+        }
+        let waits = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        defer { waits.deallocate() }
+        waits.pointee = 0
+        let ahead = try analysed(waits: waits)
+        #expect(waits.pointee == 0, "the writer waited \(waits.pointee) time(s) for a lock")
+        #expect(ahead.count == 6_000)
+        #expect(ahead == (try analysed(waits: nil)))
     }
 
     /// Only a file this process alone uses, with more than one job allowed, is read on other

@@ -40,6 +40,16 @@ public final class SQLiteDatabase {
         sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
     }
 
+    /// True while a transaction is open (`sqlite3_get_autocommit` is 0).
+    public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Tests: from now on a lock this connection would wait for fails at once with SQLITE_BUSY,
+    /// and `counter` counts those times (the busy timeout no longer applies). `counter` must
+    /// outlive the connection's use.
+    func countLockWaits(in counter: UnsafeMutablePointer<Int32>) {
+        _ = csqlite_count_lock_waits(handle, counter)
+    }
+
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
