@@ -45,51 +45,61 @@ public enum AndroidClientRetries {
     static func isRead(_ opcode: Int) -> Bool { opcode == 0x0A || opcode == 0x0C }
 
     /// Walks one link's steps (in capture order).
+    public static func walk(_ steps: [Step]) -> Verdicts {
+        var walker = Walker()
+        for step in steps { walker.add(step) }
+        return walker.verdicts
+    }
+
+    /// The walk of one link, a step at a time, so a capture's requests (hundreds of thousands on
+    /// a busy link) are never held at once.
     ///
     /// A 5 or 15 is taken as retried only when the capture shows the retry: the next read or
     /// write the phone sends is the same kind of request to the same handle, or a pairing or
     /// encryption failure comes first. Otherwise (another request next, or nothing) the error
     /// reached the app: a host that is not Android's, or a capture that ended first.
-    public static func walk(_ steps: [Step]) -> Verdicts {
-        var out = Verdicts()
-        var retryState = 0
-        var retried: (packet: Int64, read: Bool, handle: Int?)?
-        var previous: (opcode: Int, handle: Int?, ok: Bool)?
-        for step in steps {
+    public struct Walker: Sendable {
+        public private(set) var verdicts = Verdicts()
+        private var retryState = 0
+        private var retried: (packet: Int64, read: Bool, handle: Int?)?
+        private var previous: (opcode: Int, handle: Int?, ok: Bool)?
+
+        public init() {}
+
+        public mutating func add(_ step: Step) {
             switch step {
             case .securityFailure(let packet):
-                guard let r = retried else { continue }
-                out.notDelivered.insert(r.packet)
-                out.authFail.insert(packet)
+                guard let r = retried else { return }
+                verdicts.notDelivered.insert(r.packet)
+                verdicts.authFail.insert(packet)
                 retried = nil
                 retryState = 0
             case let .request(opcode, handle, outcome, errorCode, responsePacket):
-                guard readWriteOpcodes.contains(opcode) else { continue }
+                guard readWriteOpcodes.contains(opcode) else { return }
                 if let r = retried {
                     if r.read == isRead(opcode) && r.handle == handle {
-                        out.notDelivered.insert(r.packet)
+                        verdicts.notDelivered.insert(r.packet)
                     } else {
                         retryState = 0
                     }
                     retried = nil
                 }
                 defer { previous = (opcode, handle, outcome == "ok") }
-                guard outcome == "ok" || outcome == "error" else { continue }
+                guard outcome == "ok" || outcome == "error" else { return }
                 if outcome == "error", let code = errorCode, let packet = responsePacket {
                     if code == 0x0B, opcode == 0x0C, let p = previous, p.opcode == 0x0A, p.ok, p.handle == handle {
-                        out.notDelivered.insert(packet)
+                        verdicts.notDelivered.insert(packet)
                         retryState = 0
-                        continue
+                        return
                     }
                     if (code == 0x05 || code == 0x0F) && retryState < retries {
                         retried = (packet, isRead(opcode), handle)
                         retryState += 1
-                        continue
+                        return
                     }
                 }
                 retryState = 0
             }
         }
-        return out
     }
 }
