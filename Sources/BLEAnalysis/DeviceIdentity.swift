@@ -57,27 +57,40 @@ enum DeviceIdentity {
             let onlyIfMissing = f.column == "name" ? " AND name IS NULL" : ""
             try db.run("UPDATE device SET \(f.column) = ?1 WHERE address = ?2\(onlyIfMissing)", [.text(f.text), .text(f.address)])
         }
-        // Manufacturer data company and appearance, from the advertising data as BLEDecode parses it.
-        let s = try db.prepare("SELECT address, data FROM adv_report ORDER BY packet_id")
-        var company: [String: UInt16] = [:]
-        var appearance: [String: UInt16] = [:]
+        // Manufacturer data company and appearance, from the advertising data as BLEDecode parses it:
+        // the company of a device's first report (in packet order) that names one, its latest
+        // appearance. Read in the table's order and kept by (packet, row): `ORDER BY packet_id`
+        // sorted every report, data included, in SQLite's sorter (16 MB at 3M records, the
+        // import's peak); only a value per device is kept here.
+        let s = try db.prepare("SELECT address, packet_id, rowid, data FROM adv_report")
+        var company: [String: (id: UInt16, at: ReportOrder)] = [:]
+        var appearance: [String: (value: UInt16, at: ReportOrder)] = [:]
         while try s.step() {
-            guard let address = s.text(0), let data = s.blob(1) else { continue }
+            guard let address = s.text(0), let data = s.blob(3) else { continue }
+            let at = ReportOrder(packet: s.int64(1), row: s.int64(2))
             let parsed = AdvertisingData(decoding: data[...])
             // An iBeacon frame (Apple's company ID, then 0x02 0x15) is a format any vendor's beacon
             // sends: it names no maker, so a device is not called Apple for it.
-            if company[address] == nil,
+            if company[address].map({ at < $0.at }) ?? true,
                let first = parsed.manufacturerData.first(where: { !($0.companyID == 0x004C && $0.data.starts(with: [0x02, 0x15])) }) {
-                company[address] = first.companyID
+                company[address] = (first.companyID, at)
             }
-            if let a = parsed.appearance { appearance[address] = a }
+            if let a = parsed.appearance, appearance[address].map({ at > $0.at }) ?? true { appearance[address] = (a, at) }
         }
-        for (address, id) in company {
+        for (address, (id, _)) in company {
             try db.run("UPDATE device SET company_id = ?1, company_name = ?2 WHERE address = ?3",
                        [.integer(Int64(id)), AssignedNumbers.companyName(id).map { .text($0) } ?? .null, .text(address)])
         }
-        for (address, a) in appearance {
+        for (address, (a, _)) in appearance {
             try db.run("UPDATE device SET appearance = ?1 WHERE address = ?2", [.integer(Int64(a)), .text(address)])
         }
     }
+}
+
+/// Where an advertising report stands in its capture: its packet, then its row (an extended
+/// advertising event can carry several reports in one packet).
+private struct ReportOrder: Comparable {
+    var packet: Int64
+    var row: Int64
+    static func < (a: Self, b: Self) -> Bool { (a.packet, a.row) < (b.packet, b.row) }
 }
