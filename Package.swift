@@ -40,7 +40,7 @@ let package = Package(
                 swiftSettings: releaseOnlyExclusivity),
         .target(name: "BLEDecode", dependencies: ["BLECore"],
                 swiftSettings: releaseOnlyExclusivity),
-        .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite"],
+        .target(name: "BLETimeline", dependencies: ["BLECore", "BLECapture", "BLEDecode", "CSQLite", "CMalloc"],
                 swiftSettings: releaseOnlyExclusivity),
         // Analysis re-reads stored ATT PDUs, so it uses BLEDecode's PDU types as well as the timeline.
         .target(name: "BLEAnalysis", dependencies: ["BLECore", "BLEDecode", "BLETimeline"],
