@@ -30,7 +30,9 @@ extension DecoderOptions {
         default: offset = 0
         }
         var options = DecoderOptions(keepKeys: keepKeys, payloadOffsetInRecord: offset)
+        // A pcapng may hold a Linux monitor interface beside others (`CaptureInfo.interfaceLinkTypes`).
         options.monitorRecords = info.linkType == 2001 && info.format == .btsnoop || info.linkType == 254
+            || info.interfaceLinkTypes.contains(254)
         switch info.format {
         case .pcap, .pcapng: options.recordCutter = .snapshotLength
         case .btsnooz: options.recordCutter = .btsnooz
