@@ -99,8 +99,8 @@ public struct PcapReader: CaptureReader {
     private let source: PcapHandle
     /// `init(path:)`: the file's path, which the unified copy copies.
     private let sourcePath: String?
-    /// The unified copy, when in a scratch file: removed with the reader.
-    private var unifiedCopy: TemporaryFile?
+    /// The copy libpcap reads once it refused the file (see the type's note), kept while it reads.
+    private var unifiedCopy: PcapngUnifiedCopy?
     /// Skipped interfaces and shared controllers of a pcapng of several link types.
     private var tally = PcapngInterfaceTally()
     /// Whether the walk's interfaces so far include a Linux monitor and an H4 interface.
@@ -160,12 +160,12 @@ public struct PcapReader: CaptureReader {
             described = PcapngInterfaceLinkTypes.described(size: Self.size(handle) ?? 0) { Self.peek(handle, at: $0, count: $1) }
         }
         linkType = described.first { $0.decodedLayer != nil } ?? fileLinkType
-        var kinds: [PcapLinkType] = []
-        for type in described where !kinds.contains(type) { kinds.append(type) }
-        var info = CaptureInfo(format: format, linkType: linkType.rawValue, formatDescription: kinds.count > 1
-                               ? "\(format.rawValue), interfaces of " + kinds.map(\.description).joined(separator: ", ")
+        var distinct: [PcapLinkType] = []
+        for type in described where !distinct.contains(type) { distinct.append(type) }
+        var info = CaptureInfo(format: format, linkType: linkType.rawValue, formatDescription: distinct.count > 1
+                               ? "\(format.rawValue), interfaces of " + distinct.map(\.description).joined(separator: ", ")
                                : "\(format.rawValue), \(linkType)")
-        if kinds.count > 1 { info.interfaceLinkTypes = described.map(\.rawValue) }
+        if distinct.count > 1 { info.interfaceLinkTypes = described.map(\.rawValue) }
         self.info = info
         snapshotLength = Int(pcap_snapshot(handle.pcap))
         nextOffset = Self.position(handle) ?? 0
@@ -393,77 +393,36 @@ public struct PcapReader: CaptureReader {
                 || text.contains("different from the snapshot length of the first interface") else { return false }
         let first = PcapLinkType(rawValue: UInt32(truncatingIfNeeded: pcap_datalink(source.pcap)))
         let uniform = PcapLinkType.postProcessedByLibpcap.contains(first.rawValue) ? .bluetoothHCIH4WithPHDR : first
-        let fail = { [path, frameNumber] (why: String) in
-            CaptureError(path: path, offset: previousEnd, kind: .unreadable, message: "record \(frameNumber + 1): the pcapng's "
-                + "interfaces differ in link type or snapshot length (libpcap: \(text)), and " + why)
+
+        /// The error that ends the read: `error`'s kind, at the record that could not be read.
+        func stop(_ error: CaptureError, _ why: String) -> CaptureError {
+            let stopped = CaptureError(path: path, offset: previousEnd, kind: error.kind, message: "record \(frameNumber + 1): "
+                + "the pcapng's interfaces differ in link type or snapshot length (libpcap: \(text)), and " + why)
+            state = .failed(stopped)
+            return stopped
         }
-        var errorText = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
-        let reopened: PcapHandle
-        if let original = source.memory, original.count > 0 {
-            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: original.count, alignment: 16)
-            memory.copyMemory(from: UnsafeRawBufferPointer(original))
-            _ = PcapngInterfaceLinkTypes.unify(to: uniform, size: memory.count, read: { offset, count in
-                guard offset >= 0, offset < memory.count else { return [] }
-                return Array(memory[offset..<min(memory.count, offset + count)])
-            }, write: { offset, bytes in
-                guard offset >= 0, offset + bytes.count <= memory.count else { return false }
-                UnsafeMutableRawBufferPointer(rebasing: memory[offset..<(offset + bytes.count)]).copyBytes(from: bytes)
-                return true
-            })
-            guard let base = memory.baseAddress, let file = fmemopen(base, memory.count, "rb") else {
-                memory.deallocate()
-                throw fail("fmemopen failed: \(Errno.current)")
-            }
-            guard let pcap = pcap_fopen_offline_with_tstamp_precision(file, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &errorText) else {
-                fclose(file)
-                memory.deallocate()
-                throw fail("libpcap could not open the copy with one link type: \(Self.text(errorText))")
-            }
-            reopened = PcapHandle(pcap: pcap, memory: memory)
-        } else {
-            guard let sourcePath else { return false }
-            let copy = try Self.unifiedCopy(of: sourcePath, name: path, to: uniform)
-            guard let pcap = pcap_open_offline_with_tstamp_precision(copy.path, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &errorText) else {
-                throw fail("libpcap could not open the copy with one link type: \(Self.text(errorText))")
-            }
-            reopened = PcapHandle(pcap: pcap, memory: nil)
-            unifiedCopy = copy
+        let copy: PcapngUnifiedCopy
+        do {
+            copy = try PcapngUnifiedCopy(of: source, path: sourcePath, name: path, linkType: uniform)
+        } catch {
+            throw stop(error, "its copy with one link type could not be made or opened: " + error.message)
         }
         // The packets already given, read again and passed over.
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
         var passed = 0
         while passed < frameNumber {
-            guard pcap_next_ex(reopened.pcap, &header, &data) == 1 else {
-                throw fail("the copy with one link type could not be read again: \(String(cString: pcap_geterr(reopened.pcap)))")
+            guard pcap_next_ex(copy.handle.pcap, &header, &data) == 1 else {
+                let why = String(cString: pcap_geterr(copy.handle.pcap))
+                throw stop(CaptureError(path: path, kind: .unreadable, message: why),
+                           "its copy with one link type could not be read again (libpcap: \(why))")
             }
             passed += 1
         }
-        handle = reopened
+        handle = copy.handle
+        unifiedCopy = copy
         nextOffset = previousEnd
         return true
-    }
-
-    /// A copy of the file at `path` (`name` in messages) in a scratch file under `$TMPDIR`,
-    /// every Interface Description Block made `linkType` (`PcapngInterfaceLinkTypes.unify`).
-    private static func unifiedCopy(of path: String, name: String, to linkType: PcapLinkType) throws(CaptureError) -> TemporaryFile {
-        let file: TemporaryFile
-        do {
-            file = try TemporaryFile.inTemporaryDirectory(prefix: "blereplay-pcapng")
-        } catch {
-            throw CaptureError(path: name, kind: .unwritable, message: "cannot copy it to a scratch file (its interfaces differ "
-                + "in link type, which libpcap reads from a copy that gives them one): \(error.message)")
-        }
-        let input = try FileDescriptorSource(path: path)
-        let copied = try file.copy(first: try CaptureFile.readPrefix(input), from: input, name: name,
-                                   what: "copy it (its interfaces differ in link type, which libpcap reads from a copy that gives them one) to")
-        if let failure = copied.readFailure { throw failure }
-        _ = PcapngInterfaceLinkTypes.unify(to: linkType, size: copied.size, read: { offset, count in
-            (try? Syscall.preadBytes(file.descriptor, offset: offset, count: count)) ?? []
-        }, write: { offset, bytes in
-            (try? Syscall.pwriteAllBytes(file.descriptor, bytes, offset: offset)) != nil
-        })
-        return file
     }
 
     /// `pcap_next_ex` failed after the packet that ended at `previousEnd`: a short read at the
