@@ -391,7 +391,8 @@ public struct PcapReader: CaptureReader {
         guard handle === source, info.format == .pcapng,
               text.contains("different from the type of the first interface")
                 || text.contains("different from the snapshot length of the first interface") else { return false }
-        let first = PcapLinkType(rawValue: UInt32(truncatingIfNeeded: pcap_datalink(source.pcap)))
+        // The first IDB's LinkType as the file has it (libpcap's `pcap_datalink` is its DLT).
+        let first = interfaceWalk?.linkTypes.first ?? PcapLinkType(rawValue: UInt32(truncatingIfNeeded: pcap_datalink(source.pcap)))
         let uniform = PcapLinkType.postProcessedByLibpcap.contains(first.rawValue) ? .bluetoothHCIH4WithPHDR : first
 
         /// The error that ends the read: `error`'s kind, at the record that could not be read.
