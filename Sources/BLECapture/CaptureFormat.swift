@@ -19,6 +19,10 @@ public struct CaptureInfo: Sendable, Hashable {
     public var linkType: UInt32
     /// Human-readable summary, e.g. "btsnoop v1, HCI UART (H4) datalink 1002".
     public var formatDescription: String
+    /// pcapng: the LinkType of each interface described before the first packet
+    /// (draft-ietf-opsawg-pcapng 4.2), in order, when they are not all `linkType` (a file of
+    /// several interfaces may mix them; `PcapReader`); empty otherwise.
+    public var interfaceLinkTypes: [UInt32] = []
 
     public init(format: CaptureFormat, linkType: UInt32, formatDescription: String) {
         self.format = format

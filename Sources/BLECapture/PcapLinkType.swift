@@ -27,6 +27,43 @@ public struct PcapLinkType: RawRepresentable, Hashable, Sendable, CustomStringCo
     /// included, becomes an `.other` record whose `rawType` is the link type (BLEDecode decodes it).
     public static let leLinkLayer: [PcapLinkType] = [.bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE]
 
+    /// The layer a packet of a link type is decoded at: the host-controller interface, or the
+    /// radio (air).
+    public enum DecodedLayer: Sendable, Hashable {
+        /// 187, 201, 254: HCI packets as a host exchanges them with its controller.
+        case hci
+        /// 251, 256, 272, and 192 (PPI, around 251/256): LE link-layer frames from a sniffer.
+        case air
+    }
+
+    /// The layer BLECapture reads a packet of this link type at; nil for the link types it does
+    /// not read (Ethernet, BR/EDR baseband, ...), whose packets in a pcapng of several
+    /// interfaces are skipped (`PcapReader`).
+    public var decodedLayer: DecodedLayer? {
+        if Self.supported.contains(self) { return .hci }
+        if Self.leLinkLayer.contains(self) || self == .ppi { return .air }
+        return nil
+    }
+
+    /// Bytes from the start of a packet of this link type to the HCI payload the decoders count
+    /// from (`DecoderOptions.forCapture`): the H4 type byte (187), the 4-byte direction and the
+    /// type byte (201), the 4-byte adapter index and opcode (254); 0 for the others, whose whole
+    /// frame is handed on.
+    public var payloadStart: Int {
+        switch self {
+        case .bluetoothHCIH4: 1
+        case .bluetoothHCIH4WithPHDR: 5
+        case .bluetoothLinuxMonitor: 4
+        default: 0
+        }
+    }
+
+    /// The link types whose packets libpcap 1.10 alters as it reads them (`pcap_post_process`
+    /// in pcap-common.c: pseudo-headers byte-swapped in a file of the other byte order, the
+    /// USB mmapped length fixed up): LINUX_SLL 113, PFLOG 117, USB_LINUX 189,
+    /// USB_LINUX_MMAPPED 220, NFLOG 239, LINUX_SLL2 276.
+    static let postProcessedByLibpcap: Set<UInt32> = [113, 117, 189, 220, 239, 276]
+
     /// True for captures of radio traffic (sniffers), a different layer from HCI.
     public var isAirCapture: Bool {
         self == .bluetoothLELL || self == .bluetoothLELLWithPHDR || self == .nordicBLE || self == .bluetoothBREDRBB

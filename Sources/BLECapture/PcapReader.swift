@@ -61,15 +61,51 @@ final class PcapHandle {
 /// Simple Packet Blocks (4.4) carry no timestamp: their packets are timed by
 /// `SimplePacketTiming` (at the timestamped packet before them, or the first one after), with a
 /// note on the capture.
+///
+/// A pcapng's interfaces may differ in link type (4.2: Wireshark on Linux capturing
+/// `bluetooth0`, 201, and `bluetooth-monitor`, 254, at once; an adapter beside an Ethernet
+/// interface; `mergecap` of a 187 and a 201 capture). Each packet is read by its own interface's
+/// link type, which `PcapngInterfaceWalk` reads from the Interface Description Blocks. libpcap
+/// 1.10 stops at the first IDB whose LinkType or SnapLen differs from the first one's; the
+/// reader then reopens, through libpcap still, a copy of the file in which every IDB says the
+/// same (`PcapngInterfaceLinkTypes.unify`: a scratch file under `$TMPDIR`, or memory for input
+/// read into memory), of the same size, so every offset stays the file's, and skips the packets
+/// it already gave. The LinkType written is the first IDB's, unless libpcap alters packets of
+/// that type as it reads them (`PcapLinkType.postProcessedByLibpcap`), then 201, which it hands
+/// over as they are. Packets of an interface whose link type BLECapture does not read are
+/// skipped, one note per interface, and still counted as frames, so frame numbers are
+/// tshark's. `info.linkType` is the first link type it reads among the IDBs before the first
+/// packet, `info.interfaceLinkTypes` all of them; a packet of another HCI link type has its
+/// `headerShortfall` set so that decode offsets still name its own bytes. The controllers of
+/// H4 interfaces (their Interface IDs) and of a monitor interface (its adapter indices) are
+/// numbered as in a file of one link type, so interface 0 and hci0 are one controller: a note
+/// says so when both appear. HCI and LE air (link-layer) interfaces in one file are refused:
+/// a timeline holds one layer per capture.
 public struct PcapReader: CaptureReader {
     public let info: CaptureInfo
     public let path: String
     public private(set) var warnings: [CaptureWarning] = []
-    public var notes: [CaptureWarning] { timing.note.map { [$0] } ?? [] }
+    public var notes: [CaptureWarning] { (timing.note.map { [$0] } ?? []) + tally.notes }
     public private(set) var bytesRead = 0
+    /// The link type packets are read as when their interface does not say otherwise: the
+    /// file's; in a pcapng, the first among the interfaces before the first packet that
+    /// BLECapture reads (see the type's note).
     public let linkType: PcapLinkType
 
-    private let handle: PcapHandle
+    /// What libpcap reads packets from: `source`, or once libpcap refused interfaces that
+    /// differ in link type or snapshot length, the unified copy (see the type's note).
+    private var handle: PcapHandle
+    /// The file as given: what the interface walk, damage reports and peeks read.
+    private let source: PcapHandle
+    /// `init(path:)`: the file's path, which the unified copy copies.
+    private let sourcePath: String?
+    /// The copy libpcap reads once it refused the file (see the type's note), kept while it reads.
+    private var unifiedCopy: PcapngUnifiedCopy?
+    /// Skipped interfaces and shared controllers of a pcapng of several link types.
+    private var tally = PcapngInterfaceTally()
+    /// Whether the walk's interfaces so far include a Linux monitor and an H4 interface.
+    private var mixesMonitorAndH4 = false
+    private var interfacesSeen = 0
     /// Offset of the next record (see the type's note on offsets).
     private var nextOffset = 0
     private let snapshotLength: Int
@@ -88,7 +124,7 @@ public struct PcapReader: CaptureReader {
         else {
             throw Self.openError(path: path, libpcapText: Self.text(errorText))
         }
-        try self.init(handle: PcapHandle(pcap: pcap, memory: nil), path: path)
+        try self.init(handle: PcapHandle(pcap: pcap, memory: nil), path: path, sourcePath: path)
     }
 
     /// Reads a pcap or pcapng file held in memory (through `fmemopen`).
@@ -108,32 +144,53 @@ public struct PcapReader: CaptureReader {
             memory.deallocate()
             throw Self.openError(path: path, libpcapText: Self.text(errorText))
         }
-        try self.init(handle: PcapHandle(pcap: pcap, memory: memory), path: path)
+        try self.init(handle: PcapHandle(pcap: pcap, memory: memory), path: path, sourcePath: nil)
     }
 
-    private init(handle: PcapHandle, path: String) throws(CaptureError) {
+    private init(handle: PcapHandle, path: String, sourcePath: String?) throws(CaptureError) {
         self.handle = handle
+        source = handle
         self.path = path
-        linkType = PcapLinkType(rawValue: UInt32(truncatingIfNeeded: pcap_datalink(handle.pcap)))
+        self.sourcePath = sourcePath
+        let fileLinkType = PcapLinkType(rawValue: UInt32(truncatingIfNeeded: pcap_datalink(handle.pcap)))
         let magic = Self.peek(handle, at: 0, count: 4)
         let format: CaptureFormat = magic == [0x0A, 0x0D, 0x0D, 0x0A] ? .pcapng : .pcap
-        info = CaptureInfo(format: format, linkType: linkType.rawValue,
-                           formatDescription: "\(format.rawValue), \(linkType)")
+        var described: [PcapLinkType] = []
+        if format == .pcapng {
+            described = PcapngInterfaceLinkTypes.described(size: Self.size(handle) ?? 0) { Self.peek(handle, at: $0, count: $1) }
+        }
+        linkType = described.first { $0.decodedLayer != nil } ?? fileLinkType
+        var distinct: [PcapLinkType] = []
+        for type in described where !distinct.contains(type) { distinct.append(type) }
+        var info = CaptureInfo(format: format, linkType: linkType.rawValue, formatDescription: distinct.count > 1
+                               ? "\(format.rawValue), interfaces of " + distinct.map(\.description).joined(separator: ", ")
+                               : "\(format.rawValue), \(linkType)")
+        if distinct.count > 1 { info.interfaceLinkTypes = described.map(\.rawValue) }
+        self.info = info
         snapshotLength = Int(pcap_snapshot(handle.pcap))
         nextOffset = Self.position(handle) ?? 0
         bytesRead = nextOffset
         if format == .pcapng {
             // libpcap has read the Section Header and the first Interface Description Block.
             var walk = PcapngInterfaceWalk()
-            // LINKTYPE 187 packets carry no direction: an EPB's epb_flags option may give it.
-            walk.readsDirection = linkType == .bluetoothHCIH4
             _ = walk.advance(to: nextOffset) { Self.peek(handle, at: $0, count: $1) }
             interfaceWalk = walk
         }
-        guard PcapLinkType.supported.contains(linkType) || PcapLinkType.leLinkLayer.contains(linkType)
-                || linkType == .ppi else {
+        guard linkType.decodedLayer != nil else {
             throw CaptureError(path: path, kind: .unsupported, message: unsupportedMessage())
         }
+        if let other = described.first(where: { $0.decodedLayer != nil && $0.decodedLayer != linkType.decodedLayer }) {
+            throw CaptureError(path: path, kind: .unsupported, message: layersMixedMessage(other))
+        }
+    }
+
+    /// Why a pcapng with HCI and LE air interfaces is refused (`other` the first of the layer
+    /// that is not `linkType`'s).
+    private func layersMixedMessage(_ other: PcapLinkType) -> String {
+        let (hci, air) = linkType.decodedLayer == .hci ? (linkType, other) : (other, linkType)
+        return "a pcapng with both Bluetooth HCI interfaces (\(hci)) and LE link-layer (air) interfaces (\(air)): "
+            + "a timeline holds one layer per capture; split it by interface "
+            + "(tshark -r FILE -Y 'frame.interface_id == N' -w part.pcapng) and import the parts"
     }
 
     /// A libpcap open failure: truncation and bad headers are damage, the rest unknown bytes.
@@ -190,7 +247,7 @@ public struct PcapReader: CaptureReader {
     public mutating func next() throws(CaptureError) -> CaptureRecord? {
         while true {
             if let held = timing.nextReady() { return held }
-            let packet: (record: CaptureRecord, hasTimestamp: Bool, blockOffset: Int)?
+            let packet: (record: CaptureRecord?, hasTimestamp: Bool, blockOffset: Int)?
             do {
                 packet = try readPacket()
             } catch {
@@ -203,15 +260,18 @@ public struct PcapReader: CaptureReader {
                 timing.finish()
                 return timing.nextReady()
             }
-            if let record = timing.take(packet.record, hasTimestamp: packet.hasTimestamp, blockOffset: packet.blockOffset) {
+            // A packet of an interface whose link type is not read: counted, not given.
+            guard let read = packet.record else { continue }
+            if let record = timing.take(read, hasTimestamp: packet.hasTimestamp, blockOffset: packet.blockOffset) {
                 return record
             }
         }
     }
 
-    /// The next packet libpcap reads, whether its block carries a timestamp (only a pcapng
-    /// Simple Packet Block does not) and where its block (pcap: its record) starts; nil at the end.
-    private mutating func readPacket() throws(CaptureError) -> (record: CaptureRecord, hasTimestamp: Bool, blockOffset: Int)? {
+    /// The next packet libpcap reads (nil for a packet of an interface whose link type is not
+    /// read), whether its block carries a timestamp (only a pcapng Simple Packet Block does not)
+    /// and where its block (pcap: its record) starts; nil at the end.
+    private mutating func readPacket() throws(CaptureError) -> (record: CaptureRecord?, hasTimestamp: Bool, blockOffset: Int)? {
         guard case .reading = state else {
             _ = try state.stoppedResult()
             return nil
@@ -233,6 +293,7 @@ public struct PcapReader: CaptureReader {
             state = .finished
             return nil
         default:
+            if try reopenUnified(after: offset) { return try readPacket() }
             try readFailed(at: offset)
             return nil
         }
@@ -240,7 +301,7 @@ public struct PcapReader: CaptureReader {
             state = .finished
             return nil
         }
-        let block = interfaceWalk?.advance(to: nextOffset) { [handle] in Self.peek(handle, at: $0, count: $1) }
+        let block = interfaceWalk?.advance(to: nextOffset) { [source] in Self.peek(source, at: $0, count: $1) }
         let captured = Int(header.pointee.caplen)
         let packet = UnsafeRawBufferPointer(start: captured > 0 ? data.map(UnsafeRawPointer.init) : nil,
                                             count: data == nil ? 0 : captured)
@@ -250,6 +311,17 @@ public struct PcapReader: CaptureReader {
         frameNumber += 1
         // pcapng: the packet's own block, past any that are no packet (see the type's note).
         let recordOffset = block?.start ?? offset
+        let packetType = try packetLinkType(of: block, offset: recordOffset)
+        guard let layer = packetType.decodedLayer else {
+            tally.skip(interface: block?.interface ?? 0, linkType: packetType, offset: recordOffset)
+            return (nil, block?.hasTimestamp ?? true, recordOffset)
+        }
+        guard layer == linkType.decodedLayer else {
+            let error = CaptureError(path: path, offset: recordOffset, kind: .unsupported, message:
+                "record \(frameNumber): pcapng interface \(block?.interface ?? 0) is \(packetType); " + layersMixedMessage(packetType))
+            state = .failed(error)
+            throw error
+        }
         // pcapng carries 64-bit tick counts: more seconds than µs in an Int64 saturate (an absurd
         // timestamp the import warns about) rather than wrap into a plausible-looking one.
         var record = CaptureRecord(frameNumber: frameNumber,
@@ -258,11 +330,13 @@ public struct PcapReader: CaptureReader {
         // A Simple Packet Block's data starts 16 bytes sooner than the Enhanced Packet Block's
         // that decoders count from.
         if let block { record.headerShortfall = PcapngInterfaceWalk.enhancedPacketDataOffset - (block.dataStart - block.start) }
-        switch linkType {
+        // Decoders count from where `linkType`'s payload starts; this packet's may start elsewhere.
+        record.headerShortfall += linkType.payloadStart - packetType.payloadStart
+        switch packetType {
         case .bluetoothLELL, .bluetoothLELLWithPHDR, .nordicBLE:
             record.payload = Array(packet)
-            record.rawType = UInt16(truncatingIfNeeded: linkType.rawValue)
-            record.direction = AirFrameDirection.direction(linkType: linkType, frame: packet)
+            record.rawType = UInt16(truncatingIfNeeded: packetType.rawValue)
+            record.direction = AirFrameDirection.direction(linkType: packetType, frame: packet)
             record.originalLength = max(wireLength, packet.count)
         case .ppi:
             // The PPI header is unwrapped here: the record is the LE packet it carries, under the
@@ -282,11 +356,74 @@ public struct PcapReader: CaptureReader {
             // header: the wrapped packet starts pph_len bytes further on.
             record.fileOffset = recordOffset &+ ppi.length
         default:
-            // 187, 201 and 254 (the open refused any other).
-            record.setPcapHCIPacket(packet, wireLength: wireLength, linkType: linkType, interface: block?.interface)
+            // 187, 201 and 254 (`decodedLayer` is nil for any other).
+            record.setPcapHCIPacket(packet, wireLength: wireLength, linkType: packetType, interface: block?.interface)
             if let direction = block?.direction { record.direction = direction }
+            if mixesMonitorAndH4 { tally.saw(record, linkType: packetType) }
         }
         return (record, block?.hasTimestamp ?? true, block?.start ?? offset)
+    }
+
+    /// The link type of the packet in `block` (at `offset`): its interface's (pcapng), else the
+    /// file's. A pcapng of several link types whose blocks the walk lost track of cannot say
+    /// which a packet has: that stops the read (damage, as libpcap skipping bytes is).
+    private mutating func packetLinkType(of block: PcapngInterfaceWalk.PacketBlock?, offset: Int) throws(CaptureError) -> PcapLinkType {
+        guard let walk = interfaceWalk else { return linkType }
+        if walk.linkTypes.count != interfacesSeen {
+            interfacesSeen = walk.linkTypes.count
+            mixesMonitorAndH4 = walk.linkTypes.contains(.bluetoothLinuxMonitor)
+                && walk.linkTypes.contains { $0 == .bluetoothHCIH4 || $0 == .bluetoothHCIH4WithPHDR }
+        }
+        if let block, let type = walk.linkType(ofInterface: block.interface) { return type }
+        if info.interfaceLinkTypes.isEmpty, walk.linkTypes.allSatisfy({ $0 == linkType }) { return linkType }
+        let error = CaptureError(path: path, offset: offset, kind: .corrupt, message: "record \(frameNumber): the pcapng's "
+            + "interfaces differ in link type, and the blocks before this packet could not be followed to its interface")
+        state = .failed(error)
+        throw error
+    }
+
+    /// When libpcap stopped at an Interface Description Block whose LinkType or SnapLen differs
+    /// from the first one's, reopens the unified copy (see the type's note) past the packets
+    /// already read, `previousEnd` being where the last one's block ended, and returns true.
+    /// False for any other failure, or once the copy is read.
+    private mutating func reopenUnified(after previousEnd: Int) throws(CaptureError) -> Bool {
+        let text = String(cString: pcap_geterr(handle.pcap))
+        guard handle === source, info.format == .pcapng,
+              text.contains("different from the type of the first interface")
+                || text.contains("different from the snapshot length of the first interface") else { return false }
+        // The first IDB's LinkType as the file has it (libpcap's `pcap_datalink` is its DLT).
+        let first = interfaceWalk?.linkTypes.first ?? PcapLinkType(rawValue: UInt32(truncatingIfNeeded: pcap_datalink(source.pcap)))
+        let uniform = PcapLinkType.postProcessedByLibpcap.contains(first.rawValue) ? .bluetoothHCIH4WithPHDR : first
+
+        /// The error that ends the read: `error`'s kind, at the record that could not be read.
+        func stop(_ error: CaptureError, _ why: String) -> CaptureError {
+            let stopped = CaptureError(path: path, offset: previousEnd, kind: error.kind, message: "record \(frameNumber + 1): "
+                + "the pcapng's interfaces differ in link type or snapshot length (libpcap: \(text)), and " + why)
+            state = .failed(stopped)
+            return stopped
+        }
+        let copy: PcapngUnifiedCopy
+        do {
+            copy = try PcapngUnifiedCopy(of: source, path: sourcePath, name: path, linkType: uniform)
+        } catch {
+            throw stop(error, "its copy with one link type could not be made or opened: " + error.message)
+        }
+        // The packets already given, read again and passed over.
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        var passed = 0
+        while passed < frameNumber {
+            guard pcap_next_ex(copy.handle.pcap, &header, &data) == 1 else {
+                let why = String(cString: pcap_geterr(copy.handle.pcap))
+                throw stop(CaptureError(path: path, kind: .unreadable, message: why),
+                           "its copy with one link type could not be read again (libpcap: \(why))")
+            }
+            passed += 1
+        }
+        handle = copy.handle
+        unifiedCopy = copy
+        nextOffset = previousEnd
+        return true
     }
 
     /// `pcap_next_ex` failed after the packet that ended at `previousEnd`: a short read at the
@@ -295,18 +432,9 @@ public struct PcapReader: CaptureReader {
     private mutating func readFailed(at previousEnd: Int) throws(CaptureError) {
         let text = String(cString: pcap_geterr(handle.pcap))
         // pcapng: blocks libpcap read whole (statistics, name resolution) may come first.
-        let offset = interfaceWalk?.damage(size: Self.size(handle) ?? previousEnd) { [handle] in
-            Self.peek(handle, at: $0, count: $1)
+        let offset = interfaceWalk?.damage(size: Self.size(source) ?? previousEnd) { [source] in
+            Self.peek(source, at: $0, count: $1)
         } ?? previousEnd
-        if text.contains("different from the type of the first interface") {
-            // pcapng allows a link type per interface (e.g. a merge of H4 and H4-with-direction
-            // captures); libpcap, which reads every pcap and pcapng here, takes one per file.
-            let error = CaptureError(path: path, offset: offset, kind: .unsupported,
-                                     message: "record \(frameNumber + 1): a pcapng whose interfaces have different link types, " +
-                                              "which libpcap cannot read (\(text)); capture each adapter to its own file")
-            state = .failed(error)
-            throw error
-        }
         if let message = otherByteOrderSection(at: offset) {
             let error = CaptureError(path: path, offset: offset, kind: .unsupported,
                                      message: "record \(frameNumber + 1): " + message + " (libpcap: \(text))")
@@ -319,13 +447,13 @@ public struct PcapReader: CaptureReader {
             state = .failed(error)
             throw error
         }
-        let size = Self.size(handle) ?? offset
+        let size = Self.size(source) ?? offset
         let have = max(0, size - offset)
         var need = have + 1
         var header = true
         let swapped = pcap_is_swapped(handle.pcap) != 0
         let bigEndian = (1.bigEndian == 1) != swapped
-        let fields = Self.peek(handle, at: offset, count: 16)
+        let fields = Self.peek(source, at: offset, count: 16)
         fields.withUnsafeBytes { bytes in
             if info.format == .pcapng {
                 need = 8
@@ -355,7 +483,7 @@ public struct PcapReader: CaptureReader {
     /// Nil when no such section starts there.
     private func otherByteOrderSection(at offset: Int) -> String? {
         guard info.format == .pcapng else { return nil }
-        let header = Self.peek(handle, at: offset, count: 12)
+        let header = Self.peek(source, at: offset, count: 12)
         guard header.count == 12, Array(header[0..<4]) == [0x0A, 0x0D, 0x0D, 0x0A] else { return nil }
         let sectionBigEndian = Array(header[8..<12]) == [0x1A, 0x2B, 0x3C, 0x4D]
         guard sectionBigEndian || Array(header[8..<12]) == [0x4D, 0x3C, 0x2B, 0x1A] else { return nil }

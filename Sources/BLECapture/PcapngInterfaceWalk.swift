@@ -8,9 +8,14 @@ import BLECore
 /// (4.4); the obsolete Packet Block carries a u16 Interface ID at offset 8 (Appendix A). A
 /// Section Header Block (4.1) starts the count again and sets the byte order.
 ///
-/// With `readsDirection` it also reads an Enhanced Packet Block's `epb_flags` option (4.3.1,
-/// code 2: bits 0-1 inbound 01 / outbound 10), the only direction a LINKTYPE 187 packet has;
-/// tshark takes it as the packet's (Sent / Rcvd).
+/// It keeps each interface's LinkType (4.2: u16 at body offset 0, block offset 8, read with the
+/// block header): a file may give its interfaces different link types (Wireshark capturing
+/// `bluetooth0` and `bluetooth-monitor` at once, `mergecap` of two captures), and the reader
+/// decodes each packet by its own interface's (`linkType(ofInterface:)`).
+///
+/// For a packet of a LINKTYPE 187 interface it also reads the Enhanced Packet Block's `epb_flags`
+/// option (4.3.1, code 2: bits 0-1 inbound 01 / outbound 10), the only direction such a packet
+/// has; tshark takes it as the packet's (Sent / Rcvd).
 ///
 /// The interfaces of the whole file are numbered in the order of their IDBs, across sections:
 /// a later section's interface k is the number of IDBs in the sections before it plus k, so
@@ -38,8 +43,9 @@ struct PcapngInterfaceWalk {
     private var bigEndian = false
     /// False once a block header could not be read.
     private var inStep = true
-    /// Whether to read EPB options for a direction (costs a read per packet block with options).
-    var readsDirection = false
+    /// The LinkType of every interface described so far, numbered across sections as
+    /// `PacketBlock.interface` is.
+    private(set) var linkTypes: [PcapLinkType] = []
     /// Option bytes read at most per block when looking for `epb_flags`.
     static let optionsLookedAt = 4096
 
@@ -95,10 +101,16 @@ struct PcapngInterfaceWalk {
             switch type {
             case Self.interfaceDescription:
                 interfaces += 1
+                // Cut before its LinkType by the end of the file: no packet follows to name it.
+                linkTypes.append(PcapLinkType(rawValue: header.count >= 10
+                                              ? UInt32(Self.uint16(header, at: 8, bigEndian: bigEndian)) : .max))
             case Self.enhancedPacket where header.count >= 12:
                 block = packetBlock(Self.uint32(header, at: 8, bigEndian: bigEndian), at: position,
                                     dataOffset: Self.enhancedPacketDataOffset)
-                if readsDirection { block?.direction = flagsDirection(blockAt: position, length: length, read: read) }
+                // Costs a read per such block: only LINKTYPE 187 has no direction of its own.
+                if let interface = block?.interface, linkType(ofInterface: interface) == .bluetoothHCIH4 {
+                    block?.direction = flagsDirection(blockAt: position, length: length, read: read)
+                }
             case Self.packet where header.count >= 10:
                 block = packetBlock(UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
                                                      : UInt16(header[9]) << 8 | UInt16(header[8])),
@@ -113,6 +125,13 @@ struct PcapngInterfaceWalk {
         // libpcap stopped elsewhere (it skipped or re-read bytes): follow it.
         if position != end { inStep = false }
         return inStep ? block : nil
+    }
+
+    /// The LinkType of interface `interface` (numbered across sections), nil when no Interface
+    /// Description Block the walk read describes it.
+    func linkType(ofInterface interface: UInt32) -> PcapLinkType? {
+        guard let index = Int(exactly: interface), index < linkTypes.count else { return nil }
+        return linkTypes[index]
     }
 
     /// Where the damage that stopped libpcap starts: the first block from the walk's position on

@@ -71,6 +71,23 @@ package enum Syscall {
         return result
     }
 
+    /// `pwrite(2)` of every byte of `bytes` at `offset`.
+    static func pwriteAllBytes(_ fd: Int32, _ bytes: [UInt8], offset: Int) throws(Errno) {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { buf -> Int in
+                guard let base = buf.baseAddress else { return 0 }
+                return pwrite(fd, base + written, bytes.count - written, off_t(offset + written))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno.current
+            }
+            if n == 0 { throw Errno(code: EIO) }
+            written += n
+        }
+    }
+
     /// `write(2)` until every byte is written.
     package static func writeAllBytes(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
         guard var next = bytes.baseAddress else { return }

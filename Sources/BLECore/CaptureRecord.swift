@@ -47,7 +47,10 @@ public struct CaptureRecord: Sendable {
     /// Bytes this record's own header is shorter than the header its format's decoders count the
     /// payload from (`DecoderOptions.payloadOffsetInRecord`): 16 for a pcapng Simple Packet Block,
     /// whose packet data starts 12 bytes in, where an Enhanced Packet Block's starts 28 in
-    /// (draft-ietf-opsawg-pcapng 4.3, 4.4); 0 otherwise. `fileOffset` stays the block's start.
+    /// (draft-ietf-opsawg-pcapng 4.3, 4.4); in a pcapng whose interfaces differ in link type, less
+    /// the bytes this packet's link type puts before its HCI payload beyond those of the capture's
+    /// (negative for a 201 packet in a capture of 187, say); 0 otherwise. `fileOffset` stays the
+    /// block's start.
     public var headerShortfall = 0
 
     public init(frameNumber: Int, timestamp: Int64, direction: Direction, kind: PacketKind,

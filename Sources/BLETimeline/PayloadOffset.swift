@@ -10,8 +10,10 @@ extension DecoderOptions {
     /// and the type byte (13). pcap: 16-byte record header, then the 4-byte direction pseudo-header
     /// (201) or the 4-byte monitor header (254), then the H4 type byte (187, 201); air link types
     /// (251, 256, 272) hand the whole frame, pseudo-header included, to the decoder. pcapng: a
-    /// 28-byte Enhanced Packet Block header instead of pcap's 16. btsnooz records have no file
-    /// position: their offsets name the record in the decompressed stream.
+    /// 28-byte Enhanced Packet Block header instead of pcap's 16; a pcapng packet of an interface
+    /// of another link type than `info.linkType` says the difference in its `headerShortfall`
+    /// (`PcapReader`). btsnooz records have no file position: their offsets name the record in
+    /// the decompressed stream.
     public static func forCapture(_ info: CaptureInfo, keepKeys: Bool) -> DecoderOptions {
         let offset: Int
         switch (info.format, info.linkType) {
@@ -30,7 +32,9 @@ extension DecoderOptions {
         default: offset = 0
         }
         var options = DecoderOptions(keepKeys: keepKeys, payloadOffsetInRecord: offset)
+        // A pcapng may hold a Linux monitor interface beside others (`CaptureInfo.interfaceLinkTypes`).
         options.monitorRecords = info.linkType == 2001 && info.format == .btsnoop || info.linkType == 254
+            || info.interfaceLinkTypes.contains(254)
         switch info.format {
         case .pcap, .pcapng: options.recordCutter = .snapshotLength
         case .btsnooz: options.recordCutter = .btsnooz
