@@ -90,6 +90,9 @@ open class CBPeripheral: CBPeer {
                         services = list
                         d.peripheral(self, didDiscoverServices: nil)
                     case .failure(let f):
+                        // Apple, `CBPeripheral.services`: "if there was an error in doing so,
+                        // the value of this property is nil" (also after an earlier success).
+                        services = nil
                         d.peripheral(self, didDiscoverServices: error(f))
                     }
                 }
