@@ -269,38 +269,22 @@ open class CBPeripheral: CBPeer {
                 return
             }
             let value: [UInt8] = !enabled ? [0, 0] : (props.contains(.notify) || !props.contains(.indicate) ? [1, 0] : [2, 0])
-            let write = { [self] (cccd: UInt16) in
-                gatt.write(cccd, value, withResponse: true) { [self] r in
-                    deliver(r, on: link) { [self] d in
-                        switch r {
-                        case .success:
-                            characteristic.isNotifying = enabled
-                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: nil)
-                        case .failure(let f):
-                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f))
-                        }
-                    }
-                }
-            }
             let cccdUUID = BluetoothUUID(uint16: 0x2902)
-            if let known = characteristic.descriptors?.first(where: { $0.uuid.bluetoothUUID == cccdUUID }) {
-                write(known.handle)
-                return
-            }
-            gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
-                guard self.link === link else { return }
-                switch r {
-                case .success(let found):
-                    if let d = found.first(where: { $0.uuid == cccdUUID }) {
-                        write(d.handle)
-                    } else {
-                        deliver(on: link) { [self] d in
-                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
-                        }
+            let known = characteristic.descriptors?.first(where: { $0.uuid.bluetoothUUID == cccdUUID })?.handle
+            // One command: finding the CCCD (when not yet discovered) and writing it, before the
+            // requests the app makes after this call (CoreBluetooth runs its commands in order).
+            gatt.configureClientCharacteristic(of: characteristic.gatt, cccd: known, value: value) { [self] r in
+                deliver(r, on: link) { [self] d in
+                    switch r {
+                    case .success(true):
+                        characteristic.isNotifying = enabled
+                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: nil)
+                    case .success(false):
+                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                    case .failure(let f):
+                        // The discovery or the write failed (an error answer, the link going).
+                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f))
                     }
-                case .failure(let f):
-                    // The discovery itself failed (the link going, an error answer): that failure.
-                    deliver(r, on: link) { [self] d in d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f)) }
                 }
             }
         }
