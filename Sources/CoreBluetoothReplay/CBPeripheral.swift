@@ -25,6 +25,9 @@ open class CBPeripheral: CBPeer {
     /// The options of a `connect` made while the link was `.disconnecting`: the system connects
     /// once the disconnection completes (CBCentralManager.connect).
     var connectAfterDisconnect: [String: Any]??
+    /// A `connect` whose `CBConnectPeripheralOptionStartDelayKey` has not yet run out
+    /// (CBCentralManager.startConnecting).
+    var delayedConnect: Scheduler.EventID?
 
     init(replay: CBReplay, simulated: SimulatedPeripheral) {
         self.replay = replay
