@@ -59,4 +59,12 @@ import Testing
         #expect(device.services == nil)
         #expect(replay.diagnostics.isEmpty)
     }
+
+    /// Replay is deterministic: the same capture gives the same transcript.
+    @Test func twoRunsGiveTheSameLog() throws {
+        let (a, _) = try Self.run()
+        let (b, _) = try Self.run()
+        #expect(a.log == b.log)
+        #expect(a.chunksSent == b.chunksSent)
+    }
 }

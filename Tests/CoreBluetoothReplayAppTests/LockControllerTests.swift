@@ -55,4 +55,12 @@ import Testing
         #expect(app.ui.first == "Searching…")
         #expect(replay.diagnostics.isEmpty)
     }
+
+    /// Callbacks on the app's own queue stay in the simulation's order: two runs, one transcript.
+    @Test func twoRunsGiveTheSameLog() throws {
+        let (a, _) = try Self.run(for: 10)
+        let (b, _) = try Self.run(for: 10)
+        #expect(a.log == b.log)
+        #expect(a.ui == b.ui)
+    }
 }
