@@ -53,7 +53,10 @@ open class CBCentralManager: CBManager {
     open class func supports(_ features: CBCentralManager.Feature) -> Bool { features.isEmpty }
 
     /// Scans; with `serviceUUIDs` only peripherals advertising one of them are reported, and
-    /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true.
+    /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true. With
+    /// `CBCentralManagerScanOptionSolicitedServiceUUIDsKey` (Apple: "causes the central manager to
+    /// also scan for peripherals soliciting any of the services contained in the array"), the
+    /// peripherals soliciting one of those are reported too (CBReplay+Host.swift `scanMatches`).
     open func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
         let api = "scanForPeripherals(withServices:options:)"
         guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return }
@@ -61,7 +64,18 @@ open class CBCentralManager: CBManager {
         scanOptions = options
         isScanning = true
         let duplicates = Self.flag(options?[CBCentralManagerScanOptionAllowDuplicatesKey])
-        replay.world.host.startScan(services: serviceUUIDs?.map(\.bluetoothUUID), allowDuplicates: duplicates)
+        // Soliciting is not a service the host's filter knows: it reports every advertiser, and
+        // the manager keeps those advertising a service or soliciting one.
+        let hostFilter = scanSolicited.isEmpty ? serviceUUIDs : nil
+        replay.world.host.startScan(services: hostFilter?.map(\.bluetoothUUID), allowDuplicates: duplicates)
+    }
+
+    /// The services the current scan also looks for in solicitations (empty without the option,
+    /// or when the scan has no service filter: then every advertiser is reported anyway).
+    var scanSolicited: [CBUUID] {
+        guard let services = scanServices, !services.isEmpty,
+              let solicited = scanOptions?[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] as? [CBUUID] else { return [] }
+        return solicited
     }
 
     open func stopScan() {
