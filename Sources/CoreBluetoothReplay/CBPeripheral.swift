@@ -47,11 +47,17 @@ open class CBPeripheral: CBPeer {
     /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; both checks,
     /// powered on first, then connected, are noted in `CBReplay.diagnostics`). While it runs,
     /// callbacks wait for the next event.
-    func connected(_ api: String = #function, _ body: (SimulatedLink, GATTClient) -> Void) {
+    /// `attribute`: the service, characteristic or descriptor the request is about; one the
+    /// disconnection (or a Service Changed) invalidated is dropped (CBPeripheral+Invalidation.swift).
+    func connected(_ api: String = #function, attribute: CBAttribute? = nil, _ body: (SimulatedLink, GATTClient) -> Void) {
         guard replay.admits("CBPeripheral \(api)") else { return }
         if let manager = replay.activeManager, !replay.isPoweredOn(manager, "CBPeripheral \(api)") { return }
         guard state == .connected, let link, link.isUp, let gatt else {
             replay.notConnected(self, "CBPeripheral \(api)")
+            return
+        }
+        if let attribute, !isCurrent(attribute) {
+            replay.invalidated(attribute, of: self, "CBPeripheral \(api)")
             return
         }
         appCallDepth += 1
@@ -104,14 +110,15 @@ open class CBPeripheral: CBPeer {
     }
 
     open func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
-        connected { link, gatt in
+        connected(attribute: service) { link, gatt in
             gatt.discoverIncludedServices(of: service.range) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         let wanted = includedServiceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
+                        let existing = service.includedServices ?? []
                         service.includedServices = found.filter { wanted == nil || wanted!.contains($0.uuid) }
-                            .map { CBService($0, peripheral: self, isPrimary: false) }
+                            .map { s in existing.first { $0.range == s } ?? CBService(s, peripheral: self, isPrimary: false) }
                         d.peripheral(self, didDiscoverIncludedServicesFor: service, error: nil)
                     case .failure(let f):
                         d.peripheral(self, didDiscoverIncludedServicesFor: service, error: error(f))
@@ -122,7 +129,7 @@ open class CBPeripheral: CBPeer {
     }
 
     open func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
-        connected { link, gatt in
+        connected(attribute: service) { link, gatt in
             gatt.discoverCharacteristics(of: service.range) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -145,12 +152,16 @@ open class CBPeripheral: CBPeer {
     }
 
     open func discoverDescriptors(for characteristic: CBCharacteristic) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
-                        characteristic.descriptors = found.map { CBDescriptor($0, characteristic: characteristic) }
+                        // As for services and characteristics: what was already discovered keeps its object.
+                        let existing = characteristic.descriptors ?? []
+                        characteristic.descriptors = found.map { d in
+                            existing.first { $0.handle == d.handle } ?? CBDescriptor(d, characteristic: characteristic)
+                        }
                         d.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: nil)
                     case .failure(let f):
                         d.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error(f))
@@ -163,7 +174,7 @@ open class CBPeripheral: CBPeer {
     // MARK: Values
 
     open func readValue(for characteristic: CBCharacteristic) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             gatt.read(characteristic.gatt.valueHandle) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -179,7 +190,7 @@ open class CBPeripheral: CBPeer {
     }
 
     open func readValue(for descriptor: CBDescriptor) {
-        connected { link, gatt in
+        connected(attribute: descriptor) { link, gatt in
             gatt.read(descriptor.handle) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -200,7 +211,7 @@ open class CBPeripheral: CBPeer {
     /// then `peripheralIsReady(toSendWriteWithoutResponse:)` follows. A write without response to a
     /// characteristic without the Write Without Response property is not sent (iOS logs a warning).
     open func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             if type == .withoutResponse {
                 writeWithoutResponse(data, for: characteristic, link: link, gatt: gatt)
                 return
@@ -222,7 +233,7 @@ open class CBPeripheral: CBPeer {
     open func writeValue(_ data: Data, for descriptor: CBDescriptor) {
         precondition(descriptor.uuid.bluetoothUUID != BluetoothUUID(uint16: 0x2902),
                      "Client Characteristic Configuration descriptors must be configured using setNotifyValue:forCharacteristic:")
-        connected { link, gatt in
+        connected(attribute: descriptor) { link, gatt in
             gatt.write(descriptor.handle, Array(data), withResponse: true) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -263,7 +274,7 @@ open class CBPeripheral: CBPeer {
     /// (Docs/replay.md "How iOS behaves", "Notifications"); one with the property but no CCCD
     /// gives attributeNotFound (10).
     open func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             let props = characteristic.properties
             guard props.contains(.notify) || props.contains(.indicate) else {
                 deliver(on: link) { [self] d in
