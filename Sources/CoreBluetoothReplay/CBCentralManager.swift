@@ -53,7 +53,10 @@ open class CBCentralManager: CBManager {
     open class func supports(_ features: CBCentralManager.Feature) -> Bool { features.isEmpty }
 
     /// Scans; with `serviceUUIDs` only peripherals advertising one of them are reported, and
-    /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true.
+    /// only once each unless `CBCentralManagerScanOptionAllowDuplicatesKey` is true. With
+    /// `CBCentralManagerScanOptionSolicitedServiceUUIDsKey` (Apple: "causes the central manager to
+    /// also scan for peripherals soliciting any of the services contained in the array"), the
+    /// peripherals soliciting one of those are reported too (CBReplay+Host.swift `scanMatches`).
     open func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
         let api = "scanForPeripherals(withServices:options:)"
         guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return }
@@ -61,7 +64,18 @@ open class CBCentralManager: CBManager {
         scanOptions = options
         isScanning = true
         let duplicates = Self.flag(options?[CBCentralManagerScanOptionAllowDuplicatesKey])
-        replay.world.host.startScan(services: serviceUUIDs?.map(\.bluetoothUUID), allowDuplicates: duplicates)
+        // Soliciting is not a service the host's filter knows: it reports every advertiser, and
+        // the manager keeps those advertising a service or soliciting one.
+        let hostFilter = scanSolicited.isEmpty ? serviceUUIDs : nil
+        replay.world.host.startScan(services: hostFilter?.map(\.bluetoothUUID), allowDuplicates: duplicates)
+    }
+
+    /// The services the current scan also looks for in solicitations (empty without the option,
+    /// or when the scan has no service filter: then every advertiser is reported anyway).
+    var scanSolicited: [CBUUID] {
+        guard let services = scanServices, !services.isEmpty,
+              let solicited = scanOptions?[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] as? [CBUUID] else { return [] }
+        return solicited
     }
 
     open func stopScan() {
@@ -102,12 +116,38 @@ open class CBCentralManager: CBManager {
     }
 
     /// A connection request to the host, pending until the peripheral next advertises.
+    /// With `CBConnectPeripheralOptionStartDelayKey` (Apple: "a delay before the system makes a
+    /// connection", an NSNumber of seconds) the request reaches the host only after that much
+    /// virtual time; the peripheral is `.connecting` meanwhile, and `cancelPeripheralConnection`
+    /// withdraws it with nothing sent.
     func startConnecting(_ peripheral: CBPeripheral, options: [String: Any]?) {
         guard let replay else { return }
         replay.setAutoReconnect(Self.flag(options?[CBConnectPeripheralOptionEnableAutoReconnect]), for: peripheral)
         peripheral.state = .connecting
-        replay.noteConnect(to: peripheral.simulated)
-        replay.world.host.connect(peripheral.simulated)
+        replay.world.scheduler.cancel(peripheral.delayedConnect)
+        peripheral.delayedConnect = nil
+        let delay = Self.seconds(options?[CBConnectPeripheralOptionStartDelayKey])
+        guard delay > 0 else {
+            replay.noteConnect(to: peripheral.simulated)
+            replay.world.host.connect(peripheral.simulated)
+            return
+        }
+        peripheral.delayedConnect = replay.world.scheduler.schedule(after: Int64((delay * 1_000_000).rounded())) { [self] in
+            peripheral.delayedConnect = nil
+            guard replay.activeManager === self, peripheral.state == .connecting, peripheral.link == nil,
+                  replay.state == .poweredOn else { return }
+            replay.noteConnect(to: peripheral.simulated)
+            replay.world.host.connect(peripheral.simulated)
+        }
+    }
+
+    /// A number of seconds as CoreBluetooth reads an option (an NSNumber, or a Swift number
+    /// bridged to one); 0 when absent or not a number.
+    static func seconds(_ value: Any?) -> Double {
+        if let n = value as? NSNumber { return max(0, n.doubleValue) }
+        if let d = value as? Double { return max(0, d) }
+        if let i = value as? Int { return max(0, Double(i)) }
+        return 0
     }
 
     /// Cancels a pending connection or disconnects; the delegate hears
@@ -119,6 +159,8 @@ open class CBCentralManager: CBManager {
         switch peripheral.state {
         case .connecting where peripheral.link == nil:
             peripheral.state = .disconnected
+            replay.world.scheduler.cancel(peripheral.delayedConnect)   // a start delay not yet over
+            peripheral.delayedConnect = nil
             replay.world.host.cancelConnect(peripheral.simulated)
             replay.world.scheduler.schedule(after: 0) { [self] in
                 replay.callApp(self) {

@@ -25,6 +25,9 @@ open class CBPeripheral: CBPeer {
     /// The options of a `connect` made while the link was `.disconnecting`: the system connects
     /// once the disconnection completes (CBCentralManager.connect).
     var connectAfterDisconnect: [String: Any]??
+    /// A `connect` whose `CBConnectPeripheralOptionStartDelayKey` has not yet run out
+    /// (CBCentralManager.startConnecting).
+    var delayedConnect: Scheduler.EventID?
 
     init(replay: CBReplay, simulated: SimulatedPeripheral) {
         self.replay = replay
@@ -44,11 +47,17 @@ open class CBPeripheral: CBPeer {
     /// calls nothing otherwise (CoreBluetooth logs "API MISUSE" and drops the call; both checks,
     /// powered on first, then connected, are noted in `CBReplay.diagnostics`). While it runs,
     /// callbacks wait for the next event.
-    func connected(_ api: String = #function, _ body: (SimulatedLink, GATTClient) -> Void) {
+    /// `attribute`: the service, characteristic or descriptor the request is about; one the
+    /// disconnection (or a Service Changed) invalidated is dropped (CBPeripheral+Invalidation.swift).
+    func connected(_ api: String = #function, attribute: CBAttribute? = nil, _ body: (SimulatedLink, GATTClient) -> Void) {
         guard replay.admits("CBPeripheral \(api)") else { return }
         if let manager = replay.activeManager, !replay.isPoweredOn(manager, "CBPeripheral \(api)") { return }
         guard state == .connected, let link, link.isUp, let gatt else {
             replay.notConnected(self, "CBPeripheral \(api)")
+            return
+        }
+        if let attribute, !isCurrent(attribute) {
+            replay.invalidated(attribute, of: self, "CBPeripheral \(api)")
             return
         }
         appCallDepth += 1
@@ -90,6 +99,9 @@ open class CBPeripheral: CBPeer {
                         services = list
                         d.peripheral(self, didDiscoverServices: nil)
                     case .failure(let f):
+                        // Apple, `CBPeripheral.services`: "if there was an error in doing so,
+                        // the value of this property is nil" (also after an earlier success).
+                        services = nil
                         d.peripheral(self, didDiscoverServices: error(f))
                     }
                 }
@@ -98,14 +110,15 @@ open class CBPeripheral: CBPeer {
     }
 
     open func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
-        connected { link, gatt in
+        connected(attribute: service) { link, gatt in
             gatt.discoverIncludedServices(of: service.range) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
                         let wanted = includedServiceUUIDs.map { Set($0.map(\.bluetoothUUID)) }
+                        let existing = service.includedServices ?? []
                         service.includedServices = found.filter { wanted == nil || wanted!.contains($0.uuid) }
-                            .map { CBService($0, peripheral: self, isPrimary: false) }
+                            .map { s in existing.first { $0.range == s } ?? CBService(s, peripheral: self, isPrimary: false) }
                         d.peripheral(self, didDiscoverIncludedServicesFor: service, error: nil)
                     case .failure(let f):
                         d.peripheral(self, didDiscoverIncludedServicesFor: service, error: error(f))
@@ -116,7 +129,7 @@ open class CBPeripheral: CBPeer {
     }
 
     open func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
-        connected { link, gatt in
+        connected(attribute: service) { link, gatt in
             gatt.discoverCharacteristics(of: service.range) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -139,12 +152,16 @@ open class CBPeripheral: CBPeer {
     }
 
     open func discoverDescriptors(for characteristic: CBCharacteristic) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
                     case .success(let found):
-                        characteristic.descriptors = found.map { CBDescriptor($0, characteristic: characteristic) }
+                        // As for services and characteristics: what was already discovered keeps its object.
+                        let existing = characteristic.descriptors ?? []
+                        characteristic.descriptors = found.map { d in
+                            existing.first { $0.handle == d.handle } ?? CBDescriptor(d, characteristic: characteristic)
+                        }
                         d.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: nil)
                     case .failure(let f):
                         d.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error(f))
@@ -157,7 +174,7 @@ open class CBPeripheral: CBPeer {
     // MARK: Values
 
     open func readValue(for characteristic: CBCharacteristic) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             gatt.read(characteristic.gatt.valueHandle) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -173,7 +190,7 @@ open class CBPeripheral: CBPeer {
     }
 
     open func readValue(for descriptor: CBDescriptor) {
-        connected { link, gatt in
+        connected(attribute: descriptor) { link, gatt in
             gatt.read(descriptor.handle) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -194,7 +211,7 @@ open class CBPeripheral: CBPeer {
     /// then `peripheralIsReady(toSendWriteWithoutResponse:)` follows. A write without response to a
     /// characteristic without the Write Without Response property is not sent (iOS logs a warning).
     open func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             if type == .withoutResponse {
                 writeWithoutResponse(data, for: characteristic, link: link, gatt: gatt)
                 return
@@ -216,7 +233,7 @@ open class CBPeripheral: CBPeer {
     open func writeValue(_ data: Data, for descriptor: CBDescriptor) {
         precondition(descriptor.uuid.bluetoothUUID != BluetoothUUID(uint16: 0x2902),
                      "Client Characteristic Configuration descriptors must be configured using setNotifyValue:forCharacteristic:")
-        connected { link, gatt in
+        connected(attribute: descriptor) { link, gatt in
             gatt.write(descriptor.handle, Array(data), withResponse: true) { [self] r in
                 deliver(r, on: link) { [self] d in
                     switch r {
@@ -257,7 +274,7 @@ open class CBPeripheral: CBPeer {
     /// (Docs/replay.md "How iOS behaves", "Notifications"); one with the property but no CCCD
     /// gives attributeNotFound (10).
     open func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
-        connected { link, gatt in
+        connected(attribute: characteristic) { link, gatt in
             let props = characteristic.properties
             guard props.contains(.notify) || props.contains(.indicate) else {
                 deliver(on: link) { [self] d in
@@ -266,38 +283,22 @@ open class CBPeripheral: CBPeer {
                 return
             }
             let value: [UInt8] = !enabled ? [0, 0] : (props.contains(.notify) || !props.contains(.indicate) ? [1, 0] : [2, 0])
-            let write = { [self] (cccd: UInt16) in
-                gatt.write(cccd, value, withResponse: true) { [self] r in
-                    deliver(r, on: link) { [self] d in
-                        switch r {
-                        case .success:
-                            characteristic.isNotifying = enabled
-                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: nil)
-                        case .failure(let f):
-                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f))
-                        }
-                    }
-                }
-            }
             let cccdUUID = BluetoothUUID(uint16: 0x2902)
-            if let known = characteristic.descriptors?.first(where: { $0.uuid.bluetoothUUID == cccdUUID }) {
-                write(known.handle)
-                return
-            }
-            gatt.discoverDescriptors(of: characteristic.gatt) { [self] r in
-                guard self.link === link else { return }
-                switch r {
-                case .success(let found):
-                    if let d = found.first(where: { $0.uuid == cccdUUID }) {
-                        write(d.handle)
-                    } else {
-                        deliver(on: link) { [self] d in
-                            d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
-                        }
+            let known = characteristic.descriptors?.first(where: { $0.uuid.bluetoothUUID == cccdUUID })?.handle
+            // One command: finding the CCCD (when not yet discovered) and writing it, before the
+            // requests the app makes after this call (CoreBluetooth runs its commands in order).
+            gatt.configureClientCharacteristic(of: characteristic.gatt, cccd: known, value: value) { [self] r in
+                deliver(r, on: link) { [self] d in
+                    switch r {
+                    case .success(true):
+                        characteristic.isNotifying = enabled
+                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: nil)
+                    case .success(false):
+                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.attributeNotFound))
+                    case .failure(let f):
+                        // The discovery or the write failed (an error answer, the link going).
+                        d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f))
                     }
-                case .failure(let f):
-                    // The discovery itself failed (the link going, an error answer): that failure.
-                    deliver(r, on: link) { [self] d in d.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error(f)) }
                 }
             }
         }

@@ -6,7 +6,7 @@ import Foundation
 /// What the simulated host reports, turned into CoreBluetooth delegate callbacks.
 extension CBReplay {
     public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingEvent) {
-        guard let m = activeManager, m.isScanning else { return }
+        guard let m = activeManager, m.isScanning, Self.scanMatches(m, report) else { return }
         let p = object(for: peripheral)
         let data = Self.advertisementData(report)
         if let name = data[CBAdvertisementDataLocalNameKey] as? String, p.name != name {
@@ -73,6 +73,17 @@ extension CBReplay {
         // The app's own writes without response are flow-controlled by its CBPeripheral
         // (CBPeripheral+WriteWithoutResponse.swift), which never asks the host.
         guard link.localCentral else { return peripheralRole(linkIsReady: link) }
+    }
+
+    /// Whether a scan with a service filter and solicited services reports this advertiser: it
+    /// advertises one of the services or solicits one of the solicited ones (the host reported
+    /// every advertiser for such a scan, CBCentralManager.scanForPeripherals).
+    static func scanMatches(_ m: CBCentralManager, _ report: AdvertisingEvent) -> Bool {
+        let solicited = m.scanSolicited
+        guard !solicited.isEmpty, let services = m.scanServices else { return true }
+        let ad = AdvertisingData(decoding: report.advertisingData + (report.scanResponse ?? []))
+        let wanted = Set(services.map(\.bluetoothUUID)), asked = Set(solicited.map(\.bluetoothUUID))
+        return ad.serviceUUIDs.contains(where: wanted.contains) || ad.solicitedServiceUUIDs.contains(where: asked.contains)
     }
 
     /// The advertisement-data dictionary CoreBluetooth builds from ADV_IND + SCAN_RSP.

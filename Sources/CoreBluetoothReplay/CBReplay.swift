@@ -237,6 +237,7 @@ public final class CBReplay: CentralHostObserver {
                     dict[CBCentralManagerRestoredStateScanServicesKey] = s
                     m.isScanning = true
                     m.scanServices = s
+                    m.scanOptions = r.scanOptions   // the solicited services go on being looked for
                 }
                 if let o = r.scanOptions { dict[CBCentralManagerRestoredStateScanOptionsKey] = o }
                 callApp(m) { m.delegate?.centralManager(m, willRestoreState: dict) }

@@ -216,23 +216,63 @@ public final class GATTClient {
 
     public func discoverDescriptors(of c: Characteristic, _ completion: @escaping (Result<[Descriptor], GATTFailure>) -> Void) {
         enqueue { [self] done in
-            var found: [Descriptor] = []
-            func step(_ start: UInt16) {
-                guard start <= c.endHandle, start != 0 else { completion(.success(found)); done(); return }
-                request(.findInformationRequest(ATTFindInformationRequest(startingHandle: start, endingHandle: c.endHandle))) { r in
-                    switch r {
-                    case .success(.findInformationResponse(let rs)):
-                        found += rs.information.map { Descriptor(uuid: $0.uuid, handle: $0.handle) }
-                        let last = rs.information.map(\.handle).max() ?? c.endHandle
-                        if last >= c.endHandle || last < start { completion(.success(found)); done() } else { step(last + 1) }
-                    case .failure(.att(.attributeNotFound, _)): completion(.success(found)); done()
-                    case .failure(let f): completion(.failure(f)); done()
-                    case .success: completion(.failure(.invalid("unexpected response to Find Information"))); done()
-                    }
+            findDescriptors(of: c) { r in
+                completion(r)
+                done()
+            }
+        }
+    }
+
+    /// Finds a characteristic's Client Characteristic Configuration descriptor (2902) and writes
+    /// `value` to it with a Write Request, as one procedure: what the app asks after it waits for
+    /// both (the way CoreBluetooth's `setNotifyValue(_:for:)` runs, one command after the other).
+    /// `cccd` is the descriptor's handle when already known (no Find Information then).
+    /// `.success(false)`: the characteristic has no CCCD.
+    public func configureClientCharacteristic(of c: Characteristic, cccd: UInt16?, value: [UInt8],
+                                              _ completion: @escaping (Result<Bool, GATTFailure>) -> Void) {
+        enqueue { [self] done in
+            func write(_ handle: UInt16) {
+                request(.writeRequest(ATTWriteRequest(attributeHandle: handle, attributeValue: value))) { r in
+                    completion(r.map { _ in true })
+                    done()
                 }
             }
-            step(c.valueHandle &+ 1)
+            if let cccd { return write(cccd) }
+            findDescriptors(of: c) { r in
+                switch r {
+                case .success(let found):
+                    if let d = found.first(where: { $0.uuid == BluetoothUUID(uint16: 0x2902) }) {
+                        write(d.handle)
+                    } else {
+                        completion(.success(false))
+                        done()
+                    }
+                case .failure(let f):
+                    completion(.failure(f))
+                    done()
+                }
+            }
         }
+    }
+
+    /// Find Information over the characteristic's descriptor range (Core v5.4 Vol 3 Part G 4.7.1).
+    private func findDescriptors(of c: Characteristic, _ completion: @escaping (Result<[Descriptor], GATTFailure>) -> Void) {
+        var found: [Descriptor] = []
+        func step(_ start: UInt16) {
+            guard start <= c.endHandle, start != 0 else { completion(.success(found)); return }
+            request(.findInformationRequest(ATTFindInformationRequest(startingHandle: start, endingHandle: c.endHandle))) { r in
+                switch r {
+                case .success(.findInformationResponse(let rs)):
+                    found += rs.information.map { Descriptor(uuid: $0.uuid, handle: $0.handle) }
+                    let last = rs.information.map(\.handle).max() ?? c.endHandle
+                    if last >= c.endHandle || last < start { completion(.success(found)) } else { step(last + 1) }
+                case .failure(.att(.attributeNotFound, _)): completion(.success(found))
+                case .failure(let f): completion(.failure(f))
+                case .success: completion(.failure(.invalid("unexpected response to Find Information")))
+                }
+            }
+        }
+        step(c.valueHandle &+ 1)
     }
 
     /// Read Request, then Read Blob Requests while the value filled the response (long values).

@@ -1,10 +1,15 @@
 import BLECore
 import BLEDecode
+import BLEAnalysis
 
 /// Reads the recording never made (Docs/replay.md "Values the recording never showed"), with
 /// `--unmatched database`: a Read Request gets, in this order,
 ///
 /// 0. a characteristic without the Read property: Read Not Permitted, as its server answers;
+///    a Client Characteristic Configuration descriptor of a link not encrypted (a client that is
+///    not bonded), what this central wrote to it on this link, else the default 0x0000: each
+///    client has its own configuration, reset at each connection with a non-bonded client (Core
+///    v5.4 Vol 3 Part G 3.3.3.3), so never what the recorded central had written;
 /// 1. what the central wrote to the attribute on this link (the emulator keeps it);
 /// 2. the value this recorded connection shows for it at this moment (ValueHistory: the latest
 ///    value the peripheral sent for it in any response, notification or indication, or an
@@ -26,6 +31,9 @@ extension PeerSession {
         let handle = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
         if emulator.written[handle] != nil { return nil }
         let db = emulator.database
+        if !link.isEncrypted, isClientConfiguration(handle, in: db) {
+            return .answer([ATTOpcode.readResponse.rawValue] + (occasionalState?.cccdValues[handle] ?? [0x00, 0x00]))
+        }
         if let c = db.characteristics.first(where: { $0.valueHandle == handle }), c.properties & 0x02 == 0 {
             // Not readable (Core v5.4 Vol 3 Part G 3.3.1.1): the server refuses, whatever it holds.
             return .answer(ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: .readRequest, attributeHandle: handle,
@@ -52,5 +60,15 @@ extension PeerSession {
         case .empty:
             return .answer([ATTOpcode.readResponse.rawValue])
         }
+    }
+}
+
+extension PeerSession {
+    /// Whether `handle` is a Client Characteristic Configuration descriptor (2902) of the
+    /// peripheral's database, or one its recorded central subscribed through.
+    func isClientConfiguration(_ handle: UInt16, in db: GATTDatabase) -> Bool {
+        let cccd = BluetoothUUID(uint16: 0x2902)
+        return db.descriptors.contains { $0.handle == handle && $0.uuid == cccd }
+            || peripheral.model.extractor.cccdOwners[handle] != nil
     }
 }

@@ -71,6 +71,9 @@ final class PeerSession {
     final class Occasional {
         var subscriptionCounts: [UInt16: Int] = [:]
         var cccdEnabled: [UInt16: Bool] = [:]
+        /// What this central wrote to each CCCD on this link (PeerSession+Values.swift: a read of
+        /// a CCCD gives it, else the default 0x0000).
+        var cccdValues: [UInt16: [UInt8]] = [:]
         var faultCounts: [Int: Int] = [:]
         /// Long values being read on this link, per handle (PeerSession+LongValues.swift).
         var longValues: [UInt16: [UInt8]] = [:]
@@ -282,6 +285,7 @@ final class PeerSession {
         }
         if let (cccd, enabled) = peripheral.model.extractor.subscriptionWrite(pdu) {
             occasional.cccdEnabled[cccd] = enabled
+            occasional.cccdValues[cccd] = Array(pdu[3...])
             if enabled {
                 occasional.subscriptionCounts[cccd, default: 0] += 1
                 fire(.subscribed(cccd: cccd, occasional.subscriptionCounts[cccd]!))
