@@ -112,7 +112,9 @@ final class CBPeripheralLinkState {
         case .descriptor(let d)?:
             server.respond(readResponse(d.bytes, offset: offset, op: op, handle: handle))
         case .value(let c)?:
-            if let cached = c.cachedValue {
+            if !secured(c, .readEncryptionRequired) {
+                server.respond(Self.error(op, handle, Self.insufficientAuthentication))
+            } else if let cached = c.cachedValue {
                 // A cached value: the system answers, the app never hears of it.
                 server.respond(readResponse(Array(cached), offset: offset, op: op, handle: handle))
             } else if !c.properties.contains(.read) || c.permissions.isDisjoint(with: [.readable, .readEncryptionRequired]) {
@@ -125,6 +127,21 @@ final class CBPeripheralLinkState {
         case .system?, .service?, .include?, .declaration?:
             server.respond(emulator.answer(pdu))
         }
+    }
+
+    /// ATT's Insufficient Authentication (Core v5.4 Vol 3 Part F 3.4.1.1), what the system answers
+    /// a request for a value that needs encryption on a link that is not encrypted.
+    static let insufficientAuthentication: UInt8 = 0x05
+
+    /// Whether the link's security lets the central at `c`'s value: true unless `c` has
+    /// `permission` (`.readEncryptionRequired`, `.writeEncryptionRequired`: "only trusted devices
+    /// can read / write the attribute's value", Apple, `CBAttributePermissions`) and the link is
+    /// not encrypted. The system refuses such a request itself, with Insufficient Authentication
+    /// (0x05), which a central answers by pairing and asking again, and the app never hears it. The
+    /// replay does not run the pairing: the link counts as encrypted once the recorded central has
+    /// come past its recording's Encryption Change (`LocalServerLink.isEncrypted`).
+    func secured(_ c: CBMutableCharacteristic, _ permission: CBAttributePermissions) -> Bool {
+        !c.permissions.contains(permission) || server.isEncrypted
     }
 
     func writable(_ c: CBMutableCharacteristic, command: Bool) -> Bool {
@@ -143,6 +160,9 @@ final class CBPeripheralLinkState {
             let cfg = UInt16(value[0]) | UInt16(value[1]) << 8
             if let c { configure(c, cfg) } else { serviceChangedConfiguration = cfg }
             if withResponse { server.respond([ATTOpcode.writeResponse.rawValue]) }
+        case .value(let c)? where writable(c, command: !withResponse) && !secured(c, .writeEncryptionRequired):
+            // A command is dropped: there is no answer to refuse it with.
+            if withResponse { server.respond(Self.error(op, handle, Self.insufficientAuthentication)) }
         case .value(let c)? where writable(c, command: !withResponse):
             let request = CBATTRequest(central: central, characteristic: c, offset: 0, value: Data(value))
             if withResponse { pendingWrite = ([request], op, handle) }
@@ -177,6 +197,10 @@ final class CBPeripheralLinkState {
         guard case .value(let c)? = database.attribute(at: r.attributeHandle), writable(c, command: false) else {
             let code: UInt8 = database.attribute(at: r.attributeHandle) == nil ? 0x01 : 0x03
             server.respond(Self.error(.prepareWriteRequest, r.attributeHandle, code))
+            return
+        }
+        guard secured(c, .writeEncryptionRequired) else {
+            server.respond(Self.error(.prepareWriteRequest, r.attributeHandle, Self.insufficientAuthentication))
             return
         }
         prepared.append((r.attributeHandle, Int(r.valueOffset), r.partAttributeValue))
