@@ -124,7 +124,16 @@ final class CBPeripheralLinkState {
                 pendingRead = (request, op, handle)
                 deliver { [manager] d in d.peripheralManager(manager, didReceiveRead: request) }
             }
-        case .system?, .service?, .include?, .declaration?:
+        case .system?:
+            // A value of the system's own characteristics is readable only as declared: Service
+            // Changed's (2A05, Indicate only) is not ("Not Readable, Not Writable", Core v5.4
+            // Vol 3 Part G 7.1), so a read of it is Read Not Permitted, as for the app's.
+            if let c = database.gatt.characteristics.first(where: { $0.valueHandle == handle }), c.properties & 0x02 == 0 {
+                server.respond(Self.error(op, handle, 0x02))
+            } else {
+                server.respond(emulator.answer(pdu))
+            }
+        case .service?, .include?, .declaration?:
             server.respond(emulator.answer(pdu))
         }
     }

@@ -10,13 +10,15 @@ import Foundation
 /// (`.readEncryptionRequired`). State comes through `queue: nil` (the main queue).
 ///
 /// Handles as CBLocalDatabase lays them out: 0x000A service, 0x000C info, 0x000E config,
-/// 0x0010 command, 0x0012 token.
+/// 0x0010 command, 0x0012 token, 0x0014 pin (written by trusted devices only,
+/// `.writeEncryptionRequired`).
 final class DeviceSettingsServer: NSObject, CBPeripheralManagerDelegate {
     static let serviceUUID = CBUUID(string: "6E400000-B5A3-F393-E0A9-E50E24DCCA9E")
     static let infoUUID = CBUUID(string: "6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
     static let configUUID = CBUUID(string: "6E400002-B5A3-F393-E0A9-E50E24DCCA9E")
     static let commandUUID = CBUUID(string: "6E400003-B5A3-F393-E0A9-E50E24DCCA9E")
     static let tokenUUID = CBUUID(string: "6E400004-B5A3-F393-E0A9-E50E24DCCA9E")
+    static let pinUUID = CBUUID(string: "6E400005-B5A3-F393-E0A9-E50E24DCCA9E")
     static let deviceInfo = Data(#"{"model":"Companion","fw":"2.4.1","serial":"A1B2C3"}"#.utf8)   // 52 bytes
     static let token = Data("tok-7f3a".utf8)
 
@@ -25,6 +27,8 @@ final class DeviceSettingsServer: NSObject, CBPeripheralManagerDelegate {
     private var configCharacteristic: CBMutableCharacteristic!
     private var commandCharacteristic: CBMutableCharacteristic!
     private var tokenCharacteristic: CBMutableCharacteristic!
+    private var pinCharacteristic: CBMutableCharacteristic!
+    private(set) var pin: Data?
     private(set) var config = Data()
     private(set) var commands: [Data] = []
     private(set) var log: [String] = []
@@ -46,8 +50,10 @@ final class DeviceSettingsServer: NSObject, CBPeripheralManagerDelegate {
                                                         permissions: .writeable)
         tokenCharacteristic = CBMutableCharacteristic(type: Self.tokenUUID, properties: .read, value: nil,
                                                       permissions: .readEncryptionRequired)
+        pinCharacteristic = CBMutableCharacteristic(type: Self.pinUUID, properties: [.write, .writeWithoutResponse], value: nil,
+                                                    permissions: .writeEncryptionRequired)
         let service = CBMutableService(type: Self.serviceUUID, primary: true)
-        service.characteristics = [infoCharacteristic, configCharacteristic, commandCharacteristic, tokenCharacteristic]
+        service.characteristics = [infoCharacteristic, configCharacteristic, commandCharacteristic, tokenCharacteristic, pinCharacteristic]
         peripheral.add(service)
     }
 
@@ -79,6 +85,11 @@ final class DeviceSettingsServer: NSObject, CBPeripheralManagerDelegate {
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {
         log.append("write " + requests.map { "\(name($0.characteristic))@\($0.offset)+\($0.value?.count ?? 0)" }.joined(separator: " "))
         guard let first = requests.first else { return }
+        if first.characteristic.uuid == Self.pinUUID {
+            pin = first.value
+            peripheral.respond(to: first, withResult: .success)
+            return
+        }
         if first.characteristic.uuid == Self.commandUUID {
             commands.append(first.value ?? Data())
             peripheral.respond(to: first, withResult: .success)   // not needed for a command; apps do it anyway
@@ -107,6 +118,7 @@ final class DeviceSettingsServer: NSObject, CBPeripheralManagerDelegate {
         case Self.configUUID: "config"
         case Self.commandUUID: "command"
         case Self.tokenUUID: "token"
+        case Self.pinUUID: "pin"
         default: c.uuid.uuidString
         }
     }

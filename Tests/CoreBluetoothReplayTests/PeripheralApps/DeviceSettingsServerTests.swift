@@ -86,4 +86,32 @@ import TestSupport
         #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
         #expect(!app.log.contains { $0.hasPrefix("read token") })
     }
+
+    /// `.writeEncryptionRequired` on a link that is not encrypted: the system refuses a Write
+    /// Request and a Prepare Write Request with 0x05 and drops a Write Command; once the link is
+    /// encrypted the write reaches the app. The central also reads the system's Service Changed
+    /// value (0x0008), which is not readable (Core v5.4 Vol 3 Part G 7.1: "Not Readable"): Read
+    /// Not Permitted.
+    @Test func aPinThatNeedsEncryptionIsWrittenOnlyOnceTheLinkIsEncrypted() throws {
+        var c = SpecCapture()
+        c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x6C, 0x21, 0x11, 0x22, 0x33, 0x45])
+        func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]?) { c.served(ms, handle: 0x41, req, rsp) }
+        served(200, [0x0A, 0x08, 0x00], [0x01, 0x0A, 0x08, 0x00, 0x02])
+        served(250, [0x12, 0x14, 0x00, 0x31, 0x32], [0x01, 0x12, 0x14, 0x00, 0x05])
+        served(300, [0x16, 0x14, 0x00, 0x00, 0x00, 0x31, 0x32], [0x01, 0x16, 0x14, 0x00, 0x05])
+        c.att(350, handle: 0x41, [0x52, 0x14, 0x00, 0x33], received: true)
+        c.evt(500, 0x08, [0x00, 0x41, 0x00, 0x01])
+        served(600, [0x12, 0x14, 0x00, 0x34, 0x35], [0x13])
+        c.disconnectionComplete(1_000, handle: 0x41, reason: 0x13)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("periph-pin-\(UUID().uuidString).btsnoop").path
+        try c.write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CBReplay(capture: path)
+        let app = replay.activate { DeviceSettingsServer() }
+        replay.run(for: 2)
+        #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
+        #expect(replay.localServerDriver.servers.first?.compared == 4)
+        #expect(app.log.filter { $0.hasPrefix("write") } == ["write pin@0+2"])
+        #expect(app.pin == Data([0x34, 0x35]))
+    }
 }
