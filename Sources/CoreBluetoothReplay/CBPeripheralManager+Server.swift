@@ -112,13 +112,15 @@ final class CBPeripheralLinkState {
         case .descriptor(let d)?:
             server.respond(readResponse(d.bytes, offset: offset, op: op, handle: handle))
         case .value(let c)?:
-            if !secured(c, .readEncryptionRequired) {
-                server.respond(Self.error(op, handle, Self.insufficientAuthentication))
-            } else if let cached = c.cachedValue {
+            if let cached = c.cachedValue {
                 // A cached value: the system answers, the app never hears of it.
-                server.respond(readResponse(Array(cached), offset: offset, op: op, handle: handle))
+                server.respond(secured(c, .readEncryptionRequired)
+                    ? readResponse(Array(cached), offset: offset, op: op, handle: handle)
+                    : Self.error(op, handle, Self.insufficientAuthentication))
             } else if !c.properties.contains(.read) || c.permissions.isDisjoint(with: [.readable, .readEncryptionRequired]) {
                 server.respond(Self.error(op, handle, 0x02))   // Read Not Permitted
+            } else if !secured(c, .readEncryptionRequired) {
+                server.respond(Self.error(op, handle, Self.insufficientAuthentication))
             } else {
                 let request = CBATTRequest(central: central, characteristic: c, offset: offset, value: nil)
                 pendingRead = (request, op, handle)
