@@ -57,3 +57,21 @@ import Testing
         #expect(a.log == b.log)
     }
 }
+
+/// The same app on the real captures (../shared/captures), none of which recorded the local
+/// device as an LE peripheral: no recorded central comes to the app, which advertises and
+/// measures undisturbed; the replay neither traps nor invents a central.
+@Suite struct HeartRateMonitorServiceOnRealCapturesTests {
+    @Test(arguments: ["ios-glasses.pklg", "android-yeelock.btsnoop", "android-lock-pairing.btsnoop", "smartwatch-h4-phdr.pcapng"])
+    func noRecordedCentralComesToTheApp(_ name: String) throws {
+        let replay = try CBReplay(capture: CapturePaths.real(name))
+        let clock = replay.clock!
+        let app = replay.activate { HeartRateMonitorService(clock: { clock.now }) }
+        replay.run(for: 30)
+        #expect(replay.localServerDriver.servers.isEmpty)
+        #expect(replay.localServerDriver.divergences.isEmpty)
+        #expect(app.manager.isAdvertising)
+        #expect(app.log.prefix(3).map { String($0.split(separator: " ", maxSplits: 1)[1]) } == ["poweredOn", "didAdd Heart Rate", "advertising"])
+        #expect(app.sent.isEmpty)
+    }
+}
