@@ -230,6 +230,13 @@ final class CBPeripheralLinkState {
             guard case .value(let c)? = database.attribute(at: p.handle) else { return nil }
             return CBATTRequest(central: central, characteristic: c, offset: p.offset, value: Data(p.part))
         }
+        guard !requests.isEmpty else {
+            // Every prepared value's characteristic was unpublished since (`remove(_:)`): there is
+            // nothing to hand the app (didReceiveWrite never gets an empty array), and the handle
+            // names nothing now (Invalid Handle, Core v5.4 Vol 3 Part F 3.4.6.3).
+            server.respond(Self.error(.executeWriteRequest, first.handle, 0x01))
+            return
+        }
         pendingWrite = (requests, .executeWriteRequest, first.handle)
         deliver { [manager] d in d.peripheralManager(manager, didReceiveWrite: requests) }
     }

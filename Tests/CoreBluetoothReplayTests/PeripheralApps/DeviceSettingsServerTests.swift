@@ -114,4 +114,23 @@ import TestSupport
         #expect(app.log.filter { $0.hasPrefix("write") } == ["write pin@0+2"])
         #expect(app.pin == Data([0x34, 0x35]))
     }
+
+    /// The app unpublishes its services between the central's Prepare Write Requests and its
+    /// Execute Write: the system has nothing to hand the app (iOS never calls didReceiveWrite with
+    /// an empty array, which an app indexing `requests[0]` would crash on) and answers the
+    /// Execute Write itself: Invalid Handle, the prepared handle naming nothing now.
+    @Test func preparedWritesToAServiceRemovedBeforeExecuteAreRefused() throws {
+        let path = try Self.capture()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CBReplay(capture: path)
+        let app = replay.activate { DeviceSettingsServer() }
+        replay.run(for: 0.38)   // both parts prepared (0.3025 s, 0.3525 s), the Execute at 0.4025 s
+        #expect(!app.log.contains { $0.hasPrefix("write") })
+        app.peripheralManager.removeAllServices()
+        replay.run(for: 3)
+        #expect(!app.log.contains { $0.hasPrefix("write") }, "\(app.log)")
+        let d = replay.localServerDriver.divergences.first
+        #expect(d?.requestPacketID == 14)
+        #expect(d?.answered == [0x01, 0x18, 0x0E, 0x00, 0x01], "\(replay.localServerDriver.divergences)")
+    }
 }
