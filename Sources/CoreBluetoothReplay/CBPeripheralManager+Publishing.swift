@@ -34,4 +34,17 @@ extension CBPeripheralManager {
             precondition(services.contains { $0 === included }, Self.includedServiceUnpublished)
         }
     }
+
+    /// Service UUIDs the system keeps for itself: its own Generic Access (1800) and Generic
+    /// Attribute (1801) services, of which a server holds one instance each (Core v5.4 Vol 3 Part
+    /// C 12, Part G 7; CBLocalDatabase publishes the system's), and Apple's Notification Center
+    /// Service, which iOS itself serves. iOS refuses to publish them: `didAdd` with CBError 8
+    /// uuidNotAllowed, "The specified UUID is not allowed for this operation", as developers
+    /// report for ANCS (Docs/peripheral.md "Services the system keeps").
+    static let reservedServiceUUIDs: Set<String> = ["1800", "1801", "7905F431-B5CE-4E99-A40F-4B1E122D00D0"]
+
+    /// Whether `service` is one the system keeps for itself (`reservedServiceUUIDs`).
+    static func isReserved(_ service: CBService) -> Bool {
+        reservedServiceUUIDs.contains(service.uuid.uuidString.uppercased())
+    }
 }

@@ -114,17 +114,45 @@ final class CBPeripheralLinkState {
         case .value(let c)?:
             if let cached = c.cachedValue {
                 // A cached value: the system answers, the app never hears of it.
-                server.respond(readResponse(Array(cached), offset: offset, op: op, handle: handle))
+                server.respond(secured(c, .readEncryptionRequired)
+                    ? readResponse(Array(cached), offset: offset, op: op, handle: handle)
+                    : Self.error(op, handle, Self.insufficientAuthentication))
             } else if !c.properties.contains(.read) || c.permissions.isDisjoint(with: [.readable, .readEncryptionRequired]) {
                 server.respond(Self.error(op, handle, 0x02))   // Read Not Permitted
+            } else if !secured(c, .readEncryptionRequired) {
+                server.respond(Self.error(op, handle, Self.insufficientAuthentication))
             } else {
                 let request = CBATTRequest(central: central, characteristic: c, offset: offset, value: nil)
                 pendingRead = (request, op, handle)
                 deliver { [manager] d in d.peripheralManager(manager, didReceiveRead: request) }
             }
-        case .system?, .service?, .include?, .declaration?:
+        case .system?:
+            // A value of the system's own characteristics is readable only as declared: Service
+            // Changed's (2A05, Indicate only) is not ("Not Readable, Not Writable", Core v5.4
+            // Vol 3 Part G 7.1), so a read of it is Read Not Permitted, as for the app's.
+            if let c = database.gatt.characteristics.first(where: { $0.valueHandle == handle }), c.properties & 0x02 == 0 {
+                server.respond(Self.error(op, handle, 0x02))
+            } else {
+                server.respond(emulator.answer(pdu))
+            }
+        case .service?, .include?, .declaration?:
             server.respond(emulator.answer(pdu))
         }
+    }
+
+    /// ATT's Insufficient Authentication (Core v5.4 Vol 3 Part F 3.4.1.1), what the system answers
+    /// a request for a value that needs encryption on a link that is not encrypted.
+    static let insufficientAuthentication: UInt8 = 0x05
+
+    /// Whether the link's security lets the central at `c`'s value: true unless `c` has
+    /// `permission` (`.readEncryptionRequired`, `.writeEncryptionRequired`: "only trusted devices
+    /// can read / write the attribute's value", Apple, `CBAttributePermissions`) and the link is
+    /// not encrypted. The system refuses such a request itself, with Insufficient Authentication
+    /// (0x05), which a central answers by pairing and asking again, and the app never hears it. The
+    /// replay does not run the pairing: the link counts as encrypted once the recorded central has
+    /// come past its recording's Encryption Change (`LocalServerLink.isEncrypted`).
+    func secured(_ c: CBMutableCharacteristic, _ permission: CBAttributePermissions) -> Bool {
+        !c.permissions.contains(permission) || server.isEncrypted
     }
 
     func writable(_ c: CBMutableCharacteristic, command: Bool) -> Bool {
@@ -143,6 +171,9 @@ final class CBPeripheralLinkState {
             let cfg = UInt16(value[0]) | UInt16(value[1]) << 8
             if let c { configure(c, cfg) } else { serviceChangedConfiguration = cfg }
             if withResponse { server.respond([ATTOpcode.writeResponse.rawValue]) }
+        case .value(let c)? where writable(c, command: !withResponse) && !secured(c, .writeEncryptionRequired):
+            // A command is dropped: there is no answer to refuse it with.
+            if withResponse { server.respond(Self.error(op, handle, Self.insufficientAuthentication)) }
         case .value(let c)? where writable(c, command: !withResponse):
             let request = CBATTRequest(central: central, characteristic: c, offset: 0, value: Data(value))
             if withResponse { pendingWrite = ([request], op, handle) }
@@ -179,6 +210,10 @@ final class CBPeripheralLinkState {
             server.respond(Self.error(.prepareWriteRequest, r.attributeHandle, code))
             return
         }
+        guard secured(c, .writeEncryptionRequired) else {
+            server.respond(Self.error(.prepareWriteRequest, r.attributeHandle, Self.insufficientAuthentication))
+            return
+        }
         prepared.append((r.attributeHandle, Int(r.valueOffset), r.partAttributeValue))
         server.respond([ATTOpcode.prepareWriteResponse.rawValue] + pdu.dropFirst())
     }
@@ -194,6 +229,13 @@ final class CBPeripheralLinkState {
         let requests = queue.compactMap { p -> CBATTRequest? in
             guard case .value(let c)? = database.attribute(at: p.handle) else { return nil }
             return CBATTRequest(central: central, characteristic: c, offset: p.offset, value: Data(p.part))
+        }
+        guard !requests.isEmpty else {
+            // Every prepared value's characteristic was unpublished since (`remove(_:)`): there is
+            // nothing to hand the app (didReceiveWrite never gets an empty array), and the handle
+            // names nothing now (Invalid Handle, Core v5.4 Vol 3 Part F 3.4.6.3).
+            server.respond(Self.error(.executeWriteRequest, first.handle, 0x01))
+            return
         }
         pendingWrite = (requests, .executeWriteRequest, first.handle)
         deliver { [manager] d in d.peripheralManager(manager, didReceiveWrite: requests) }

@@ -126,7 +126,9 @@ open class CBPeripheralManager: CBManager {
 
     // MARK: Services
 
-    /// Publishes a service; `peripheralManager(_:didAdd:error:)` follows. What iOS refuses with
+    /// Publishes a service; `peripheralManager(_:didAdd:error:)` follows. A service the system
+    /// keeps for itself (Generic Access, Generic Attribute, ANCS) is not published: `didAdd` comes
+    /// with CBError `.uuidNotAllowed`. What iOS refuses with
     /// an NSInternalInconsistencyException (a cached value that is not read-only, a service or a
     /// characteristic added twice, an included service not yet published) traps here
     /// (CBPeripheralManager+Publishing.swift). While the manager is not `.poweredOn` the call is
@@ -138,6 +140,14 @@ open class CBPeripheralManager: CBManager {
     open func add(_ service: CBMutableService) {
         guard let replay, !detached, replay.admits("add(_:)"), replay.isPoweredOn(self, "add(_:)") else { return }
         checkPublishable(service)
+        if Self.isReserved(service) {
+            // The system's own service (CBPeripheralManager+Publishing.swift): not published.
+            replay.world.scheduler.schedule(after: 0) { [self] in
+                guard !detached else { return }
+                replay.callApp(self) { delegate?.peripheralManager(self, didAdd: service, error: CBError(.uuidNotAllowed)) }
+            }
+            return
+        }
         noteLocallyDisallowedProperties(service, replay)
         services.append(service)
         database.add(service)

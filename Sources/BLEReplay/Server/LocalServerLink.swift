@@ -33,6 +33,12 @@ public final class LocalServerLink {
     /// app's database (`LocalHandleMap.isRelaidOut`): the system answers discovery from the app's layout.
     public private(set) var discoveryRelaidOut = 0
     var occurrences: [[UInt8]: Int] = [:]
+    var commandOccurrences: [[UInt8]: Int] = [:]
+    /// Whether the link is encrypted, as far as the central has come in its recording: true from
+    /// the first request or command it recorded after the connection's Encryption Change
+    /// (`RemoteCentralModel.encryptedFromPacketID`). The replay does not run the pairing itself
+    /// (Docs/peripheral.md "Not modelled"); a scripted central's link is never encrypted.
+    public private(set) var isEncrypted = false
 
     /// The recorded local server's database (`RecordedLocalServer.database`) and the app's, for
     /// mapping the recorded central's handles to the app's (`LocalHandleMap`).
@@ -107,10 +113,18 @@ public final class LocalServerLink {
     /// A PDU from the peer.
     func received(_ pdu: [UInt8]) {
         guard let link, link.isUp, !pdu.isEmpty else { return }
+        if ATTOpcode(pdu[0]).kind == .command, let recorded {
+            let original = handleMap.map { $0.isRelaidOut ? $0.towardRecorded(pdu) : pdu } ?? pdu
+            commandOccurrences[original, default: 0] += 1
+            if let p = recorded.commandPacketID(for: original, occurrence: commandOccurrences[original]!), recorded.isEncrypted(at: p) {
+                isEncrypted = true
+            }
+        }
         if ATTOpcode(pdu[0]).kind == .request {
             let original = originals.removeValue(forKey: pdu) ?? pdu
             occurrences[original, default: 0] += 1
             let expected = recorded?.exchange(for: original, occurrence: occurrences[original]!)
+            if let e = expected, recorded?.isEncrypted(at: e.requestPacketID) == true { isEncrypted = true }
             var o = Outstanding(request: original, at: world.now, expected: expected, timeout: nil)
             if let missing = handleMap?.missingAttribute(in: original) {
                 // Reported once, here; the app's server then refuses handle 0x0000.

@@ -38,6 +38,20 @@ public struct RemoteCentralModel: Sendable {
     public var notificationsSent: Int
     /// How the link ended, as the peer behaviour words it.
     public var ending: String
+    /// The packet of the first Encryption Change that turned encryption on (Core v5.4 Vol 4 Part
+    /// E 7.7.8) on this connection: what the central sent after it, it sent on an encrypted link.
+    /// Nil when the recording shows the link never encrypted.
+    public var encryptedFromPacketID: Int?
+
+    /// Whether the central sent the PDU of packet `packetID` on an encrypted link.
+    public func isEncrypted(at packetID: Int) -> Bool {
+        encryptedFromPacketID.map { packetID > $0 } ?? false
+    }
+
+    /// The packet of the `occurrence`-th (1-based) recorded command with these bytes.
+    public func commandPacketID(for pdu: [UInt8], occurrence: Int) -> Int? {
+        commands.lazy.filter { $0.pdu == pdu }.dropFirst(occurrence - 1).first?.packetID
+    }
 
     /// The `occurrence`-th (1-based) recorded exchange with these request bytes.
     public func exchange(for request: [UInt8], occurrence: Int) -> Exchange? {
@@ -81,9 +95,10 @@ public struct RemoteCentralModel: Sendable {
             }
             for i in exchanges.indices where exchanges[i].response == nil { exchanges[i].latency = 0 }
             let ending = models.peripherals[b.model].behaviours[b.behaviour].ending.description
+            let encryptedFrom = c.security.first { if case .encryptionChange(0, true) = $0.kind { true } else { false } }?.packetID
             return RemoteCentralModel(connectionID: c.id, peer: RecordedSession.peerKey(c), model: b.model, behaviour: b.behaviour,
                                       handle: c.handle, offset: c.offset, exchanges: exchanges, commands: commands,
-                                      notificationsSent: notifications, ending: ending)
+                                      notificationsSent: notifications, ending: ending, encryptedFromPacketID: encryptedFrom)
         }
     }
 }
