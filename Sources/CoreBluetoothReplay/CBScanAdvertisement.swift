@@ -39,8 +39,10 @@ struct CBScanAdvertisement {
     /// The event's connectable property, as `CBAdvertisementDataIsConnectable`.
     let connectable: Bool
 
+    /// Each PDU is decoded on its own (zero padding or a malformed structure in the advertising
+    /// data does not swallow the scan response), then the two are joined.
     init(advertisingData: [UInt8], scanResponse: [UInt8]?, connectable: Bool) {
-        let all = AdvertisingData(decoding: advertisingData + (scanResponse ?? []))
+        let all = AdvertisingData(decoding: advertisingData).merged(with: AdvertisingData(decoding: scanResponse ?? []))
         let kept = all.structures.filter { !Self.isIBeacon($0) }
         visible = AdvertisingData(structures: kept)
         hadIBeacon = kept.count != all.structures.count
