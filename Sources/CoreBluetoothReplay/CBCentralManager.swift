@@ -57,6 +57,8 @@ open class CBCentralManager: CBManager {
     /// `CBCentralManagerScanOptionSolicitedServiceUUIDsKey` (Apple: "causes the central manager to
     /// also scan for peripherals soliciting any of the services contained in the array"), the
     /// peripherals soliciting one of those are reported too (CBReplay+Host.swift `scanMatches`).
+    /// As on iOS, iBeacon advertising is withheld: a pure iBeacon is never reported, any other
+    /// device without its iBeacon structure (`CBScanAdvertisement`).
     open func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
         let api = "scanForPeripherals(withServices:options:)"
         guard let replay, !detached, replay.admits(api), replay.isPoweredOn(self, api) else { return }
@@ -183,11 +185,14 @@ open class CBCentralManager: CBManager {
         (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
     }
 
-    /// Peripherals known to the system by identifier (every recorded peripheral is).
+    /// Peripherals known to the system by identifier: every recorded peripheral, except a pure
+    /// iBeacon, which iOS never shows CoreBluetooth (`CBScanAdvertisement`): an app never had a
+    /// `CBPeripheral` for it, so it cannot retrieve (or connect to) one.
     open func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [CBPeripheral] {
         guard let replay else { return [] }
         return identifiers.compactMap { id in
-            replay.world.peripherals.first { CBReplay.identifier(for: $0.model) == id }.map { replay.object(for: $0) }
+            replay.world.peripherals.first { CBReplay.identifier(for: $0.model) == id }
+                .flatMap { CBScanAdvertisement($0.model.advertising).isWithheld ? nil : replay.object(for: $0) }
         }
     }
 

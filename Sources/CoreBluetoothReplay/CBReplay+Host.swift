@@ -5,10 +5,17 @@ import Foundation
 
 /// What the simulated host reports, turned into CoreBluetooth delegate callbacks.
 extension CBReplay {
+    /// An advertising event heard while scanning becomes `didDiscover`, as iOS shows it: without
+    /// iBeacon structures, and not at all for a pure iBeacon (`CBScanAdvertisement`), which gets
+    /// no `CBPeripheral`. With `CBCentralManagerScanOptionAllowDuplicatesKey` every event is
+    /// judged alike (a peripheral's recorded advertising is one per device, so every event of a
+    /// pure iBeacon is withheld and the host's once-per-scan rule hides no visible event).
     public func centralHost(_ host: CentralHost, didDiscover peripheral: SimulatedPeripheral, report: AdvertisingEvent) {
-        guard let m = activeManager, m.isScanning, Self.scanMatches(m, report) else { return }
+        guard let m = activeManager, m.isScanning else { return }
+        let advertisement = CBScanAdvertisement(report)
+        guard !advertisement.isWithheld, Self.scanMatches(m, advertisement) else { return }
         let p = object(for: peripheral)
-        let data = Self.advertisementData(report)
+        let data = advertisement.dictionary
         if let name = data[CBAdvertisementDataLocalNameKey] as? String, p.name != name {
             // CoreBluetooth updates `name` from the advertised local name and says so.
             let hadName = p.name != nil
@@ -78,33 +85,11 @@ extension CBReplay {
     /// Whether a scan with a service filter and solicited services reports this advertiser: it
     /// advertises one of the services or solicits one of the solicited ones (the host reported
     /// every advertiser for such a scan, CBCentralManager.scanForPeripherals).
-    static func scanMatches(_ m: CBCentralManager, _ report: AdvertisingEvent) -> Bool {
+    static func scanMatches(_ m: CBCentralManager, _ advertisement: CBScanAdvertisement) -> Bool {
         let solicited = m.scanSolicited
         guard !solicited.isEmpty, let services = m.scanServices else { return true }
-        let ad = AdvertisingData(decoding: report.advertisingData + (report.scanResponse ?? []))
+        let ad = advertisement.visible
         let wanted = Set(services.map(\.bluetoothUUID)), asked = Set(solicited.map(\.bluetoothUUID))
         return ad.serviceUUIDs.contains(where: wanted.contains) || ad.solicitedServiceUUIDs.contains(where: asked.contains)
-    }
-
-    /// The advertisement-data dictionary CoreBluetooth builds from ADV_IND + SCAN_RSP.
-    static func advertisementData(_ report: AdvertisingEvent) -> [String: Any] {
-        let ad = AdvertisingData(decoding: report.advertisingData + (report.scanResponse ?? []))
-        var d: [String: Any] = [CBAdvertisementDataIsConnectable: NSNumber(value: report.connectable)]
-        if let name = ad.localName { d[CBAdvertisementDataLocalNameKey] = name }
-        if let tx = ad.txPowerLevel { d[CBAdvertisementDataTxPowerLevelKey] = NSNumber(value: Int(tx)) }
-        let services = ad.serviceUUIDs
-        if !services.isEmpty { d[CBAdvertisementDataServiceUUIDsKey] = services.map { CBUUID(bluetoothUUID: $0) } }
-        if let m = ad.manufacturerData.first {
-            d[CBAdvertisementDataManufacturerDataKey] = Data([UInt8(m.companyID & 0xFF), UInt8(m.companyID >> 8)] + m.data)
-        }
-        let serviceData = ad.serviceData
-        if !serviceData.isEmpty {
-            var sd: [CBUUID: Data] = [:]
-            for (uuid, bytes) in serviceData { sd[CBUUID(bluetoothUUID: uuid)] = Data(bytes) }
-            d[CBAdvertisementDataServiceDataKey] = sd
-        }
-        let solicited = ad.solicitedServiceUUIDs
-        if !solicited.isEmpty { d[CBAdvertisementDataSolicitedServiceUUIDsKey] = solicited.map { CBUUID(bluetoothUUID: $0) } }
-        return d
     }
 }

@@ -1,11 +1,39 @@
 import CoreBluetoothReplay
 import Foundation
 import Testing
+import TestSupport
 
-/// A non-connectable advertiser as an iOS app meets it (Docs/replay.md "CoreBluetoothReplay"):
-/// heart-rate-healthy's iBeacon DE:AD:10:42:77:01 (ADV_NONCONN_IND, RSSI -80 and -74 dBm).
+/// A non-connectable advertiser as an iOS app meets it (Docs/replay.md "CoreBluetoothReplay").
+/// Not an iBeacon (iOS shows no pure iBeacon to CoreBluetooth at all: IBeaconVisibilityTests):
+/// a tag that sends ADV_NONCONN_IND with its name and Nordic (0x0059) manufacturer data, beside
+/// a connectable heart-rate sensor. LE Advertising Reports (Core v5.4 Vol 4 Part E 7.7.65.2)
+/// every 100 ms from 0 to 900 ms:
+///
+///     sensor C4:7A:3B:12:9E:51  ADV_IND (0x00)          02 01 06 | 03 03 0D 18 | 06 09 "Pulse"   -60 dBm
+///     tag    D1:00:00:00:00:07  ADV_NONCONN_IND (0x03)  02 01 04 | 04 09 "Tag" | 05 FF 59 00 01 02  -74 dBm
 @Suite struct NonConnectableAdvertiserTests {
-    static let beaconIdentifier = "00000000-0000-4000-8000-DEAD10427701"
+    static let sensor: [UInt8] = [0xC4, 0x7A, 0x3B, 0x12, 0x9E, 0x51]
+    static let tag: [UInt8] = [0xD1, 0x00, 0x00, 0x00, 0x00, 0x07]
+    static let sensorIdentifier = "00000000-0000-4000-8000-C47A3B129E51"
+    static let tagIdentifier = "00000000-0000-4000-8000-D10000000007"
+
+    static func capture() -> SpecCapture {
+        var c = SpecCapture()
+        func named(_ s: String) -> [UInt8] { let n = Array(s.utf8); return [UInt8(n.count + 1), 0x09] + n }
+        for ms in stride(from: Int64(0), through: 900, by: 100) {
+            c.advertisingReport(ms, eventType: 0x00, address: sensor, [0x02, 0x01, 0x06, 0x03, 0x03, 0x0D, 0x18] + named("Pulse"))
+            c.advertisingReport(ms + 3, eventType: 0x03, address: tag,
+                                [0x02, 0x01, 0x04] + named("Tag") + [0x05, 0xFF, 0x59, 0x00, 0x01, 0x02], rssi: -74)
+        }
+        return c
+    }
+
+    static func replay() throws -> CBReplay {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nonconn-\(UUID().uuidString).btsnoop").path
+        try capture().write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try CBReplay(capture: path)
+    }
 
     final class Scanner: NSObject, CBCentralManagerDelegate {
         let clock: CBReplayClock
@@ -33,38 +61,37 @@ import Testing
         }
     }
 
-    @Test func anUnfilteredScanReportsTheBeaconAsNotConnectable() throws {
-        let replay = try CBReplay(capture: Samples.capture("heart-rate-healthy.btsnoop"))
+    @Test func anUnfilteredScanReportsTheTagAsNotConnectable() throws {
+        let replay = try Self.replay()
         let s = Scanner(replay: replay, filter: nil)
         replay.run(for: 3)
-        #expect(Set(s.seen.map(\.id)).count == 3)   // the sensor, the band and the beacon, once each
-        let beacon = try #require(s.seen.first { $0.id == Self.beaconIdentifier })
-        #expect((beacon.data[CBAdvertisementDataIsConnectable] as? NSNumber)?.boolValue == false)
-        #expect(beacon.rssi == -74)
-        #expect(beacon.data[CBAdvertisementDataLocalNameKey] == nil)
-        #expect(beacon.data[CBAdvertisementDataServiceUUIDsKey] == nil)
-        // Apple (0x004C), iBeacon 02 15, proximity UUID E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, major 1, minor 7, -59 dBm.
-        let m = try #require(beacon.data[CBAdvertisementDataManufacturerDataKey] as? Data)
-        #expect(m.map { String(format: "%02X", $0) }.joined() == "4C000215E2C56DB5DFFB48D2B060D0F5A71096E000010007C5")
-        // The others are connectable.
-        #expect(s.seen.filter { $0.id != Self.beaconIdentifier }.allSatisfy { ($0.data[CBAdvertisementDataIsConnectable] as? NSNumber)?.boolValue == true })
+        #expect(s.seen.map(\.id).sorted() == [Self.sensorIdentifier, Self.tagIdentifier])   // once each
+        let tag = try #require(s.seen.first { $0.id == Self.tagIdentifier })
+        #expect((tag.data[CBAdvertisementDataIsConnectable] as? NSNumber)?.boolValue == false)
+        #expect(tag.rssi == -74)
+        #expect(tag.data[CBAdvertisementDataLocalNameKey] as? String == "Tag")
+        #expect(tag.data[CBAdvertisementDataServiceUUIDsKey] == nil)
+        #expect(tag.data[CBAdvertisementDataManufacturerDataKey] as? Data == Data([0x59, 0x00, 0x01, 0x02]))
+        // The sensor is connectable.
+        let sensor = try #require(s.seen.first { $0.id == Self.sensorIdentifier })
+        #expect((sensor.data[CBAdvertisementDataIsConnectable] as? NSNumber)?.boolValue == true)
     }
 
-    @Test func aServiceFilterExcludesTheBeacon() throws {
-        let replay = try CBReplay(capture: Samples.capture("heart-rate-healthy.btsnoop"))
+    @Test func aServiceFilterExcludesTheTag() throws {
+        let replay = try Self.replay()
         let s = Scanner(replay: replay, filter: [CBUUID(string: "180D")])
         replay.run(for: 5)
-        #expect(s.seen.map(\.id) == ["00000000-0000-4000-8000-C47A3B129E51"])
+        #expect(s.seen.map(\.id) == [Self.sensorIdentifier])
     }
 
     /// As on iOS, `connect` to a non-connectable peripheral does nothing until cancelled: no
     /// didConnect, no didFailToConnect, state `.connecting` for as long as the app waits;
     /// cancelling gives didDisconnectPeripheral with no error.
-    @Test func connectingToTheBeaconWaitsUntilCancelled() throws {
-        let replay = try CBReplay(capture: Samples.capture("heart-rate-healthy.btsnoop"))
+    @Test func connectingToTheTagWaitsUntilCancelled() throws {
+        let replay = try Self.replay()
         let s = Scanner(replay: replay, filter: nil)
         replay.run(for: 3)
-        let p = try #require(s.central.retrievePeripherals(withIdentifiers: [UUID(uuidString: Self.beaconIdentifier)!]).first)
+        let p = try #require(s.central.retrievePeripherals(withIdentifiers: [UUID(uuidString: Self.tagIdentifier)!]).first)
         s.central.stopScan()
         s.central.connect(p)
         replay.run(for: 600)
