@@ -57,9 +57,11 @@ public struct AdvertisingModel: Sendable, Hashable {
         connectable ? 0 : scannable ? 2 : 3
     }
 
-    /// Everything advertised, both PDUs decoded together.
+    /// Everything advertised: the advertising data and the scan response, each decoded as the AD
+    /// sequence it is (Core v5.4 Vol 3 Part C 11: a zero length ends one early, so the padding of
+    /// the first must not end the second), then joined.
     public var decoded: AdvertisingData {
-        AdvertisingData(decoding: advertisingData + (scanResponse ?? []))
+        AdvertisingData(decoding: advertisingData).merged(with: AdvertisingData(decoding: scanResponse ?? []))
     }
 
     public var serviceUUIDs: [BluetoothUUID] { decoded.serviceUUIDs }
