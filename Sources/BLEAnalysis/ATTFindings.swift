@@ -8,67 +8,65 @@ extension FindingsEngine {
         var out: [Finding] = []
         // On a sniffer's capture, where the connection was last seen when its end is not in it.
         let lostFromView = try air.lastSeen(c)
-        let transactions = try db.rows("""
-            SELECT request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, error_code, request_ts_us, direction
-            FROM att_transaction WHERE connection_id = ?1 ORDER BY request_packet_id
-            """, [.integer(c.id)])
+        // One pass over the link's transactions in request order, a row at a time: a busy link has
+        // hundreds of thousands (loaded whole, 190,000 reads took 47 MB). Each rule keeps only its
+        // state; its findings are appended in the order the rules are reported below.
+        var timeouts: [Finding] = []
+        var unconfirmed: [Finding] = []
+        // capture-ended-pending: the last request each side made (the highest request packet, and
+        // those of its transactions still pending), so the rule needs no second pass.
+        var lastRequest: [String: (frame: Int, pending: [ATTTransactionRow])] = [:]
+        var sequence = 0
+        // slow-response: per opcode, how many answered transactions have a latency and the
+        // largest; a rule can only fire for an opcode whose slowest answer took over 1 s.
+        var answered: [Int: (count: Int, largest: Int64)] = [:]
 
         // att-timeout: the local host's own requests. An unconfirmed indication is the server's
         // transaction (indication-unconfirmed below), and a request the peer made of the local
         // server times out on the peer's side: neither is an error a central app is given.
         let localPeripheral = c.role == "peripheral"
         var sidesTimedOut: Set<String> = []
-        for t in transactions where t[5].string == "timeout" && t[2].int != 0x1D {
-            let op = t[2].int ?? 0
-            let frame = t[0].int ?? 0
-            let handle = t[3].int.map { " to handle \(hex($0, width: 4))" } ?? ""
-            let localRequest = t[8].string != "rx"
-            var detail = "The ATT transaction timeout (Core Vol 3 Part F 3.3.3) expired: no further ATT request may be sent on this bearer, and the host usually disconnects. " +
-                (t[1].int.map { "The response finally came at packet \($0)." } ?? "No response was ever captured.")
-            if !localRequest {
-                detail += " The request came from the peer, to the local GATT server: it is the peer's transaction that timed out."
+        try db.forEachRow("""
+            SELECT request_packet_id, response_packet_id, opcode, handle, latency_us, outcome, request_ts_us, direction
+            FROM att_transaction WHERE connection_id = ?1 ORDER BY request_packet_id
+            """, [.integer(c.id)]) { s in
+            let t = ATTTransactionRow(sequence: sequence, frame: s.int(0), response: s.optionalInt(1), opcode: s.int(2),
+                                      handle: s.optionalInt(3), outcome: s.text(5) ?? "", requestTime: s.int64(6),
+                                      side: s.text(7) ?? "")
+            sequence += 1
+            if t.opcode != 0x1D {
+                var last = lastRequest[t.side] ?? (t.frame, [])
+                if t.frame > last.frame { last = (t.frame, []) }
+                if t.frame == last.frame && t.outcome == "pending" { last.pending.append(t) }
+                lastRequest[t.side] = last
             }
-            // The same side asking again on the bearer after the timeout broke the rule just stated.
-            // Said once a side: its first timeout already ended the bearer (and a scan per timeout
-            // would be quadratic in a capture of thousands of them).
-            let expired = (t[7].int64 ?? 0).saturatingAdding(30_000_000)
-            var evidence = [frame] + (t[1].int.map { [$0] } ?? [])
-            let side = t[8].string ?? ""
-            if !sidesTimedOut.contains(side), let again = transactions.first(where: { ($0[0].int ?? 0) > frame && $0[8].string == t[8].string
-                                                       && $0[2].int != 0x1D && ($0[7].int64 ?? 0) >= expired }) {
-                let next = again[0].int ?? 0
-                detail += " Yet the \(localRequest ? "local host" : "peer") sent another request on the bearer after the timeout, \(BLEAnalysisNames.attOpcodeName(again[2].int ?? 0)) at packet \(next): a new ATT bearer (a new connection) was needed first."
-                evidence.append(next)
+            if (t.outcome == "ok" || t.outcome == "error") && !s.isNull(4) {
+                let latency = s.int64(4)
+                let seen = answered[t.opcode] ?? (0, latency)
+                answered[t.opcode] = (seen.count + 1, max(seen.largest, latency))
             }
-            sidesTimedOut.insert(side)
-            // An Android client's read or write pending when the link closed ends with 133 (not said for an Apple host).
-            var android: AndroidGattStatus?
-            if platform.showsAndroidView, localRequest, !localPeripheral, c.transport == "le", c.disconnectedAt != nil,
-               let callback = AndroidStatusRule.callback(forRequestOpcode: op) {
-                android = AndroidStatusRule.pendingAtDisconnect
-                detail += " An Android app's \(callback) got status \(AndroidStatusRule.pendingAtDisconnect) when the link closed, before onConnectionStateChange (the stack ends every pending operation so, gatt_utils.cc gatt_cleanup_upon_disc)."
+            if t.outcome == "timeout" && t.opcode != 0x1D {
+                timeouts.append(try attTimeout(t, c, platform: platform, localPeripheral: localPeripheral, sidesTimedOut: &sidesTimedOut))
             }
-            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "att-timeout",
-                               title: "\(BLEAnalysisNames.attOpcodeName(op))\(handle) unanswered for 30 s",
-                               detail: detail, evidence: evidence,
-                               cbError: localRequest && !localPeripheral ? "CBError.connectionTimeout" : nil, android: android))
+            if t.opcode == 0x1D && t.outcome != "ok" {
+                unconfirmed.append(indicationUnconfirmed(t, c, lostFromView: lostFromView))
+            }
         }
+        out += timeouts
 
         // capture-ended-pending: a request still open when the capture ended, less than the 30 s
         // ATT transaction timeout (Vol 3 Part F 3.3.3) after it was sent: the capture was cut, so
         // whether the peer answered is unknown. Not a silent peer.
         // Only the last request each side made: an earlier one still open was superseded by a later
         // request (the matcher marks it pending too), which the capture did not cut.
-        var lastRequest: [String: Int] = [:]
-        for t in transactions where t[2].int != 0x1D { lastRequest[t[8].string ?? "", default: 0] = max(lastRequest[t[8].string ?? ""] ?? 0, t[0].int ?? 0) }
-        for t in transactions where t[5].string == "pending" && t[2].int != 0x1D && c.disconnectedAt == nil
-            && lastRequest[t[8].string ?? ""] == t[0].int {
-            let op = BLEAnalysisNames.attOpcodeName(t[2].int ?? 0)
-            let frame = t[0].int ?? 0
-            let handle = t[3].int.map { " to handle \(hex($0, width: 4))" } ?? ""
-            let asker = t[8].string == "rx" ? "The peer sent it to the local GATT server" : "The local host sent it"
+        let lastPending = c.disconnectedAt == nil ? lastRequest.values.flatMap(\.pending).sorted { $0.sequence < $1.sequence } : []
+        for t in lastPending {
+            let op = BLEAnalysisNames.attOpcodeName(t.opcode)
+            let frame = t.frame
+            let handle = t.handle.map { " to handle \(hex($0, width: 4))" } ?? ""
+            let asker = t.side == "rx" ? "The peer sent it to the local GATT server" : "The local host sent it"
             if let seen = lostFromView, seen < captureEnd {
-                let gap = max(0, seen.saturatingSubtracting(t[7].int64 ?? seen))
+                let gap = max(0, seen.saturatingSubtracting(t.requestTime))
                 let when = gap == 0 ? "as the last packet the capture holds of this connection" : "\(TextFormat.duration(gap)) before the last packet the capture holds of this connection (\(c.lastPacketID))"
                 out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "capture-ended-pending",
                                    title: "The sniffer lost the connection while \(op)\(handle) awaited its response",
@@ -76,7 +74,7 @@ extension FindingsEngine {
                                    evidence: frame == c.lastPacketID ? [frame] : [frame, c.lastPacketID]))
                 continue
             }
-            let gap = max(0, captureEnd.saturatingSubtracting(t[7].int64 ?? captureEnd))
+            let gap = max(0, captureEnd.saturatingSubtracting(t.requestTime))
             let when = gap == 0 ? "as the last packet of the capture" : "\(TextFormat.duration(gap)) before the capture ended"
             // Requests overtaken by later ones (Vol 3 Part F 3.3.2) and never answered are evidence
             // of their own: say so rather than leave the last one looking like a cut capture only.
@@ -90,25 +88,8 @@ extension FindingsEngine {
                                evidence: [frame]))
         }
 
-        // indication-unconfirmed (Vol 3 Part F 3.4.7.2: a server sends no further indication
-        // until the last is confirmed; after 30 s the server's transaction has timed out, 3.3.3)
-        for t in transactions where t[2].int == 0x1D && t[5].string != "ok" {
-            let received = t[8].string == "rx"
-            var detail = "The client did not send Handle Value Confirmation (outcome: \(t[5].string ?? "")); the server may not send another indication."
-            if t[5].string == "pending", let seen = lostFromView, seen < captureEnd {
-                detail += " The capture lost the connection \(TextFormat.duration(max(0, seen.saturatingSubtracting(t[7].int64 ?? seen)))) after it (connection-lost-from-view): the confirmation may have come where the sniffer did not see it."
-            } else if t[5].string == "pending" {
-                detail += " The capture ended \(TextFormat.duration(max(0, captureEnd.saturatingSubtracting(t[7].int64 ?? captureEnd)))) after it, before the 30 s transaction timeout: the confirmation may have come after the capture was cut."
-            }
-            if t[5].string == "timeout" {
-                detail += received
-                    ? " The local host, the client here, never confirmed it: after 30 s the peer's ATT transaction timed out and it may drop the link. A central app is not told."
-                    : " The peer, the client here, never confirmed it: after 30 s the local server's ATT transaction timed out."
-            }
-            out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "indication-unconfirmed",
-                               title: "Indication on handle \(hex(t[3].int ?? 0, width: 4)) never confirmed",
-                               detail: detail, evidence: [t[0].int ?? 0]))
-        }
+        // indication-unconfirmed (Vol 3 Part F 3.4.7.2), made in the pass above.
+        out += unconfirmed
 
         // att-error grouped per code and handle
         let errors = try db.rows("""
@@ -214,36 +195,50 @@ extension FindingsEngine {
         // two events, not slow. Slow: over max(1 s, 5 × p50) and, where the interval in force is
         // known, over 4 events of interval × (1 + latency) (the peripheral may sleep through latency).
         let history = try parameterHistory(c)
-        var byOpcode: [Int: [(latency: Int64, frame: Int, events: Double?)]] = [:]
-        for t in transactions where t[5].string == "ok" || t[5].string == "error" {
-            if let l = t[4].int64, let op = t[2].int {
-                let frame = t[0].int ?? 0
-                let p = history.inForce(at: frame)
-                let events = p.flatMap { $0.intervalUs > 0 ? Double(l) / Double($0.intervalUs) : nil }
-                byOpcode[op, default: []].append((l, frame, events))
-            }
-        }
-        for (op, list) in byOpcode.sorted(by: { $0.key < $1.key }) {
-            let sorted = list.map(\.latency).sorted()
+        for (op, seen) in answered.sorted(by: { $0.key < $1.key }) where seen.largest > 1_000_000 {
+            // Exact nearest-rank percentiles need every latency of the opcode: 8 bytes a
+            // transaction, held only for an opcode whose slowest answer took over 1 s (no slower
+            // answer, no finding: the threshold is at least 1 s).
+            var sorted: [Int64] = []
+            sorted.reserveCapacity(seen.count)
+            try db.forEachRow("""
+                SELECT latency_us FROM att_transaction
+                WHERE connection_id = ?1 AND opcode = ?2 AND outcome IN ('ok', 'error') AND latency_us IS NOT NULL
+                """, [.integer(c.id), .integer(Int64(op))]) { sorted.append($0.int64(0)) }
+            sorted.sort()
             let p50 = Percentiles.value(sorted, 0.50), p95 = Percentiles.value(sorted, 0.95)
             let p99 = Percentiles.value(sorted, 0.99), maxL = sorted.last ?? 0
+            let count = sorted.count
+            sorted = []
             let threshold = max(1_000_000, p50.saturatingMultiplied(by: 5))
-            let slow = list.filter { t in
-                guard t.latency > threshold else { return false }
-                guard let events = t.events, let p = history.inForce(at: t.frame) else { return true }
-                return events > 4 * Double(1 + max(0, p.latency))
+            guard maxL > threshold else { continue }
+            // The slow ones, in request order: counted, the first 10 cited, the (first) slowest named.
+            var slowCount = 0
+            var slowFrames: [Int] = []
+            var worst: (latency: Int64, frame: Int, events: Double?)?
+            try db.forEachRow("""
+                SELECT request_packet_id, latency_us FROM att_transaction
+                WHERE connection_id = ?1 AND opcode = ?2 AND outcome IN ('ok', 'error') AND latency_us > ?3
+                ORDER BY request_packet_id
+                """, [.integer(c.id), .integer(Int64(op)), .integer(threshold)]) { s in
+                let frame = s.int(0), latency = s.int64(1)
+                let p = history.inForce(at: frame)
+                let events = p.flatMap { $0.intervalUs > 0 ? Double(latency) / Double($0.intervalUs) : nil }
+                if let events, let p, !(events > 4 * Double(1 + max(0, p.latency))) { return }
+                slowCount += 1
+                if slowFrames.count < 10 { slowFrames.append(frame) }
+                if worst.map({ $0.latency < latency }) ?? true { worst = (latency, frame, events) }
             }
-            guard !slow.isEmpty else { continue }
-            let worst = slow.max { $0.latency < $1.latency }
+            guard slowCount > 0 else { continue }
             let inEvents: (Int64, Double?, Int) -> String = { latency, events, frame in
                 guard let events, let p = history.inForce(at: frame) else { return TextFormat.duration(latency) + " (interval unknown)" }
                 return TextFormat.duration(latency) + " (\(TextFormat.fixed(events, 1)) connection events of \(TextFormat.fixed(Double(p.intervalUs) / 1000, 2)) ms)"
             }
             let eventRule = history.isEmpty ? "" : " and more than 4 connection events × (1 + latency)"
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "slow-response",
-                               title: "\(slow.count) slow \(BLEAnalysisNames.attOpcodeName(op))(s): up to \(worst.map { inEvents($0.latency, $0.events, $0.frame) } ?? TextFormat.duration(maxL))",
-                               detail: "Latency over \(list.count) transaction(s): p50 \(TextFormat.duration(p50)), p95 \(TextFormat.duration(p95)), p99 \(TextFormat.duration(p99)), max \(TextFormat.duration(maxL)); \(slow.count) took longer than \(TextFormat.duration(threshold))\(eventRule).",
-                               evidence: slow.prefix(10).map(\.frame)))
+                               title: "\(slowCount) slow \(BLEAnalysisNames.attOpcodeName(op))(s): up to \(worst.map { inEvents($0.latency, $0.events, $0.frame) } ?? TextFormat.duration(maxL))",
+                               detail: "Latency over \(count) transaction(s): p50 \(TextFormat.duration(p50)), p95 \(TextFormat.duration(p95)), p99 \(TextFormat.duration(p99)), max \(TextFormat.duration(maxL)); \(slowCount) took longer than \(TextFormat.duration(threshold))\(eventRule).",
+                               evidence: slowFrames))
         }
 
         // mtu-problem: one pass over the link's ATT PDUs for the exchange (Vol 3 Part F 3.4.2)
@@ -285,6 +280,87 @@ extension FindingsEngine {
                                evidence: oversized))
         }
         return out
+    }
+}
+
+/// One ATT transaction of a link as the per-link rules read it, a row at a time.
+struct ATTTransactionRow {
+    /// Its place in request order.
+    var sequence: Int
+    var frame: Int
+    var response: Int?
+    var opcode: Int
+    var handle: Int?
+    var outcome: String
+    var requestTime: Int64
+    /// `tx` or `rx`: who asked (the local host, or the peer).
+    var side: String
+}
+
+extension FindingsEngine {
+    /// The `att-timeout` of one timed-out request (not an indication). Whether the same side asked
+    /// again after the timeout is looked up once a side, with the first such later request.
+    fileprivate func attTimeout(_ t: ATTTransactionRow, _ c: ConnectionFacts, platform: CapturePlatform.Inference,
+                                localPeripheral: Bool, sidesTimedOut: inout Set<String>) throws -> Finding {
+        let op = t.opcode
+        let frame = t.frame
+        let handle = t.handle.map { " to handle \(hex($0, width: 4))" } ?? ""
+        let localRequest = t.side != "rx"
+        var detail = "The ATT transaction timeout (Core Vol 3 Part F 3.3.3) expired: no further ATT request may be sent on this bearer, and the host usually disconnects. " +
+            (t.response.map { "The response finally came at packet \($0)." } ?? "No response was ever captured.")
+        if !localRequest {
+            detail += " The request came from the peer, to the local GATT server: it is the peer's transaction that timed out."
+        }
+        // The same side asking again on the bearer after the timeout broke the rule just stated.
+        // Said once a side: its first timeout already ended the bearer (and a scan per timeout
+        // would be quadratic in a capture of thousands of them).
+        let expired = t.requestTime.saturatingAdding(30_000_000)
+        var evidence = [frame] + (t.response.map { [$0] } ?? [])
+        if !sidesTimedOut.contains(t.side) {
+            var again: (frame: Int, opcode: Int)?
+            try db.forEachRow("""
+                SELECT request_packet_id, opcode FROM att_transaction
+                WHERE connection_id = ?1 AND request_packet_id > ?2 AND direction = ?3 AND opcode != 0x1D AND request_ts_us >= ?4
+                ORDER BY request_packet_id LIMIT 1
+                """, [.integer(c.id), .integer(Int64(frame)), .text(t.side), .integer(expired)]) { again = ($0.int(0), $0.int(1)) }
+            if let again {
+                detail += " Yet the \(localRequest ? "local host" : "peer") sent another request on the bearer after the timeout, \(BLEAnalysisNames.attOpcodeName(again.opcode)) at packet \(again.frame): a new ATT bearer (a new connection) was needed first."
+                evidence.append(again.frame)
+            }
+        }
+        sidesTimedOut.insert(t.side)
+        // An Android client's read or write pending when the link closed ends with 133 (not said for an Apple host).
+        var android: AndroidGattStatus?
+        if platform.showsAndroidView, localRequest, !localPeripheral, c.transport == "le", c.disconnectedAt != nil,
+           let callback = AndroidStatusRule.callback(forRequestOpcode: op) {
+            android = AndroidStatusRule.pendingAtDisconnect
+            detail += " An Android app's \(callback) got status \(AndroidStatusRule.pendingAtDisconnect) when the link closed, before onConnectionStateChange (the stack ends every pending operation so, gatt_utils.cc gatt_cleanup_upon_disc)."
+        }
+        return Finding(connectionID: c.id, captureID: captureID, severity: .error, code: "att-timeout",
+                       title: "\(BLEAnalysisNames.attOpcodeName(op))\(handle) unanswered for 30 s",
+                       detail: detail, evidence: evidence,
+                       cbError: localRequest && !localPeripheral ? "CBError.connectionTimeout" : nil, android: android)
+    }
+
+    /// The `indication-unconfirmed` of one indication not confirmed (Vol 3 Part F 3.4.7.2: a server
+    /// sends no further indication until the last is confirmed; after 30 s the server's transaction
+    /// has timed out, 3.3.3).
+    fileprivate func indicationUnconfirmed(_ t: ATTTransactionRow, _ c: ConnectionFacts, lostFromView: Int64?) -> Finding {
+        let received = t.side == "rx"
+        var detail = "The client did not send Handle Value Confirmation (outcome: \(t.outcome)); the server may not send another indication."
+        if t.outcome == "pending", let seen = lostFromView, seen < captureEnd {
+            detail += " The capture lost the connection \(TextFormat.duration(max(0, seen.saturatingSubtracting(t.requestTime)))) after it (connection-lost-from-view): the confirmation may have come where the sniffer did not see it."
+        } else if t.outcome == "pending" {
+            detail += " The capture ended \(TextFormat.duration(max(0, captureEnd.saturatingSubtracting(t.requestTime)))) after it, before the 30 s transaction timeout: the confirmation may have come after the capture was cut."
+        }
+        if t.outcome == "timeout" {
+            detail += received
+                ? " The local host, the client here, never confirmed it: after 30 s the peer's ATT transaction timed out and it may drop the link. A central app is not told."
+                : " The peer, the client here, never confirmed it: after 30 s the local server's ATT transaction timed out."
+        }
+        return Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "indication-unconfirmed",
+                       title: "Indication on handle \(hex(t.handle ?? 0, width: 4)) never confirmed",
+                       detail: detail, evidence: [t.frame])
     }
 }
 

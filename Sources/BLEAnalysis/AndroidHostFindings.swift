@@ -33,10 +33,12 @@ extension FindingsEngine {
     /// Connects that stayed pending past Android's 30 s direct-connect timeout, completed or
     /// still pending at the end of the capture.
     func backgroundConnectFindings(_ connections: CaptureConnections) throws -> [Finding] {
-        let commands = try db.rows("""
+        // Read into a compact array (24 bytes a command), not rows of values.
+        var commands: [(frame: Int, ts: Int64, opcode: Int)] = []
+        try db.forEachRow("""
             SELECT packet_id, ts_us, opcode FROM command WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043, 0x2085, 0x200E)
             ORDER BY packet_id
-            """, [.integer(captureID)]).map { (frame: $0[0].int ?? 0, ts: $0[1].int64 ?? 0, opcode: $0[2].int ?? 0) }
+            """, [.integer(captureID)]) { commands.append(($0.int(0), $0.int64(1), $0.int(2))) }
         let completions = try connections.filter { !$0.beganBeforeCapture && $0.transport == "le" && $0.completePacketID != nil }
             .sorted { ($0.completePacketID ?? 0) < ($1.completePacketID ?? 0) }
         let longest = AndroidStatusRule.directConnectTimeoutUs.upperBound

@@ -12,13 +12,22 @@ extension FindingsEngine {
     /// counterpart of Android's `android-background-connect`.
     func applePendingConnectFindings(_ connections: CaptureConnections, platform: CapturePlatform) throws -> [Finding] {
         guard platform == .apple else { return [] }
-        let commands = try db.rows("""
+        // The last create, and whether a cancel or a reset came after it, read a row at a time.
+        var last: (frame: Int, ts: Int64, opcode: Int, status: Int?)?
+        var endedAfter = false
+        try db.forEachRow("""
             SELECT packet_id, ts_us, opcode, status FROM command
             WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043, 0x2085, 0x200E, 0x0C03) ORDER BY packet_id
-            """, [.integer(captureID)]).map { (frame: $0[0].int ?? 0, ts: $0[1].int64 ?? 0, opcode: $0[2].int ?? 0, status: $0[3].int) }
-        guard let create = commands.last(where: { Self.createOpcodes.contains($0.opcode) }),
-              create.status == nil || create.status == 0,
-              !commands.contains(where: { $0.frame > create.frame && ($0.opcode == 0x200E || $0.opcode == 0x0C03) }) else { return [] }
+            """, [.integer(captureID)]) { s in
+            let command = (frame: s.int(0), ts: s.int64(1), opcode: s.int(2), status: s.optionalInt(3))
+            if Self.createOpcodes.contains(command.opcode) {
+                last = command
+                endedAfter = false
+            } else if let create = last, command.frame > create.frame, command.opcode == 0x200E || command.opcode == 0x0C03 {
+                endedAfter = true
+            }
+        }
+        guard let create = last, create.status == nil || create.status == 0, !endedAfter else { return [] }
         // An LE Connection Complete of the local central's (any status) after it answered it.
         let answered = try connections.filter {
             !$0.beganBeforeCapture && $0.transport == "le" && $0.role != "peripheral" && ($0.completePacketID ?? 0) > create.frame

@@ -31,12 +31,15 @@ extension FindingsEngine {
         let platform = inference.platform
         let cancelled = try connections.filter { !$0.beganBeforeCapture && $0.status == 0x02 && $0.transport == "le" && $0.completePacketID != nil }
         guard !cancelled.isEmpty else { return [] }
-        let creates = try db.rows("""
+        // Read into compact arrays (24 and 8 bytes a command), not rows of values.
+        var creates: [(frame: Int, ts: Int64, opcode: Int)] = []
+        try db.forEachRow("""
             SELECT packet_id, ts_us, opcode FROM command WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043, 0x2085, 0x2010, 0x2011, 0x2012)
             ORDER BY packet_id
-            """, [.integer(captureID)]).map { (frame: $0[0].int ?? 0, ts: $0[1].int64 ?? 0, opcode: $0[2].int ?? 0) }
-        let cancels = try db.rows("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
-                                  [.integer(captureID)]).compactMap { $0[0].int }
+            """, [.integer(captureID)]) { creates.append(($0.int(0), $0.int64(1), $0.int(2))) }
+        var cancels: [Int] = []
+        try db.forEachRow("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
+                          [.integer(captureID)]) { if !$0.isNull(0) { cancels.append($0.int(0)) } }
         var attempts: [CancelledAttempt] = []
         for c in cancelled {
             let frame = c.completePacketID ?? 0

@@ -295,24 +295,34 @@ struct FindingsEngine {
             ? try PeripheralManagerView.load(db, captureID: captureID, connectionID: c.id, reason: reasonCode, before: frame) : nil
         let roleNote = peripheralView.map { " The local device was the peripheral (the GATT server) on this link. " + $0.sentence }
             ?? (c.transport != "le" ? " This is a BR/EDR link, not an LE one: no CoreBluetooth LE callback reports it." : "")
-        let unanswered = try db.rows("""
+        // The link's requests left unanswered, read a row at a time (a link can hold thousands):
+        // how many, the first, the first three cited, and the first of an Android client's own.
+        var unansweredCount = 0
+        var unansweredFrames: [Int] = []
+        var firstUnanswered: (frame: Int, opcode: Int, handle: Int?)?
+        var ownUnanswered: (frame: Int, opcode: Int)?
+        try db.forEachRow("""
             SELECT request_packet_id, opcode, handle, direction, outcome FROM att_transaction WHERE connection_id = ?1 AND outcome IN ('disconnected', 'timeout')
             AND response_packet_id IS NULL ORDER BY request_packet_id
-            """, [.integer(c.id)])
+            """, [.integer(c.id)]) { s in
+            unansweredCount += 1
+            let frame = s.int(0), opcode = s.int(1)
+            if unansweredFrames.count < 3 { unansweredFrames.append(frame) }
+            if firstUnanswered == nil { firstUnanswered = (frame, opcode, s.optionalInt(2)) }
+            if ownUnanswered == nil, s.text(3) == "tx", s.text(4) == "disconnected",
+               AndroidStatusRule.callback(forRequestOpcode: opcode) != nil {
+                ownUnanswered = (frame, opcode)
+            }
+        }
         var unansweredText = ""
-        var unansweredFrames: [Int] = []
-        if !unanswered.isEmpty {
-            unansweredFrames = unanswered.compactMap { $0[0].int }
-            let first = unanswered[0]
-            unansweredText = " \(unanswered.count) ATT request(s) were left unanswered, the first a \(BLEAnalysisNames.attOpcodeName(first[1].int ?? 0))" +
-                (first[2].int.map { " to handle \(hex($0, width: 4))" } ?? "") + " (packet \(first[0].int ?? 0))."
+        if let first = firstUnanswered {
+            unansweredText = " \(unansweredCount) ATT request(s) were left unanswered, the first a \(BLEAnalysisNames.attOpcodeName(first.opcode))" +
+                (first.handle.map { " to handle \(hex($0, width: 4))" } ?? "") + " (packet \(first.frame))."
             // An Android client's own read or write cut by the disconnect ended with 133 first (one
             // that timed out is told by its att-timeout finding).
-            if platform.showsAndroidView, !localPeripheral, c.transport == "le",
-               let own = unanswered.first(where: { $0[3].string == "tx" && $0[4].string == "disconnected"
-                                                   && AndroidStatusRule.callback(forRequestOpcode: $0[1].int ?? 0) != nil }),
-               let callback = AndroidStatusRule.callback(forRequestOpcode: own[1].int ?? 0) {
-                unansweredText += " An Android app's \(callback) for the phone's \(BLEAnalysisNames.attOpcodeName(own[1].int ?? 0)) (packet \(own[0].int ?? 0)) got status \(AndroidStatusRule.pendingAtDisconnect) before onConnectionStateChange (gatt_utils.cc gatt_cleanup_upon_disc ends every pending operation so)."
+            if platform.showsAndroidView, !localPeripheral, c.transport == "le", let own = ownUnanswered,
+               let callback = AndroidStatusRule.callback(forRequestOpcode: own.opcode) {
+                unansweredText += " An Android app's \(callback) for the phone's \(BLEAnalysisNames.attOpcodeName(own.opcode)) (packet \(own.frame)) got status \(AndroidStatusRule.pendingAtDisconnect) before onConnectionStateChange (gatt_utils.cc gatt_cleanup_upon_disc ends every pending operation so)."
             }
         }
         let lastRx = try lastACL(c, direction: "rx", before: frame)

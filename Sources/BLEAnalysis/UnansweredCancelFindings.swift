@@ -8,12 +8,14 @@ import BLETimeline
 /// not) the attempt has no connection row, and it was not told at all.
 extension FindingsEngine {
     func unansweredCancelFindings(_ connections: CaptureConnections) throws -> [Finding] {
-        let commands = try db.rows("""
+        // A compact array (about 60 bytes a command): the rule looks back and ahead from each cancel.
+        var commands: [(frame: Int, ts: Int64, opcode: Int, status: Int?, result: Int?)] = []
+        try db.forEachRow("""
             SELECT packet_id, ts_us, opcode, status, result_packet_id FROM command
             WHERE capture_id = ?1 AND opcode IN (0x200D, 0x2043, 0x2085, 0x200E) ORDER BY packet_id
-            """, [.integer(captureID)]).map {
-                (frame: $0[0].int ?? 0, ts: $0[1].int64 ?? 0, opcode: $0[2].int ?? 0, status: $0[3].int, result: $0[4].int)
-            }
+            """, [.integer(captureID)]) { s in
+            commands.append((s.int(0), s.int64(1), s.int(2), s.optionalInt(3), s.optionalInt(4)))
+        }
         guard commands.contains(where: { $0.opcode == 0x200E }) else { return [] }
         let completions = try connections.filter { !$0.beganBeforeCapture && $0.transport == "le" && $0.completePacketID != nil }
             .compactMap(\.completePacketID)
