@@ -22,7 +22,7 @@ enum PcapngInterfaceLinkTypes {
             switch type {
             case PcapngInterfaceWalk.interfaceDescription:
                 guard header.count >= 10 else { return false }
-                let linkType = PcapLinkType(rawValue: UInt32(uint16(header, at: 8, bigEndian: bigEndian)))
+                let linkType = PcapLinkType(rawValue: UInt32(header.uint16(at: 8, bigEndian: bigEndian)))
                 types.append(linkType)
                 return !(sawPacket && linkType.decodedLayer != nil)
             case PcapngInterfaceWalk.enhancedPacket, PcapngInterfaceWalk.simplePacket, PcapngInterfaceWalk.packet:
@@ -49,7 +49,7 @@ enum PcapngInterfaceLinkTypes {
         forEachBlock(size: size, read: read) { blockType, at, header, bigEndian in
             // An IDB too short for its fixed fields (20 bytes) is damage libpcap reports: left as it is.
             guard blockType == PcapngInterfaceWalk.interfaceDescription,
-                  uint32(header, at: 4, bigEndian: bigEndian) >= 20 else { return true }
+                  header.uint32(at: 4, bigEndian: bigEndian) >= 20 else { return true }
             let fields = bigEndian ? [UInt8(type >> 8), UInt8(type & 0xFF), 0, 0, 0, 0, 0, 0]
                                    : [UInt8(type & 0xFF), UInt8(type >> 8), 0, 0, 0, 0, 0, 0]
             // LinkType, Reserved (0, as 4.2 asks) and SnapLen at block offset 8.
@@ -71,26 +71,16 @@ enum PcapngInterfaceLinkTypes {
         while at < size {
             let header = read(at, 12)
             guard header.count >= 8 else { return }
-            var type = uint32(header, at: 0, bigEndian: bigEndian)
+            var type = header.uint32(at: 0, bigEndian: bigEndian)
             if type == PcapngInterfaceWalk.sectionHeader {
                 guard header.count >= 12 else { return }
-                bigEndian = uint32(header, at: 8, bigEndian: false) != PcapngInterfaceWalk.byteOrderMagic
+                bigEndian = header.uint32(at: 8, bigEndian: false) != PcapngInterfaceWalk.byteOrderMagic
             }
-            type = uint32(header, at: 0, bigEndian: bigEndian)
-            let length = Int(uint32(header, at: 4, bigEndian: bigEndian))
+            type = header.uint32(at: 0, bigEndian: bigEndian)
+            let length = Int(header.uint32(at: 4, bigEndian: bigEndian))
             guard length >= 12, length % 4 == 0, case (let next, false) = at.addingReportingOverflow(length),
                   next <= size, body(type, at, header, bigEndian) else { return }
             at = next
         }
-    }
-
-    private static func uint16(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt16 {
-        let v = UInt16(b[i]) | UInt16(b[i + 1]) << 8
-        return bigEndian ? v.byteSwapped : v
-    }
-
-    private static func uint32(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt32 {
-        let v = UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
-        return bigEndian ? v.byteSwapped : v
     }
 }

@@ -86,14 +86,14 @@ struct PcapngInterfaceWalk {
         while inStep, position < end {
             let header = read(position, 12)
             guard header.count >= 8 else { inStep = false; break }
-            let type = Self.uint32(header, at: 0, bigEndian: bigEndian)
+            let type = header.uint32(at: 0, bigEndian: bigEndian)
             if type == Self.sectionHeader {
                 guard header.count >= 12 else { inStep = false; break }
-                bigEndian = Self.uint32(header, at: 8, bigEndian: false) != Self.byteOrderMagic
+                bigEndian = header.uint32(at: 8, bigEndian: false) != Self.byteOrderMagic
                 earlierInterfaces += interfaces
                 interfaces = 0
             }
-            let length = Int(Self.uint32(header, at: 4, bigEndian: bigEndian))
+            let length = Int(header.uint32(at: 4, bigEndian: bigEndian))
             guard length >= 12, length % 4 == 0, case (let next, false) = position.addingReportingOverflow(length) else {
                 inStep = false
                 break
@@ -103,9 +103,9 @@ struct PcapngInterfaceWalk {
                 interfaces += 1
                 // Cut before its LinkType by the end of the file: no packet follows to name it.
                 linkTypes.append(PcapLinkType(rawValue: header.count >= 10
-                                              ? UInt32(Self.uint16(header, at: 8, bigEndian: bigEndian)) : .max))
+                                              ? UInt32(header.uint16(at: 8, bigEndian: bigEndian)) : .max))
             case Self.enhancedPacket where header.count >= 12:
-                block = packetBlock(Self.uint32(header, at: 8, bigEndian: bigEndian), at: position,
+                block = packetBlock(header.uint32(at: 8, bigEndian: bigEndian), at: position,
                                     dataOffset: Self.enhancedPacketDataOffset)
                 // Costs a read per such block: only LINKTYPE 187 has no direction of its own.
                 if let interface = block?.interface, linkType(ofInterface: interface) == .bluetoothHCIH4 {
@@ -147,20 +147,20 @@ struct PcapngInterfaceWalk {
         while at < size {
             let header = read(at, 12)
             guard header.count >= 8 else { return at }
-            let type = Self.uint32(header, at: 0, bigEndian: bigEndian)
+            let type = header.uint32(at: 0, bigEndian: bigEndian)
             if type == Self.sectionHeader {
                 guard header.count >= 12 else { return at }
-                let sectionBigEndian = Self.uint32(header, at: 8, bigEndian: false) != Self.byteOrderMagic
+                let sectionBigEndian = header.uint32(at: 8, bigEndian: false) != Self.byteOrderMagic
                 if sectionBigEndian != bigEndian { return at }
                 bigEndian = sectionBigEndian
             }
-            let length = Int(Self.uint32(header, at: 4, bigEndian: bigEndian))
+            let length = Int(header.uint32(at: 4, bigEndian: bigEndian))
             let minimum = [Self.sectionHeader: 28, Self.interfaceDescription: 20, Self.packet: 32,
                            Self.simplePacket: 16, Self.enhancedPacket: 32][type] ?? 12
             guard length >= minimum, length % 4 == 0, case (let next, false) = at.addingReportingOverflow(length),
                   next <= size else { return at }
             let trailer = read(next - 4, 4)
-            guard trailer.count == 4, Int(Self.uint32(trailer, at: 0, bigEndian: bigEndian)) == length else { return at }
+            guard trailer.count == 4, Int(trailer.uint32(at: 0, bigEndian: bigEndian)) == length else { return at }
             at = next
         }
         return nil
@@ -171,17 +171,17 @@ struct PcapngInterfaceWalk {
     private func flagsDirection(blockAt start: Int, length: Int, read: (Int, Int) -> [UInt8]) -> Direction? {
         let header = read(start, 28)
         guard header.count == 28 else { return nil }
-        let captured = Int(Self.uint32(header, at: 20, bigEndian: bigEndian))
+        let captured = Int(header.uint32(at: 20, bigEndian: bigEndian))
         guard case (let padded, false) = captured.addingReportingOverflow((4 - captured % 4) % 4),
               case (let from, false) = padded.addingReportingOverflow(28), from < length - 4 else { return nil }
         let options = read(start + from, min(length - 4 - from, Self.optionsLookedAt))
         var i = 0
         while i + 4 <= options.count {
-            let code = Self.uint16(options, at: i, bigEndian: bigEndian)
-            let size = Int(Self.uint16(options, at: i + 2, bigEndian: bigEndian))
+            let code = options.uint16(at: i, bigEndian: bigEndian)
+            let size = Int(options.uint16(at: i + 2, bigEndian: bigEndian))
             if code == 0 { return nil }   // opt_endofopt
             if code == 2, size == 4, i + 8 <= options.count {
-                switch Self.uint32(options, at: i + 4, bigEndian: bigEndian) & 0x3 {
+                switch options.uint32(at: i + 4, bigEndian: bigEndian) & 0x3 {
                 case 1: return .received
                 case 2: return .sent
                 default: return nil
@@ -197,15 +197,5 @@ struct PcapngInterfaceWalk {
         let (sum, overflow) = UInt32(clamping: earlierInterfaces).addingReportingOverflow(id)
         return PacketBlock(interface: overflow ? .max : sum, hasTimestamp: hasTimestamp, start: start,
                            dataStart: start + dataOffset)
-    }
-
-    private static func uint16(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt16 {
-        let v = UInt16(b[i]) | UInt16(b[i + 1]) << 8
-        return bigEndian ? v.byteSwapped : v
-    }
-
-    private static func uint32(_ b: [UInt8], at i: Int, bigEndian: Bool) -> UInt32 {
-        let v = UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
-        return bigEndian ? v.byteSwapped : v
     }
 }

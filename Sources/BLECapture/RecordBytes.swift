@@ -49,3 +49,18 @@ func truncationMessage(recordOffset: Int, have: Int, need: Int, header: Bool = f
     let what = header ? "record header" : "record"
     return "truncated \(what) at byte \(recordOffset) (file ends after \(have) of \(need) bytes)"
 }
+
+extension Array where Element == UInt8 {
+    /// u16 in the given byte order at `i` (the caller has checked the bytes are there): a pcapng
+    /// block's fields, in its section's byte order (draft-ietf-opsawg-pcapng 4.1).
+    func uint16(at i: Int, bigEndian: Bool) -> UInt16 {
+        let v = UInt16(self[i]) | UInt16(self[i + 1]) << 8
+        return bigEndian ? v.byteSwapped : v
+    }
+
+    /// u32 in the given byte order at `i` (the caller has checked the bytes are there).
+    func uint32(at i: Int, bigEndian: Bool) -> UInt32 {
+        let v = UInt32(self[i]) | UInt32(self[i + 1]) << 8 | UInt32(self[i + 2]) << 16 | UInt32(self[i + 3]) << 24
+        return bigEndian ? v.byteSwapped : v
+    }
+}
