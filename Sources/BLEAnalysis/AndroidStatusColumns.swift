@@ -8,10 +8,17 @@ extension Analyzer {
     @discardableResult
     static func applyAndroidRule(_ captureID: Int64, db: SQLiteDatabase) throws -> AndroidStatusByPacket {
         let androidVersion = try CapturePlatform.androidVersion(captureID: captureID, db: db)
+        let retries = try clientRetryVerdicts(captureID, db: db)
+        let isAirCapture = try AirObservation(captureID: captureID, db: db).isAirCapture
+        let cancels = try db.rows("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
+                                  [.integer(captureID)]).compactMap { $0[0].int64 }
+        try db.run("UPDATE error SET android_status = NULL, android_name = NULL WHERE capture_id = ?1", [.integer(captureID)])
+        let update = try db.prepare("UPDATE error SET android_status = ?1, android_name = ?2 WHERE rowid = ?3")
+        var byPacket = AndroidStatusByPacket()
         // Read a row at a time (loaded whole, 190,000 ATT errors took 74 MB); each row's columns are
         // set as it is read: an UPDATE of the current row's android columns, which the query
         // neither filters nor orders by, is safe while the SELECT steps (sqlite.org/isolation.html).
-        let select = try db.prepare("""
+        try db.forEachRow("""
             SELECT e.rowid, e.layer, e.context, e.code, e.opcode, c.transport, c.role, c.local_disconnect_requested,
                    -- Each lookup only for the rows whose rule needs it (CASE evaluates one branch).
                    CASE WHEN e.context = 'disconnect' THEN
@@ -31,18 +38,9 @@ extension Analyzer {
             WHERE e.capture_id = ?1 AND ((e.layer = 'hci' AND e.context IN ('disconnect', 'connection', 'encryption'))
                                           OR (e.layer = 'att' AND e.context = 'error-response')
                                           OR (e.layer = 'smp' AND e.context = 'pairing-failed'))
-            """)
-        select.bindInt(captureID, at: 1)
-        let retries = try clientRetryVerdicts(captureID, db: db)
-        let isAirCapture = try AirObservation(captureID: captureID, db: db).isAirCapture
-        let cancels = try db.rows("SELECT packet_id FROM command WHERE capture_id = ?1 AND opcode = 0x200E ORDER BY packet_id",
-                                  [.integer(captureID)]).compactMap { $0[0].int64 }
-        try db.run("UPDATE error SET android_status = NULL, android_name = NULL WHERE capture_id = ?1", [.integer(captureID)])
-        let update = try db.prepare("UPDATE error SET android_status = ?1, android_name = ?2 WHERE rowid = ?3")
-        var byPacket = AndroidStatusByPacket()
-        while try select.step() {
-            let r = select.row()
-            guard let rowID = r[0].int64, r[5].string != nil || r[1].string == "att" else { continue }
+            """, [.integer(captureID)]) { s in
+            let r = s.row()
+            guard let rowID = r[0].int64, r[5].string != nil || r[1].string == "att" else { return }
             let code = r[3].int ?? 0
             let isLE = (r[5].string ?? "le") == "le"
             let role = r[6].string
@@ -77,7 +75,7 @@ extension Analyzer {
                 status = retries.authFail.contains(r[12].int64 ?? 0) && AndroidStatusRule.clientHears(isLE: isLE, localRole: role)
                     ? .authFail : nil
             }
-            guard let status else { continue }
+            guard let status else { return }
             update.bindInt(status.status, at: 1)
             update.bindText(status.name, at: 2)
             update.bindInt(rowID, at: 3)
@@ -91,17 +89,6 @@ extension Analyzer {
     /// walked by `AndroidClientRetries` a row at a time: a link's requests are never held at once
     /// (loaded whole, 190,000 reads on one link took 70 MB).
     static func clientRetryVerdicts(_ captureID: Int64, db: SQLiteDatabase) throws -> AndroidClientRetries.Verdicts {
-        let s = try db.prepare("""
-            SELECT t.connection_id, t.request_packet_id, 0, t.opcode, t.handle, t.outcome, t.error_code, t.response_packet_id
-            FROM att_transaction t JOIN connection c ON c.id = t.connection_id
-            WHERE c.capture_id = ?1 AND t.direction = 'tx' AND t.opcode IN (10, 12, 18, 22)
-            UNION ALL
-            SELECT e.connection_id, e.packet_id, 1, NULL, NULL, NULL, NULL, NULL FROM error e
-            WHERE e.capture_id = ?1 AND e.connection_id IS NOT NULL
-              AND ((e.layer = 'smp' AND e.context = 'pairing-failed') OR (e.layer = 'hci' AND e.context = 'encryption'))
-            ORDER BY 1, 2, 3
-            """)
-        s.bindInt(captureID, at: 1)
         var out = AndroidClientRetries.Verdicts()
         var link: Int64?
         var walker = AndroidClientRetries.Walker()
@@ -110,7 +97,16 @@ extension Analyzer {
             out.authFail.formUnion(walker.verdicts.authFail)
             walker = AndroidClientRetries.Walker()
         }
-        while try s.step() {
+        try db.forEachRow("""
+            SELECT t.connection_id, t.request_packet_id, 0, t.opcode, t.handle, t.outcome, t.error_code, t.response_packet_id
+            FROM att_transaction t JOIN connection c ON c.id = t.connection_id
+            WHERE c.capture_id = ?1 AND t.direction = 'tx' AND t.opcode IN (10, 12, 18, 22)
+            UNION ALL
+            SELECT e.connection_id, e.packet_id, 1, NULL, NULL, NULL, NULL, NULL FROM error e
+            WHERE e.capture_id = ?1 AND e.connection_id IS NOT NULL
+              AND ((e.layer = 'smp' AND e.context = 'pairing-failed') OR (e.layer = 'hci' AND e.context = 'encryption'))
+            ORDER BY 1, 2, 3
+            """, [.integer(captureID)]) { s in
             let id = s.int64(0)
             if link != id {
                 if link != nil { linkEnded() }
@@ -119,8 +115,8 @@ extension Analyzer {
             if s.int(2) == 1 {
                 walker.add(.securityFailure(packet: s.int64(1)))
             } else {
-                walker.add(.request(opcode: s.int(3), handle: s.isNull(4) ? nil : s.int(4), outcome: s.text(5) ?? "",
-                                    errorCode: s.isNull(6) ? nil : s.int(6), responsePacket: s.isNull(7) ? nil : s.int64(7)))
+                walker.add(.request(opcode: s.int(3), handle: s.optionalInt(4), outcome: s.text(5) ?? "",
+                                    errorCode: s.optionalInt(6), responsePacket: s.optionalInt64(7)))
             }
         }
         if link != nil { linkEnded() }
