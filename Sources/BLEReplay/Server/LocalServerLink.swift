@@ -113,7 +113,10 @@ public final class LocalServerLink {
     /// A PDU from the peer.
     func received(_ pdu: [UInt8]) {
         guard let link, link.isUp, !pdu.isEmpty else { return }
-        if ATTOpcode(pdu[0]).kind == .command, let recorded {
+        // A command's recorded packet is looked up only while it can still turn encryption on:
+        // the lookup scans the recording's commands (a central streaming Write Commands sends
+        // thousands), and a recording that never encrypted has nothing to find.
+        if ATTOpcode(pdu[0]).kind == .command, !isEncrypted, let recorded, recorded.encryptedFromPacketID != nil {
             let original = handleMap.map { $0.isRelaidOut ? $0.towardRecorded(pdu) : pdu } ?? pdu
             commandOccurrences[original, default: 0] += 1
             if let p = recorded.commandPacketID(for: original, occurrence: commandOccurrences[original]!), recorded.isEncrypted(at: p) {
