@@ -92,17 +92,26 @@ extension FindingsEngine {
         out += unconfirmed
 
         // att-error grouped per code and handle
+        // A group's first 10 packets only, in capture order (its evidence): a `group_concat` of
+        // every packet made a string the size of the group (500,000 refused reads: megabytes).
         let errors = try db.rows("""
-            SELECT code, handle, opcode, count(*), group_concat(packet_id), min(packet_id), cb_error, name
-            FROM error WHERE connection_id = ?1 AND layer = 'att' GROUP BY code, handle, opcode ORDER BY min(packet_id)
+            SELECT g.code, g.handle, g.opcode, count(*),
+                   (SELECT group_concat(packet_id) FROM (
+                       SELECT f.packet_id FROM error f
+                       WHERE f.connection_id = ?1 AND f.layer = 'att' AND f.code IS g.code AND f.handle IS g.handle AND f.opcode IS g.opcode
+                       ORDER BY f.rowid LIMIT 10)),
+                   min(g.packet_id), g.cb_error, g.name
+            FROM error g WHERE g.connection_id = ?1 AND g.layer = 'att' GROUP BY g.code, g.handle, g.opcode ORDER BY min(g.packet_id)
             """, [.integer(c.id)])
         let reconnect = earlier.connected(to: c.peerAddress)
         // Attribute Not Found ends every discovery procedure (Core Vol 3 Part G 4.4-4.7): one quiet note for all of them.
         let discoveryEnds = errors.filter { $0[0].int == 0x0A && [0x04, 0x06, 0x08, 0x10].contains($0[2].int ?? 0) }
         if !discoveryEnds.isEmpty {
+            // The first 10 of all: each group's first 10 hold them.
             let frames = discoveryEnds.flatMap { ($0[4].string ?? "").split(separator: ",").compactMap { Int($0) } }.sorted()
+            let count = discoveryEnds.reduce(0) { $0 + ($1[3].int ?? 0) }
             out.append(Finding(connectionID: c.id, captureID: captureID, severity: .info, code: "att-error",
-                               title: "\(frames.count) discovery procedure(s) ended with Attribute Not Found",
+                               title: "\(count) discovery procedure(s) ended with Attribute Not Found",
                                detail: "Attribute Not Found (0x0A) in answer to a discovery request is how the server says the handle range is exhausted; these are not failures.",
                                evidence: Array(frames.prefix(10)), cbError: nil))
         }

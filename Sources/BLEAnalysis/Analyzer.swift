@@ -158,7 +158,7 @@ public enum Analyzer {
                 s.bindText(f.detail, at: 6)
                 s.bindText("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 7)
                 s.bindText(f.cbError, at: 8)
-                let android = f.android ?? androidByPacket.status(for: f)
+                let android = try f.android ?? androidByPacket.status(for: f)
                 s.bindInt(android?.status, at: 9)
                 s.bindText(android?.name, at: 10)
                 try s.run()

@@ -14,7 +14,6 @@ extension Analyzer {
                                   [.integer(captureID)]).compactMap { $0[0].int64 }
         try db.run("UPDATE error SET android_status = NULL, android_name = NULL WHERE capture_id = ?1", [.integer(captureID)])
         let update = try db.prepare("UPDATE error SET android_status = ?1, android_name = ?2 WHERE rowid = ?3")
-        var byPacket = AndroidStatusByPacket()
         // Read a row at a time (loaded whole, 190,000 ATT errors took 74 MB); each row's columns are
         // set as it is read: an UPDATE of the current row's android columns, which the query
         // neither filters nor orders by, is safe while the SELECT steps (sqlite.org/isolation.html).
@@ -80,9 +79,8 @@ extension Analyzer {
             update.bindText(status.name, at: 2)
             update.bindInt(rowID, at: 3)
             try update.run()
-            byPacket.rows[r[12].int ?? 0, default: []].append((r[14].int64, status))
         }
-        return byPacket
+        return try AndroidStatusByPacket(captureID: captureID, db: db)
     }
 
     /// The phone's read and write requests and the security failures, per link in capture order,
@@ -123,15 +121,32 @@ extension Analyzer {
         return out
     }
 
-    /// The Android status of each error row, by packet: what a finding without its own takes.
+    /// The Android status of the error rows `applyAndroidRule` filled, by packet: what a finding
+    /// without its own takes. Looked up in the rows (index `error_packet`), not held: a capture of
+    /// 500,000 refused reads held 61 MB of them (1M records: 116 MB peak; 200k errors: 24 MB of a
+    /// 50 MB peak), for the few findings that ask.
     struct AndroidStatusByPacket {
-        var rows: [Int: [(connection: Int64?, status: AndroidGattStatus)]] = [:]
+        private let lookup: SQLiteStatement
+
+        init(captureID: Int64, db: SQLiteDatabase) throws(SQLiteError) {
+            lookup = try db.prepare("""
+                SELECT android_status, android_name FROM error
+                WHERE capture_id = ?1 AND packet_id = ?2 AND android_status IS NOT NULL AND (?3 IS NULL OR connection_id = ?3)
+                ORDER BY rowid DESC LIMIT 1
+                """)
+            lookup.bindInt(captureID, at: 1)
+        }
 
         /// The status of the last error among `f`'s evidence packets (on its connection, for a
         /// connection's finding): the callback the app got for what the finding is about.
-        func status(for f: Finding) -> AndroidGattStatus? {
+        func status(for f: Finding) throws(SQLiteError) -> AndroidGattStatus? {
             for frame in f.evidence.reversed() {
-                if let hit = rows[frame]?.last(where: { f.connectionID == nil || $0.connection == f.connectionID }) { return hit.status }
+                lookup.bindInt(frame, at: 2)
+                lookup.bindInt(f.connectionID, at: 3)
+                defer { lookup.reset() }
+                if try lookup.step(), let status = lookup.optionalInt(0) {
+                    return AndroidGattStatus(status, lookup.text(1))
+                }
             }
             return nil
         }
