@@ -95,12 +95,9 @@ import TestSupport
 
     /// A TX that only trusted devices may subscribe to (`.notifyEncryptionRequired`: "only trusted
     /// devices can enable notifications of the characteristic's value", Apple,
-    /// `CBCharacteristicProperties`): the central here never encrypts, so an iPhone would refuse its
-    /// CCCD write (as it refuses a read of a `.readEncryptionRequired` value: 0x05) and never call
-    /// didSubscribeTo. The replay accepts the subscription, which
-    /// EncryptedNotifyPropertiesTests.theDeclarationCarriesTheNotifyAndIndicateBits asserts (a
-    /// recorded 0x13 Write Response and `subscribed == ["FFF1"]` on a link that never encrypts), so it
-    /// is left as it is: a known divergence.
+    /// `CBCharacteristicProperties`): the central here never encrypts, so the system refuses its
+    /// CCCD write, as it refuses a read of a `.readEncryptionRequired` value (0x05 Insufficient
+    /// Authentication, Core v5.4 Vol 3 Part F 3.4.1.1), and never calls didSubscribeTo.
     @Test func aSubscriptionThatNeedsEncryptionIsRefusedOnAPlainLink() throws {
         final class SecureUART: NSObject, CBPeripheralManagerDelegate {
             var manager: CBPeripheralManager!
@@ -128,8 +125,9 @@ import TestSupport
         let replay = try CBReplay(capture: path)
         let app = replay.activate { SecureUART() }
         replay.run(for: 3)
-        withKnownIssue("the replay accepts a CCCD write of a .notifyEncryptionRequired characteristic on a link that is not encrypted") {
-            #expect(app.subscribed == 0)
-        }
+        #expect(app.subscribed == 0)
+        // The recorded iPhone accepted (its TX was plain `.notify`): the refusal is the divergence.
+        let d = replay.localServerDriver.divergences
+        #expect(d.count == 1 && d.first?.answered == [0x01, 0x12, 0x0F, 0x00, 0x05], "\(d)")
     }
 }
