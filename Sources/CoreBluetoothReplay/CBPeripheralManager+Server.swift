@@ -189,8 +189,10 @@ final class CBPeripheralLinkState {
                 if withResponse { server.respond(Self.error(op, handle, Self.insufficientAuthentication)) }
                 return
             }
-            if let c { configure(c, cfg) } else { serviceChangedConfiguration = cfg }
+            // The system answers, then tells the app (Docs/peripheral.md "Subscriptions"): what
+            // the app sends from didSubscribeTo follows the Write Response (LocalServerLink.Outgoing).
             if withResponse { server.respond([ATTOpcode.writeResponse.rawValue]) }
+            if let c { configure(c, cfg) } else { serviceChangedConfiguration = cfg }
         case .value(let c)? where writable(c, command: !withResponse) && !secured(c, .writeEncryptionRequired):
             // A command is dropped: there is no answer to refuse it with.
             if withResponse { server.respond(Self.error(op, handle, Self.insufficientAuthentication)) }

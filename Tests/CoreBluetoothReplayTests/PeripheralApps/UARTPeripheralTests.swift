@@ -72,13 +72,10 @@ import TestSupport
 
     /// An app that notifies from `didSubscribeTo` (its greeting): on an iPhone the system answers
     /// the CCCD write and then tells the app (Docs/peripheral.md "Subscriptions"), so the Write
-    /// Response is on the link before anything the app sends from the callback. The replay sends
-    /// the greeting at once and the Write Response at the recorded answer's latency (here 2 ms),
-    /// so the greeting goes first: a known divergence, left as it is because
-    /// HeartRatePeripheralTests.injectedFaultsApplyToTheRecordedCentral asserts the history
-    /// burst at the subscription's instant (26.98 s, before the recorded Write Response at
-    /// 26.995 s). Holding the app's notifications behind the answers still waiting was tried
-    /// and moves that burst (and the fault it triggers) one connection event later.
+    /// Response is queued before anything the app sends from the callback, and ATT's PDUs leave
+    /// in the order queued (Core v5.4 Vol 3 Part F 3.3.2). The Write Response goes out at the
+    /// recorded answer's instant (2 ms after the request), the greeting right behind it, at the
+    /// same instant.
     @Test func aValueSentFromDidSubscribeToFollowsTheWriteResponse() throws {
         let (replay, app) = try Self.run(greets: true)
         #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
@@ -88,9 +85,14 @@ import TestSupport
             let p = r.payload
             if p.count > 8, p[6] == 0x04, p[7] == 0x00 { sent.append(p[8]) }
         }
-        withKnownIssue("the replay sends a notification from didSubscribeTo before the CCCD write's Write Response") {
-            #expect(Array(sent.prefix(3)) == [0x03, 0x13, 0x1B], "\(sent.map { String(format: "%02X", $0) })")
-        }
+        #expect(Array(sent.prefix(3)) == [0x03, 0x13, 0x1B], "\(sent.map { String(format: "%02X", $0) })")
+        let writeResponse = try #require(replay.world.trace.records.first { r in
+            r.kind == .acl && r.direction == .sent && r.payload.count > 8 && r.payload[8] == 0x13
+        })
+        let greeting = try #require(replay.world.trace.records.first { r in
+            r.kind == .acl && r.direction == .sent && r.payload.count > 8 && r.payload[8] == 0x1B
+        })
+        #expect(greeting.timestamp == writeResponse.timestamp)
     }
 
     /// A TX that only trusted devices may subscribe to (`.notifyEncryptionRequired`: "only trusted
