@@ -8,11 +8,16 @@ import TestSupport
 /// (CCCD 0x000F), sends "dump" as a Write Command to RX (0x000C), reads nothing for 2 s while
 /// the answer comes, writes "bye" with a Write Request and disconnects (0x13).
 @Suite struct UARTPeripheralTests {
-    static func capture() throws -> String {
+    /// `mtu`: the MTU both ends offer (Client Rx MTU, Server Rx MTU).
+    static func capture(mtu: UInt16 = 0) throws -> String {
         var c = SpecCapture()
         c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x7A, 0x33, 0x11, 0x22, 0x33, 0x44])
         func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]?) { c.served(ms, handle: 0x41, req, rsp) }
-        served(150, [0x02, 0xF7, 0x00], [0x03, 0xB9, 0x00])
+        if mtu == 0 {
+            served(150, [0x02, 0xF7, 0x00], [0x03, 0xB9, 0x00])
+        } else {
+            served(150, [0x02] + c.le16(mtu), [0x03] + c.le16(mtu))
+        }
         served(200, [0x12, 0x0F, 0x00, 0x01, 0x00], [0x13])
         c.att(300, handle: 0x41, [0x52, 0x0C, 0x00] + Array("dump".utf8), received: true)
         served(2_300, [0x12, 0x0C, 0x00] + Array("bye".utf8), [0x13])
@@ -22,8 +27,8 @@ import TestSupport
         return path
     }
 
-    static func run(greets: Bool = false) throws -> (CBReplay, UARTPeripheral) {
-        let path = try capture()
+    static func run(greets: Bool = false, mtu: UInt16 = 0) throws -> (CBReplay, UARTPeripheral) {
+        let path = try capture(mtu: mtu)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let replay = try CBReplay(capture: path)
         let app = replay.activate { () -> UARTPeripheral in
@@ -43,6 +48,17 @@ import TestSupport
         #expect(app.chunksSent.reduce(Data(), +) == UARTPeripheral.dump)
         // The answer to the Write Command was ignored without a note; "bye" was answered once.
         #expect(!replay.diagnostics.contains { $0.kind == .respondMisuse }, "\(replay.diagnostics)")
+    }
+
+    /// An ATT MTU of 517 (what both ends offer here) leaves 514 octets after a notification's
+    /// header (Core v5.4 Vol 3 Part F 3.4.7.1), more than an attribute value can hold: 512 octets
+    /// (Vol 3 Part F 3.2.9). The central may receive no more, and the 500-byte dump goes in one
+    /// notification.
+    @Test func theMaximumUpdateLengthIsNeverMoreThanAnAttributeValue() throws {
+        let (replay, app) = try Self.run(mtu: 517)
+        #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
+        #expect(app.events.contains { $0.hasSuffix("subscribed max 512") }, "\(app.events)")
+        #expect(app.chunksSent.map(\.count) == [500])
     }
 
     /// One connection at a time: advertising stops at the subscription. "bye" unpublishes the
