@@ -15,8 +15,13 @@ open class CBCentral: CBPeer {
     var mtu: Int { server?.mtu ?? 23 }
 
     /// The most a single notification or indication can carry: the ATT MTU minus the 3-byte
-    /// Handle Value Notification header (Core v5.4 Vol 3 Part F 3.4.7.1).
-    open var maximumUpdateValueLength: Int { mtu - 3 }
+    /// Handle Value Notification header (Core v5.4 Vol 3 Part F 3.4.7.1), and never more than an
+    /// attribute value can hold, 512 octets (Vol 3 Part F 3.2.9): an ATT MTU of 516 or more
+    /// (517 is common) leaves room for more than any value.
+    open var maximumUpdateValueLength: Int { min(mtu - 3, Self.maximumAttributeValueLength) }
+
+    /// The longest attribute value, 512 octets (Core v5.4 Vol 3 Part F 3.2.9).
+    static let maximumAttributeValueLength = 512
 
     override open var description: String { "<CBCentral: \(identifier.uuidString), MTU \(mtu)>" }
 }

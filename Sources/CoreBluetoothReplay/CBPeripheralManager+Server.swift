@@ -155,6 +155,21 @@ final class CBPeripheralLinkState {
         !c.permissions.contains(permission) || server.isEncrypted
     }
 
+    /// Whether the link's security lets the central turn on what `cfg` asks of `c`'s CCCD (bit 0
+    /// notifications, bit 1 indications, Core v5.4 Vol 3 Part G 3.3.3.3): false when it asks for
+    /// notifications of a `.notifyEncryptionRequired` characteristic or indications of an
+    /// `.indicateEncryptionRequired` one ("only trusted devices can enable notifications /
+    /// indications of the characteristic's value", Apple, `CBCharacteristicProperties`) and the
+    /// link is not encrypted. The system then refuses the write itself, with Insufficient
+    /// Authentication as for a read of a `.readEncryptionRequired` value (`secured(_:_:)`), and
+    /// the app hears no `didSubscribeTo`. Turning them off (0x0000) needs no trust.
+    func subscriptionSecured(_ c: CBMutableCharacteristic, _ cfg: UInt16) -> Bool {
+        if server.isEncrypted { return true }
+        let trusted = (cfg & 0x0001 != 0 && c.properties.contains(.notifyEncryptionRequired))
+            || (cfg & 0x0002 != 0 && c.properties.contains(.indicateEncryptionRequired))
+        return !trusted
+    }
+
     func writable(_ c: CBMutableCharacteristic, command: Bool) -> Bool {
         c.cachedValue == nil && c.properties.contains(command ? .writeWithoutResponse : .write)
             && !c.permissions.isDisjoint(with: [.writeable, .writeEncryptionRequired])
@@ -169,8 +184,15 @@ final class CBPeripheralLinkState {
                 return
             }
             let cfg = UInt16(value[0]) | UInt16(value[1]) << 8
-            if let c { configure(c, cfg) } else { serviceChangedConfiguration = cfg }
+            if let c, !subscriptionSecured(c, cfg) {
+                // Refused as a read of a `.readEncryptionRequired` value is: no subscription, no call.
+                if withResponse { server.respond(Self.error(op, handle, Self.insufficientAuthentication)) }
+                return
+            }
+            // The system answers, then tells the app (Docs/peripheral.md "Subscriptions"): what
+            // the app sends from didSubscribeTo follows the Write Response (LocalServerLink.Outgoing).
             if withResponse { server.respond([ATTOpcode.writeResponse.rawValue]) }
+            if let c { configure(c, cfg) } else { serviceChangedConfiguration = cfg }
         case .value(let c)? where writable(c, command: !withResponse) && !secured(c, .writeEncryptionRequired):
             // A command is dropped: there is no answer to refuse it with.
             if withResponse { server.respond(Self.error(op, handle, Self.insufficientAuthentication)) }

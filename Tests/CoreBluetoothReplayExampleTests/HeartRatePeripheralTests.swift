@@ -117,7 +117,9 @@ import Testing
     /// notification (1.48 s: the history, then one a second: the 5th at 5.000 s), so its
     /// control-point write (6.44 s) never comes and the app hears the loss one supervision
     /// timeout (4 s) later; the recorded reconnect still follows, and the fault (counted per
-    /// link) fires there too: the 5th notification is in the history burst at 26.98 s.
+    /// link) fires there too: the 5th notification is in the history burst, which the app sends
+    /// from didSubscribeTo (26.98 s) and which follows the CCCD write's Write Response, at its
+    /// recorded instant (26.995 s, frame 110): the loss 4 s later.
     @Test func injectedFaultsApplyToTheRecordedCentral() throws {
         var c = ReplayConfiguration()
         c.faults = [try FaultSpec(parsing: "disconnect:0x08@after=handle-value-notification:0x000C#5")]
@@ -128,7 +130,7 @@ import Testing
         #expect(replay.world.firedFaults.count == 2 && replay.world.unfiredFaults.isEmpty)
         let unsubscribed = app.events.compactMap { e -> TimeInterval? in if case .unsubscribed(let t, _) = e { t } else { nil } }
         #expect(unsubscribed.count == 2)
-        #expect(unsubscribed.count == 2 && Self.near(unsubscribed[0], 9.0) && Self.near(unsubscribed[1], 30.98), "\(unsubscribed)")
+        #expect(unsubscribed.count == 2 && Self.near(unsubscribed[0], 9.0) && Self.near(unsubscribed[1], 30.995), "\(unsubscribed)")
         #expect(!app.events.contains { if case .wrote = $0 { true } else { false } })
         #expect(app.events.contains { if case .subscribed(let t, _) = $0 { Self.near(t, 26.98) } else { false } })
     }

@@ -68,11 +68,16 @@ extension CentralHost {
     /// a free controller buffer and nothing queued for this link.
     public func canSendWriteWithoutResponse(_ link: SimulatedLink) -> Bool {
         let ready = link.isUp && freeBuffers > 0 && !txQueue[txHead...].contains { $0.link === link }
-        if !ready, !link.wantsWriteReady {
-            link.wantsWriteReady = true
-            writeReadyWaiting.append(link)
-        }
+        if !ready { waitForWriteReady(link) }
         return ready
+    }
+
+    /// Asks for `linkIsReadyToSendWriteWithoutResponse` at the next buffer return that leaves
+    /// the link nothing queued.
+    func waitForWriteReady(_ link: SimulatedLink) {
+        guard !link.wantsWriteReady else { return }
+        link.wantsWriteReady = true
+        writeReadyWaiting.append(link)
     }
 
     /// Sets how the central's own GATT server answers the peripheral on this link.

@@ -147,7 +147,9 @@ public final class LocalServerLink {
     }
 
     /// The answer (Response or Error Response) to the oldest unanswered request. It goes out at
-    /// the recorded answer's latency after the request (or now, when later or unrecorded).
+    /// the recorded answer's latency after the request (or now, when later or unrecorded), and
+    /// from the moment it is given it holds its place on the bearer: a notification or indication
+    /// the server sends before that instant follows it (`sendValue(_:confirmed:)`).
     public func respond(_ response: [UInt8]) {
         guard let link, link.isUp, !outstanding.isEmpty, !response.isEmpty else { return }
         let o = outstanding.removeFirst()
@@ -157,11 +159,47 @@ public final class LocalServerLink {
         if form != response { recordedForms[response] = form }
         compare(o, response, recordedForm: form)
         let at = max(world.now, o.at.saturatingAdding(o.expected?.latency ?? 0))
+        nextOutgoing += 1
+        let id = nextOutgoing
+        outgoing.append(Outgoing(id: id, pdu: response, request: o.request, due: false, confirmed: nil))
         world.scheduler.schedule(at: at, order: o.expected?.responsePacketID ?? Scheduler.unordered) { [self] in
-            guard link.isUp else { return }
-            if o.request[0] == ATTOpcode.exchangeMTURequest.rawValue, o.request.count >= 3, response.count >= 3,
+            if let i = outgoing.firstIndex(where: { $0.id == id }) { outgoing[i].due = true }
+            sendDue(on: link)
+        }
+    }
+
+    /// What the server gave the bearer and is not on the link yet, in the order given: answers
+    /// waiting for their instant (`respond(_:)`), and the notifications and indications sent
+    /// after them, which wait behind them. ATT is sequential (Core v5.4 Vol 3 Part F 3.3.2) and a
+    /// server's PDUs go out in the order its host queued them: iOS answers a CCCD write before it
+    /// calls `peripheralManager(_:central:didSubscribeTo:)` (Docs/peripheral.md
+    /// "Subscriptions"), so a value the app sends from there goes after the Write Response, at
+    /// its instant, not before it.
+    struct Outgoing {
+        var id: Int
+        var pdu: [UInt8]
+        /// The request an answer answers; nil for a notification or indication.
+        var request: [UInt8]?
+        /// An answer whose instant came, or a value (due once the answers before it are out).
+        var due: Bool
+        var confirmed: ((ATTResult) -> Void)?
+    }
+    private var outgoing: [Outgoing] = []
+    private var nextOutgoing = 0
+
+    /// Hands the host what is due, in order, up to the first answer still waiting for its instant.
+    private func sendDue(on link: SimulatedLink) {
+        while let first = outgoing.first, first.due {
+            outgoing.removeFirst()
+            guard let request = first.request else {
+                host.send(first.pdu, on: link, completion: first.confirmed)   // a link gone down fails an indication
+                continue
+            }
+            guard link.isUp else { continue }
+            let response = first.pdu
+            if request[0] == ATTOpcode.exchangeMTURequest.rawValue, request.count >= 3, response.count >= 3,
                response[0] == ATTOpcode.exchangeMTUResponse.rawValue {
-                host.updateMTU(link, client: Int(o.request[1]) | Int(o.request[2]) << 8,
+                host.updateMTU(link, client: Int(request[1]) | Int(request[2]) << 8,
                                server: Int(response[1]) | Int(response[2]) << 8)
             }
             host.enqueue(response, on: link, onSent: nil)
@@ -169,16 +207,31 @@ public final class LocalServerLink {
     }
 
     /// Whether a notification would go out now: a free controller buffer and nothing of this
-    /// link queued (the host asks for `linkIsReadyToSendWriteWithoutResponse` when not).
+    /// link queued (the host asks for `linkIsReadyToSendWriteWithoutResponse` when not). While
+    /// PDUs wait behind an answer (`Outgoing`), they count as queued once they would fill the
+    /// controller's free buffers when they go: up to then a value joins them, as it would join
+    /// the queue of a controller with room.
     public func canSendValue() -> Bool {
         guard let link else { return false }
-        return host.canSendWriteWithoutResponse(link)
+        guard host.canSendWriteWithoutResponse(link) else { return false }
+        guard !outgoing.isEmpty else { return true }
+        let size = world.configuration.aclBufferSize
+        let waiting = outgoing.reduce(0) { $0 + HCIPacketBuilder.aclFragmentCount(payloadCount: $1.pdu.count, fragmentSize: size) }
+        if waiting < host.freeBuffers { return true }
+        host.waitForWriteReady(link)
+        return false
     }
 
-    /// Sends a Handle Value Notification or Indication; `confirmed` runs at the confirmation.
+    /// Sends a Handle Value Notification or Indication; `confirmed` runs at the confirmation. It
+    /// goes now, or after the answers given before it that wait for their instant (`Outgoing`).
     public func sendValue(_ pdu: [UInt8], confirmed: ((ATTResult) -> Void)? = nil) {
         guard let link, link.isUp else { return }
-        host.send(pdu, on: link, completion: confirmed)
+        guard !outgoing.isEmpty else {
+            host.send(pdu, on: link, completion: confirmed)
+            return
+        }
+        nextOutgoing += 1
+        outgoing.append(Outgoing(id: nextOutgoing, pdu: pdu, request: nil, due: true, confirmed: confirmed))
     }
 
     func compare(_ o: Outstanding, _ answer: [UInt8], recordedForm response: [UInt8]) {

@@ -43,6 +43,14 @@ import TestSupport
                        divergences: replay.localServerDriver.divergences.map(\.description), log: app.log)
     }
 
+    static func runSteps(_ path: String) throws -> Outcome {
+        let replay = try CBReplay(capture: path)
+        let app = replay.activate { StepHistoryServer(now: { replay.clock.now }) }
+        replay.run(for: 120)
+        return Outcome(links: replay.localServerDriver.servers.count,
+                       divergences: replay.localServerDriver.divergences.map(\.description), log: app.log)
+    }
+
     /// Every recorded central of every such session connects to the app and is served (its
     /// requests name the recorded server's attributes, which the apps do not have: each is a
     /// divergence that says so, not a trap), and the same run twice gives the same result.
@@ -59,8 +67,12 @@ import TestSupport
             let c = try Self.runUART(s.path), d = try Self.runUART(s.path)
             #expect(c == d, "seed \(s.seed)")
             #expect(c.links <= a.links, "seed \(s.seed)")
+            // StepHistoryServer advertises all along: every recorded central connects to it.
+            let e = try Self.runSteps(s.path), f = try Self.runSteps(s.path)
+            #expect(e == f, "seed \(s.seed)")
+            #expect(e.links >= peripheralLinks, "seed \(s.seed): \(e.links) links for \(peripheralLinks) recorded")
             // A request for an attribute the app lacks is a divergence naming it, never a crash.
-            for line in a.divergences + c.divergences {
+            for line in a.divergences + c.divergences + e.divergences {
                 #expect(line.hasPrefix("packet "), "seed \(s.seed): \(line)")
             }
         }

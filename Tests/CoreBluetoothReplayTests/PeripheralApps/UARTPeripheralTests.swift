@@ -8,11 +8,16 @@ import TestSupport
 /// (CCCD 0x000F), sends "dump" as a Write Command to RX (0x000C), reads nothing for 2 s while
 /// the answer comes, writes "bye" with a Write Request and disconnects (0x13).
 @Suite struct UARTPeripheralTests {
-    static func capture() throws -> String {
+    /// `mtu`: the MTU both ends offer (Client Rx MTU, Server Rx MTU).
+    static func capture(mtu: UInt16 = 0) throws -> String {
         var c = SpecCapture()
         c.connectionComplete(100, handle: 0x41, role: 1, peer: [0x7A, 0x33, 0x11, 0x22, 0x33, 0x44])
         func served(_ ms: Int64, _ req: [UInt8], _ rsp: [UInt8]?) { c.served(ms, handle: 0x41, req, rsp) }
-        served(150, [0x02, 0xF7, 0x00], [0x03, 0xB9, 0x00])
+        if mtu == 0 {
+            served(150, [0x02, 0xF7, 0x00], [0x03, 0xB9, 0x00])
+        } else {
+            served(150, [0x02] + c.le16(mtu), [0x03] + c.le16(mtu))
+        }
         served(200, [0x12, 0x0F, 0x00, 0x01, 0x00], [0x13])
         c.att(300, handle: 0x41, [0x52, 0x0C, 0x00] + Array("dump".utf8), received: true)
         served(2_300, [0x12, 0x0C, 0x00] + Array("bye".utf8), [0x13])
@@ -22,8 +27,8 @@ import TestSupport
         return path
     }
 
-    static func run(greets: Bool = false) throws -> (CBReplay, UARTPeripheral) {
-        let path = try capture()
+    static func run(greets: Bool = false, mtu: UInt16 = 0) throws -> (CBReplay, UARTPeripheral) {
+        let path = try capture(mtu: mtu)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let replay = try CBReplay(capture: path)
         let app = replay.activate { () -> UARTPeripheral in
@@ -43,6 +48,17 @@ import TestSupport
         #expect(app.chunksSent.reduce(Data(), +) == UARTPeripheral.dump)
         // The answer to the Write Command was ignored without a note; "bye" was answered once.
         #expect(!replay.diagnostics.contains { $0.kind == .respondMisuse }, "\(replay.diagnostics)")
+    }
+
+    /// An ATT MTU of 517 (what both ends offer here) leaves 514 octets after a notification's
+    /// header (Core v5.4 Vol 3 Part F 3.4.7.1), more than an attribute value can hold: 512 octets
+    /// (Vol 3 Part F 3.2.9). The central may receive no more, and the 500-byte dump goes in one
+    /// notification.
+    @Test func theMaximumUpdateLengthIsNeverMoreThanAnAttributeValue() throws {
+        let (replay, app) = try Self.run(mtu: 517)
+        #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
+        #expect(app.events.contains { $0.hasSuffix("subscribed max 512") }, "\(app.events)")
+        #expect(app.chunksSent.map(\.count) == [500])
     }
 
     /// One connection at a time: advertising stops at the subscription. "bye" unpublishes the
@@ -72,13 +88,10 @@ import TestSupport
 
     /// An app that notifies from `didSubscribeTo` (its greeting): on an iPhone the system answers
     /// the CCCD write and then tells the app (Docs/peripheral.md "Subscriptions"), so the Write
-    /// Response is on the link before anything the app sends from the callback. The replay sends
-    /// the greeting at once and the Write Response at the recorded answer's latency (here 2 ms),
-    /// so the greeting goes first: a known divergence, left as it is because
-    /// HeartRatePeripheralTests.injectedFaultsApplyToTheRecordedCentral asserts the history
-    /// burst at the subscription's instant (26.98 s, before the recorded Write Response at
-    /// 26.995 s). Holding the app's notifications behind the answers still waiting was tried
-    /// and moves that burst (and the fault it triggers) one connection event later.
+    /// Response is queued before anything the app sends from the callback, and ATT's PDUs leave
+    /// in the order queued (Core v5.4 Vol 3 Part F 3.3.2). The Write Response goes out at the
+    /// recorded answer's instant (2 ms after the request), the greeting right behind it, at the
+    /// same instant.
     @Test func aValueSentFromDidSubscribeToFollowsTheWriteResponse() throws {
         let (replay, app) = try Self.run(greets: true)
         #expect(replay.localServerDriver.divergences.isEmpty, "\(replay.localServerDriver.divergences)")
@@ -88,19 +101,21 @@ import TestSupport
             let p = r.payload
             if p.count > 8, p[6] == 0x04, p[7] == 0x00 { sent.append(p[8]) }
         }
-        withKnownIssue("the replay sends a notification from didSubscribeTo before the CCCD write's Write Response") {
-            #expect(Array(sent.prefix(3)) == [0x03, 0x13, 0x1B], "\(sent.map { String(format: "%02X", $0) })")
-        }
+        #expect(Array(sent.prefix(3)) == [0x03, 0x13, 0x1B], "\(sent.map { String(format: "%02X", $0) })")
+        let writeResponse = try #require(replay.world.trace.records.first { r in
+            r.kind == .acl && r.direction == .sent && r.payload.count > 8 && r.payload[8] == 0x13
+        })
+        let greeting = try #require(replay.world.trace.records.first { r in
+            r.kind == .acl && r.direction == .sent && r.payload.count > 8 && r.payload[8] == 0x1B
+        })
+        #expect(greeting.timestamp == writeResponse.timestamp)
     }
 
     /// A TX that only trusted devices may subscribe to (`.notifyEncryptionRequired`: "only trusted
     /// devices can enable notifications of the characteristic's value", Apple,
-    /// `CBCharacteristicProperties`): the central here never encrypts, so an iPhone would refuse its
-    /// CCCD write (as it refuses a read of a `.readEncryptionRequired` value: 0x05) and never call
-    /// didSubscribeTo. The replay accepts the subscription, which
-    /// EncryptedNotifyPropertiesTests.theDeclarationCarriesTheNotifyAndIndicateBits asserts (a
-    /// recorded 0x13 Write Response and `subscribed == ["FFF1"]` on a link that never encrypts), so it
-    /// is left as it is: a known divergence.
+    /// `CBCharacteristicProperties`): the central here never encrypts, so the system refuses its
+    /// CCCD write, as it refuses a read of a `.readEncryptionRequired` value (0x05 Insufficient
+    /// Authentication, Core v5.4 Vol 3 Part F 3.4.1.1), and never calls didSubscribeTo.
     @Test func aSubscriptionThatNeedsEncryptionIsRefusedOnAPlainLink() throws {
         final class SecureUART: NSObject, CBPeripheralManagerDelegate {
             var manager: CBPeripheralManager!
@@ -128,8 +143,9 @@ import TestSupport
         let replay = try CBReplay(capture: path)
         let app = replay.activate { SecureUART() }
         replay.run(for: 3)
-        withKnownIssue("the replay accepts a CCCD write of a .notifyEncryptionRequired characteristic on a link that is not encrypted") {
-            #expect(app.subscribed == 0)
-        }
+        #expect(app.subscribed == 0)
+        // The recorded iPhone accepted (its TX was plain `.notify`): the refusal is the divergence.
+        let d = replay.localServerDriver.divergences
+        #expect(d.count == 1 && d.first?.answered == [0x01, 0x12, 0x0F, 0x00, 0x05], "\(d)")
     }
 }
