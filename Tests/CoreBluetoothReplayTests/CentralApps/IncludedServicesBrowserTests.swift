@@ -1,3 +1,4 @@
+import BLEReplay
 import CoreBluetoothReplay
 import Foundation
 import Testing
@@ -48,5 +49,50 @@ import TestSupport
     @Test func aFilterOnA128BitIncludedServiceFindsIt() throws {
         let (_, app) = try Self.run([CBUUID(string: SpecCapture.includedVendorService)])
         #expect(app.included == ["FFF0": [SpecCapture.includedVendorService]], "\(app.log)")
+    }
+}
+
+/// `SecondaryServiceSubscriber` against SpecCapture.secondaryServiceNotifications(): the only
+/// way to the secondary service's characteristic is FFF0's include. Once subscribed (Apple,
+/// `setNotifyValue(_:for:)`: "when the characteristic’s value changes, the peripheral calls
+/// the peripheral(_:didUpdateValueFor:error:) method"), the app hears every notification the
+/// peripheral sends for it, as for a characteristic of a primary service.
+@Suite struct SecondaryServiceSubscriberTests {
+    @Test func notificationsOfAnIncludedServicesCharacteristicReachTheApp() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("secondary-\(UUID().uuidString).btsnoop").path
+        try SpecCapture.secondaryServiceNotifications().write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CBReplay(capture: path)
+        let app = SecondaryServiceSubscriber(replay: replay)
+        replay.run(for: 10)
+        #expect(app.log.first == "services FFF0", "\(app.log)")
+        #expect(app.log.contains("notifying \(SpecCapture.includedVendorCharacteristic) true 0"), "\(app.log)")
+        // The peripheral sent them (the link's log), and the app heard each.
+        let link = try #require(replay.world.host.allLinks.first)
+        let sent = link.log.filter { !$0.fromCentral && $0.bytes.first == 0x1B }.map { Data($0.bytes.dropFirst(3)) }
+        #expect(sent == SpecCapture.secondaryNotifications.map { Data($0) })
+        #expect(app.notified[SpecCapture.includedVendorCharacteristic] == sent, "\(app.notified)")
+    }
+
+    /// When the link goes, the subscription ends with it (Apple,
+    /// `centralManager(_:didDisconnectPeripheral:error:)`: the peripheral's services,
+    /// characteristics and descriptors are invalidated; Docs/replay.md "Disconnect"): the
+    /// secondary service's characteristic no longer reads `isNotifying`, as one of a primary
+    /// service does not.
+    @Test func theSubscriptionEndsWithTheLink() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("secondary-\(UUID().uuidString).btsnoop").path
+        try SpecCapture.secondaryServiceNotifications().write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var c = ReplayConfiguration()
+        c.faults = [try FaultSpec(parsing: "disconnect:0x13@t=5s")]
+        let replay = try CBReplay(capture: path, configuration: c)
+        let app = SecondaryServiceSubscriber(replay: replay)
+        replay.run(for: 3)
+        let fff0 = try #require(app.peripheral?.services?.first)
+        let characteristic = try #require(fff0.includedServices?.first?.characteristics?.first)
+        #expect(characteristic.isNotifying)
+        replay.run(for: 5)
+        #expect(app.peripheral?.state == .disconnected)
+        #expect(!characteristic.isNotifying)
     }
 }
