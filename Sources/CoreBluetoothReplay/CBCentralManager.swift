@@ -103,7 +103,8 @@ open class CBCentralManager: CBManager {
         guard let replay, !detached, replay.admits("connect(_:options:)"), replay.isPoweredOn(self, "connect(_:options:)") else { return }
         if peripheral.state == .connected, let link = peripheral.link, link.isUp {
             replay.world.scheduler.schedule(after: 0) { [self] in
-                guard peripheral.link === link, !detached else { return }
+                // Not after a `cancelPeripheralConnection` made meanwhile (CBReplay+Host.swift `didConnect`).
+                guard peripheral.link === link, peripheral.state == .connected, !detached else { return }
                 replay.callApp(self) { delegate?.centralManager(self, didConnect: peripheral) }
             }
             return

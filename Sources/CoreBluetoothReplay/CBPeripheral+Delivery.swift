@@ -43,10 +43,11 @@ extension CBPeripheral {
 extension CBPeripheral {
     /// The link is gone: as on iOS, every service, characteristic and descriptor object of it is
     /// invalid (`services` is nil until the app discovers again on the next connection), and no
-    /// characteristic is notifying; no write without response is pending any more.
+    /// characteristic is notifying (those of included services neither); no write without
+    /// response is pending any more.
     func invalidateAttributes() {
         pendingWritesWithoutResponse = 0
-        for s in services ?? [] {
+        for s in discoveredServices {
             for c in s.characteristics ?? [] { c.isNotifying = false }
         }
         services = nil

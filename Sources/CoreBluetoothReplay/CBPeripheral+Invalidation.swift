@@ -30,6 +30,21 @@ extension CBPeripheral {
         }
     }
 
+    /// Every discovered service: those in `services`, then those they include (`includedServices`,
+    /// depth first), each once. A secondary service is reachable only so (Core v5.4 Vol 3 Part G
+    /// 2.6.2, 4.5.1), and its characteristics notify as any other's.
+    var discoveredServices: [CBService] {
+        var out: [CBService] = []
+        func walk(_ list: [CBService], depth: Int) {
+            for s in list where !out.contains(where: { $0 === s }) {
+                out.append(s)
+                if depth < 8, let included = s.includedServices { walk(included, depth: depth + 1) }
+            }
+        }
+        walk(services ?? [], depth: 0)
+        return out
+    }
+
     private static func contains(_ list: [CBService], _ service: CBService, depth: Int) -> Bool {
         for s in list {
             if s === service { return true }

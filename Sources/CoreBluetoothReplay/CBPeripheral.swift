@@ -324,14 +324,16 @@ open class CBPeripheral: CBPeer {
         }
     }
 
-    /// A notification or indication arrived for this peripheral.
+    /// A notification or indication arrived for this peripheral: for the discovered characteristic
+    /// with that value handle, in `services` or in a service they include (a secondary service's
+    /// characteristic is reachable only through `includedServices`).
     func received(_ pdu: [UInt8], on link: SimulatedLink) {
         guard let p = try? ATTPDU(decoding: pdu[...]), let handle = p.attributeHandle, let value = p.value else { return }
         if pdu.first == 0x1D, isServiceChanged(handle) {
             serviceChanged(value, on: link)
             return
         }
-        for s in services ?? [] {
+        for s in discoveredServices {
             for c in s.characteristics ?? [] where c.gatt.valueHandle == handle {
                 c.value = Data(value)
                 deliver(on: link) { [self] d in d.peripheral(self, didUpdateValueFor: c, error: nil) }

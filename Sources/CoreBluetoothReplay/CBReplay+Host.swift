@@ -34,9 +34,13 @@ extension CBReplay {
         gatt.pairsWhenRequired = true   // iOS pairs when a request needs it (Docs/replay.md "Security")
         p.gatt = gatt
         p.state = .connecting
-        // iOS exchanges the MTU before the app hears of the connection.
+        // iOS exchanges the MTU before the app hears of the connection. A connection the app
+        // cancelled meanwhile (`.disconnecting`: the link is still going down when the answer
+        // comes) is never reported as made: Apple, `cancelPeripheralConnection(_:)`, "cancels an
+        // active or pending local connection" and from then on the app considers the peripheral
+        // disconnected; it hears `didDisconnectPeripheral` only.
         gatt.exchangeMTU(world.configuration.clientRxMTU) { [self] _ in
-            guard p.link === link, link.isUp else { return }
+            guard p.link === link, link.isUp, p.state == .connecting else { return }
             p.state = .connected
             if let m = activeManager { callApp(m) { m.delegate?.centralManager(m, didConnect: p) } }
         }

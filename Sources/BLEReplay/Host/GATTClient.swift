@@ -193,24 +193,55 @@ public final class GATTClient {
         }
     }
 
+    /// Find Included Services (Core v5.4 Vol 3 Part G 4.5.1): Read By Type «Include» (0x2802)
+    /// over the service's range, repeated from the handle after the last include declaration in
+    /// each response until Attribute Not Found or the end of the range (a 23-octet MTU carries two
+    /// includes per response). An include declaration's value names the included service's UUID
+    /// only when it is 16-bit (Vol 3 Part G 3.2: 6 octets, else 4); for a 128-bit one the included
+    /// service's declaration is read (Read Request of its start handle: the 16-octet UUID). The
+    /// includes come back in handle order.
     public func discoverIncludedServices(of s: Service, _ completion: @escaping (Result<[Service], GATTFailure>) -> Void) {
         enqueue { [self] done in
-            request(.readByTypeRequest(ATTReadByTypeRequest(startingHandle: s.startHandle, endingHandle: s.endHandle,
-                                                            attributeType: BluetoothUUID(uint16: 0x2802)))) { r in
-                switch r {
-                case .success(.readByTypeResponse(let rs)):
-                    let list: [Service] = rs.attributeDataList.compactMap { e in
-                        guard e.value.count == 6, let u = BluetoothUUID(littleEndian: e.value[4...]) else { return nil }
-                        return Service(uuid: u, startHandle: UInt16(e.value[0]) | UInt16(e.value[1]) << 8,
-                                       endHandle: UInt16(e.value[2]) | UInt16(e.value[3]) << 8)
-                    }
-                    completion(.success(list))
-                case .failure(.att(.attributeNotFound, _)): completion(.success([]))
-                case .failure(let f): completion(.failure(f))
-                case .success: completion(.failure(.invalid("unexpected response to Read By Type")))
+            // The included range, and its UUID when the declaration carried it.
+            var found: [(start: UInt16, end: UInt16, uuid: BluetoothUUID?)] = []
+            func finish(_ r: Result<[Service], GATTFailure>) { completion(r); done() }
+            func resolve(_ index: Int, _ list: [Service]) {
+                guard index < found.count else { return finish(.success(list)) }
+                let e = found[index]
+                if let uuid = e.uuid {
+                    return resolve(index + 1, list + [Service(uuid: uuid, startHandle: e.start, endHandle: e.end)])
                 }
-                done()
+                request(.readRequest(ATTReadRequest(attributeHandle: e.start))) { r in
+                    switch r {
+                    case .success(.readResponse(let rs)):
+                        guard let uuid = BluetoothUUID(littleEndian: rs.attributeValue[...]) else {
+                            return finish(.failure(.invalid("included service declaration 0x\(hex(e.start, width: 4)) holds no UUID")))
+                        }
+                        resolve(index + 1, list + [Service(uuid: uuid, startHandle: e.start, endHandle: e.end)])
+                    case .failure(let f): finish(.failure(f))
+                    case .success: finish(.failure(.invalid("unexpected response to Read")))
+                    }
+                }
             }
+            func step(_ start: UInt16) {
+                guard start <= s.endHandle, start != 0 else { return resolve(0, []) }
+                request(.readByTypeRequest(ATTReadByTypeRequest(startingHandle: start, endingHandle: s.endHandle,
+                                                                attributeType: BluetoothUUID(uint16: 0x2802)))) { r in
+                    switch r {
+                    case .success(.readByTypeResponse(let rs)):
+                        for e in rs.attributeDataList where e.value.count == 6 || e.value.count == 4 {
+                            found.append((UInt16(e.value[0]) | UInt16(e.value[1]) << 8, UInt16(e.value[2]) | UInt16(e.value[3]) << 8,
+                                          e.value.count == 6 ? BluetoothUUID(littleEndian: e.value[4...]) : nil))
+                        }
+                        let last = rs.attributeDataList.map(\.handle).max() ?? s.endHandle
+                        if last >= s.endHandle || last < start { resolve(0, []) } else { step(last + 1) }
+                    case .failure(.att(.attributeNotFound, _)): resolve(0, [])
+                    case .failure(let f): finish(.failure(f))
+                    case .success: finish(.failure(.invalid("unexpected response to Read By Type")))
+                    }
+                }
+            }
+            step(s.startHandle)
         }
     }
 

@@ -83,6 +83,9 @@ final class PeerSession {
         var keyCounts: [ATTMatchKey: Int] = [:]
         /// `emulator`, once made.
         var emulator: GATTServerEmulator?
+        /// Handles this central wrote on this link with a Write Request the recording never made
+        /// and the database accepted (PeerSession+WrittenValues.swift).
+        var unrecordedWrites: Set<UInt16> = []
     }
 
     /// Counts one more PDU of `key` received: how many of it the peer has received on this link.
@@ -320,6 +323,9 @@ final class PeerSession {
         var servedUnrecorded = false
         if errorCode == nil, let part = longValuePart(pdu) {
             response = part
+        } else if errorCode == nil, let written = readOfUnrecordedWrite(pdu) {
+            response = written
+            servedUnrecorded = true
         } else if let errorCode, op.kind == .request {
             let handle = (try? ATTPDU(decoding: pdu[...]))?.attributeHandle ?? 0
             response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: errorCode)).encoded()
@@ -350,6 +356,7 @@ final class PeerSession {
                 response = ATTPDU.errorResponse(ATTErrorResponse(requestOpcode: op, attributeHandle: handle, errorCode: code)).encoded()
             }
         }
+        noteWrite(pdu, answer: response, recorded: recorded != nil)
         if op == .readRequest, errorCode == nil, !servedUnrecorded {
             response = servingLongValue(pdu, occurrence: occurrence, recorded: response)
         }
