@@ -138,12 +138,15 @@ struct PcapngInterfaceWalk {
     /// that cannot be read whole (its header or body cut by the end of the file at `size`, a
     /// Block Total Length under 12, not a multiple of 4 or shorter than its block type's fixed
     /// fields, a trailing Block Total Length that differs, 3: Block Structure), or a Section
-    /// Header Block in the other byte order (4.1, which libpcap cannot follow). Nil when the walk
-    /// lost its footing or finds no such block.
+    /// Header Block in the other byte order (4.1, which libpcap cannot follow), or a packet block
+    /// naming an interface no Interface Description Block of its section described (4.3, 4.4,
+    /// Appendix A; libpcap stops there too, and a later damaged block is not what stopped it).
+    /// Nil when the walk lost its footing or finds no such block.
     func damage(size: Int, read: (Int, Int) -> [UInt8]) -> Int? {
         guard inStep else { return nil }
         var at = position
         var bigEndian = bigEndian
+        var described = interfaces
         while at < size {
             let header = read(at, 12)
             guard header.count >= 8 else { return at }
@@ -161,6 +164,14 @@ struct PcapngInterfaceWalk {
                   next <= size else { return at }
             let trailer = read(next - 4, 4)
             guard trailer.count == 4, Int(trailer.uint32(at: 0, bigEndian: bigEndian)) == length else { return at }
+            switch type {
+            case Self.sectionHeader: described = 0
+            case Self.interfaceDescription: described += 1
+            case Self.enhancedPacket: if header.uint32(at: 8, bigEndian: bigEndian) >= described { return at }
+            case Self.packet: if header.uint16(at: 8, bigEndian: bigEndian) >= described { return at }
+            case Self.simplePacket: if described == 0 { return at }
+            default: break
+            }
             at = next
         }
         return nil

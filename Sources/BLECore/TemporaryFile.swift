@@ -238,16 +238,7 @@ public final class TemporaryFile {
 
     /// The names in a directory, without "." and ".." (empty when it cannot be read).
     static func entries(of directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        DirectoryEntry.names(of: directory).map { String(decoding: $0, as: UTF8.self) }
     }
 
     static func unlinkSideFiles(_ path: String) {

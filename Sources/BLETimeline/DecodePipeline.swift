@@ -54,49 +54,59 @@ final class DecodePipeline: Sendable {
         let cancelled = self.cancelled
         let spent = self.spent
         DispatchQueue.global(qos: .userInitiated).async {
-            var end = End()
-            var reader: any CaptureReader
-            do throws(CaptureError) {
-                reader = try input.open()
-            } catch {
-                end.openError = error
-                channel.send(.end(end))
-                return
-            }
-            var options = DecoderOptions.forCapture(reader.info, keepKeys: keepKeys)
-            options.summaries = summaries
-            var decoder = PacketDecoder(options: options)
-            var audit = TimestampAudit()
-            var batch: [(CaptureRecord, DecodedPacket)] = []
-            var batchBytes = 0
-            batch.reserveCapacity(Self.batchSize)
-            while true {
-                let record: CaptureRecord?
-                do throws(CaptureError) {
-                    record = try reader.next()
-                } catch {
-                    end.stopError = error
-                    break
-                }
-                guard let record else { break }
-                audit.check(record)
-                batchBytes += record.payload.count
-                batch.append((record, decoder.decode(record)))
-                if batch.count == Self.batchSize || batchBytes >= Self.batchBytes {
-                    if cancelled.isSet { break }
-                    channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead)))
-                    batch.removeAll(keepingCapacity: true)
-                    batchBytes = 0
-                    spent.release()
-                }
-            }
-            if !batch.isEmpty { channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead))) }
-            end.warnings = reader.warnings
-            end.notes = reader.notes
-            end.timestampWarnings = audit.warnings
-            decoder.finish { channel.send(.finishProblems($0)) }
+            // The reader (and what it holds: a gzip capture's scratch file) is let go of before
+            // `.end` is sent: the receiver may finish, and the process exit, as soon as it arrives.
+            let end = Self.read(input, keepKeys: keepKeys, summaries: summaries, channel: channel,
+                                cancelled: cancelled, spent: spent)
             channel.send(.end(end))
         }
+    }
+
+    /// Reads and decodes `input` into batches sent on `channel`; the end of the capture, to send
+    /// once the reader is gone.
+    private static func read(_ input: CaptureInput, keepKeys: Bool, summaries: Bool, channel: BoundedChannel<Message>,
+                             cancelled: Flag, spent: SpentBatches) -> End {
+        var end = End()
+        var reader: any CaptureReader
+        do throws(CaptureError) {
+            reader = try input.open()
+        } catch {
+            end.openError = error
+            return end
+        }
+        var options = DecoderOptions.forCapture(reader.info, keepKeys: keepKeys)
+        options.summaries = summaries
+        var decoder = PacketDecoder(options: options)
+        var audit = TimestampAudit()
+        var batch: [(CaptureRecord, DecodedPacket)] = []
+        var batchBytes = 0
+        batch.reserveCapacity(Self.batchSize)
+        while true {
+            let record: CaptureRecord?
+            do throws(CaptureError) {
+                record = try reader.next()
+            } catch {
+                end.stopError = error
+                break
+            }
+            guard let record else { break }
+            audit.check(record)
+            batchBytes += record.payload.count
+            batch.append((record, decoder.decode(record)))
+            if batch.count == Self.batchSize || batchBytes >= Self.batchBytes {
+                if cancelled.isSet { break }
+                channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead)))
+                batch.removeAll(keepingCapacity: true)
+                batchBytes = 0
+                spent.release()
+            }
+        }
+        if !batch.isEmpty { channel.send(.batch(Batch(packets: batch, bytesRead: reader.bytesRead))) }
+        end.warnings = reader.warnings
+        end.notes = reader.notes
+        end.timestampWarnings = audit.warnings
+        decoder.finish { channel.send(.finishProblems($0)) }
+        return end
     }
 
     /// The next message; `.end` comes last, exactly once.

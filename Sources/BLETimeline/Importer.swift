@@ -236,11 +236,15 @@ public enum Importer {
         }
         var results: [CaptureImportResult] = []
         var stages = StageClock(report: options.stageTimer)
-        for path in captures {
+        for (index, path) in captures.enumerated() {
             let some = importInput(path, into: store, options: options)
             results += some
             // The timeline itself failed (disk full, read-only): the next captures would too.
-            if some.contains(where: { $0.storageError != nil }) { break }
+            // Each is still named, as not imported: a capture left out is never left unsaid.
+            if let storage = some.lazy.compactMap(\.storageError).first {
+                results += captures[(index + 1)...].map { notTried($0, timeline: databasePath, storage: storage) }
+                break
+            }
         }
         stages.lap("read, decode, write")
         do {
@@ -254,6 +258,14 @@ public enum Importer {
             throw Failure(message: "\(databasePath): \(error)")
         }
         return results
+    }
+
+    /// A capture not read because the timeline could not be written for an earlier one.
+    static func notTried(_ path: String, timeline: String, storage: SQLiteError) -> CaptureImportResult {
+        CaptureImportResult(path: path, status: .failed, captureID: nil, records: 0, malformedPackets: 0,
+                            formatDescription: nil, warnings: [],
+                            error: "\(path): not imported: not read, the timeline \(timeline) could not be written "
+                                + "for an earlier capture (\(storage))")
     }
 
     /// Imports what one argument holds: a capture, or each log of an Android bugreport zip as a
@@ -296,7 +308,11 @@ public enum Importer {
                     result.error = error.description
                     results.append(result)
                 }
-                if results.last?.storageError != nil { break }
+                if let storage = results.last?.storageError {
+                    let rest = zip.logs.dropFirst(results.count)
+                    results += rest.map { notTried(CaptureInput.bugreportLog($0).name, timeline: store.path, storage: storage) }
+                    break
+                }
             }
             if !results.isEmpty { results[0].warnings.insert(contentsOf: zip.warnings, at: 0) }
             return results

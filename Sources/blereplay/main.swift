@@ -4,6 +4,7 @@ import CMalloc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BLECore
 
 // The command-line tool: argument parsing and dispatch only; the work is in the libraries.
 signal(SIGPIPE, SIG_IGN)
@@ -25,4 +26,8 @@ if let invalid = ArgumentEncoding.firstInvalid(ArgumentEncoding.raw()) {
 }
 let argv = Array(CommandLine.arguments.dropFirst())
 let code = Dispatcher.run(argv)
+// exit(3) runs no deinit: a scratch file still held on another thread (the reading thread of an
+// import lets go of its reader, and a gzip capture's decompressed copy, only after handing over
+// the end of the capture) would be left for the next run to clean. Nothing is in use now.
+TemporaryFile.discardAllOfThisProcess()
 exit(code.rawValue)

@@ -101,6 +101,29 @@ struct DamagedInputTests {
         #expect(error.message.hasPrefix("record 2: libpcap: "))
     }
 
+    /// libpcap stops at a packet block naming an interface its section never described; the
+    /// error names that block, not a damaged block after it (FuzzCaptureReaders' corpus: "byte 88"
+    /// for the packet block at byte 48, when 32 MB of zeros followed it).
+    @Test("pcapng: a packet on an undescribed interface is the damage, not the next bad block")
+    func pcapngUndescribedInterface() throws {
+        // SHB (28 bytes): type, length 28, byte-order magic, version 1.0, section length -1, length
+        var bytes: [UInt8] = [0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0]
+        bytes += [UInt8](repeating: 0xFF, count: 8)
+        bytes += [28, 0, 0, 0]
+        // IDB @28 (20 bytes): type 1, length 20, LINKTYPE 201, reserved, snaplen 0, length
+        bytes += [1, 0, 0, 0, 20, 0, 0, 0, 201, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0]
+        // EPB @48 (40 bytes): type 6, length 40, interface 5 (undescribed), timestamp 0 (8 bytes),
+        // captured 8, original 8, direction 1 + HCI event 04 0E 01 00, length
+        bytes += [6, 0, 0, 0, 40, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0]
+        bytes += [0, 0, 0, 1, 0x04, 0x0E, 0x01, 0x00, 40, 0, 0, 0]
+        // @88: 12 zero bytes, a block of Block Total Length 0
+        bytes += [UInt8](repeating: 0, count: 12)
+        let (records, error) = try readExpectingError(bytes)
+        #expect(records.isEmpty)
+        #expect(error.kind == .corrupt && error.offset == 48, "\(error)")
+        #expect(error.message.contains("interface 5"))
+    }
+
     @Test("pcap and pcapng: truncated last record is a warning")
     func pcapTruncated() {
         let pcap = readAll(bytes: Array(SampleCaptures.pcapH4WithPHDR.bytes.dropLast(3)))

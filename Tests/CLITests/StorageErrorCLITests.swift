@@ -39,6 +39,23 @@ struct StorageErrorCLITests {
         #expect(CLIProcesses.names(dir) == ["t.db"])
     }
 
+    /// The captures after the one the full disk stopped are not read (they would fail the same
+    /// way), but each is named as not imported: none is left out unsaid.
+    @Test func capturesAfterAFullDiskAreEachNamedAsNotImported() throws {
+        let dir = CLI.temporaryDirectory().path
+        let db = dir + "/t.db"
+        #expect(try CLI.run(["import", yeelock, "--db", db]).status == 0)
+        let pongbot = CLI.sharedCapture("android-pongbot.btsnoop")
+        let pairing = CLI.sharedCapture("android-lock-pairing.btsnoop")
+        let r = try CLIProcesses.shell("ulimit -f 1600; trap '' XFSZ; exec \"$BLEREPLAY\" import '\(longSession)' '\(pongbot)' '\(pairing)' --db '\(db)'")
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("\(longSession): not imported: cannot write the timeline"), "\(r.stderr)")
+        for later in [pongbot, pairing] {
+            #expect(r.stderr.contains("\(later): not imported: not read, the timeline \(db) could not be written"), "\(r.stderr)")
+        }
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM captures") == "1")
+    }
+
     /// Tests run as root, where chmod denies nothing: the tool then runs as `nobody` (setpriv),
     /// which gets a real EACCES.
     @Test(.enabled(if: geteuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),

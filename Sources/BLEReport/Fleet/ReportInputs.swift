@@ -71,7 +71,7 @@ public enum ReportInputs {
         var names: [String] = []
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         while let entry = readdir(dir) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            let bytes = DirectoryEntry.name(of: entry)
             let name = String(decoding: bytes, as: UTF8.self)
             if name.hasPrefix(".") { continue }
             // Paths are Swift strings (UTF-8): a name that is not UTF-8 would be opened under its
