@@ -397,7 +397,7 @@ public enum Importer {
             reading: while true {
                 switch running.next() {
                 case .batch(let batch):
-                    for (record, decoded) in batch.packets { try writer.write(record, decoded) }
+                    for decoded in batch.packets { try writer.write(decoded.record, decoded.packet) }
                     progress.update(batch.bytesRead)
                     running.recycle(batch)
                 case .finishProblems(let problems):

@@ -31,7 +31,7 @@ struct DecodeBatchTests {
             switch pipeline.next() {
             case .batch(let b):
                 records += b.packets.count
-                largest = max(largest, b.packets.reduce(0) { $0 + $1.0.payload.count })
+                largest = max(largest, b.packets.reduce(0) { $0 + $1.record.payload.count })
                 pipeline.recycle(b)
             case .finishProblems:
                 break
