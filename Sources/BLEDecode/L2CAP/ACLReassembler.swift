@@ -13,27 +13,34 @@ struct OffsetMap: Sendable {
     }
 
     /// Absolute offset of PDU byte 0.
-    var first: Int { runs[0].absolute }
-    /// One run per fragment, in PDU order; never empty.
-    private(set) var runs: [Run]
+    var first: Int { head.absolute }
+    /// The first fragment's run, held inline: most PDUs come in one ACL packet, and an array of
+    /// one run was a heap allocation per L2CAP PDU (callgrind, 100k-record gateway import).
+    private var head: Run
+    /// The runs of the later fragments, in PDU order; empty for a PDU of one packet.
+    private var rest: [Run] = []
 
-    init(first: Int, source: FragmentSource) { runs = [Run(position: 0, absolute: first, source: source)] }
+    /// One run per fragment, in PDU order; never empty.
+    var runs: [Run] { [head] + rest }
+
+    init(first: Int, source: FragmentSource) { head = Run(position: 0, absolute: first, source: source) }
 
     /// Absolute offset of the PDU byte at `position`.
     func absolute(_ position: Int) -> Int {
-        var best = runs[0]
-        for r in runs.dropFirst() where r.position <= position { best = r }
+        var best = head
+        for r in rest where r.position <= position { best = r }
         return best.absolute &+ (position &- best.position)
     }
 
     mutating func append(position: Int, absolute: Int, source: FragmentSource) {
-        runs.append(Run(position: position, absolute: absolute, source: source))
+        rest.append(Run(position: position, absolute: absolute, source: source))
     }
 
     /// The PDU bytes `range` (positions in the PDU, header included) as ranges of the records
     /// that carried them: a range that spans fragments comes back split, one piece per record.
     func recordRanges(_ range: Range<Int>, count: Int, what: String) -> [SecretRange] {
         var out: [SecretRange] = []
+        let runs = self.runs
         for (i, run) in runs.enumerated() {
             let end = i + 1 < runs.count ? runs[i + 1].position : count
             let lower = max(range.lowerBound, run.position), upper = min(range.upperBound, end)
@@ -88,6 +95,17 @@ struct ACLReassembler: Sendable {
         var direction: Direction
         /// Controller index (btmon captures record several controllers; handles are per controller).
         var controller: UInt16 = 0
+
+        /// One word for the hasher: the synthesized hash combined the direction's raw value, a
+        /// string, and with it was most of a lookup's cost (a lookup or two per ACL fragment).
+        func hash(into hasher: inout Hasher) {
+            let d: UInt64 = switch direction {
+            case .sent: 0
+            case .received: 1
+            case .unknown: 2
+            }
+            hasher.combine(UInt64(controller) << 32 | UInt64(handle) << 8 | d)
+        }
     }
 
     /// A PDU whose fragments are still arriving.
