@@ -61,7 +61,7 @@ extension PacketDecoder {
         case .complete(let frame):
             dispatchL2CAP(frame, connection: conn, into: &d)
         case .needMore(let start, let received, let expected):
-            d.summary.set(Fmt.fragmentSummary(prefix: d.prefix, start: start, received: received, expected: expected))
+            d.summary.set(fragmentSummaries.summary(direction: d.direction, start: start, received: received, expected: expected))
         case .dropped:
             d.summary.set(d.prefix + "ACL fragment (" + (isStart ? "start" : "continuation")
                 + ", \(data.count) bytes, no L2CAP PDU pending: dropped)")
