@@ -49,8 +49,8 @@ public struct PacketDecoder: Sendable {
     /// Bytes still to come in continuation fragments of an L2CAP PDU whose start fragment the
     /// capture writer cut (`PacketDecoder+SnoopCut`), per handle and direction.
     var cutContinuations: [ACLReassembler.Key: Int] = [:]
-    /// ACL fragment summaries formatted lately, handed out again (`FragmentSummaries`).
-    var fragmentSummaries = FragmentSummaries()
+    /// Summary lines formatted lately, handed out again (`SummaryCache`).
+    var summaries = SummaryCache()
 
     public init(options: DecoderOptions = .init()) {
         self.options = options

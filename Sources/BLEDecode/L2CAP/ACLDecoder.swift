@@ -61,11 +61,21 @@ extension PacketDecoder {
         case .complete(let frame):
             dispatchL2CAP(frame, connection: conn, into: &d)
         case .needMore(let start, let received, let expected):
-            d.summary.set(fragmentSummaries.summary(direction: d.direction, start: start, received: received, expected: expected))
+            let direction = d.direction
+            d.summary.set(fragmentSummary(direction: direction, start: start, received: received, expected: expected))
         case .dropped:
             d.summary.set(d.prefix + "ACL fragment (" + (isStart ? "start" : "continuation")
                 + ", \(data.count) bytes, no L2CAP PDU pending: dropped)")
         }
+    }
+
+    /// `Rcvd ACL fragment (start, 27 of 247 bytes)` (`Fmt.fragmentSummary`), from `summaries`.
+    mutating func fragmentSummary(direction: Direction, start: Bool, received: Int, expected: Int?) -> String {
+        let make = { Fmt.fragmentSummary(prefix: Fmt.prefix(direction), start: start, received: received, expected: expected) }
+        guard let key = SummaryCache.fragmentKey(direction: direction, start: start, received: received, expected: expected) else {
+            return make()
+        }
+        return summaries.line(key, make)
     }
 
     /// CIDs that exist only on BR/EDR: signalling 0x0001, connectionless 0x0002, AMP manager
