@@ -44,3 +44,35 @@ struct ReassemblyBudgetTests {
         #expect(kept.contains(299) && !kept.contains(0))
     }
 }
+
+/// Continuations appended in place (`ACLReassembler.add`'s common case) count in the budget as
+/// those taken out and put back did.
+@Suite("Reassembly memory budget, continuations")
+struct ReassemblyContinuationBudgetTests {
+    /// 300 PDUs of 65,539 bytes (L2CAP length FF FF, CID 0x0004) started with 20 bytes each, then
+    /// continued 10,000 bytes at a time six times, round robin, none completing (60,020 bytes): past 16 MiB the oldest are discarded with a problem, never
+    /// the one being continued, and the bytes held are those of the PDUs left.
+    @Test func continuationsPastTheBudgetDiscardTheOldest() {
+        var decoder = PacketDecoder()
+        let start = [0xFF, 0xFF, 0x04, 0x00] + [UInt8](repeating: 0x1B, count: 16)
+        let more = [UInt8](repeating: 0x2C, count: 10_000)
+        var discarded = 0
+        for handle in UInt16(0)..<300 {
+            _ = decoder.decode(Rec.acl(.received, handle: handle, pb: 0b10, start))
+        }
+        for _ in 0..<6 {
+            for handle in UInt16(0)..<300 {
+                let p = decoder.decode(Rec.acl(.received, handle: handle, pb: 0b01, more))
+                discarded += p.problems.filter { $0.reason.contains("MiB of L2CAP PDUs pending at once") }.count
+                if !p.problems.contains(where: { $0.reason.hasPrefix("continuation fragment") }) {
+                    #expect(decoder.reassembler.states[ACLReassembler.Key(handle: handle, direction: .received)] != nil)
+                }
+            }
+        }
+        let held = decoder.reassembler.pendingBytes
+        #expect(held <= ACLReassembler.pendingBudget)
+        #expect(held == decoder.reassembler.states.values.reduce(0) { $0 + $1.pending.bytes.count })
+        #expect(discarded == 300 - decoder.reassembler.states.count)
+        #expect(discarded > 0)
+    }
+}

@@ -199,7 +199,7 @@ extension PacketDecoder {
             if header.decrypted { return true }
             if header.encrypted { return false }
             var remaining: Int?
-            if case .collecting(let p, let expected)? = reassembler.states[key] { remaining = expected - p.bytes.count }
+            if let state = reassembler.states[key], let expected = state.expected { remaining = expected - state.pending.bytes.count }
             return LinkLayerConnection.looksLikePlaintext(llid: llid, payload: payload, pendingRemaining: remaining)
         }
     }
