@@ -68,18 +68,9 @@ enum PcapngInterfaceLinkTypes {
                                      _ body: (UInt32, Int, [UInt8], Bool) -> Bool) {
         var at = 0
         var bigEndian = false
-        while at < size {
-            let header = read(at, 12)
-            guard header.count >= 8 else { return }
-            var type = header.uint32(at: 0, bigEndian: bigEndian)
-            if type == PcapngInterfaceWalk.sectionHeader {
-                guard header.count >= 12 else { return }
-                bigEndian = header.uint32(at: 8, bigEndian: false) != PcapngInterfaceWalk.byteOrderMagic
-            }
-            type = header.uint32(at: 0, bigEndian: bigEndian)
-            let length = Int(header.uint32(at: 4, bigEndian: bigEndian))
-            guard length >= 12, length % 4 == 0, case (let next, false) = at.addingReportingOverflow(length),
-                  next <= size, body(type, at, header, bigEndian) else { return }
+        while at < size, let block = PcapngBlockHeader(at: at, sectionBigEndian: bigEndian, read: read) {
+            bigEndian = block.bigEndian
+            guard let next = block.end(), next <= size, body(block.type, at, block.bytes, bigEndian) else { return }
             at = next
         }
     }

@@ -84,21 +84,15 @@ struct PcapngInterfaceWalk {
     mutating func advance(to end: Int, read: (Int, Int) -> [UInt8]) -> PacketBlock? {
         var block: PacketBlock?
         while inStep, position < end {
-            let header = read(position, 12)
-            guard header.count >= 8 else { inStep = false; break }
-            let type = header.uint32(at: 0, bigEndian: bigEndian)
-            if type == Self.sectionHeader {
-                guard header.count >= 12 else { inStep = false; break }
-                bigEndian = header.uint32(at: 8, bigEndian: false) != Self.byteOrderMagic
+            guard let blockHeader = PcapngBlockHeader(at: position, sectionBigEndian: bigEndian, read: read) else { inStep = false; break }
+            if blockHeader.isSectionHeader {
+                bigEndian = blockHeader.bigEndian
                 earlierInterfaces += interfaces
                 interfaces = 0
             }
-            let length = Int(header.uint32(at: 4, bigEndian: bigEndian))
-            guard length >= 12, length % 4 == 0, case (let next, false) = position.addingReportingOverflow(length) else {
-                inStep = false
-                break
-            }
-            switch type {
+            guard let next = blockHeader.end() else { inStep = false; break }
+            let header = blockHeader.bytes, length = blockHeader.length
+            switch blockHeader.type {
             case Self.interfaceDescription:
                 interfaces += 1
                 // Cut before its LinkType by the end of the file: no packet follows to name it.
@@ -112,8 +106,7 @@ struct PcapngInterfaceWalk {
                     block?.direction = flagsDirection(blockAt: position, length: length, read: read)
                 }
             case Self.packet where header.count >= 10:
-                block = packetBlock(UInt32(bigEndian ? UInt16(header[8]) << 8 | UInt16(header[9])
-                                                     : UInt16(header[9]) << 8 | UInt16(header[8])),
+                block = packetBlock(UInt32(header.uint16(at: 8, bigEndian: bigEndian)),
                                     at: position, dataOffset: Self.enhancedPacketDataOffset)
             case Self.simplePacket:
                 block = packetBlock(0, at: position, dataOffset: Self.simplePacketDataOffset, hasTimestamp: false)
@@ -148,22 +141,14 @@ struct PcapngInterfaceWalk {
         var bigEndian = bigEndian
         var described = interfaces
         while at < size {
-            let header = read(at, 12)
-            guard header.count >= 8 else { return at }
-            let type = header.uint32(at: 0, bigEndian: bigEndian)
-            if type == Self.sectionHeader {
-                guard header.count >= 12 else { return at }
-                let sectionBigEndian = header.uint32(at: 8, bigEndian: false) != Self.byteOrderMagic
-                if sectionBigEndian != bigEndian { return at }
-                bigEndian = sectionBigEndian
-            }
-            let length = Int(header.uint32(at: 4, bigEndian: bigEndian))
+            guard let block = PcapngBlockHeader(at: at, sectionBigEndian: bigEndian, read: read),
+                  block.bigEndian == bigEndian else { return at }
+            let header = block.bytes, type = block.type
             let minimum = [Self.sectionHeader: 28, Self.interfaceDescription: 20, Self.packet: 32,
                            Self.simplePacket: 16, Self.enhancedPacket: 32][type] ?? 12
-            guard length >= minimum, length % 4 == 0, case (let next, false) = at.addingReportingOverflow(length),
-                  next <= size else { return at }
+            guard let next = block.end(minimum: minimum), next <= size else { return at }
             let trailer = read(next - 4, 4)
-            guard trailer.count == 4, Int(trailer.uint32(at: 0, bigEndian: bigEndian)) == length else { return at }
+            guard trailer.count == 4, Int(trailer.uint32(at: 0, bigEndian: bigEndian)) == block.length else { return at }
             switch type {
             case Self.sectionHeader: described = 0
             case Self.interfaceDescription: described += 1
