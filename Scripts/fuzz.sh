@@ -2,7 +2,9 @@
 # `make fuzz`, in two stages (issue 17).
 #
 # 1. Builds the libFuzzer targets in Fuzz/ and runs each for FUZZ_SECONDS (default 60), seeded
-#    with the sample captures and the adversarial corpus (Scripts/blegen/adversarial.py).
+#    with the sample captures, the adversarial corpus (Scripts/blegen/adversarial.py) and the
+#    containers it lacks (Scripts/blegen/format_seeds.py: pcapng of several interfaces and
+#    sections, PacketLogger, btmon, pcap; gzipped, cut, bit-flipped).
 #    Crashes are written to Fuzz/artifacts/. FUZZ_STAGES=2 skips this stage.
 # 2. Every input through every command line of Fuzz/commands.txt on the release build
 #    (Scripts/fuzz_commands.py): the full-size adversarial corpus (64 KiB records, 61,440 links,
@@ -20,6 +22,10 @@ swift build -c debug -Xswiftc -sanitize=fuzzer,address
 mkdir -p corpus/readers corpus/decoder corpus/analysis artifacts
 cp ../Captures/*.btsnoop corpus/readers/ 2>/dev/null || true
 (cd ../Scripts && python3 -m blegen.adversarial "$root/Fuzz/corpus/readers" >/dev/null)
+seeds="$(mktemp -d)"
+(cd ../Scripts && python3 -m blegen.format_seeds "$seeds" >/dev/null)
+find "$seeds" -maxdepth 1 -type f -exec cp {} corpus/readers/ \;
+rm -rf "$seeds"
 for target in FuzzCaptureReaders FuzzPacketDecoder FuzzAnalysis; do
   corpus=corpus/readers
   [ "$target" = FuzzPacketDecoder ] && corpus=corpus/decoder
@@ -37,6 +43,8 @@ bin="$root/.build/release/blereplay"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 (cd Scripts && python3 -m blegen.adversarial "$work/adversarial" --full) > /dev/null
+(cd Scripts && python3 -m blegen.format_seeds "$work/formats") > /dev/null
+mv "$work/formats/zips" "$work/zips"
 mkdir -p "$work/found"
 cp Fuzz/artifacts/* "$work/found/" 2>/dev/null || true
 # A deterministic spread of the reader fuzzer's corpus (every k-th file by name).
@@ -53,4 +61,7 @@ fi
 failed=0
 python3 Scripts/fuzz_commands.py --bin "$bin" --rss-limit-mb "${FUZZ_RSS_LIMIT_MB:-100}" --verbose "$work/adversarial" || failed=1
 python3 Scripts/fuzz_commands.py --bin "$bin" "$work/found" Captures || failed=1
+python3 Scripts/fuzz_commands.py --bin "$bin" "$work/formats" || failed=1
+# A bugreport's logs are captures of one timeline: `export` of it asks which (exit 2, by design).
+python3 Scripts/fuzz_commands.py --bin "$bin" --skip export "$work/zips" || failed=1
 exit "$failed"
