@@ -53,8 +53,12 @@ import BLEWarehouse
         let db = try PostgresConnection(WarehouseURL(url))
         try WarehouseSchema.prepare(db)
         // In a session of its own (`setsid -f`): the shutdown signals the backend's process group,
-        // which would end the COPY's shell with an ERROR before the session is ended.
-        let program = ("setsid -f " + cluster.stopCommand(mode: "fast") + " >/dev/null 2>&1").replacingOccurrences(of: "'", with: "''")
+        // which would end the COPY's shell with an ERROR before the session is ended. And after a
+        // pause: on a loaded machine the detached pg_ctl could signal before that shell had exited,
+        // and the COPY ended with "child process was terminated by signal 15" (an ERROR, exit 65,
+        // seen once in CI), not with the shutdown ending the session in `pg_sleep` as meant here.
+        let stop = "sleep 0.5; " + cluster.stopCommand(mode: "fast")
+        let program = ("setsid -f sh -c '" + stop + "' >/dev/null 2>&1").replacingOccurrences(of: "'", with: "''")
         try db.executeScript("""
             CREATE FUNCTION public.stop_server() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
