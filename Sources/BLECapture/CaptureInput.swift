@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BLECore
 
 /// One capture to read: a file, or a log inside an Android bugreport zip (`ZIP!member`).
@@ -44,27 +49,57 @@ public enum CaptureInput: Sendable, Hashable {
         }
     }
 
-    /// SHA-256 of its own bytes, hex: of the file, or of the member's uncompressed bytes (up to
-    /// any damage, so a damaged member gets the same digest every time). Nil when unreadable.
-    ///
-    /// A gzip-compressed capture file is the file as given: its compressed bytes (what
-    /// `sha256sum` says of it, and what the import's same-size check, on the file's size, pairs
-    /// it with), so the same capture imported once plain and once gzipped is stored twice.
-    public func sha256Hex() -> String? {
-        switch self {
-        case .file(let path), .spooled(_, let path):
-            return SHA256.hexDigest(ofFile: path)
-        case .bugreportLog(let log):
-            guard let source = try? log.source() else { return nil }
-            var hash = SHA256()
-            var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { buffer in (try? source.read(into: buffer)) ?? 0 }
-                if n <= 0 { break }
-                chunk.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            }
-            return hexString(hash.finalize())
+    /// SHA-256 of the capture's own bytes, hex (`contentDigest`). Nil when unreadable.
+    public func sha256Hex() -> String? { contentDigest()?.hex }
+
+    /// SHA-256 (hex) and size of the capture's own bytes, as `contentSource` streams them: a
+    /// plain file's bytes, a gzip file's decompressed bytes, a bugreport member's uncompressed
+    /// bytes; each up to any damage, so a damaged capture gets the same digest every time. So the
+    /// same capture given plain, gzipped and inside a bugreport has one digest (and one size),
+    /// and is stored and counted once. Nil when unreadable.
+    public func contentDigest() -> (hex: String, size: Int64)? {
+        if case .file(let path) = self, !isGzipCompressed, let hex = SHA256.hexDigest(ofFile: path) {
+            var st = stat()
+            return stat(path, &st) == 0 ? (hex, Int64(st.st_size)) : nil
         }
+        guard let source = try? contentSource() else { return nil }
+        var hash = SHA256()
+        var size: Int64 = 0
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { buffer in (try? source.read(into: buffer)) ?? 0 }
+            if n <= 0 { break }
+            chunk.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            size += Int64(n)
+        }
+        return (hexString(hash.finalize()), size)
+    }
+
+    /// The capture's own bytes, streamed: a file's, decompressed when it is gzip (RFC 1952,
+    /// `GzipSource`, which also reads a file cut short up to the cut), a bugreport member's.
+    public func contentSource() throws(CaptureError) -> any ByteSource {
+        switch self {
+        case .bugreportLog(let log):
+            return try log.source()
+        case .file(let path), .spooled(_, let path):
+            let file = try FileDescriptorSource(path: path)
+            return isGzipCompressed ? try GzipSource(source: file, name: name) : file
+        }
+    }
+
+    /// Whether the file is gzip-compressed (its first bytes `1F 8B 08`, RFC 1952 2.3.1); a
+    /// bugreport member never is (the zip's compression is undone by libzip).
+    public var isGzipCompressed: Bool {
+        let path: String
+        switch self {
+        case .file(let p), .spooled(_, let p): path = p
+        case .bugreportLog: return false
+        }
+        guard let f = fopen(path, "rb") else { return false }
+        defer { fclose(f) }
+        var head = [UInt8](repeating: 0, count: 3)
+        let n = head.withUnsafeMutableBytes { fread($0.baseAddress, 1, 3, f) }
+        return n == 3 && GzipSource.hasMagic(head)
     }
 }
 

@@ -161,7 +161,7 @@ final class DecodePipeline: Sendable {
     }
 }
 
-/// A capture's SHA-256 (`CaptureInput.sha256Hex`), computed on another thread (or at once) and
+/// A capture's SHA-256 and size (`CaptureInput.contentDigest`), computed on another thread (or at once) and
 /// waited for when needed.
 final class DigestFuture: Sendable {
     private let box = ResultBox()
@@ -172,21 +172,24 @@ final class DigestFuture: Sendable {
         let box = self.box
         let group = done
         let work: @Sendable () -> Void = {
-            box.set(input.sha256Hex())
+            box.set(input.contentDigest())
             group.leave()
         }
         if now { work() } else { DispatchQueue.global(qos: .utility).async(execute: work) }
     }
 
     /// The hex digest, nil when the file could not be read.
-    var value: String? {
+    var value: String? { digest?.hex }
+
+    /// The digest and the size of the capture's own bytes (`CaptureInput.contentDigest`).
+    var digest: (hex: String, size: Int64)? {
         done.wait()
         return box.get()
     }
 
     private final class ResultBox: Sendable {
-        private let state = Mutex<String?>(nil)
-        func set(_ v: String?) { state.withLock { $0 = v } }
-        func get() -> String? { state.withLock { $0 } }
+        private let state = Mutex<(hex: String, size: Int64)?>(nil)
+        func set(_ v: (hex: String, size: Int64)?) { state.withLock { $0 = v } }
+        func get() -> (hex: String, size: Int64)? { state.withLock { $0 } }
     }
 }

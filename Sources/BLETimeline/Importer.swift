@@ -344,23 +344,29 @@ public enum Importer {
                                          malformedPackets: 0, formatDescription: nil, warnings: [], error: nil)
         result.formatDescription = info.formatDescription
         let db = store.database
-        let size: Int
+        var size: Int
+        // A gzip file's capture is its decompressed bytes, whose size only reading them tells:
+        // its digest is computed first (`CaptureInput.contentDigest`).
+        let compressed = input.isGzipCompressed
+        let early = compressed ? DigestFuture(input: input, now: true) : nil
         switch input {
-        case .file(let file), .spooled(_, let file): size = fileSize(file)
+        case .file(let file), .spooled(_, let file): size = early?.digest.map { Int(clamping: $0.size) } ?? fileSize(file)
         case .bugreportLog(let log): size = Int(clamping: log.size)
         }
         var pipeline: DecodePipeline?
         do {
-            // The SHA-256 recognises a capture imported before. When no capture of the same size is in
-            // the timeline it cannot be a duplicate, so the digest is computed beside the import.
+            // The SHA-256 of the capture's own bytes recognises a capture imported before. When no
+            // capture of the same size is in the timeline it cannot be a duplicate, so the digest
+            // is computed beside the import.
             let sameSize = try db.scalarInt("SELECT count(*) FROM capture WHERE size_bytes = ?1", [.integer(Int64(size))]) ?? 0
-            let digest = DigestFuture(input: input, now: sameSize > 0)
-            if sameSize > 0 {
+            let digest = early ?? DigestFuture(input: input, now: sameSize > 0)
+            if sameSize > 0 || compressed {
                 guard let sha = digest.value else {
                     result.error = "\(path): cannot read the file"
                     return result
                 }
-                if let existing = try store.captureID(sha256: sha) {
+                if let existing = try store.captureID(sha256: sha)
+                    ?? (compressed ? try storedAsCompressedFile(input, db: db) : nil) {
                     result.status = .alreadyPresent
                     result.captureID = existing
                     if let phone = input.phone { try mergePhone(phone, from: input, into: existing, db: db, result: &result) }
@@ -459,6 +465,16 @@ public enum Importer {
             }
         }
         return result
+    }
+
+    /// A gzip file an earlier build stored under the digest of its compressed bytes (before
+    /// `CaptureInput.contentDigest`), found again so that it is not stored twice.
+    /// Only timelines holding a gzip-compressed capture pay for the second digest.
+    static func storedAsCompressedFile(_ input: CaptureInput, db: SQLiteDatabase) throws(SQLiteError) -> Int64? {
+        guard case .file(let path) = input,
+              try db.scalarInt("SELECT 1 FROM capture WHERE format_description LIKE '%gzip-compressed%' LIMIT 1") != nil,
+              let sha = SHA256.hexDigest(ofFile: path) else { return nil }
+        return try db.scalarInt("SELECT id FROM capture WHERE sha256 = ?1", [.text(sha)])
     }
 
     static func fileSize(_ path: String) -> Int {

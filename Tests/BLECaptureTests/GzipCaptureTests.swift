@@ -232,15 +232,32 @@ struct GzipCaptureTests {
         #expect(views(result) == views(readAll(bytes: pcap)))
     }
 
-    @Test("the capture's SHA-256 is the digest of the file as given, the compressed bytes")
-    func digestOfTheCompressedFile() throws {
+    @Test("the capture's SHA-256 and size are those of its decompressed bytes, the plain file's")
+    func digestOfTheDecompressedCapture() throws {
         let dir = try makeTemporaryDirectory()
         defer { removeDirectory(dir) }
-        let gz = GzipFixtures.compressed(SampleCaptures.btsnoopH4.bytes)
+        let plain = SampleCaptures.btsnoopH4.bytes
+        let gz = GzipFixtures.compressed(plain)
         try writeFile(dir + "/c.gz", gz)
+        try writeFile(dir + "/c", plain)
         var hash = SHA256()
-        gz.withUnsafeBytes { hash.update($0) }
-        #expect(CaptureInput.file(dir + "/c.gz").sha256Hex() == hexString(hash.finalize()))
+        plain.withUnsafeBytes { hash.update($0) }
+        let expected = hexString(hash.finalize())
+        #expect(CaptureInput.file(dir + "/c.gz").isGzipCompressed && !CaptureInput.file(dir + "/c").isGzipCompressed)
+        #expect(CaptureInput.file(dir + "/c.gz").sha256Hex() == expected)
+        #expect(CaptureInput.file(dir + "/c").sha256Hex() == expected)
+        #expect(CaptureInput.file(dir + "/c.gz").contentDigest()?.size == Int64(plain.count))
+        // Two members (`cat a.gz b.gz`) are one capture: the bytes of both.
+        let half = plain.count / 2
+        try writeFile(dir + "/two.gz", GzipFixtures.compressed(Array(plain[..<half])) + GzipFixtures.compressed(Array(plain[half...])))
+        #expect(CaptureInput.file(dir + "/two.gz").sha256Hex() == expected)
+        // Cut short: the digest of what the cut leaves, the same every time.
+        try writeFile(dir + "/cut.gz", Array(gz[..<(gz.count * 2 / 3)]))
+        let cut = CaptureInput.file(dir + "/cut.gz").contentDigest()
+        #expect(cut != nil && cut?.hex != expected && cut!.size < Int64(plain.count) && cut!.size > 0)
+        var prefix = SHA256()
+        plain.withUnsafeBytes { prefix.update(UnsafeRawBufferPointer(rebasing: $0[..<Int(cut?.size ?? 0)])) }
+        #expect(cut?.hex == hexString(prefix.finalize()))
     }
 
     /// android-yeelock: tshark -r on the file and on its gzip both count 690 frames;

@@ -157,4 +157,80 @@ struct GzipCaptureCLITests {
             }
         }
     }
+
+    // MARK: one capture, whichever way it comes
+
+    /// `sha256sum` of a file, hex.
+    func sha256sum(_ path: String) throws -> String {
+        let r = try CLIProcesses.shell("/usr/bin/sha256sum '\(path)'")
+        return String(r.stdout.prefix(64))
+    }
+
+    /// The same capture plain and gzipped is one capture, imported once in either order: its
+    /// SHA-256 and size are those of the plain file, the bytes inside the gzip.
+    @Test(arguments: [false, true])
+    func theSameCapturePlainAndGzippedIsStoredOnce(gzipFirst: Bool) throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let gz = try gzip(yeelock, into: dir)
+        let db = dir.appendingPathComponent("t.db").path
+        let (first, second) = gzipFirst ? (gz.path, yeelock) : (yeelock, gz.path)
+        let r1 = try CLI.run(["import", first, "--db", db])
+        #expect(r1.status == 0, "\(r1.stderr)")
+        let r2 = try CLI.run(["import", second, "--db", db])
+        #expect(r2.status == 0, "\(r2.stderr)")
+        #expect(r2.stdout.hasPrefix("skipped \(second): already in \(db)"), "\(r2.stdout)")
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM capture") == "1")
+        #expect(try SQLite.scalar(db, "SELECT sha256 FROM capture") == (try sha256sum(yeelock)))
+        let size = try FileManager.default.attributesOfItem(atPath: yeelock)[.size] as? Int
+        #expect(try SQLite.scalar(db, "SELECT size_bytes FROM capture") == size.map(String.init))
+        // Both given at once: the second is the first again.
+        let both = dir.appendingPathComponent("both.db").path
+        let r3 = try CLI.run(["import", first, second, "--db", both])
+        #expect(r3.status == 0, "\(r3.stderr)")
+        #expect(try SQLite.scalar(both, "SELECT count(*) FROM capture") == "1")
+    }
+
+    /// A timeline an earlier build wrote holds a gzip file under the digest of its compressed
+    /// bytes: importing that file again still finds it.
+    @Test func aGzipStoredUnderItsCompressedDigestIsFoundAgain() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let gz = try gzip(yeelock, into: dir)
+        let db = dir.appendingPathComponent("t.db").path
+        #expect(try CLI.run(["import", gz.path, "--db", db]).status == 0)
+        let compressed = try sha256sum(gz.path)
+        #expect(try SQLite.scalar(db, "SELECT sha256 FROM capture") != compressed)
+        _ = try SQLite.scalar(db, "UPDATE capture SET sha256 = '\(compressed)', size_bytes = \(gz.bytes.count) RETURNING id")
+        let again = try CLI.run(["import", gz.path, "--db", db])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.hasPrefix("skipped \(gz.path): already in \(db)"), "\(again.stdout)")
+        #expect(try SQLite.scalar(db, "SELECT count(*) FROM capture") == "1")
+    }
+
+    /// A folder holding a log and its gzipped copy, and a gzipped copy cut short: the report
+    /// counts the log once, as it does the log alone (the cut copy's bytes begin the log's: an
+    /// earlier copy).
+    @Test func aReportCountsAPlainLogAndItsGzippedCopiesOnce() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let plain = inputs.appendingPathComponent("btsnoop_hci.log").path
+        try FileManager.default.copyItem(atPath: yeelock, toPath: plain)
+        let gz = try gzip(plain, into: inputs)
+        try Data(gz.bytes.prefix(gz.bytes.count / 2)).write(to: inputs.appendingPathComponent("early.log.gz"))
+        func counts(_ input: String) throws -> (captures: Any?, attErrors: String) {
+            let out = dir.appendingPathComponent(UUID().uuidString)
+            let r = try CLI.run(["report", input, "-o", out.path, "--format", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any]
+            let errors = try JSONSerialization.data(withJSONObject: json?["att_errors"] ?? [], options: [.sortedKeys])
+            return (json?["captures"], String(decoding: errors, as: UTF8.self))
+        }
+        let all = try counts(inputs.path), alone = try counts(plain)
+        #expect("\(all.captures ?? "nil")" == "1")
+        #expect("\(alone.captures ?? "nil")" == "1")
+        #expect(all.attErrors == alone.attErrors && alone.attErrors.contains("Attribute Not Found"), "\(all.attErrors)")
+    }
 }

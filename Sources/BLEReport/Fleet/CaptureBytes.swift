@@ -106,20 +106,13 @@ public struct CaptureBytes: Sendable {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// Streams the bytes (up to any damage, as `CaptureInput.sha256Hex` does, or until `limit`
+    /// Streams the capture's own bytes (up to any damage, as `CaptureInput.contentDigest` does, or until `limit`
     /// bytes are read), calling `found` with the digest of each prefix length in `marks` reached;
     /// returns the size and the digest of what was read, nil when it cannot be opened.
     static func scan(_ input: CaptureInput, marks: [Int64], upTo limit: Int64? = nil,
                      found: (Int64, String) -> Void) -> (size: Int64, digest: String)? {
-        let source: any ByteSource
-        do throws(CaptureError) {
-            switch input {
-            case .file(let path), .spooled(_, let path): source = try FileDescriptorSource(path: path)
-            case .bugreportLog(let log): source = try log.source()
-            }
-        } catch {
-            return nil
-        }
+        // The capture's own bytes, as its digest covers them (a gzip file's decompressed).
+        guard let source = try? input.contentSource() else { return nil }
         var pending = Set(marks).sorted()[...]
         var hash = SHA256()
         var size: Int64 = 0
