@@ -75,6 +75,14 @@ public enum CaptureInput: Sendable, Hashable {
         return (hexString(hash.finalize()), size)
     }
 
+    /// For a gzip file, the SHA-256 (hex) of the file as given, its compressed bytes: how builds
+    /// before `contentDigest` knew it, so that a timeline or warehouse they wrote finds it again
+    /// (and takes its content digest). Nil for anything else.
+    public func compressedFileDigest() -> String? {
+        guard case .file(let path) = self, isGzipCompressed else { return nil }
+        return SHA256.hexDigest(ofFile: path)
+    }
+
     /// The capture's own bytes, streamed: a file's, decompressed when it is gzip (RFC 1952,
     /// `GzipSource`, which also reads a file cut short up to the cut), a bugreport member's.
     public func contentSource() throws(CaptureError) -> any ByteSource {

@@ -366,7 +366,7 @@ public enum Importer {
                     return result
                 }
                 if let existing = try store.captureID(sha256: sha)
-                    ?? (compressed ? try storedAsCompressedFile(input, db: db) : nil) {
+                    ?? (compressed ? try storedAsCompressedFile(input, content: digest.digest, db: db) : nil) {
                     result.status = .alreadyPresent
                     result.captureID = existing
                     if let phone = input.phone { try mergePhone(phone, from: input, into: existing, db: db, result: &result) }
@@ -468,13 +468,18 @@ public enum Importer {
     }
 
     /// A gzip file an earlier build stored under the digest of its compressed bytes (before
-    /// `CaptureInput.contentDigest`), found again so that it is not stored twice.
+    /// `CaptureInput.contentDigest`), found again so that it is not stored twice; its row takes
+    /// the content digest and size, so the plain file is found as the same capture from now on.
     /// Only timelines holding a gzip-compressed capture pay for the second digest.
-    static func storedAsCompressedFile(_ input: CaptureInput, db: SQLiteDatabase) throws(SQLiteError) -> Int64? {
-        guard case .file(let path) = input,
+    static func storedAsCompressedFile(_ input: CaptureInput, content: (hex: String, size: Int64)?,
+                                       db: SQLiteDatabase) throws(SQLiteError) -> Int64? {
+        guard let content,
               try db.scalarInt("SELECT 1 FROM capture WHERE format_description LIKE '%gzip-compressed%' LIMIT 1") != nil,
-              let sha = SHA256.hexDigest(ofFile: path) else { return nil }
-        return try db.scalarInt("SELECT id FROM capture WHERE sha256 = ?1", [.text(sha)])
+              let sha = input.compressedFileDigest(),
+              let id = try db.scalarInt("SELECT id FROM capture WHERE sha256 = ?1", [.text(sha)]) else { return nil }
+        try db.run("UPDATE capture SET sha256 = ?1, size_bytes = ?2 WHERE id = ?3",
+                   [.text(content.hex), .integer(content.size), .integer(id)])
+        return id
     }
 
     static func fileSize(_ path: String) -> Int {

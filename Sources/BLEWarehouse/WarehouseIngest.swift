@@ -43,6 +43,17 @@ public enum WarehouseIngest {
     /// its log stored before (`GrownCaptures`); nil stores it as it is.
     public static func store(_ facts: CaptureFacts, outcome: InputOutcome, bytes: CaptureBytes?,
                              into db: PostgresConnection) throws(WarehouseError) -> Stored {
+        // A gzip file an earlier build stored under its compressed bytes' digest takes the digest
+        // of its capture (`CaptureInput.contentDigest`), in a statement of its own (the
+        // transaction below rolls back when the capture is there): found now, and by the plain
+        // file from now on. Its sizes and prefix digests, of the compressed bytes, are dropped,
+        // to be set again below from `bytes`.
+        if let legacy = CaptureBytes.compressedFileDigest(facts), legacy != facts.sha256 {
+            try db.execute("""
+                UPDATE blereplay.capture SET sha256 = $1, size_bytes = NULL, head_sha256 = NULL, prefix_sha256 = NULL
+                WHERE sha256 = $2 AND NOT EXISTS (SELECT 1 FROM blereplay.capture WHERE sha256 = $1)
+                """, [facts.sha256, legacy])
+        }
         try db.execute("BEGIN")
         do throws(WarehouseError) {
             var notes: [String] = []

@@ -192,7 +192,7 @@ struct GzipCaptureCLITests {
     }
 
     /// A timeline an earlier build wrote holds a gzip file under the digest of its compressed
-    /// bytes: importing that file again still finds it.
+    /// bytes: importing that file again still finds it, and gives it its capture's digest.
     @Test func aGzipStoredUnderItsCompressedDigestIsFoundAgain() throws {
         let dir = CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -206,6 +206,10 @@ struct GzipCaptureCLITests {
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.hasPrefix("skipped \(gz.path): already in \(db)"), "\(again.stdout)")
         #expect(try SQLite.scalar(db, "SELECT count(*) FROM capture") == "1")
+        // Found, it takes its capture's digest and size: the plain file is the same capture.
+        #expect(try SQLite.scalar(db, "SELECT sha256 FROM capture") == (try sha256sum(yeelock)))
+        let plain = try CLI.run(["import", yeelock, "--db", db])
+        #expect(plain.stdout.hasPrefix("skipped \(yeelock): already in \(db)"), "\(plain.stdout)")
     }
 
     /// A folder holding a log and its gzipped copy, and a gzipped copy cut short: the report

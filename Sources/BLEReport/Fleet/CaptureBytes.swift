@@ -78,6 +78,12 @@ public struct CaptureBytes: Sendable {
         return prefix.map { ($0, true) } ?? (read.digest, false)
     }
 
+    /// For a capture read from a gzip file, the digest builds before `CaptureInput.contentDigest`
+    /// stored it under (the compressed file's, `CaptureInput.compressedFileDigest`); nil otherwise.
+    public static func compressedFileDigest(_ facts: CaptureFacts) -> String? {
+        input(of: facts.capturePath)?.compressedFileDigest()
+    }
+
     /// SHA-256 (hex) of the first `length` bytes for each of `lengths` up to `size`, in one pass.
     public func digests(ofPrefixes lengths: [Int64]) -> [Int64: String] {
         var out: [Int64: String] = [:]
