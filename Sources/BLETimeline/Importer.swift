@@ -344,15 +344,19 @@ public enum Importer {
                                          malformedPackets: 0, formatDescription: nil, warnings: [], error: nil)
         result.formatDescription = info.formatDescription
         let db = store.database
-        var size: Int
         // A gzip file's capture is its decompressed bytes, whose size only reading them tells:
-        // its digest is computed first (`CaptureInput.contentDigest`).
+        // its digest is computed first (`CaptureInput.contentDigest`) when the timeline holds a
+        // capture it could be (never in a report's scratch timeline, which holds none).
         let compressed = input.isGzipCompressed
-        let early = compressed ? DigestFuture(input: input, now: true) : nil
+        let holdsCaptures = compressed && ((try? db.scalarInt("SELECT 1 FROM capture LIMIT 1")) ?? nil) != nil
+        let early = holdsCaptures ? DigestFuture(input: input, now: true) : nil
+        // What the progress line counts: the bytes read, a gzip file's compressed ones.
+        let bytesToRead: Int
         switch input {
-        case .file(let file), .spooled(_, let file): size = early?.digest.map { Int(clamping: $0.size) } ?? fileSize(file)
-        case .bugreportLog(let log): size = Int(clamping: log.size)
+        case .file(let file), .spooled(_, let file): bytesToRead = fileSize(file)
+        case .bugreportLog(let log): bytesToRead = Int(clamping: log.size)
         }
+        let size = early?.digest.map { Int(clamping: $0.size) } ?? bytesToRead
         var pipeline: DecodePipeline?
         do {
             // The SHA-256 of the capture's own bytes recognises a capture imported before. When no
@@ -360,7 +364,7 @@ public enum Importer {
             // is computed beside the import.
             let sameSize = try db.scalarInt("SELECT count(*) FROM capture WHERE size_bytes = ?1", [.integer(Int64(size))]) ?? 0
             let digest = early ?? DigestFuture(input: input, now: sameSize > 0)
-            if sameSize > 0 || compressed {
+            if sameSize > 0 || holdsCaptures {
                 guard let sha = digest.value else {
                     result.error = "\(path): cannot read the file"
                     return result
@@ -395,7 +399,7 @@ public enum Importer {
             // A bugreport's logs share one timeline: a peer of one log may advertise in another.
             if case .bugreportLog = input {} else { writer.advertisingOfPeersOnly = reportOnly }
             writer.advertisingHoldLimit = options.advertisingHoldLimit
-            let progress = Progress(enabled: options.progress, path: path, size: size)
+            let progress = Progress(enabled: options.progress, path: path, size: bytesToRead)
             // Report-only: the packet rows kept are never read for their summary (nor are any findings made).
             let running = DecodePipeline(input: input, keepKeys: options.keepKeys, summaries: !reportOnly)
             pipeline = running
@@ -439,8 +443,9 @@ public enum Importer {
                 """, [.integer(Int64(writer.records)), writer.firstTimestamp.map { .integer($0) } ?? .null,
                       writer.lastTimestamp.map { .integer($0) } ?? .null, .text(status), .text(jsonArray(warnings)),
                       .integer(Int64(writer.malformedPackets)), .integer(Int64(writer.droppedPackets)), .integer(captureID)])
-            guard let sha = digest.value else { throw Failure(message: "\(path): cannot read the file") }
-            try db.run("UPDATE capture SET sha256 = ?1 WHERE id = ?2", [.text(sha), .integer(captureID)])
+            guard let content = digest.digest else { throw Failure(message: "\(path): cannot read the file") }
+            try db.run("UPDATE capture SET sha256 = ?1, size_bytes = ?2 WHERE id = ?3",
+                       [.text(content.hex), .integer(compressed ? content.size : Int64(size)), .integer(captureID)])
             try db.execute("COMMIT")
             result.records = writer.records
             result.malformedPackets = writer.malformedPackets
