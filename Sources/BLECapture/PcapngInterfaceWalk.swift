@@ -138,7 +138,6 @@ struct PcapngInterfaceWalk {
     func damage(size: Int, read: (Int, Int) -> [UInt8]) -> Int? {
         guard inStep else { return nil }
         var at = position
-        var bigEndian = bigEndian
         var described = interfaces
         while at < size {
             guard let block = PcapngBlockHeader(at: at, sectionBigEndian: bigEndian, read: read),
