@@ -205,7 +205,10 @@ struct ZipLocalWalk {
                 entry.compressedSize = available
                 if header.method == 8 {
                     let cap = min(header.size, BugreportZip.Limits.memberSize)
-                    entry.size = min(measure(fd, from: header.dataOffset, available: available, cap: cap).produced, header.size)
+                    let m = measure(fd, from: header.dataOffset, available: available, cap: cap)
+                    entry.size = m.produced
+                    entry.compressedSize = m.consumed
+                    entry.sizeIsDeclared = false
                 } else {
                     entry.size = min(available, header.size)
                 }
@@ -285,17 +288,20 @@ struct ZipLocalWalk {
         var input: [UInt8] = []
         var inStart = 0
         var fed: UInt64 = 0, produced: UInt64 = 0
+        var drained = false
         var output = [UInt8](repeating: 0, count: 256 * 1024)
         while true {
-            if inStart == input.count {
-                guard fed < available,
-                      let bytes = try? ZipLocalHeader.bytes(fd, at: start + fed, count: Int(min(available - fed, 256 * 1024))),
-                      !bytes.isEmpty else {
-                    return (produced, inflater.totalIn, .cut)
+            if inStart == input.count, !drained {
+                if fed < available,
+                   let bytes = try? ZipLocalHeader.bytes(fd, at: start + fed, count: Int(min(available - fed, 256 * 1024))),
+                   !bytes.isEmpty {
+                    input = bytes
+                    inStart = 0
+                    fed += UInt64(bytes.count)
+                } else {
+                    // The bytes have run out: what zlib still holds comes out, then the cut.
+                    drained = true
                 }
-                input = bytes
-                inStart = 0
-                fed += UInt64(bytes.count)
             }
             let step = input.withUnsafeBytes { i in
                 output.withUnsafeMutableBytes { o in inflater.step(UnsafeRawBufferPointer(rebasing: i[inStart...]), into: o) }
@@ -310,6 +316,7 @@ struct ZipLocalWalk {
             case .ended: return (produced, inflater.totalIn, .ended)
             case .damaged(let why): return (produced, inflater.totalIn, .damaged(why))
             case .progressed:
+                if drained, step.produced == 0 { return (produced, inflater.totalIn, .cut) }
                 if step.consumed == 0, step.produced == 0, inStart < input.count {
                     return (produced, inflater.totalIn, .damaged("no progress"))
                 }
@@ -325,11 +332,12 @@ struct ZipLocalWalk {
         guard let bytes = try? ZipLocalHeader.bytes(fd, at: at, count: 24) else { return nil }
         let base = bytes.starts(with: descriptorSignature) ? 4 : 0
         let widths = zip64 ? [8, 4] : [4, 8]
+        // The member's own width first: a file ending inside that is a descriptor cut short.
+        guard bytes.count >= base + 4 + 2 * widths[0] else { return nil }
         for width in widths where bytes.count >= base + 4 + 2 * width {
             if littleEndian(bytes[(base + 4)..<(base + 4 + width)]) == length { return at + UInt64(base + 4 + 2 * width) }
         }
-        let nominal = base + 4 + 2 * widths[0]
-        return bytes.count >= nominal ? at + UInt64(nominal) : nil
+        return at + UInt64(base + 4 + 2 * widths[0])
     }
 
     /// A stored member without sizes: the first `PK\7\8` data descriptor whose compressed and
@@ -461,12 +469,7 @@ final class ZipLocalMemberReader {
             return bytes.count
         }
         while true {
-            if inStart == input.count {
-                guard remaining > 0 else {
-                    if member.isCut { return finish() }
-                    throw CaptureError(path: name, offset: Int(clamping: position), kind: .corrupt, message:
-                        "damaged zip member: its deflate stream does not end within the \(member.dataLength) bytes of its data")
-                }
+            if inStart == input.count, remaining > 0 {
                 input = try pread(min(remaining, 256 * 1024), position: position)
                 inStart = 0
             }
@@ -486,6 +489,12 @@ final class ZipLocalMemberReader {
                 return step.produced
             case .progressed:
                 if step.produced > 0 { return step.produced }
+                if inStart == input.count, remaining == 0 {
+                    // The data has run out and zlib holds nothing more.
+                    if member.isCut { return finish() }
+                    throw CaptureError(path: name, offset: Int(clamping: position), kind: .corrupt, message:
+                        "damaged zip member: its deflate stream does not end within the \(member.dataLength) bytes of its data")
+                }
                 if step.consumed == 0, inStart < input.count {
                     throw CaptureError(path: name, offset: Int(clamping: position), kind: .corrupt, message:
                         "damaged zip member: zlib makes no progress inflating it")
