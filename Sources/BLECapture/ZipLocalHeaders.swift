@@ -1,4 +1,5 @@
 import BLECore
+import CZlib
 
 /// Where a reader finds a zip member again when it opens the zip anew (`BugreportLog.source()`).
 public enum ZipMemberLocation: Sendable, Hashable {
@@ -19,6 +20,9 @@ public struct ZipLocalMember: Sendable, Hashable {
     /// The file ends inside its data (or, for a stored member without sizes, no data descriptor
     /// was found: it is read to the end of the file).
     public var isCut: Bool
+    /// The CRC-32 its data descriptor gives, for a member without one in its local header (general
+    /// purpose bit 3); nil when no descriptor was read.
+    public var descriptorCRC: UInt32? = nil
 }
 
 /// A local file header (PKWARE APPNOTE.TXT 4.3.7), with the ZIP64 sizes of its extra field
@@ -38,6 +42,7 @@ struct ZipLocalHeader {
     var offset: UInt64
     var flags: UInt16
     var method: UInt16
+    var crc: UInt32
     var compressedSize: UInt64
     var size: UInt64
     var name: String
@@ -65,12 +70,13 @@ struct ZipLocalHeader {
         guard fixed.starts(with: signature) else { throw .notAHeader }
         guard fixed.count == fixedLength else { throw .cut }
         var reader = ByteReader(fixed)
-        let flags: UInt16, method: UInt16, compressed32: UInt32, size32: UInt32, nameLength: UInt16, extraLength: UInt16
+        let flags: UInt16, method: UInt16, crc: UInt32, compressed32: UInt32, size32: UInt32, nameLength: UInt16, extraLength: UInt16
         do {
             try reader.skip(6)
             flags = try reader.readUInt16(.little)
             method = try reader.readUInt16(.little)
-            try reader.skip(8)
+            try reader.skip(4)
+            crc = try reader.readUInt32(.little)
             compressed32 = try reader.readUInt32(.little)
             size32 = try reader.readUInt32(.little)
             nameLength = try reader.readUInt16(.little)
@@ -83,7 +89,7 @@ struct ZipLocalHeader {
         guard dataOffset <= fileSize else { throw .cut }
         let rest = try bytes(fd, at: offset + UInt64(fixedLength), count: variable)
         guard rest.count == variable else { throw .cut }
-        var header = ZipLocalHeader(offset: offset, flags: flags, method: method, compressedSize: UInt64(compressed32),
+        var header = ZipLocalHeader(offset: offset, flags: flags, method: method, crc: crc, compressedSize: UInt64(compressed32),
                                     size: UInt64(size32), name: String(decoding: rest[0..<Int(nameLength)], as: UTF8.self),
                                     dataOffset: dataOffset, isZip64: false)
         header.readZip64(rest[Int(nameLength)...], size32: size32, compressed32: compressed32)
@@ -188,9 +194,10 @@ struct ZipLocalWalk {
             var member = ZipLocalMember(headerOffset: offset, dataLength: 0, isCut: false)
             var entry = ZipArchive.Entry(location: .localHeader(member), name: header.name, size: header.size,
                                          compressedSize: header.compressedSize)
-            func add(_ length: UInt64, cut: Bool) {
+            func add(_ length: UInt64, cut: Bool, crc: UInt32? = nil) {
                 member.dataLength = length
                 member.isCut = cut
+                member.descriptorCRC = crc
                 entry.location = .localHeader(member)
                 walk.entries.append(entry)
             }
@@ -224,13 +231,14 @@ struct ZipLocalWalk {
                 entry.compressedSize = m.consumed
                 switch m.end {
                 case .ended:
-                    add(m.consumed, cut: false)
-                    guard let next = skipDescriptor(fd, at: header.dataOffset + m.consumed, length: m.consumed,
-                                                    zip64: header.isZip64, fileSize: fileSize) else {
+                    guard let descriptor = skipDescriptor(fd, at: header.dataOffset + m.consumed, length: m.consumed,
+                                                          zip64: header.isZip64, fileSize: fileSize) else {
+                        add(m.consumed, cut: false)
                         end(fileSize, "the file ends inside the data descriptor of \(header.name)")
                         return walk
                     }
-                    offset = next
+                    add(m.consumed, cut: false, crc: descriptor.crc)
+                    offset = descriptor.next
                     continue
                 case .cut:
                     add(available, cut: true)
@@ -249,7 +257,7 @@ struct ZipLocalWalk {
                 if let found = findStoredEnd(fd, dataOffset: header.dataOffset, fileSize: fileSize) {
                     entry.size = found.length
                     entry.compressedSize = found.length
-                    add(found.length, cut: false)
+                    add(found.length, cut: false, crc: found.crc)
                     offset = found.next
                     continue
                 }
@@ -326,24 +334,26 @@ struct ZipLocalWalk {
 
     /// Where the next record begins after the data descriptor (APPNOTE 4.3.9) that follows
     /// `length` bytes of data at `at`: the optional `PK\7\8` signature, the CRC-32, and the two
-    /// sizes of 4 bytes (8 in a ZIP64 member). The width whose compressed size is `length` wins;
-    /// nil when the file ends inside the descriptor.
-    static func skipDescriptor(_ fd: Int32, at: UInt64, length: UInt64, zip64: Bool, fileSize: UInt64) -> UInt64? {
+    /// sizes of 4 bytes (8 in a ZIP64 member), and its CRC-32 when the compressed size in it is
+    /// `length` (the width whose size matches wins); nil when the file ends inside the descriptor.
+    static func skipDescriptor(_ fd: Int32, at: UInt64, length: UInt64, zip64: Bool, fileSize: UInt64)
+        -> (next: UInt64, crc: UInt32?)? {
         guard let bytes = try? ZipLocalHeader.bytes(fd, at: at, count: 24) else { return nil }
         let base = bytes.starts(with: descriptorSignature) ? 4 : 0
         let widths = zip64 ? [8, 4] : [4, 8]
         // The member's own width first: a file ending inside that is a descriptor cut short.
         guard bytes.count >= base + 4 + 2 * widths[0] else { return nil }
+        let crc = UInt32(littleEndian(bytes[base..<(base + 4)]))
         for width in widths where bytes.count >= base + 4 + 2 * width {
-            if littleEndian(bytes[(base + 4)..<(base + 4 + width)]) == length { return at + UInt64(base + 4 + 2 * width) }
+            if littleEndian(bytes[(base + 4)..<(base + 4 + width)]) == length { return (at + UInt64(base + 4 + 2 * width), crc) }
         }
-        return at + UInt64(base + 4 + 2 * widths[0])
+        return (at + UInt64(base + 4 + 2 * widths[0]), nil)
     }
 
     /// A stored member without sizes: the first `PK\7\8` data descriptor whose compressed and
     /// uncompressed sizes both equal its distance from the data's start (4-byte sizes, or 8).
     /// Searched up to `BugreportZip.Limits.memberSize` bytes.
-    static func findStoredEnd(_ fd: Int32, dataOffset: UInt64, fileSize: UInt64) -> (length: UInt64, next: UInt64)? {
+    static func findStoredEnd(_ fd: Int32, dataOffset: UInt64, fileSize: UInt64) -> (length: UInt64, next: UInt64, crc: UInt32)? {
         let limit = min(fileSize, dataOffset + BugreportZip.Limits.memberSize + 24)
         let chunk = 1 << 20
         var at = dataOffset
@@ -354,13 +364,14 @@ struct ZipLocalWalk {
             while i + 4 <= bytes.count {
                 if bytes[i] == 0x50, bytes[i + 1] == 0x4B, bytes[i + 2] == 0x07, bytes[i + 3] == 0x08 {
                     let distance = at + UInt64(i) - dataOffset
+                    let crc = i + 8 <= bytes.count ? UInt32(littleEndian(bytes[(i + 4)..<(i + 8)])) : 0
                     if i + 16 <= bytes.count, littleEndian(bytes[(i + 8)..<(i + 12)]) == distance,
                        littleEndian(bytes[(i + 12)..<(i + 16)]) == distance {
-                        return (distance, at + UInt64(i) + 16)
+                        return (distance, at + UInt64(i) + 16, crc)
                     }
                     if i + 24 <= bytes.count, littleEndian(bytes[(i + 8)..<(i + 16)]) == distance,
                        littleEndian(bytes[(i + 16)..<(i + 24)]) == distance {
-                        return (distance, at + UInt64(i) + 24)
+                        return (distance, at + UInt64(i) + 24, crc)
                     }
                 }
                 i += 1
@@ -392,7 +403,8 @@ struct ZipLocalWalk {
 /// deflated data through `RawInflater`, never past the data the walk found for it.
 ///
 /// Where the data runs out before the member's end (the file is cut there), reading ends
-/// (`isCutShort`): the caller says so. Damage throws `.corrupt`.
+/// (`isCutShort`): the caller says so. Damage throws `.corrupt`, as a CRC-32 that does not match
+/// the local header's or the data descriptor's does at the member's end (libzip checks it too).
 final class ZipLocalMemberReader {
     let member: ZipLocalMember
     /// The zip's byte where this member's data, as the walk found it, ends.
@@ -407,6 +419,9 @@ final class ZipLocalMemberReader {
     private var inStart = 0
     private var ended = false
     private var failure: CaptureError?
+    /// The CRC-32 the zip gives for the member's bytes, and theirs so far.
+    private let expectedCRC: UInt32?
+    private var crc: UInt32 = 0
     /// The data ran out before the member's end.
     private(set) var isCutShort = false
 
@@ -450,6 +465,7 @@ final class ZipLocalMemberReader {
         self.member = member
         self.method = header.method
         self.name = name
+        expectedCRC = header.hasDataDescriptor ? member.descriptorCRC : header.crc
         next = header.dataOffset
         remaining = member.dataLength
         dataEnd = header.dataOffset + member.dataLength
@@ -466,7 +482,8 @@ final class ZipLocalMemberReader {
             guard remaining > 0 else { return finish() }
             let bytes = try pread(min(remaining, UInt64(buffer.count)), position: position)
             base.copyMemory(from: bytes, byteCount: bytes.count)
-            return bytes.count
+            return try checked(UnsafeRawBufferPointer(start: base, count: bytes.count), position: position,
+                               atEnd: remaining == 0 && !member.isCut)
         }
         while true {
             if inStart == input.count, remaining > 0 {
@@ -478,7 +495,7 @@ final class ZipLocalMemberReader {
             switch step.status {
             case .ended:
                 ended = true
-                return step.produced
+                return try checked(UnsafeRawBufferPointer(start: base, count: step.produced), position: position, atEnd: true)
             case .damaged(let why):
                 let at = next - UInt64(input.count - inStart)
                 let error = CaptureError(path: name, offset: Int(clamping: position + UInt64(step.produced)), kind: .corrupt, message:
@@ -488,7 +505,9 @@ final class ZipLocalMemberReader {
                 failure = error
                 return step.produced
             case .progressed:
-                if step.produced > 0 { return step.produced }
+                if step.produced > 0 {
+                    return try checked(UnsafeRawBufferPointer(start: base, count: step.produced), position: position, atEnd: false)
+                }
                 if inStart == input.count, remaining == 0 {
                     // The data has run out and zlib holds nothing more.
                     if member.isCut { return finish() }
@@ -501,6 +520,25 @@ final class ZipLocalMemberReader {
                 }
             }
         }
+    }
+
+    /// Adds `bytes` to the CRC-32; at the member's end, a CRC that does not match is damage,
+    /// thrown once `bytes` are handed out.
+    private func checked(_ bytes: UnsafeRawBufferPointer, position: UInt64, atEnd: Bool) throws(CaptureError) -> Int {
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            crc = UInt32(truncatingIfNeeded: crc32(UInt(crc), base.assumingMemoryBound(to: Bytef.self), UInt32(bytes.count)))
+        }
+        guard atEnd, let expectedCRC, expectedCRC != crc else { return bytes.count }
+        let error = CaptureError(path: name, offset: Int(clamping: position + UInt64(bytes.count)), kind: .corrupt, message:
+            "damaged zip member: its bytes have CRC-32 \(hex(crc)), the zip says \(hex(expectedCRC))")
+        guard !bytes.isEmpty else { throw error }
+        failure = error
+        return bytes.count
+    }
+
+    private func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     private func finish() -> Int {

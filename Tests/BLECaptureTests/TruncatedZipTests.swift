@@ -245,6 +245,28 @@ struct TruncatedZipTests {
         #expect(read.bytes.count > 0 && good)
     }
 
+    /// A byte changed in a whole member: its CRC-32 no longer matches the local header's or the
+    /// data descriptor's, and reading it ends with `.corrupt` at its end, as libzip's CRC check does.
+    @Test(arguments: [(UInt16(0), ZipFixtures.Sizes.inHeader), (0, .signedDescriptor), (8, .zip64Descriptor)])
+    func aCRCThatDoesNotMatchIsDamage(method: UInt16, sizes: ZipFixtures.Sizes) throws {
+        let data = Self.members[1].data
+        let zip = ZipFixtures.zip([(Self.members[1].name, data)], method: method, sizes: sizes)
+        var bytes = Array(zip.bytes[0..<zip.centralDirectoryOffset])
+        if method == 0 {
+            bytes[zip.layouts[0].dataOffset + 100] ^= 0x01
+        } else {
+            // The descriptor's CRC-32, after its signature.
+            bytes[zip.layouts[0].dataEnd + 4] ^= 0x01
+        }
+        let opened = try BugreportZip.open(try Self.write(bytes))
+        let read = Self.read(try #require(opened.logs.first))
+        #expect(read.bytes.count == data.count)
+        let error = try #require(read.error)
+        #expect(error.kind == .corrupt)
+        #expect(error.offset == data.count)
+        #expect(error.message.hasPrefix("damaged zip member: its bytes have CRC-32 "), "\(error)")
+    }
+
     /// A stored member without sizes and without a signed data descriptor: read to the end of
     /// the file, where the walk stops, saying so.
     @Test func aStoredMemberWithoutSizesOrSignedDescriptorIsReadToTheEnd() throws {
