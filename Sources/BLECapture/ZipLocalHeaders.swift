@@ -164,6 +164,10 @@ struct ZipLocalWalk {
             } catch {
                 throw unreadable(error, path: path)
             }
+            if head.count < 4 {
+                end(fileSize, "the file ends inside the signature of the record that begins at byte \(offset)")
+                break
+            }
             if head == centralHeader {
                 end(offset, "the central directory begins, but libzip could not read it or the end record after it")
                 break
