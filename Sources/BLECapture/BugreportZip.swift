@@ -15,10 +15,14 @@ import BLECore
 ///
 /// Bounded (`Limits`): members are never unpacked to disk, and a member whose declared size is
 /// absurd, or whose compression ratio only a bomb reaches, is refused before a byte is inflated.
+///
+/// A zip cut short (its central directory gone) is read from its local file headers up to the
+/// cut (`ZipArchive`): the same choice of logs, from the members found, with a warning; a member
+/// without sizes there is inflated to find its end, never past `Limits`.
 public struct BugreportZip: Sendable {
     /// Caps on what a bugreport zip may declare.
     public enum Limits {
-        /// Members listed in the central directory.
+        /// Members listed in the central directory, or found from their local headers.
         public static let members = 1_000_000
         /// Uncompressed size of one member read (a log or the main text): 2 GiB. Android rotates
         /// its snoop log after 65,535 packets (AOSP `btsnoop.cc`), and a bugreport text is
@@ -61,8 +65,8 @@ public struct BugreportZip: Sendable {
     /// the main text, and members `Limits` refuses (named in the error when nothing qualifies).
     ///
     /// Throws `.unknownFormat` when it holds no Bluetooth log (saying what it holds and why
-    /// nothing qualified), `.corrupt` when libzip cannot read its directory or a log is refused by
-    /// `Limits`.
+    /// nothing qualified), `.corrupt` when neither libzip nor the local headers give a member or
+    /// a log is refused by `Limits`.
     public static func open(_ path: String) throws(CaptureError) -> BugreportZip {
         let archive = try ZipArchive(path: path)
         let entries = try archive.entries(limit: Limits.members)
