@@ -27,6 +27,12 @@ btsnooz section made from the first capture (btsnooz v2, AOSP btif_debug_btsnoop
 --btsnooz-acl-bytes N cuts every ACL record of the btsnooz section to its first N bytes (HCI
 ACL header included), the packet length keeping the original size, as the ring buffer does.
 
+--data-descriptor writes the zip as to a stream that cannot seek (a pipe): every member's local
+header has general purpose bit 3 set and no sizes, and a data descriptor (PK\\7\\8, CRC-32,
+sizes) follows its data (APPNOTE.TXT 4.3.9, 4.4.4), as libziparchive's ZipWriter (dumpstate's
+writer) does when its output is not seekable. --store-logs stores the logs uncompressed
+(method 0) instead of deflating them.
+
 Bad inputs (--bad) for the refusal tests:
   no-log    a bugreport with no snoop log and no btsnooz section;
   damaged   the log member's deflate stream damaged in its middle;
@@ -128,15 +134,51 @@ def add(z, name, data, compress=zipfile.ZIP_DEFLATED):
     z.writestr(info, data, compresslevel=6 if compress == zipfile.ZIP_DEFLATED else None)
 
 
+class Unseekable(io.RawIOBase):
+    """A write-only stream without seek or tell: zipfile writes data descriptors to it."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def writable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def write(self, data):
+        self.out.write(data)
+        return len(data)
+
+
+def open_zip(args):
+    if args.data_descriptor:
+        args.stream = open(args.out, "wb")
+        return zipfile.ZipFile(Unseekable(args.stream), "w")
+    return zipfile.ZipFile(args.out, "w")
+
+
+def log_method(args):
+    return zipfile.ZIP_STORED if args.store_logs else zipfile.ZIP_DEFLATED
+
+
 def build(args):
+    try:
+        build_zip(args)
+    finally:
+        if getattr(args, "stream", None):
+            args.stream.close()
+
+
+def build_zip(args):
     captures = [open(p, "rb").read() for p in args.captures]
     name = f"bugreport-{args.device}-{args.build}-2024-03-01-12-00-00"
     if args.layout == "plain":
-        with zipfile.ZipFile(args.out, "w") as z:
+        with open_zip(args) as z:
             member = args.log_name or "btsnoop_hci.log"
-            add(z, member, captures[0])
+            add(z, member, captures[0], log_method(args))
             if len(captures) > 1:
-                add(z, member + ".last", captures[1])
+                add(z, member + ".last", captures[1], log_method(args))
         return
     btsnooz = "" if args.bad == "no-log" else btsnooz_section(captures[0], args.btsnooz_acl_bytes)
     text = main_text(args, btsnooz).encode()
@@ -144,7 +186,7 @@ def build(args):
                 "vendor": "FS/data/log/bt/btsnoop_hci.log"}.get(args.layout)
     if args.log_name and log_name is not None:
         log_name = args.log_name
-    with zipfile.ZipFile(args.out, "w") as z:
+    with open_zip(args) as z:
         if args.layout == "m":
             add(z, name + ".txt", text)
             return
@@ -161,9 +203,9 @@ def build(args):
         if args.bad == "bomb":
             add(z, log_name, captures[0][:16] + bytes(64 << 20))
             return
-        add(z, log_name, captures[0], zipfile.ZIP_STORED if args.bad == "absurd" else zipfile.ZIP_DEFLATED)
+        add(z, log_name, captures[0], zipfile.ZIP_STORED if args.bad == "absurd" else log_method(args))
         if len(captures) > 1:
-            add(z, log_name + ".last", captures[1])
+            add(z, log_name + ".last", captures[1], log_method(args))
     if args.bad == "damaged":
         damage(args.out, log_name)
     if args.bad == "absurd":
@@ -210,6 +252,9 @@ def main():
     p.add_argument("--layout", choices=["m", "n", "o", "filtered", "vendor", "plain"], default="o")
     p.add_argument("--log-name", help="the log's member name (default: the layout's)")
     p.add_argument("--bad", choices=["no-log", "damaged", "bomb", "absurd", "empty-log"])
+    p.add_argument("--data-descriptor", action="store_true",
+                   help="no sizes in the local headers (bit 3): a data descriptor after each member's data")
+    p.add_argument("--store-logs", action="store_true", help="store the logs uncompressed (method 0)")
     p.add_argument("--btsnooz-acl-bytes", type=int, help="cut the btsnooz section's ACL records to this many bytes")
     p.add_argument("--manufacturer", default="Google")
     p.add_argument("--model", default="Pixel 7")
@@ -223,6 +268,8 @@ def main():
         sys.exit("--bad needs a bugreport layout")
     if args.bad in ("damaged", "bomb", "absurd", "empty-log") and args.layout in ("m", "n"):
         sys.exit(f"--bad {args.bad} needs a layout with a log member (o, filtered, vendor)")
+    if args.data_descriptor and args.bad in ("damaged", "absurd"):
+        sys.exit(f"--bad {args.bad} rewrites the zip in place: not with --data-descriptor")
     build(args)
 
 

@@ -41,7 +41,9 @@ enum BugreportHeader {
         }
     }
 
-    static func scan(_ source: any ByteSource, needsBtsnooz: Bool) throws(CaptureError) -> Scan {
+    /// Reads the main text for the phone's identity and the btsnooz section's marker, stopping once
+    /// it has them. With `upToDamage`, an error of the source ends the scan with what was read before it.
+    static func scan(_ source: any ByteSource, needsBtsnooz: Bool, upToDamage: Bool = false) throws(CaptureError) -> Scan {
         var primary = PhoneIdentity(), secondary = PhoneIdentity(), header: String?
         var found = Scan()
         var line: [UInt8] = []
@@ -63,9 +65,16 @@ enum BugreportHeader {
             }
         }
         reading: while true {
-            let n = try chunk.withUnsafeMutableBytes { buffer in
+            let read = chunk.withUnsafeMutableBytes { buffer in
                 Result { () throws(CaptureError) -> Int in try source.read(into: buffer) }
-            }.get()
+            }
+            let n: Int
+            switch read {
+            case .success(let count): n = count
+            case .failure(let error):
+                if upToDamage { break reading }
+                throw error
+            }
             if n <= 0 { break }
             var start = 0
             while start < n {

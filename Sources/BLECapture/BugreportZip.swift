@@ -15,10 +15,14 @@ import BLECore
 ///
 /// Bounded (`Limits`): members are never unpacked to disk, and a member whose declared size is
 /// absurd, or whose compression ratio only a bomb reaches, is refused before a byte is inflated.
+///
+/// A zip cut short (its central directory gone) is read from its local file headers up to the
+/// cut (`ZipArchive`): the same choice of logs, from the members found, with a warning; a member
+/// without sizes there is inflated to find its end, never past `Limits`.
 public struct BugreportZip: Sendable {
     /// Caps on what a bugreport zip may declare.
     public enum Limits {
-        /// Members listed in the central directory.
+        /// Members listed in the central directory, or found from their local headers.
         public static let members = 1_000_000
         /// Uncompressed size of one member read (a log or the main text): 2 GiB. Android rotates
         /// its snoop log after 65,535 packets (AOSP `btsnoop.cc`), and a bugreport text is
@@ -61,8 +65,8 @@ public struct BugreportZip: Sendable {
     /// the main text, and members `Limits` refuses (named in the error when nothing qualifies).
     ///
     /// Throws `.unknownFormat` when it holds no Bluetooth log (saying what it holds and why
-    /// nothing qualified), `.corrupt` when libzip cannot read its directory or a log is refused by
-    /// `Limits`.
+    /// nothing qualified), `.corrupt` when neither libzip nor the local headers give a member or
+    /// a log is refused by `Limits`.
     public static func open(_ path: String) throws(CaptureError) -> BugreportZip {
         let archive = try ZipArchive(path: path)
         let entries = try archive.entries(limit: Limits.members)
@@ -90,13 +94,14 @@ public struct BugreportZip: Sendable {
         var phone: PhoneIdentity?
         var hasBtsnooz = false
         if let main {
-            let source = try archive.open(index: main.index, declaredSize: main.size, name: "\(path)!\(main.name)")
-            let scan = try BugreportHeader.scan(source, needsBtsnooz: logEntries.isEmpty)
+            let source = try archive.open(main, name: "\(path)!\(main.name)")
+            // In a zip cut short, a main text the cut reaches gives what precedes the cut.
+            let scan = try BugreportHeader.scan(source, needsBtsnooz: logEntries.isEmpty, upToDamage: archive.recoveryWarning != nil)
             phone = scan.phone.isEmpty ? nil : scan.phone
             hasBtsnooz = scan.hasBtsnooz
         }
         var chosen = logEntries
-        var warnings: [String] = []
+        var warnings = [archive.recoveryWarning].compactMap { $0 }
         if chosen.isEmpty, let main, hasBtsnooz {
             chosen = [main]
             let empty = candidates.map(\.name)
@@ -111,9 +116,10 @@ public struct BugreportZip: Sendable {
         guard !chosen.isEmpty else {
             throw CaptureError(path: path, kind: .unknownFormat,
                                message: noLogMessage(entries, empty: candidates, main: main,
-                                                     unreadable: unreadable, refused: refused))
+                                                     unreadable: unreadable, refused: refused)
+                                   + (archive.recoveryNote.map { "; " + $0 } ?? ""))
         }
-        let logs = chosen.map { BugreportLog(archivePath: path, index: $0.index, member: $0.name, size: $0.size, phone: phone) }
+        let logs = chosen.map { BugreportLog(archivePath: path, location: $0.location, member: $0.name, size: $0.size, phone: phone) }
         return BugreportZip(path: path, logs: logs, mainEntry: main?.name, phone: phone, warnings: warnings)
     }
 
@@ -128,7 +134,7 @@ public struct BugreportZip: Sendable {
     /// (`CaptureFile.detect`; btsnooz text is left to the main text's scan); nil when they cannot
     /// be inflated.
     static func sniff(_ entry: ZipArchive.Entry, archive: ZipArchive) -> Bool? {
-        guard let source = try? archive.open(index: entry.index, declaredSize: entry.size, name: "\(archive.path)!\(entry.name)") else {
+        guard let source = try? archive.open(entry, name: "\(archive.path)!\(entry.name)") else {
             return nil
         }
         var bytes = [UInt8](repeating: 0, count: sniffLength)
@@ -156,7 +162,7 @@ public struct BugreportZip: Sendable {
     static func mainEntry(_ entries: [ZipArchive.Entry], byName: [String: ZipArchive.Entry],
                           archive: ZipArchive) throws(CaptureError) -> ZipArchive.Entry? {
         if let pointer = byName["main_entry.txt"], pointer.size > 0, pointer.size <= 4096 {
-            let source = try archive.open(index: pointer.index, declaredSize: pointer.size, name: "\(archive.path)!main_entry.txt")
+            let source = try archive.open(pointer, name: "\(archive.path)!main_entry.txt")
             var bytes = [UInt8](repeating: 0, count: Int(pointer.size) + 1)
             var filled = 0
             while filled < bytes.count {
@@ -181,13 +187,17 @@ public struct BugreportZip: Sendable {
     /// Refuses a member whose declared sizes only a bomb or a damaged directory would give.
     static func check(_ entry: ZipArchive.Entry, in path: String) throws(CaptureError) {
         let name = "\(path)!\(entry.name)"
+        // A member without sizes in its local header (read without the central directory) was
+        // inflated to find its end, never past the limits: what it gave is what is judged.
+        let declares = entry.sizeIsDeclared ? "declares" : "inflates to"
         if entry.size > Limits.memberSize {
             throw CaptureError(path: name, kind: .corrupt, message:
-                "zip member declares \(entry.size) bytes uncompressed, more than the \(Limits.memberSize) blereplay reads: refused")
+                "zip member \(declares) \(entry.sizeIsDeclared ? "" : "over ")\(entry.size) bytes uncompressed, "
+                    + "more than the \(Limits.memberSize) blereplay reads: refused")
         }
         if entry.size > Limits.ratioFloor, entry.size / max(entry.compressedSize, 1) > Limits.ratio {
             throw CaptureError(path: name, kind: .corrupt, message:
-                "zip member declares \(entry.size) bytes from \(entry.compressedSize) compressed, a ratio over "
+                "zip member \(declares) \(entry.size) bytes from \(entry.compressedSize) compressed, a ratio over "
                     + "\(Limits.ratio):1 that only a zip bomb reaches: refused")
         }
     }
@@ -211,7 +221,9 @@ public struct BugreportZip: Sendable {
 /// One capture inside a bugreport zip, named `ZIP!member`.
 public struct BugreportLog: Sendable, Hashable {
     public var archivePath: String
-    public var index: UInt64
+    /// Where the member is found again: its central directory index, or, in a zip read from its
+    /// local headers (cut short or damaged at its end), its local header.
+    public var location: ZipMemberLocation
     /// The member's path inside the zip.
     public var member: String
     /// Its declared uncompressed size.
@@ -221,8 +233,45 @@ public struct BugreportLog: Sendable, Hashable {
     /// `ZIP!member`: how the timeline and every message name this capture.
     public var name: String { "\(archivePath)!\(member)" }
 
-    /// The member's bytes, streamed (the archive is opened again: one libzip handle per reader).
+    /// The member's bytes, streamed (the archive is opened again: one libzip handle per reader),
+    /// in the mode the zip was read in: by directory index through libzip, or by local header.
     public func source() throws(CaptureError) -> ZipMemberSource {
-        try ZipArchive(path: archivePath).open(index: index, declaredSize: size, name: name)
+        switch location {
+        case .directory:
+            return try ZipArchive(path: archivePath).open(location, declaredSize: size, name: name)
+        case .localHeader(let member):
+            return try ZipMemberSource(reading: ZipLocalMemberReader(path: archivePath, member: member, name: name),
+                                       declaredSize: size, name: name)
+        }
     }
+
+    /// A reader of the member's capture. A member the end of a cut zip reaches ends where its
+    /// bytes do, as a capture file cut short does, with a warning naming where
+    /// (`ZipMemberSource.cutWarning`).
+    public func reader() throws(CaptureError) -> any CaptureReader {
+        let source = try source()
+        guard source.isCut else { return try CaptureFile.open(source: source, path: name) }
+        do {
+            return CutZipMemberReader(inner: try CaptureFile.open(source: source, path: name), source: source)
+        } catch {
+            var error = error
+            if let cut = source.cutWarning { error.message += "; " + cut.message }
+            throw error
+        }
+    }
+}
+
+/// A member's reader whose warnings end with the cut of a zip cut short inside the member: the
+/// capture ends there even when the cut falls between two records.
+struct CutZipMemberReader: CaptureReader {
+    var inner: any CaptureReader
+    let source: ZipMemberSource
+
+    var info: CaptureInfo { inner.info }
+    var path: String { inner.path }
+    var warnings: [CaptureWarning] { inner.warnings + [source.cutWarning].compactMap { $0 } }
+    var notes: [CaptureWarning] { inner.notes }
+    var bytesRead: Int { inner.bytesRead }
+
+    mutating func next() throws(CaptureError) -> CaptureRecord? { try inner.next() }
 }

@@ -43,7 +43,7 @@ public enum CaptureInput: Sendable, Hashable {
     public func open() throws(CaptureError) -> any CaptureReader {
         switch self {
         case .file(let path): return try CaptureFile.open(path)
-        case .bugreportLog(let log): return try CaptureFile.open(source: log.source(), path: log.name)
+        case .bugreportLog(let log): return try log.reader()
         // Through the descriptor, so that every message names the capture, not the scratch file.
         case .spooled(let name, let path): return try CaptureFile.open(source: FileDescriptorSource(path: path), path: name)
         }
