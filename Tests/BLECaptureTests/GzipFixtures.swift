@@ -48,8 +48,14 @@ enum GzipFixtures {
 
     /// `data` compressed into one gzip member by zlib (`deflateInit2`, windowBits 16 + 15).
     static func compressed(_ data: [UInt8], level: Int32 = 6) -> [UInt8] {
+        deflate(data, windowBits: 16 + MAX_WBITS, level: level)
+    }
+
+    /// `data` through zlib's `deflate` in one call, framed as `windowBits` says (`deflateInit2`:
+    /// 16 + 15 a gzip member, RFC 1952; -15 a raw deflate stream, RFC 1951).
+    static func deflate(_ data: [UInt8], windowBits: Int32, level: Int32 = 6) -> [UInt8] {
         var stream = z_stream()
-        precondition(deflateInit2_(&stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
+        precondition(deflateInit2_(&stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
                                    zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK)
         defer { deflateEnd(&stream) }
         var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(data.count))) + 64)
@@ -60,7 +66,7 @@ enum GzipFixtures {
                 stream.avail_in = UInt32(source.count)
                 stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
                 stream.avail_out = UInt32(target.count)
-                precondition(deflate(&stream, Z_FINISH) == Z_STREAM_END)
+                precondition(CZlib.deflate(&stream, Z_FINISH) == Z_STREAM_END)
                 return target.count - Int(stream.avail_out)
             }
         }

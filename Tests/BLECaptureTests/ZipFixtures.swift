@@ -103,23 +103,7 @@ enum ZipFixtures {
 
     /// `data` as a raw deflate stream (RFC 1951, `deflateInit2` with -15 window bits).
     static func deflateRaw(_ data: [UInt8], level: Int32 = 6) -> [UInt8] {
-        var stream = z_stream()
-        precondition(deflateInit2_(&stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
-                                   zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK)
-        defer { deflateEnd(&stream) }
-        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(data.count))) + 64)
-        var input = data
-        let produced = input.withUnsafeMutableBytes { source in
-            out.withUnsafeMutableBytes { target in
-                stream.next_in = source.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_in = UInt32(source.count)
-                stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = UInt32(target.count)
-                precondition(deflate(&stream, Z_FINISH) == Z_STREAM_END)
-                return target.count - Int(stream.avail_out)
-            }
-        }
-        return Array(out[0..<produced])
+        GzipFixtures.deflate(data, windowBits: -MAX_WBITS, level: level)
     }
 
     /// What zlib inflates from the first bytes of a raw deflate stream: all it can before they
