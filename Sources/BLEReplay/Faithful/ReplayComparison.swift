@@ -138,8 +138,15 @@ public enum ReplayComparison {
             } else if timingOnly {
                 break
             } else if let r {
+                var got = "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))"
+                if let unanswered = unansweredRequest(before: i, in: recorded) {
+                    got += ": the recording shows it sent while the same side's \(ATTOpcode(unanswered.data.first ?? 0).name) (packet \(unanswered.packetID)) "
+                        + "had no answer (diagnose: att-request-while-outstanding); ATT allows one request at a time on a bearer (Core v5.4 Vol 3 "
+                        + "Part F 3.3.2), so either the capture lacks the answer (a packet it missed) or the recorded side broke that rule: "
+                        + "the replayed side waits for the answer and never sends this request"
+                }
                 v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral),
-                                          got: "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))",
+                                          got: got,
                                           expectedPacketID: r.packetID, gotFrame: nil, time: r.time)
                 break
             } else if let s {
@@ -225,6 +232,23 @@ public enum ReplayComparison {
         return v
     }
 
+    /// When `pdus[index]` is a request, the same side's previous request on its bearer when no
+    /// response (or Error Response) to it comes in between: a recording that is inconsistent (a
+    /// client sends one request at a time, Core v5.4 Vol 3 Part F 3.3.2), where a replay whose
+    /// side waits for the answer never sends the next one. Nil otherwise.
+    static func unansweredRequest(before index: Int, in pdus: [RecordedPDU]) -> RecordedPDU? {
+        let r = pdus[index]
+        guard ATTOpcode(r.data.first ?? 0).kind == .request else { return nil }
+        for j in stride(from: index - 1, through: 0, by: -1) {
+            let p = pdus[j]
+            guard p.bearer == r.bearer else { continue }
+            let kind = ATTOpcode(p.data.first ?? 0).kind
+            if p.fromCentral != r.fromCentral, kind == .response { return nil }
+            if p.fromCentral == r.fromCentral, kind == .request { return p }
+        }
+        return nil
+    }
+
     /// The recorded end of a link on a sniffer's capture (`AirEnding`), as `diagnose` says it:
     /// an inferred disconnect said as inferred, or the capture not showing how the link ended,
     /// in which case the verdict is "reproduced up to" the link's last packet.
@@ -247,16 +271,16 @@ public enum ReplayComparison {
             v.airFinding = AirEnding.encryptedTerminationCode
             v.recordedEnd = "not in the capture: most likely \(sender)'s LL_TERMINATE_IND at packet \(packet) (inferred: encrypted, its reason not in the capture); the link's last packet is \(last)"
             v.endingRule = "not known: the capture does not show how the link ended (its reason encrypted)"
-            v.notes.append("reproduced up to \(last) only: the capture does not show how the link ended (diagnose: \(AirEnding.encryptedTerminationCode): "
-                           + "most likely \(sender)'s LL_TERMINATE_IND at packet \(packet), encrypted, its reason not in the capture); compared up to there")
+            v.notes.append("the capture does not show how the link ended (diagnose: \(AirEnding.encryptedTerminationCode): most likely \(sender)'s "
+                           + "LL_TERMINATE_IND at packet \(packet), encrypted, its reason not in the capture): compared up to its last \(last)")
         case .notShown(let finding):
             v.comparedUpTo = air.lastPacketID
             v.airFinding = finding
             v.recordedEnd = "not in the capture: its last packet is \(last), with no LL_TERMINATE_IND"
                 + (c.beganBeforeCapture ? ": the sniffer caught packets of a link it never followed" : ": the link ended where the sniffer could not see it, or the sniffer lost it")
             v.endingRule = "not known: the capture does not show how the link ended"
-            v.notes.append("reproduced up to \(last) only: the capture does not show how the link ended"
-                           + (finding.map { " (diagnose: \($0))" } ?? "") + "; compared up to there")
+            v.notes.append("the capture does not show how the link ended" + (finding.map { " (diagnose: \($0))" } ?? "")
+                           + ": compared up to its last \(last)")
         }
     }
 
