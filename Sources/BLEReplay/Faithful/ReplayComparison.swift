@@ -276,7 +276,7 @@ public enum ReplayComparison {
         case .notShown(let finding):
             v.comparedUpTo = air.lastPacketID
             v.airFinding = finding
-            v.recordedEnd = "not in the capture: its last packet is \(last), with no LL_TERMINATE_IND"
+            v.recordedEnd = "not in the capture: its last packet is \(air.lastPacketID) (\(TimeLabel.intoConnection(c.end, c.id))), with no LL_TERMINATE_IND"
                 + (c.beganBeforeCapture ? ": the sniffer caught packets of a link it never followed" : ": the link ended where the sniffer could not see it, or the sniffer lost it")
             v.endingRule = "not known: the capture does not show how the link ended"
             v.notes.append("the capture does not show how the link ended" + (finding.map { " (diagnose: \($0))" } ?? "")
