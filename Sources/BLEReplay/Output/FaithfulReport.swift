@@ -35,7 +35,8 @@ public enum FaithfulReport {
             return
         }
         head += " - \(v.simulatedPDUs)/\(v.recordedPDUs) ATT PDUs, \(v.simulatedEnd)"
-        if v.endInferred { head += " (as inferred on air)" }
+        // The end compared with is the one diagnose infers: said so, never as one the capture reported.
+        if v.endInferred { head += v.reproduced ? " (as inferred on air)" : " (the recorded end inferred on air)" }
         if v.reproduced { head += ", timing within \(VirtualDuration.short(v.maxTimingError))" }
         out.line(head)
         if let rule = v.endingRule {
