@@ -73,6 +73,21 @@ struct AirCaptureReplayTests {
         #expect(Set(ends).count == 1)
     }
 
+    /// The same session as Ubertooth writes it (`--silent-ppi`: PPI around LINKTYPE 251): a PPI
+    /// capture is an air capture (it was taken for an HCI one, its link "still connected").
+    @Test func aSilentPeripheralInAPPICaptureReplaysItsInferredTimeout() throws {
+        let session = try Self.generated(["--silent-ppi", "10"])
+        let c = try #require(session.connections.first)
+        let instant = 5_000 + Int64(10 + 33) * 30_000 - Self.connectIndication
+        #expect(c.disconnectInferred && c.disconnect?.reason == HCIStatusCode(0x08) && c.disconnect?.time == instant)
+        let (r, world) = Self.replay(session)
+        let v = try #require(r.verdicts.first)
+        #expect(v.reproduced && v.endInferred, "\(Self.describe(v))")
+        let link = try #require(world.host.allLinks.first)
+        #expect(link.endReason == HCIStatusCode(0x08))
+        #expect(link.endedAt.map(link.relative) == instant)
+    }
+
     /// The peripheral never answered: 0x3E Connection Failed to be Established, inferred, at the
     /// central's sixth packet (packet 8, 5 000 + 5 × 30 000 µs).
     @Test func aPeripheralThatNeverAnsweredReplays0x3E() throws {
