@@ -6,9 +6,7 @@ import BLETimeline
 /// device identities and findings. Idempotent per capture (`analysis_state`).
 public enum Analyzer {
     /// Bump when the analysis changes, so older timelines are re-analysed on `diagnose`.
-    /// 9: a PPI capture (Ubertooth, PPI around LINKTYPE 251) is an air capture (`PcapLinkType.isAirCapture`):
-    /// its links' endings are inferred from the air as a plain LINKTYPE 251 capture's are.
-    public static let version: Int64 = 9
+    public static let version: Int64 = 8
 
     /// Analyses every capture that lacks a current analysis; returns how many were analysed.
     /// A capture still being recorded is left alone: its recorder analyses it when it ends.
