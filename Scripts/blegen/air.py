@@ -20,6 +20,7 @@ Part F 3.3.3); below, the capture shows neither its answer nor its timeout.
     python3 -m blegen.air --plain OUT.pcap
     python3 -m blegen.air --extended OUT.pcap
     python3 -m blegen.air --silent EVENTS OUT.pcap
+    python3 -m blegen.air --silent-ppi EVENTS OUT.pcap
     python3 -m blegen.air --nordic-ending LENGTH OUT.pcap
 
 write an nRF Sniffer capture (LINKTYPE 272, header version 2 or 3) of a followed connection with
@@ -29,7 +30,8 @@ them, with or without the direction bits; `rf_capture`) and as LINKTYPE 251 (`pl
 CRC verdict from the sniffer); extended advertising (a chained advertisement, AUX_CONNECT_REQ
 on LE Coded) and two connections followed at once (`extended_session`); a peripheral that goes
 silent after EVENTS events while the central sends on until its supervision timeout
-(`silent_peripheral_session`); and a link encrypted at once, with no
+(`silent_peripheral_session`; `--silent-ppi`: the same packets at the same times as Ubertooth
+writes them, PPI around LINKTYPE 251, `silent_ppi_capture`); and a link encrypted at once, with no
 plaintext ATT (`encrypted_session`).
 
 Layouts:
@@ -517,6 +519,16 @@ def nordic_capture(version: int = 2, encrypted: bool = False, extended: bool = F
 
 
 
+def silent_ppi_capture(answered_events: int) -> bytes:
+    """The `silent_peripheral_session` as pcap LINKTYPE_PPI (192) around LINKTYPE 251 (as Ubertooth
+    writes it): each packet at its time, its channel the data channel's RF frequency."""
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 192))
+    for us, _flags, channel, _counter, packet in silent_peripheral_session(answered_events):
+        f = ppi_record(2402 + 2 * rf_channel(channel), packet, us * 10, -60)
+        out += struct.pack("<IIII", START_S + us // 1_000_000, us % 1_000_000, len(f), len(f)) + f
+    return bytes(out)
+
+
 def rf_channel(index: int) -> int:
     """RF channel 0-39 of link-layer channel index `index` (Core v5.4 Vol 6 Part A 2, Part B 1.4.1)."""
     return {37: 0, 38: 12, 39: 39}.get(index, index + 1 if index <= 10 else index + 2)
@@ -564,6 +576,9 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) == 4 and argv[1] == "--silent":
         Path(argv[3]).write_bytes(nordic_capture(2, silent_after=int(argv[2])))
+        return 0
+    if len(argv) == 4 and argv[1] == "--silent-ppi":
+        Path(argv[3]).write_bytes(silent_ppi_capture(int(argv[2])))
         return 0
     if len(argv) == 3 and argv[1] == "--extended":
         Path(argv[2]).write_bytes(nordic_capture(2, extended=True))

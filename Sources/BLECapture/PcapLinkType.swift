@@ -64,9 +64,12 @@ public struct PcapLinkType: RawRepresentable, Hashable, Sendable, CustomStringCo
     /// USB_LINUX_MMAPPED 220, NFLOG 239, LINUX_SLL2 276.
     static let postProcessedByLibpcap: Set<UInt32> = [113, 117, 189, 220, 239, 276]
 
-    /// True for captures of radio traffic (sniffers), a different layer from HCI.
+    /// True for captures of radio traffic (sniffers), a different layer from HCI: PPI (192) too,
+    /// which BLECapture reads only around LE link-layer packets (251/256, as Ubertooth writes
+    /// them; `decodedLayer` .air), so a PPI capture's links are seen from the air, as a plain
+    /// LINKTYPE 251 capture's are.
     public var isAirCapture: Bool {
-        self == .bluetoothLELL || self == .bluetoothLELLWithPHDR || self == .nordicBLE || self == .bluetoothBREDRBB
+        self == .bluetoothLELL || self == .bluetoothLELLWithPHDR || self == .nordicBLE || self == .bluetoothBREDRBB || self == .ppi
     }
 
     /// The tcpdump.org name, e.g. `LINKTYPE_NORDIC_BLE`.

@@ -133,7 +133,7 @@ public enum DiagnosisRenderer {
                            + (platform.showsCoreBluetoothView ? appSeesReset(c) : ""))
             } else if let lost = c.lostFromView, let timeout = c.findings.first(where: { $0.finding.code == "connection-timeout-on-air" }) {
                 // The sniffer saw the peripheral go silent and the central give up (LostFromViewFindings).
-                let never = timeout.finding.title.contains("0x3E")
+                let never = AirEnding.inferredReason(findingTitle: timeout.finding.title).rawValue == 0x3E
                 out.append("  ended: " + (never ? "0x3E Connection Failed to be Established" : "0x08 Connection Timeout")
                            + " (inferred) at packet \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))): "
                            + (never ? "the peripheral answered none of the central's packets, and the central gave up"
@@ -142,7 +142,10 @@ public enum DiagnosisRenderer {
             } else if let lost = c.lostFromView, let end = c.findings.first(where: { $0.finding.code == "terminate-encrypted-on-air" }) {
                 // An encrypted LL_TERMINATE_IND-sized LL Control PDU, then silence (EncryptedTerminationFindings).
                 let frame = end.finding.evidence.first ?? c.lastPacketID
-                let sender = end.finding.title.contains("from the central") ? "the central's" : end.finding.title.contains("from the peripheral") ? "the peripheral's" : "an"
+                let sender = switch AirEnding.terminationSender(findingTitle: end.finding.title) {
+                case "one side": "an"
+                case let side: side + "'s"
+                }
                 out.append("  ended: most likely by \(sender) LL_TERMINATE_IND (inferred) at packet \(frame): an encrypted LL Control PDU of its length, "
                            + "then the link went silent after packet \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))); its reason is encrypted, not in the capture")
             } else if let lost = c.lostFromView {

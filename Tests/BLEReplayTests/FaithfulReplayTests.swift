@@ -34,24 +34,19 @@ import Testing
         }
     }
 
-    @Test(arguments: TestCaptures.sharedAir)
-    func airCapturesAreRefusedWithTheReason(_ name: String) {
-        #expect {
-            _ = try ReplaySource.load(path: TestCaptures.shared(name))
-        } throws: { error in
-            "\(error)".contains("link-layer (air) capture")
-        }
-    }
-
-    /// A timeline holding an air capture beside an HCI one replays the HCI one and says what it
-    /// left out; it refused the whole timeline, and `replay` has no `--capture` to pick one.
-    @Test func anAirCaptureBesideAnHCIOneIsLeftOutWithANote() throws {
+    /// A timeline holding an air capture beside an HCI one replays both (the air one was left out
+    /// with a note, and a timeline of air captures only refused).
+    @Test func anAirCaptureBesideAnHCIOneIsReplayedToo() throws {
         let directory = try TemporaryDirectory(prefix: "air-beside-hci")
         let db = directory.path + "/mix.db"
         _ = try Importer.importCaptures([TestCaptures.shared("sniffle-gatt.pcap"), TestCaptures.sample("auth-errors.btsnoop")], into: db)
         let loaded = try ReplaySource.load(path: db)
-        #expect(loaded.sessions.map(\.fileName) == ["auth-errors.btsnoop"])
-        #expect(loaded.messages.contains { $0.hasPrefix("note: \(db): not replayed: sniffle-gatt.pcap is a Bluetooth LE link-layer (air) capture") })
+        #expect(Set(loaded.sessions.map(\.fileName)) == ["sniffle-gatt.pcap", "auth-errors.btsnoop"])
+        #expect(!loaded.messages.contains { $0.contains("not replayed") })
+        for session in loaded.sessions {
+            let (r, _) = FaithfulReplay.run(session, configuration: ReplayConfiguration())
+            #expect(!r.verdicts.isEmpty && r.verdicts.allSatisfy(\.reproduced), "\(session.fileName)")
+        }
     }
 
     /// A capture with nothing to replay (BR/EDR links without ATT) simulates nothing: no events,

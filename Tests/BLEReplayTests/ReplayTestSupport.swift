@@ -27,7 +27,7 @@ enum TestCaptures {
                             "android-pongbot.btsnoop", "android-yeelock.btsnoop", "btmon-monitor.btsnoop",
                             "ios-glasses-app-control.pklg", "ios-glasses.pklg", "scale-h4-phdr.pcap", "smartwatch-h4-phdr.pcapng"]
 
-    /// Air (link-layer) captures from sniffers: not HCI, so not replayable.
+    /// Air (link-layer) captures from sniffers: replayed with the end the air shows (AirCaptureReplayTests).
     static let sharedAir = ["nrf-sniffer-att-deadlock.pcap", "nrf-sniffer-esp32-desync.pcap", "nrf-sniffer-invalid-control.pcapng",
                             "nrf-sniffer-psoc6-crash.pcapng", "nrf-sniffer-zero-ltk.pcap", "sniffle-adv-only.pcapng",
                             "sniffle-gatt.pcap", "ubertooth-le-sc-pairing.pcapng"]

@@ -25,6 +25,21 @@ struct AirLinkLossCLITests {
         #expect(!text.stdout.contains("connection-lost-from-view"))
     }
 
+    /// The same session as Ubertooth writes it, PPI (192) around LINKTYPE 251 (`--silent-ppi`):
+    /// the same inference. It said "still open when the capture ended": a PPI capture was not
+    /// taken for an air capture.
+    @Test func aSilentPeripheralInAPPICaptureIsALinkLoss() throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let capture = dir.appendingPathComponent("silent-ppi.pcap").path
+        try BlegenSessions.run("air", ["--silent-ppi", "100", capture])
+        let text = try CLI.run(["diagnose", capture])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("pcap, LINKTYPE_PPI (192)"))
+        #expect(text.stdout.contains("ended: 0x08 Connection Timeout (inferred) at packet 236"), "\(text.stdout)")
+        #expect(text.stdout.contains("WARNING connection-timeout-on-air"))
+    }
+
     @Test func aPeripheralThatNeverAnswered() throws {
         let dir = CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

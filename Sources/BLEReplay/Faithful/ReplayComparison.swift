@@ -41,6 +41,14 @@ public struct ConnectionVerdict: Sendable {
     /// Largest gap between a recorded PDU's time and its replay (µs, from the connection's start).
     public var maxTimingError: Int64
     public var notes: [String]
+    /// On a sniffer's capture: the recorded end is the one `diagnose` infers from the air
+    /// (`connection-timeout-on-air`), not one a controller reported (`RecordedConnection.disconnectInferred`).
+    public var endInferred = false
+    /// On a sniffer's capture that does not show how the link ended (`RecordedConnection.endNotShown`):
+    /// the link's last packet, up to which the recording covers it and the replay is compared.
+    public var comparedUpTo: Int? = nil
+    /// The finding that says how the air shows the end (`AirEnding`), on a sniffer's capture.
+    public var airFinding: String? = nil
     /// Set when the connection did not reproduce and the capture itself lacks records inside it
     /// (`CaptureGap`): which packet and why. Never counted as reproduced.
     public var captureGap: String? = nil
@@ -69,6 +77,7 @@ public enum ReplayComparison {
                                       ?? endText(reason: c.disconnect?.reason, time: c.disconnect?.time, connection: c.id, statusOnly: c.isEstablished ? nil : c.status),
                                   simulatedEnd: "", endingRule: endingRule, divergence: nil, maxTimingError: 0, notes: [])
         v.localPeripheral = localPeripheral
+        if let air = c.airEnding { airEnding(air, of: c, into: &v) }
         guard c.isEstablished else {
             v.simulatedEnd = v.recordedEnd
             v.notes.append("the central gave up on this attempt (status \(hex(c.status)) \(HCIStatusCode(c.status).name)); nothing of the peripheral to replay")
@@ -83,6 +92,9 @@ public enum ReplayComparison {
         }
         v.simulatedEnd = link.controllerClosed.map { closedText($0.note, at: "simulated frame \($0.frame)", time: link.endedAt.map(link.relative) ?? 0, connection: c.id) }
             ?? endText(reason: link.endReason, time: link.endedAt.map(link.relative), connection: c.id, statusOnly: nil)
+        if let last = v.comparedUpTo, link.endReason == nil, link.controllerClosed == nil {
+            v.simulatedEnd = "still connected after packet \(last), where the recording stops showing the link"
+        }
         v.endedOtherwise = link.endReason?.rawValue != c.disconnect?.reason.rawValue || (link.controllerClosed == nil) != (c.controllerClosing == nil)
         v.duration = max(0, link.endedAt.map(link.relative) ?? c.end)
         if c.smpPackets > 0 { v.notes.append("\(c.smpPackets) SMP packets (pairing) are not simulated; only ATT and the link are compared") }
@@ -126,8 +138,15 @@ public enum ReplayComparison {
             } else if timingOnly {
                 break
             } else if let r {
+                var got = "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))"
+                if let unanswered = unansweredRequest(before: i, in: recorded) {
+                    got += ": the recording shows it sent while the same side's \(ATTOpcode(unanswered.data.first ?? 0).name) (packet \(unanswered.packetID)) "
+                        + "had no answer (diagnose: att-request-while-outstanding); ATT allows one request at a time on a bearer (Core v5.4 Vol 3 "
+                        + "Part F 3.3.2), so either the capture lacks the answer (a packet it missed) or the recorded side broke that rule: "
+                        + "the replayed side waits for the answer and never sends this request"
+                }
                 v.divergence = Divergence(kind: "missing-pdu", expected: describe(r.bytes, fromCentral: r.fromCentral, bearer: r.bearer, localPeripheral: localPeripheral),
-                                          got: "nothing (\(link.isUp ? "no such PDU" : "link ended \(v.simulatedEnd)"))",
+                                          got: got,
                                           expectedPacketID: r.packetID, gotFrame: nil, time: r.time)
                 break
             } else if let s {
@@ -188,6 +207,14 @@ public enum ReplayComparison {
                     v.divergence = Divergence(kind: "still-connected", expected: v.recordedEnd, got: "still connected",
                                               expectedPacketID: d.packetID, gotFrame: nil, time: d.time)
                 }
+            } else if let last = v.comparedUpTo {
+                // The recording covers the link up to its last packet only: the replay's link must
+                // not end before it; what it does after is not in the capture.
+                if !link.isUp, let ended = link.endedAt, link.relative(ended) < c.end.saturatingSubtracting(tolerance) {
+                    v.divergence = Divergence(kind: "ended-early", expected: "the link up to packet \(last) (\(TimeLabel.intoConnection(c.end, c.id))), its last in the capture",
+                                              got: v.simulatedEnd, expectedPacketID: last, gotFrame: link.controllerClosed?.frame,
+                                              time: link.relative(ended))
+                }
             } else if !link.isUp, let closed = link.controllerClosed {
                 v.divergence = Divergence(kind: "ended-early", expected: "still connected when the capture ended",
                                           got: v.simulatedEnd, expectedPacketID: nil, gotFrame: closed.frame, time: link.endedAt.map(link.relative) ?? 0)
@@ -203,6 +230,58 @@ public enum ReplayComparison {
         }
         v.reproduced = v.divergence == nil
         return v
+    }
+
+    /// When `pdus[index]` is a request, the same side's previous request on its bearer when no
+    /// response (or Error Response) to it comes in between: a recording that is inconsistent (a
+    /// client sends one request at a time, Core v5.4 Vol 3 Part F 3.3.2), where a replay whose
+    /// side waits for the answer never sends the next one. Nil otherwise.
+    static func unansweredRequest(before index: Int, in pdus: [RecordedPDU]) -> RecordedPDU? {
+        let r = pdus[index]
+        guard ATTOpcode(r.data.first ?? 0).kind == .request else { return nil }
+        for j in stride(from: index - 1, through: 0, by: -1) {
+            let p = pdus[j]
+            guard p.bearer == r.bearer else { continue }
+            let kind = ATTOpcode(p.data.first ?? 0).kind
+            if p.fromCentral != r.fromCentral, kind == .response { return nil }
+            if p.fromCentral == r.fromCentral, kind == .request { return p }
+        }
+        return nil
+    }
+
+    /// The recorded end of a link on a sniffer's capture (`AirEnding`), as `diagnose` says it:
+    /// an inferred disconnect said as inferred, or the capture not showing how the link ended,
+    /// in which case the verdict is "reproduced up to" the link's last packet.
+    static func airEnding(_ air: AirEnding, of c: RecordedConnection, into v: inout ConnectionVerdict) {
+        let last = "packet \(air.lastPacketID) (\(TimeLabel.intoConnection(c.end, c.id)))"
+        switch air.kind {
+        case .inferredDisconnect(let reason):
+            guard let d = c.disconnect else { return }
+            v.endInferred = true
+            v.airFinding = AirEnding.timeoutOnAirCode
+            v.recordedEnd = endText(reason: d.reason, time: d.time, connection: c.id, statusOnly: nil) + " (inferred on air)"
+            v.endingRule = v.endingRule.map { $0 + " (inferred on air)" }
+            v.notes.append("the recorded end is inferred, not reported (diagnose: \(AirEnding.timeoutOnAirCode)): "
+                           + (reason.rawValue == 0x3E ? "the peripheral answered none of the central's packets and the central gave up"
+                                                      : "the peripheral went silent and the central's packets stop after the supervision timeout")
+                           + "; the central's controller then reports \(hex(reason.rawValue)) \(reason.name) (Core v5.4 Vol 6 Part B 4.5.2), "
+                           + "placed at the link's last packet \(air.lastPacketID) as diagnose and report place it; no LL_TERMINATE_IND, and no HCI in an air capture")
+        case .encryptedTermination(let packet, let sender):
+            v.comparedUpTo = air.lastPacketID
+            v.airFinding = AirEnding.encryptedTerminationCode
+            v.recordedEnd = "not in the capture: most likely \(sender)'s LL_TERMINATE_IND at packet \(packet) (inferred: encrypted, its reason not in the capture); the link's last packet is \(last)"
+            v.endingRule = "not known: the capture does not show how the link ended (its reason encrypted)"
+            v.notes.append("the capture does not show how the link ended (diagnose: \(AirEnding.encryptedTerminationCode): most likely \(sender)'s "
+                           + "LL_TERMINATE_IND at packet \(packet), encrypted, its reason not in the capture): compared up to its last \(last)")
+        case .notShown(let finding):
+            v.comparedUpTo = air.lastPacketID
+            v.airFinding = finding
+            v.recordedEnd = "not in the capture: its last packet is \(air.lastPacketID) (\(TimeLabel.intoConnection(c.end, c.id))), with no LL_TERMINATE_IND"
+                + (c.beganBeforeCapture ? ": the sniffer caught packets of a link it never followed" : ": the link ended where the sniffer could not see it, or the sniffer lost it")
+            v.endingRule = "not known: the capture does not show how the link ended"
+            v.notes.append("the capture does not show how the link ended" + (finding.map { " (diagnose: \($0))" } ?? "")
+                           + ": compared up to its last \(last)")
+        }
     }
 
     /// A link that ended with its controller (`ControllerClosing`), as `diagnose` words it:

@@ -1,3 +1,4 @@
+import BLEAnalysis
 import BLECore
 
 /// What many recorded connections lack, held apart from the connection (issue 17): SMP packets,
@@ -28,12 +29,15 @@ extension RecordedConnection {
         var controllerClosing: ControllerClosing?
         /// A role other than `central` and `peripheral` (`RecordedRole.other`).
         var otherRole: String?
+        /// On a sniffer's capture, how the air shows the link's end when it holds no
+        /// disconnection (`AirEnding`).
+        var airEnding: AirEnding?
 
         /// Nothing in it: the connection holds no box.
         var isEmpty: Bool {
             smpPackets == 0 && parameterUpdates.isEmpty && linkEvents.isEmpty && security.isEmpty && storedLabel == nil && createOffset == nil
                 && completePacketID == nil && clientRxMTU == nil && serverRxMTU == nil && localDisconnect == nil && otherRole == nil
-                && controllerClosing == nil
+                && controllerClosing == nil && airEnding == nil
         }
     }
 

@@ -140,6 +140,25 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.controllerClosing }
         set { updateOccasional { $0.controllerClosing = newValue } }
     }
+    /// On a sniffer's capture (`AirEnding`), a link that holds no disconnection: the ending
+    /// `diagnose` infers (`connection-timeout-on-air`: `disconnect` is then that inferred one, at
+    /// the link's last packet), or the capture does not show it (`end` is then the link's last
+    /// packet: the recording covers the link up to there). Nil on an HCI capture.
+    public var airEnding: AirEnding? {
+        get { occasional?.fields.airEnding }
+        set { updateOccasional { $0.airEnding = newValue } }
+    }
+    /// True when `disconnect` is inferred from the air, not reported by a controller.
+    public var disconnectInferred: Bool {
+        if case .inferredDisconnect = airEnding?.kind { disconnect != nil } else { false }
+    }
+    /// The recording covers the link up to its last packet and does not show how it ended (lost
+    /// from view, or an encrypted LL_TERMINATE_IND whose reason is not in the capture).
+    public var endNotShown: Bool {
+        guard let air = airEnding, disconnect == nil else { return false }
+        if case .inferredDisconnect = air.kind { return false }
+        return true
+    }
     /// What many connections lack, held apart (`Occasional`): nil while all of it is empty.
     var occasional: OccasionalBox?
 

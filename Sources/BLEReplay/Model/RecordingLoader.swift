@@ -1,4 +1,5 @@
 import BLEAnalysis
+import BLECapture
 import BLECore
 import BLEDecode
 import BLETimeline
@@ -67,6 +68,9 @@ public enum RecordingLoader {
         statements.pduSource = pduSource
         let localDisconnects = try localDisconnects(captureID, db: db)
         let closings = try controllerClosings(captureID, db: db)
+        // A sniffer's capture: the ends the air shows of links with no disconnection (`AirEnding`,
+        // from the analysis's findings); none on an HCI capture.
+        let airEndings = try AirEnding.load(db, captureID: captureID)
         let clock = scan.clock
         var creates = CreateConnectionClaims(times: try db.rows("""
             SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
@@ -132,9 +136,17 @@ public enum RecordingLoader {
                 let t = clock.time(frame: p, raw: raw).saturatingSubtracting(origin)
                 c.controllerClosing = ControllerClosing(note: note, time: t, packetID: p)
                 c.end = t
+            } else if let air = airEndings[id] {
+                // The recording covers the link up to its last packet: there `diagnose` places the
+                // inferred disconnect (`connection-timeout-on-air`, as `report` counts it), or
+                // the capture stops showing it.
+                let t = clock.time(frame: air.lastPacketID, raw: air.lastSeen).saturatingSubtracting(origin)
+                c.airEnding = air
+                c.end = t
+                if case .inferredDisconnect(let reason) = air.kind { c.disconnect = (t, reason, air.lastPacketID) }
             }
-            c.localDisconnect = localDisconnects[id].map { (t, raw, packet) in
-                (clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), raw.count >= 6 ? raw[5] : 0x13, packet)
+            c.localDisconnect = localDisconnects[id].map { (t, raw, packet, rawType) in
+                (clock.time(frame: packet, raw: t).saturatingSubtracting(c.origin), disconnectReason(raw, rawType: rawType), packet)
             }
             c.transport = transport
             c.controller = UInt16(truncatingIfNeeded: r[23].int ?? 0)
@@ -213,16 +225,30 @@ public enum RecordingLoader {
     /// The local host's HCI Disconnect commands (Core v5.4 Vol 4 Part E 7.1.6) per connection, the
     /// last one of each in frame order: (timestamp, raw command, packet id). One indexed query per
     /// capture, where a query per connection scanned every command of the capture each time.
-    static func localDisconnects(_ captureID: Int64, db: SQLiteDatabase) throws -> [Int64: (Int64, [UInt8], Int)] {
-        var out: [Int64: (Int64, [UInt8], Int)] = [:]
+    static func localDisconnects(_ captureID: Int64, db: SQLiteDatabase) throws -> [Int64: (Int64, [UInt8], Int, Int64)] {
+        var out: [Int64: (Int64, [UInt8], Int, Int64)] = [:]
         for r in try db.rows("""
-            SELECT m.connection_id, m.packet_id, m.ts_us, p.raw FROM command m JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
+            SELECT m.connection_id, m.packet_id, m.ts_us, p.raw, p.raw_type FROM command m JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
             WHERE m.capture_id = ?1 AND m.opcode = \(0x0406) AND m.connection_id IS NOT NULL ORDER BY m.packet_id
             """, [.integer(captureID)]) {
             guard let connection = r[0].int64, let packet = r[1].int, let t = r[2].int64 else { continue }
-            out[connection] = (t, r[3].blob ?? [], packet)
+            out[connection] = (t, r[3].blob ?? [], packet, r[4].int64 ?? 0)
         }
         return out
+    }
+
+    /// The reason of a recorded Disconnect: the HCI command's (Core v5.4 Vol 4 Part E 7.1.6:
+    /// opcode, length, handle, reason), or on a sniffer's capture, where the decoder takes the
+    /// central's LL_TERMINATE_IND for its host's Disconnect, the LL_TERMINATE_IND's error code
+    /// (Vol 6 Part B 2.4.2.1: opcode 0x02, error code; `raw_type` is the capture's link type).
+    /// 0x13 when it cannot be read.
+    static func disconnectReason(_ raw: [UInt8], rawType: Int64) -> UInt8 {
+        if let linkType = UInt16(exactly: rawType), PcapLinkType(rawValue: UInt32(linkType)).isAirCapture {
+            guard let packet = try? LinkLayerPacket(frame: raw[...], linkType: linkType), !packet.isAdvertising,
+                  packet.payload.count >= 2, packet.payload.first == 0x02 else { return 0x13 }
+            return packet.payload[packet.payload.startIndex + 1]
+        }
+        return raw.count >= 6 ? raw[5] : 0x13
     }
 
     static func loadDetails(_ c: inout RecordedConnection, _ q: Statements, clock: RecordingClock) throws {

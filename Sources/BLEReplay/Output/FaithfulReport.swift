@@ -27,7 +27,7 @@ public enum FaithfulReport {
 
     /// One connection's lines.
     public static func write(_ v: ConnectionVerdict, to out: ReplayTextOutput) {
-        let status = v.reproduced ? "reproduced" : v.captureGap != nil ? "CAPTURE GAP" : "DIVERGED"
+        let status = v.reproduced ? "reproduced" + (v.comparedUpTo.map { " up to packet \($0)" } ?? "") : v.captureGap != nil ? "CAPTURE GAP" : "DIVERGED"
         var head = "  connection \(v.connectionID)  handle \(hex(v.handle, width: 4))  \(v.peer)  \(v.kind): \(status)"
         if v.kind.hasSuffix("attempt") {
             head += " (\(v.recordedEnd))"
@@ -35,6 +35,8 @@ public enum FaithfulReport {
             return
         }
         head += " - \(v.simulatedPDUs)/\(v.recordedPDUs) ATT PDUs, \(v.simulatedEnd)"
+        // The end compared with is the one diagnose infers: said so, never as one the capture reported.
+        if v.endInferred { head += v.reproduced ? " (as inferred on air)" : " (the recorded end inferred on air)" }
         if v.reproduced { head += ", timing within \(VirtualDuration.short(v.maxTimingError))" }
         out.line(head)
         if let rule = v.endingRule {
@@ -146,6 +148,15 @@ public enum FaithfulReport {
             ("peripheral_ending", v.endingRule.map { .string($0) } ?? .null),
             ("capture_gap", v.captureGap.map { .string($0) } ?? .null),
         ]
+        if v.endInferred || v.comparedUpTo != nil {
+            // A sniffer's capture: how the air shows the link's end (`AirEnding`); absent on HCI captures.
+            fields.append(("recorded_end_on_air", .object([
+                ("inferred", .bool(v.endInferred)),
+                ("shown", .bool(v.comparedUpTo == nil)),
+                ("compared_up_to_packet_id", JSON(v.comparedUpTo)),
+                ("finding", v.airFinding.map { .string($0) } ?? .null),
+            ])))
+        }
         if let d = v.divergence {
             fields.append(("divergence", .object([
                 ("kind", .string(d.kind)),
@@ -185,8 +196,16 @@ public enum FaithfulReport {
                        + "got: \(d.got)\(d.gotFrame.map { " (simulated frame \($0))" } ?? "")")
         }
         return .init(className: "replay.\(session)",
-                     name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind))",
+                     name: "connection \(v.connectionID) \(v.peer) handle \(hex(v.handle, width: 4)) (\(v.kind)\(junitAirQualifier(v)))",
                      time: Double(v.duration) / 1e6, failure: failure)
+    }
+
+    /// On a sniffer's capture, what the testcase's name adds: the recorded end inferred on air, or
+    /// compared up to the link's last packet (the capture does not show its end).
+    static func junitAirQualifier(_ v: ConnectionVerdict) -> String {
+        if v.endInferred { return "; recorded end inferred on air" }
+        if let last = v.comparedUpTo { return "; up to packet \(last), its end not in the capture" }
+        return ""
     }
 
     static func testCase(fault f: String, _ r: FaithfulReplayResult) -> JUnitReport.TestCase {

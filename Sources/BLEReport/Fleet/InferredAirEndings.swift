@@ -1,3 +1,4 @@
+import BLEAnalysis
 import BLECore
 import BLETimeline
 
@@ -43,8 +44,8 @@ extension CaptureFactsLoader {
         for row in rows {
             guard let id = row[0].int64, let i = facts.connections.firstIndex(where: { $0.id == id }),
                   facts.connections[i].disconnectReason == nil else { continue }
-            let code = (row[1].string ?? "").contains("0x3E") ? 0x3E : 0x08
-            let reason = HCIStatusCode(UInt8(code))
+            let reason = AirEnding.inferredReason(findingTitle: row[1].string ?? "")
+            let code = Int(reason.rawValue)
             let cb = CoreBluetoothErrorRule.disconnect(reason: reason, isLE: true, localRole: facts.connections[i].localRole,
                                                        localDisconnectRequested: false, keyMissingBefore: false,
                                                        attTimeoutBefore: false)
