@@ -407,6 +407,14 @@ final class TimelineWriter {
             try linkEvent(frame: frame, ts: ts, connection: rowID, name: LinkEventName.controllerClosed(note), status: nil,
                           detail: "controller=hci\(record.controllerIndex) disconnection_complete=none")
 
+        case .linkReplaced(let ref, _):
+            // Ended at the latest here, with no reason: the new link's Connection Complete.
+            guard let rowID = id(ref) else { return }
+            try db.run("UPDATE connection SET disconnected_ts_us = ?1, disconnect_packet_id = ?2 WHERE id = ?3",
+                       [.integer(ts), .integer(Int64(frame)), .integer(rowID)])
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: LinkEventName.handleReused, status: nil,
+                          detail: "handle=\(hex(ref.handle, width: 4)) disconnection_complete=none")
+
         case .dropped(let count):
             droppedPackets += count
             try problem(DecodeError(layer: .capture, offset: record.fileOffset, kind: .truncated,
