@@ -41,6 +41,9 @@ struct HandleReusedTests {
         // Ended, with no reason, at packet 4; the new link's end is its own.
         #expect(rows[0][1].int == 1 && rows[0][2].int == nil && rows[0][3].int == 4)
         #expect(rows[1][2].int == 0x13 && rows[1][3].int == 7)
+        // The new link's Connection Complete is well formed (tshark finds nothing wrong in it).
+        #expect(try db.scalarInt("SELECT count(*) FROM decode_problem") == 0)
+        #expect(try db.scalarInt("SELECT malformed FROM packet WHERE frame = 4") == 0)
         let ended = try db.rows("SELECT connection_id, packet_id, name FROM link_event WHERE name = ?1", [.text(LinkEventName.handleReused)])
         #expect(ended.count == 1 && ended.first?[0].int == 1 && ended.first?[1].int == 4)
         // No disconnect is counted for it: the reason is not in the capture.
