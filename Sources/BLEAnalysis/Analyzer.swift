@@ -136,7 +136,8 @@ public enum Analyzer {
     }
 
     /// Runs the findings engine over one capture and stores what it finds; a finding without its
-    /// own Android status takes its evidence's (`android`, from `applyAndroidRule`).
+    /// own Android status takes its evidence's (`android`, from `applyAndroidRule`), unless it is
+    /// about the capture itself (`Finding.takesAndroidStatusFromEvidence`).
     static func storeFindings(_ captureID: Int64, connections: CaptureConnections, captureEnd: Int64,
                               android androidByPacket: AndroidStatusByPacket, attOverlaps: [Int64: ATTRequestOverlaps] = [:],
                               readers: ParallelFindings? = nil, airEndingsOnly: Bool = false, db: SQLiteDatabase) throws {
@@ -158,7 +159,7 @@ public enum Analyzer {
                 s.bindText(f.detail, at: 6)
                 s.bindText("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 7)
                 s.bindText(f.cbError, at: 8)
-                let android = try f.android ?? androidByPacket.status(for: f)
+                let android = try f.android ?? (f.takesAndroidStatusFromEvidence ? androidByPacket.status(for: f) : nil)
                 s.bindInt(android?.status, at: 9)
                 s.bindText(android?.name, at: 10)
                 try s.run()

@@ -111,6 +111,10 @@ public struct ConnectionDiagnosis: Sendable {
     /// The packet whose HCI Reset completion ended the link (`LinkEventName.controllerReset`,
     /// Core v5.4 Vol 4 Part E 7.3.2): no Disconnection Complete, so no reason.
     public var controllerResetPacketID: Int?
+    /// The Connection Complete that gave the link's handle to a new link while the capture still
+    /// showed it open (`LinkEventName.handleReused`): it ended by then, its Disconnection Complete
+    /// not in the capture, so no reason.
+    public var handleReusedPacketID: Int?
 
     public var worstSeverity: Finding.Severity? { findings.map(\.finding.severity).max() }
 }
@@ -217,7 +221,8 @@ public final class DiagnosisReader {
                    (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.ciphertextEventName)'),
                    (SELECT detail FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkLayerDecoder.connectionPHYEventName)' ORDER BY packet_id LIMIT 1),
                    (SELECT count(*) FROM link_event l WHERE l.connection_id = c.id AND l.name LIKE '%PHY Update%' AND coalesce(l.status, 0) = 0),
-                   (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkEventName.controllerReset)')
+                   (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkEventName.controllerReset)'),
+                   (SELECT min(packet_id) FROM link_event l WHERE l.connection_id = c.id AND l.name = '\(LinkEventName.handleReused)')
             FROM connection c WHERE c.capture_id = ?1 ORDER BY c.id
             """)
         try s.bind([.integer(capture.id)])
@@ -261,6 +266,7 @@ public final class DiagnosisReader {
             c.initialPHY = s.text(36)
             c.phyUpdates = s.int(37)
             c.controllerResetPacketID = s.optionalInt(38)
+            c.handleReusedPacketID = s.optionalInt(39)
             c.namesController = namesController
             c.controllerIsInterface = interfaces
             // `end` is the last packet's time when no disconnection was seen.

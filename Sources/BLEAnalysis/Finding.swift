@@ -37,4 +37,14 @@ public struct Finding: Sendable, Equatable {
         self.cbError = cbError
         self.android = android
     }
+
+    /// The codes of findings about the capture itself (a gap, a link that began before it, a
+    /// filtered log, a request the capture ended on), not about something an app was told.
+    static let aboutTheCaptureCodes: Set<String> = ["capture-gap", "capture-ended-pending", "snoop-log-filtered"]
+
+    /// Whether the finding takes the Android status of the last error among its evidence when it
+    /// has none of its own: a finding about the capture cites packets (a link's first one, which
+    /// may be its Disconnection Complete or an Error Response) without being about them, so it names
+    /// no callback.
+    var takesAndroidStatusFromEvidence: Bool { !Self.aboutTheCaptureCodes.contains(code) }
 }

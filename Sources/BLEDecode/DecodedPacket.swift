@@ -67,6 +67,10 @@ public enum DecodedEvent: Sendable {
     /// Close Index or Delete Index, or an HCI Reset (`record`), of the controller it was on
     /// (`ControllerClosed`).
     case controllerClosed(ConnectionRef, record: String)
+    /// A link whose handle a successful Connection Complete (`by`) gave to a new link while the
+    /// capture still showed it open: it ended before that event, its Disconnection Complete not
+    /// in the capture (a controller names one link by a handle while it exists).
+    case linkReplaced(ConnectionRef, by: ConnectionRef)
     /// LE Connection Update Complete (status and the parameters now in force).
     case connectionUpdate(ConnectionUpdate)
     /// A command the host sent (opcode and, for the ones the analysis needs, parameters).

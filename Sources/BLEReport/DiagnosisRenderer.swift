@@ -154,6 +154,10 @@ public enum DiagnosisRenderer {
                            + "\(TextFormat.duration(lost.captureWentOn)) before the capture ended, with no LL_TERMINATE_IND: "
                            + (c.beganBeforeCapture ? "the sniffer caught \(c.packets) packet(s) of a link it never followed"
                                                    : "the link ended where the sniffer could not see it, or the sniffer lost it"))
+            } else if let frame = c.handleReusedPacketID {
+                // A Connection Complete gave its handle to a new link (LinkEventName.handleReused).
+                out.append("  ended: not in the capture: by packet \(frame) at the latest, where a Connection Complete gave handle "
+                           + "\(hex(c.handle, width: 4)) to a new link; its Disconnection Complete is missing, so no reason")
             } else if let frame = c.disconnectPacketID {
                 // No reason, yet an end: btmon's Close Index / Delete Index or an HCI Reset took the
                 // controller's links with it (`ControllerClosed` in BLEDecode).

@@ -9,4 +9,8 @@ public enum LinkEventName {
     public static func controllerClosed(_ note: String) -> String { "Controller closed (" + note + ")" }
     /// The link was open when the controller's HCI Reset completed (Core v5.4 Vol 4 Part E 7.3.2).
     public static let controllerReset = controllerClosed(ControllerCloser.hciReset.rawValue)
+    /// A Connection Complete gave the link's handle to a new link while the capture still showed
+    /// it open: it ended by then, its Disconnection Complete not in the capture
+    /// (`connection.disconnect_reason` NULL, `disconnect_packet_id` that event).
+    public static let handleReused = "Handle given to a new link"
 }

@@ -262,6 +262,9 @@ final class TimelineWriter {
             } else {
                 try error(frame: frame, ts: ts, connection: rowID, layer: "hci", context: "disconnect-failed",
                           code: Int(d.status.rawValue), name: d.status.name, cbError: nil)
+                // "Disconnection failed to complete" (Core v5.4 Vol 4 Part E 7.7.5): the link stays
+                // up, and the host's Disconnect ended nothing.
+                if let rowID, let ref = d.connection { try localDisconnectFailed(ref, rowID: rowID) }
             }
 
         case .connectionUpdate(let u):
@@ -292,7 +295,10 @@ final class TimelineWriter {
             try s.run()
             pendingCommands[c.opcode] = db.lastInsertRowID
             if c.opcode == 0x0406, let rowID, let ref = c.connection {   // HCI_Disconnect
-                connections[ref.index]?.localDisconnectRequested = true
+                // A second one while the first is under way leaves it as it stands.
+                if connections[ref.index]?.localDisconnect == WriterConnections.LocalDisconnect.none {
+                    connections[ref.index]?.localDisconnect = .sent
+                }
                 try db.run("UPDATE connection SET local_disconnect_requested = 1 WHERE id = ?1", [.integer(rowID)])
             }
             if c.opcode == 0x200E { createConnectionCancelled = true }   // LE Create Connection Cancel
@@ -303,6 +309,14 @@ final class TimelineWriter {
         case .commandResult(let r):
             if let pending = pendingCommands.removeValue(forKey: r.opcode) {
                 try db.run("UPDATE command SET result_packet_id = ?1, status = ?2 WHERE rowid = ?3", [.integer(Int64(frame)), r.status.map { .integer(Int64($0.rawValue)) } ?? .null, .integer(pending)])
+            }
+            if r.opcode == 0x0406, let status = r.status, let ref = r.connection, let rowID = id(ref) {   // HCI_Disconnect
+                // Refused (Command Status, 7.7.15) with none accepted before it: no request to end the link.
+                if status.rawValue == 0 {
+                    connections[ref.index]?.localDisconnect = .accepted
+                } else if connections[ref.index]?.localDisconnect == .sent {
+                    try localDisconnectFailed(ref, rowID: rowID)
+                }
             }
             if let status = r.status, status.rawValue != 0 {
                 try error(frame: frame, ts: ts, connection: id(r.connection), layer: "hci", context: "command",
@@ -392,6 +406,14 @@ final class TimelineWriter {
                        [.integer(ts), .integer(Int64(frame)), .integer(rowID)])
             try linkEvent(frame: frame, ts: ts, connection: rowID, name: LinkEventName.controllerClosed(note), status: nil,
                           detail: "controller=hci\(record.controllerIndex) disconnection_complete=none")
+
+        case .linkReplaced(let ref, _):
+            // Ended at the latest here, with no reason: the new link's Connection Complete.
+            guard let rowID = id(ref) else { return }
+            try db.run("UPDATE connection SET disconnected_ts_us = ?1, disconnect_packet_id = ?2 WHERE id = ?3",
+                       [.integer(ts), .integer(Int64(frame)), .integer(rowID)])
+            try linkEvent(frame: frame, ts: ts, connection: rowID, name: LinkEventName.handleReused, status: nil,
+                          detail: "handle=\(hex(ref.handle, width: 4)) disconnection_complete=none")
 
         case .dropped(let count):
             droppedPackets += count
@@ -503,6 +525,14 @@ final class TimelineWriter {
         s.bindInt(Int(latency), at: 8)
         s.bindInt(Int(timeout) * 10, at: 9)
         try s.run()
+    }
+
+    /// The host's Disconnect on `ref` failed (refused, or failed to complete): the link is as if
+    /// none had been sent, until the next one.
+    private func localDisconnectFailed(_ ref: ConnectionRef, rowID: Int64) throws(SQLiteError) {
+        guard connections[ref.index]?.localDisconnectRequested == true else { return }
+        connections[ref.index]?.localDisconnect = .none
+        try db.run("UPDATE connection SET local_disconnect_requested = 0 WHERE id = ?1", [.integer(rowID)])
     }
 
     private func linkEvent(frame: Int, ts: Int64, connection: Int64?, name: String, status: Int?, detail: String?) throws(SQLiteError) {

@@ -7,6 +7,17 @@
 /// thousands of links (issue 17: 61,440 in the adversarial corpus) costs a couple of MiB, where
 /// two dictionaries of optional integers and strings cost about 250 bytes a link.
 struct WriterConnections {
+    /// Where the host's HCI Disconnect (Core v5.4 Vol 4 Part E 7.1.6) on a link stands.
+    enum LocalDisconnect: UInt8 {
+        /// None sent, or every one sent failed (refused in its Command Status, 7.7.15, or a
+        /// Disconnection Complete with a failure status, 7.7.5): the link is as if none was.
+        case none
+        /// Sent, its Command Status not seen (yet, or not in the capture).
+        case sent
+        /// Accepted (Command Status 0): a later one refused while it is under way changes nothing.
+        case accepted
+    }
+
     /// The state of one connection row.
     struct State {
         let rowID: Int64
@@ -15,7 +26,8 @@ struct WriterConnections {
         var clientRxMTU: UInt16?
         var serverRxMTU: UInt16?
         var mtu: UInt16 = 23
-        var localDisconnectRequested = false
+        /// The host's HCI Disconnect on this link (one byte: the entry stays 32).
+        var localDisconnect = LocalDisconnect.none
         var encrypted = false
         var intervalKnown = false
         /// CoreBluetooth speaks for LE links only: BR/EDR rows get no CBError.
@@ -26,6 +38,9 @@ struct WriterConnections {
         var keyMissing = false
 
         init(rowID: Int64) { self.rowID = rowID }
+
+        /// The host sent HCI Disconnect on this link and the controller has not said it failed.
+        var localDisconnectRequested: Bool { localDisconnect != .none }
 
         /// The local role as the rows and CoreBluetooth rules name it.
         var localRole: String? { isLocalCentral.map { $0 ? "central" : "peripheral" } }

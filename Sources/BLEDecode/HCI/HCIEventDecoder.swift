@@ -170,7 +170,7 @@ extension PacketDecoder {
             let role: UInt8? = bredrRoles.removeValue(forKey: peer) ?? (created ? 0 : nil)
             let (ref, replaced) = tracker.connectionComplete(handle: handle, status: status, transport: .bredr,
                                                              at: d.base)
-            noteReplaced(replaced, handle: handle, &d)
+            noteReplaced(replaced, by: ref, handle: handle, &d)
             d.connection = ref
             d.events.append(.connectionComplete(ConnectionComplete(
                 connection: ref, transport: .bredr, status: status, role: role, peerAddress: peer,
@@ -292,13 +292,15 @@ extension PacketDecoder {
     }
 
     /// A successful Connection Complete on a handle that was still open: the capture missed
-    /// the Disconnection Complete. The old connection is closed and its pending data dropped.
+    /// the Disconnection Complete. The old connection ends here (`linkReplaced`) and its pending
+    /// data is dropped.
     /// HCI Reset completed (Core v5.4 Vol 4 Part E 7.3.2): every link of this controller ended
     /// here without a Disconnection Complete. Its reassembly and channels go with it.
-    mutating func noteReplaced(_ old: ConnectionTracker.Connection?, handle: UInt16, _ d: inout PacketDraft) {
+    mutating func noteReplaced(_ old: ConnectionTracker.Connection?, by new: ConnectionRef, handle: UInt16, _ d: inout PacketDraft) {
         guard let old else { return }
-        d.problems.append(DecodeError(layer: .hci, offset: d.base, kind: .malformed,
-                                      reason: "connection complete on handle \(Fmt.h4(handle)) while connection #\(old.ref.index) was still open on it; no Disconnection Complete seen"))
+        // The event is well formed (tshark agrees): what it shows about the capture, a missing
+        // Disconnection Complete, is the old link's end (`linkReplaced`), not a decode problem.
+        d.events.append(.linkReplaced(old.ref, by: new))
         d.problems += reassembler.discard(handle: handle, controller: controller, why: "handle reused")
         if old.transport == .bredr { channels.remove(connection: old.ref.index) }
         leChannels.remove(connection: old.ref.index)

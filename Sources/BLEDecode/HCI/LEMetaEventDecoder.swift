@@ -322,7 +322,7 @@ extension PacketDecoder {
             guard error.kind == .truncated, d.cutNote != nil, parameters == nil else { throw error }
         }
         let (ref, replaced) = tracker.connectionComplete(handle: handle, status: status, transport: .le, at: d.base)
-        if status == .success { noteReplaced(replaced, handle: handle, &d) }
+        if status == .success { noteReplaced(replaced, by: ref, handle: handle, &d) }
         d.connection = ref
         d.summary += " status " + (status == .success ? Fmt.h2(0) : Fmt.status(status))
             + " handle " + Fmt.h4(handle) + " peer " + Fmt.address(peer) + " (" + type.name + ")"
