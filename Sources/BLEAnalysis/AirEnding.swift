@@ -27,6 +27,11 @@ public struct AirEnding: Sendable, Equatable {
         /// The capture does not show how the link ended; `finding` is `connection-lost-from-view`
         /// when the analysis made one (the capture went on past the supervision timeout).
         case notShown(finding: String?)
+        /// On any capture, HCI too: a later Connection Complete (`packetID`) gave the link's handle
+        /// to a new link while the capture still showed it open, so it had ended by then, its
+        /// Disconnection Complete not in the capture (Core v5.4 Vol 4 Part E 7.7.65.1: a handle
+        /// names one link while it exists; the timeline's `LinkEventName.handleReused`).
+        case handleReused(packetID: Int)
     }
 
     public var connectionID: Int64
@@ -60,6 +65,26 @@ public struct AirEnding: Sendable, Equatable {
     /// The sender a `terminate-encrypted-on-air` finding names in its title.
     public static func terminationSender(findingTitle title: String) -> String {
         title.contains("from the central") ? "the central" : title.contains("from the peripheral") ? "the peripheral" : "one side"
+    }
+
+    /// The links of a capture whose handle a later Connection Complete gave to a new link, with no
+    /// Disconnection Complete of their own (`Kind.handleReused`), by connection id: the link's
+    /// last packet is where the capture stops showing it.
+    public static func handleReuses(_ db: SQLiteDatabase, captureID: Int64) throws -> [Int64: AirEnding] {
+        let cid = SQLiteValue.integer(captureID)
+        let captureEnd = try db.scalarInt("SELECT last_ts_us FROM capture WHERE id = ?1", [cid]) ?? 0
+        var out: [Int64: AirEnding] = [:]
+        for r in try db.rows("""
+            SELECT c.id, c.last_packet_id, (SELECT ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.last_packet_id"))),
+                   l.packet_id
+            FROM link_event l JOIN connection c ON c.id = l.connection_id
+            WHERE l.capture_id = ?1 AND l.name = ?2 AND c.disconnect_reason IS NULL ORDER BY c.id
+            """, [cid, .text(LinkEventName.handleReused)]) {
+            guard let id = r[0].int64, let last = r[1].int, let seen = r[2].int64, let by = r[3].int else { continue }
+            out[id] = AirEnding(connectionID: id, kind: .handleReused(packetID: by), lastPacketID: last, lastSeen: seen,
+                                captureWentOn: max(0, captureEnd - seen))
+        }
+        return out
     }
 
     /// The air endings of a capture's connections, by connection id: empty for an HCI capture.

@@ -8,8 +8,8 @@ import BLETimeline
 /// The one that took effect is the first the controller accepted (its Command Status, 7.7.15); a
 /// later Disconnect on a link already being torn down is refused and changes nothing. With none
 /// accepted, the last one sent. The findings, the remote central's view and the Android status
-/// column all read this one (`order` in SQL).
-struct LocalDisconnectCommand {
+/// column all read this one (`order` in SQL), and so does the replay (`RecordingLoader`).
+public struct LocalDisconnectCommand {
     var packetID: Int
     /// Its link event's `reason` field, or in a timeline imported before the command had one the
     /// raw bytes (opcode 2, length, handle 2, reason); nil with neither (`--no-raw`).
@@ -35,7 +35,7 @@ struct LocalDisconnectCommand {
     /// `ORDER BY` of a connection's HCI Disconnect commands (`command` rows named `table` in the
     /// query) putting the one that took effect first: the accepted ones earliest first, then the
     /// refused ones latest first.
-    static func order(_ table: String) -> String {
+    public static func order(_ table: String) -> String {
         "coalesce(\(table).status, 0) != 0, CASE WHEN coalesce(\(table).status, 0) = 0 THEN \(table).packet_id ELSE -\(table).packet_id END"
     }
 }

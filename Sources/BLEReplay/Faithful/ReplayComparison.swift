@@ -49,6 +49,9 @@ public struct ConnectionVerdict: Sendable {
     public var comparedUpTo: Int? = nil
     /// The finding that says how the air shows the end (`AirEnding`), on a sniffer's capture.
     public var airFinding: String? = nil
+    /// On any capture: the Connection Complete that gave the link's handle to a new link, its own
+    /// end not in the capture (`AirEnding.Kind.handleReused`); `comparedUpTo` is then its last packet.
+    public var endNotInCapture: Int? = nil
     /// Set when the connection did not reproduce and the capture itself lacks records inside it
     /// (`CaptureGap`): which packet and why. Never counted as reproduced.
     public var captureGap: String? = nil
@@ -273,6 +276,14 @@ public enum ReplayComparison {
             v.endingRule = "not known: the capture does not show how the link ended (its reason encrypted)"
             v.notes.append("the capture does not show how the link ended (diagnose: \(AirEnding.encryptedTerminationCode): most likely \(sender)'s "
                            + "LL_TERMINATE_IND at packet \(packet), encrypted, its reason not in the capture): compared up to its last \(last)")
+        case .handleReused(let packet):
+            v.comparedUpTo = air.lastPacketID
+            v.endNotInCapture = packet
+            v.recordedEnd = "not in the capture: ended by packet \(packet) at the latest, where a Connection Complete gave its handle "
+                + "\(hex(c.handle, width: 4)) to a new link; its Disconnection Complete is missing, so no reason; its last packet is \(last)"
+            v.endingRule = "not known: the capture does not show how the link ended"
+            v.notes.append("the capture does not show how the link ended (its handle was given to a new link at packet \(packet), "
+                           + "its Disconnection Complete not in the capture): compared up to its last \(last)")
         case .notShown(let finding):
             v.comparedUpTo = air.lastPacketID
             v.airFinding = finding

@@ -71,6 +71,9 @@ public enum RecordingLoader {
         // A sniffer's capture: the ends the air shows of links with no disconnection (`AirEnding`,
         // from the analysis's findings); none on an HCI capture.
         let airEndings = try AirEnding.load(db, captureID: captureID)
+        // Links whose handle a later Connection Complete gave to a new link, their own end not in
+        // the capture (`AirEnding.Kind.handleReused`): compared up to their last packet.
+        let reuses = try AirEnding.handleReuses(db, captureID: captureID)
         let clock = scan.clock
         var creates = CreateConnectionClaims(times: try db.rows("""
             SELECT ts_us, packet_id FROM command WHERE capture_id = ?1 AND opcode IN (\(0x200D), \(0x2043)) ORDER BY packet_id
@@ -136,7 +139,7 @@ public enum RecordingLoader {
                 let t = clock.time(frame: p, raw: raw).saturatingSubtracting(origin)
                 c.controllerClosing = ControllerClosing(note: note, time: t, packetID: p)
                 c.end = t
-            } else if let air = airEndings[id] {
+            } else if let air = airEndings[id] ?? reuses[id] {
                 // The recording covers the link up to its last packet: there `diagnose` places the
                 // inferred disconnect (`connection-timeout-on-air`, as `report` counts it), or
                 // the capture stops showing it.
@@ -222,16 +225,23 @@ public enum RecordingLoader {
         return out
     }
 
-    /// The local host's HCI Disconnect commands (Core v5.4 Vol 4 Part E 7.1.6) per connection, the
-    /// last one of each in frame order: (timestamp, raw command, packet id). One indexed query per
-    /// capture, where a query per connection scanned every command of the capture each time.
+    /// The local host's HCI Disconnect (Core v5.4 Vol 4 Part E 7.1.6) that ended each connection, as
+    /// the analysis reads it (`LocalDisconnectCommand`): the first the controller accepted, else
+    /// the last sent; none for a link whose every Disconnect failed (refused in its Command Status,
+    /// 7.7.15, or reported failed by a Disconnection Complete, 7.7.5: the link stayed up, and the
+    /// writer cleared `local_disconnect_requested`). (timestamp, raw command, packet id, raw type).
+    /// One indexed query per capture, where a query per connection scanned every command of the
+    /// capture each time.
     static func localDisconnects(_ captureID: Int64, db: SQLiteDatabase) throws -> [Int64: (Int64, [UInt8], Int, Int64)] {
         var out: [Int64: (Int64, [UInt8], Int, Int64)] = [:]
         for r in try db.rows("""
-            SELECT m.connection_id, m.packet_id, m.ts_us, p.raw, p.raw_type FROM command m JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
-            WHERE m.capture_id = ?1 AND m.opcode = \(0x0406) AND m.connection_id IS NOT NULL ORDER BY m.packet_id
+            SELECT m.connection_id, m.packet_id, m.ts_us, p.raw, p.raw_type FROM command m
+            JOIN connection c ON c.id = m.connection_id AND c.local_disconnect_requested = 1
+            JOIN packet p ON p.rowid = \(PacketKey.sql(capture: "m.capture_id", frame: "m.packet_id"))
+            WHERE m.capture_id = ?1 AND m.opcode = \(0x0406) AND m.connection_id IS NOT NULL
+            ORDER BY m.connection_id, \(LocalDisconnectCommand.order("m"))
             """, [.integer(captureID)]) {
-            guard let connection = r[0].int64, let packet = r[1].int, let t = r[2].int64 else { continue }
+            guard let connection = r[0].int64, out[connection] == nil, let packet = r[1].int, let t = r[2].int64 else { continue }
             out[connection] = (t, r[3].blob ?? [], packet, r[4].int64 ?? 0)
         }
         return out

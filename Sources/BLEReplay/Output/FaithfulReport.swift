@@ -148,7 +148,13 @@ public enum FaithfulReport {
             ("peripheral_ending", v.endingRule.map { .string($0) } ?? .null),
             ("capture_gap", v.captureGap.map { .string($0) } ?? .null),
         ]
-        if v.endInferred || v.comparedUpTo != nil {
+        if let by = v.endNotInCapture {
+            // Any capture: the link's handle given to a new link, its end not in the capture.
+            fields.append(("recorded_end_not_in_capture", .object([
+                ("handle_given_to_new_link_at_packet_id", .int(Int64(by))),
+                ("compared_up_to_packet_id", JSON(v.comparedUpTo)),
+            ])))
+        } else if v.endInferred || v.comparedUpTo != nil {
             // A sniffer's capture: how the air shows the link's end (`AirEnding`); absent on HCI captures.
             fields.append(("recorded_end_on_air", .object([
                 ("inferred", .bool(v.endInferred)),
