@@ -71,9 +71,17 @@ extension FindingsEngine {
         }
         detail += " The sniffer still saw the central, so it had not lost the link: the link was lost, as the central's controller reports it, with "
             + reason + " (inferred: no LL_TERMINATE_IND, and no HCI in an air capture)."
+        // What the central's app would see of the disconnect its controller reports, by the rules
+        // the reported ones follow (the host had not asked to disconnect: no LL_TERMINATE_IND).
+        let code = HCIStatusCode(never ? 0x3E : 0x08), isLE = c.transport == "le"
+        let cb = CoreBluetoothErrorRule.disconnect(reason: code, isLE: isLE, localRole: c.role, localDisconnectRequested: false,
+                                                   keyMissingBefore: false, attTimeoutBefore: false)
+        let android = AndroidStatusRule.disconnect(reason: code, isLE: isLE, localRole: c.role, localDisconnectRequested: false,
+                                                   attTimeoutBefore: false, disconnectReasonSent: nil)
         return Finding(connectionID: c.id, captureID: captureID, severity: .warning, code: "connection-timeout-on-air",
                        title: never ? "The connection was never established: the peripheral answered none of the central's packets (\(reason), inferred)"
                            : "The link was lost: the peripheral went silent and the central stopped after the supervision timeout (\(reason), inferred)",
-                       detail: detail, evidence: [peripheral?[0].int, firstUnanswered, c.lastPacketID].compactMap { $0 })
+                       detail: detail, evidence: [peripheral?[0].int, firstUnanswered, c.lastPacketID].compactMap { $0 },
+                       cbError: cb, android: android)
     }
 }

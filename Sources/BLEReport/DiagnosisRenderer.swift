@@ -138,7 +138,9 @@ public enum DiagnosisRenderer {
                            + " (inferred) at packet \(c.lastPacketID) (\(TextFormat.clock(lost.lastSeen))): "
                            + (never ? "the peripheral answered none of the central's packets, and the central gave up"
                                     : "the peripheral went silent and the central's packets stop after the supervision timeout")
-                           + "; no LL_TERMINATE_IND")
+                           + "; no LL_TERMINATE_IND"
+                           + (platform.showsCoreBluetoothView ? timeout.finding.cbError.map { " → app sees \($0)" } ?? "" : "")
+                           + (platform.showsAndroidView ? timeout.finding.android.map { "; Android app: onConnectionStateChange status \($0)" } ?? "" : ""))
             } else if let lost = c.lostFromView, let end = c.findings.first(where: { $0.finding.code == "terminate-encrypted-on-air" }) {
                 // An encrypted LL_TERMINATE_IND-sized LL Control PDU, then silence (EncryptedTerminationFindings).
                 let frame = end.finding.evidence.first ?? c.lastPacketID

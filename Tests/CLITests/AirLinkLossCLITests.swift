@@ -51,4 +51,33 @@ struct AirLinkLossCLITests {
         let words = text.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(words.contains("The peripheral answered none of the central's 6 packet(s) (3 to 8)"), "\(text.stdout)")
     }
+
+    /// The app's view of an inferred ending is the one its controller's report would give
+    /// (REFERENCE.md: 0x08 -> CBError 6 connectionTimeout, Android status 8 GATT_CONN_TIMEOUT; 0x3E
+    /// -> didFailToConnect with CBError 10 connectionFailed, Android 62 GATT_CONN_FAIL_ESTABLISH),
+    /// and `diagnose` and `report` say the same: `diagnose` showed none, `report` a CBError and no
+    /// Android status.
+    @Test(arguments: [("100", 8, "CBError.connectionTimeout", "8 GATT_CONN_TIMEOUT"),
+                      ("0", 0x3E, "CBError.connectionFailed", "62 GATT_CONN_FAIL_ESTABLISH")])
+    func diagnoseAndReportGiveTheAppsViewOfAnInferredEnding(events: String, code: Int, cbError: String, android: String) throws {
+        let dir = CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let capture = dir.appendingPathComponent("silent.pcap").path
+        try BlegenSessions.run("air", ["--silent", events, capture])
+        let text = try CLI.run(["diagnose", capture])
+        #expect(text.status == 0, "\(text.stderr)")
+        let ended = text.stdout.split(separator: "\n").first { $0.contains("ended: ") } ?? ""
+        #expect(ended.hasSuffix("→ app sees \(cbError); Android app: onConnectionStateChange status \(android)"), "\(ended)")
+        #expect(text.stdout.contains("CoreBluetooth: \(cbError)") && text.stdout.contains("Android: status \(android)"), "\(text.stdout)")
+        let out = dir.appendingPathComponent("report")
+        let r = try CLI.run(["report", capture, "-o", out.path, "--format", "json", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any]
+        let reasons = (json?["disconnect_reasons"] as? [[String: Any]]) ?? []
+        #expect(reasons.count == 1)
+        #expect(reasons.first?["code"] as? Int == code)
+        #expect(reasons.first?["cb_error"] as? String == cbError)
+        #expect("\(reasons.first?["android_status"] ?? "nil") \(reasons.first?["android_name"] ?? "nil")" == android)
+        #expect(reasons.first?["inferred"] as? Int == 1)
+    }
 }

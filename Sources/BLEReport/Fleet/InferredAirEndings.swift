@@ -36,7 +36,8 @@ extension CaptureFactsLoader {
     static func loadInferredAirEndings(_ db: SQLiteDatabase, captureID: Int64, into facts: inout CaptureFacts) throws {
         let rows = try db.rows("""
             SELECT f.connection_id, f.title, c.last_packet_id,
-                   (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.last_packet_id")))
+                   (SELECT p.ts_us FROM packet p WHERE p.rowid = \(PacketKey.sql(capture: "c.capture_id", frame: "c.last_packet_id"))),
+                   f.cb_error, f.android_status, f.android_name
             FROM finding f JOIN connection c ON c.id = f.connection_id
             WHERE f.capture_id = ?1 AND f.code = 'connection-timeout-on-air' AND c.disconnect_reason IS NULL
             ORDER BY f.connection_id
@@ -46,9 +47,9 @@ extension CaptureFactsLoader {
                   facts.connections[i].disconnectReason == nil else { continue }
             let reason = AirEnding.inferredReason(findingTitle: row[1].string ?? "")
             let code = Int(reason.rawValue)
-            let cb = CoreBluetoothErrorRule.disconnect(reason: reason, isLE: true, localRole: facts.connections[i].localRole,
-                                                       localDisconnectRequested: false, keyMissingBefore: false,
-                                                       attTimeoutBefore: false)
+            // The app's views are the finding's (`FindingsEngine.timeoutSeenOnAir`), as diagnose shows them.
+            let cb = row[4].string
+            let android = row[5].int.map { AndroidGattStatus($0, row[6].string) }
             facts.connections[i].disconnectReason = code
             facts.connections[i].disconnectCBError = cb
             facts.connections[i].openAtEnd = false
@@ -57,7 +58,7 @@ extension CaptureFactsLoader {
                 facts.connections[i].end = nil
             }
             facts.events.append(ErrorEvent(kind: .disconnect, timestamp: row[3].int64 ?? 0, packetID: row[2].int ?? 0,
-                                           connectionID: id, code: code, name: reason.name, cbError: cb, opcode: nil,
+                                           connectionID: id, code: code, name: reason.name, cbError: cb, android: android, opcode: nil,
                                            opcodeName: nil, handle: nil, characteristic: nil, descriptor: nil,
                                            detail: ErrorEvent.inferredOnAir))
         }
