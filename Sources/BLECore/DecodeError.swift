@@ -32,12 +32,18 @@ public struct DecodeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var offset: Int
     public var kind: Kind
     public var reason: String
+    /// The record the problem is about when it is an earlier one than the record being decoded:
+    /// an L2CAP PDU begun there and discarded incomplete when a later record showed it could not
+    /// complete (a new start fragment, the link's end). Nil: the record being decoded. The later
+    /// record is not malformed for it (tshark marks nothing there).
+    public var frame: Int?
 
-    public init(layer: Layer, offset: Int, kind: Kind, reason: String) {
+    public init(layer: Layer, offset: Int, kind: Kind, reason: String, frame: Int? = nil) {
         self.layer = layer
         self.offset = offset
         self.kind = kind
         self.reason = reason
+        self.frame = frame
     }
 
     public var description: String { "\(layer) \(kind.rawValue) at byte \(offset): \(reason)" }

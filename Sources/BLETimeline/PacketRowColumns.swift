@@ -29,6 +29,7 @@ struct PacketRowColumns {
         fileOffset = record.fileOffset
         controllerIndex = record.controllerIndex
         rawType = record.rawType
-        malformed = !packet.problems.isEmpty
+        // Problems about an earlier record (`DecodeError.frame`) are that record's, not this one's.
+        malformed = packet.problems.contains { $0.frame == nil }
     }
 }

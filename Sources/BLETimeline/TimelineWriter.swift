@@ -152,9 +152,11 @@ final class TimelineWriter {
         }
 
         if !packet.problems.isEmpty {
-            malformedPackets += 1
+            // A problem about an earlier record (an L2CAP PDU it began, discarded incomplete:
+            // `DecodeError.frame`) is recorded there; this record is not malformed for it.
+            if packet.problems.contains(where: { $0.frame == nil }) { malformedPackets += 1 }
             for p in packet.problems {
-                try problem(p, frame: frame)
+                try problem(p, frame: p.frame ?? frame)
             }
         }
     }

@@ -42,9 +42,11 @@ struct ControllerClosedTests {
         let store = try Support.timeline([file], at: dir + "/t.db")
         let db = store.database
         // The reused handle is a new link, not "connection complete while #1 was still open";
-        // the one problem is the PDU the closed controller never completed, at the Close Index.
+        // the one problem is the PDU the closed controller never completed, at its start fragment
+        // (3: `DecodeError.frame`), the Close Index named as why; no packet is malformed for it.
         let problems = try db.rows("SELECT packet_id, reason FROM decode_problem")
-        #expect(problems.count == 1 && problems.first?[0].int == 4)
+        #expect(problems.count == 1 && problems.first?[0].int == 3)
+        #expect(try db.scalarInt("SELECT count(*) FROM packet WHERE malformed = 1") == 0)
         #expect(problems.first?[1].string?.contains("Close Index") == true)
         let rows = try db.rows("SELECT peer_address, disconnected_ts_us IS NOT NULL, disconnect_reason FROM connections ORDER BY id")
         #expect(rows.map { $0[0].string ?? "" } == ["D1:22:33:44:55:66", "E1:22:33:44:55:77"])

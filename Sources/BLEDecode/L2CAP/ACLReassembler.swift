@@ -14,6 +14,8 @@ struct OffsetMap: Sendable {
 
     /// Absolute offset of PDU byte 0.
     var first: Int { head.absolute }
+    /// The record the first byte came in (the start fragment's).
+    var startFrame: Int { head.source.frame }
     /// The first fragment's run, held inline: most PDUs come in one ACL packet, and an array of
     /// one run was a heap allocation per L2CAP PDU (callgrind, 100k-record gateway import).
     private var head: Run
@@ -374,8 +376,10 @@ struct ACLReassembler: Sendable {
     private static func discardProblem(_ state: State, key: Key, why: String) -> DecodeError {
         let (p, expected) = (state.pending, state.expected)
         let of = expected.map { " of \($0)" } ?? ""
+        // About the record its start fragment came in (`DecodeError.frame`), where its offset is.
         return DecodeError(layer: .l2cap, offset: p.startOffset, kind: .truncated,
-                           reason: "incomplete L2CAP PDU discarded (\(why)): handle \(Fmt.h4(key.handle)) \(key.direction.rawValue), \(p.bytes.count)\(of) bytes in \(p.fragments) fragment(s)")
+                           reason: "incomplete L2CAP PDU discarded (\(why)): handle \(Fmt.h4(key.handle)) \(key.direction.rawValue), \(p.bytes.count)\(of) bytes in \(p.fragments) fragment(s)",
+                           frame: p.offsets.startFrame)
     }
 
     private static func excessProblem(_ n: Int, at offset: Int) -> DecodeError {
