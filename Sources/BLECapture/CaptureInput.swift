@@ -58,11 +58,12 @@ public enum CaptureInput: Sendable, Hashable {
     /// same capture given plain, gzipped and inside a bugreport has one digest (and one size),
     /// and is stored and counted once. Nil when unreadable.
     public func contentDigest() -> (hex: String, size: Int64)? {
-        if case .file(let path) = self, !isGzipCompressed, let hex = SHA256.hexDigest(ofFile: path) {
+        let gzip = isGzipCompressed
+        if case .file(let path) = self, !gzip, let hex = SHA256.hexDigest(ofFile: path) {
             var st = stat()
             return stat(path, &st) == 0 ? (hex, Int64(st.st_size)) : nil
         }
-        guard let source = try? contentSource() else { return nil }
+        guard let source = try? contentSource(gzip: gzip) else { return nil }
         var hash = SHA256()
         var size: Int64 = 0
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
@@ -86,12 +87,17 @@ public enum CaptureInput: Sendable, Hashable {
     /// The capture's own bytes, streamed: a file's, decompressed when it is gzip (RFC 1952,
     /// `GzipSource`, which also reads a file cut short up to the cut), a bugreport member's.
     public func contentSource() throws(CaptureError) -> any ByteSource {
+        try contentSource(gzip: isGzipCompressed)
+    }
+
+    /// `contentSource`, the file's gzip magic already read (`isGzipCompressed`).
+    private func contentSource(gzip: Bool) throws(CaptureError) -> any ByteSource {
         switch self {
         case .bugreportLog(let log):
             return try log.source()
         case .file(let path), .spooled(_, let path):
             let file = try FileDescriptorSource(path: path)
-            return isGzipCompressed ? try GzipSource(source: file, name: name) : file
+            return gzip ? try GzipSource(source: file, name: name) : file
         }
     }
 

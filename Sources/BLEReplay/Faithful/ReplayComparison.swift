@@ -270,29 +270,32 @@ public enum ReplayComparison {
                            + "; the central's controller then reports \(hex(reason.rawValue)) \(reason.name) (Core v5.4 Vol 6 Part B 4.5.2), "
                            + "placed at the link's last packet \(air.lastPacketID) as diagnose and report place it; no LL_TERMINATE_IND, and no HCI in an air capture")
         case .encryptedTermination(let packet, let sender):
-            v.comparedUpTo = air.lastPacketID
             v.airFinding = AirEnding.encryptedTerminationCode
-            v.recordedEnd = "not in the capture: most likely \(sender)'s LL_TERMINATE_IND at packet \(packet) (inferred: encrypted, its reason not in the capture); the link's last packet is \(last)"
-            v.endingRule = "not known: the capture does not show how the link ended (its reason encrypted)"
-            v.notes.append("the capture does not show how the link ended (diagnose: \(AirEnding.encryptedTerminationCode): most likely \(sender)'s "
-                           + "LL_TERMINATE_IND at packet \(packet), encrypted, its reason not in the capture): compared up to its last \(last)")
+            notShown(&v, air, recordedEnd: "not in the capture: most likely \(sender)'s LL_TERMINATE_IND at packet \(packet) (inferred: encrypted, its reason not in the capture); the link's last packet is \(last)",
+                     rule: "not known: the capture does not show how the link ended (its reason encrypted)",
+                     why: "diagnose: \(AirEnding.encryptedTerminationCode): most likely \(sender)'s LL_TERMINATE_IND at packet \(packet), encrypted, its reason not in the capture",
+                     last: last)
         case .handleReused(let packet):
-            v.comparedUpTo = air.lastPacketID
             v.endNotInCapture = packet
-            v.recordedEnd = "not in the capture: ended by packet \(packet) at the latest, where a Connection Complete gave its handle "
-                + "\(hex(c.handle, width: 4)) to a new link; its Disconnection Complete is missing, so no reason; its last packet is \(last)"
-            v.endingRule = "not known: the capture does not show how the link ended"
-            v.notes.append("the capture does not show how the link ended (its handle was given to a new link at packet \(packet), "
-                           + "its Disconnection Complete not in the capture): compared up to its last \(last)")
+            notShown(&v, air, recordedEnd: "not in the capture: ended by packet \(packet) at the latest, where a Connection Complete gave its handle "
+                         + "\(hex(c.handle, width: 4)) to a new link; its Disconnection Complete is missing, so no reason; its last packet is \(last)",
+                     why: "its handle was given to a new link at packet \(packet), its Disconnection Complete not in the capture", last: last)
         case .notShown(let finding):
-            v.comparedUpTo = air.lastPacketID
             v.airFinding = finding
-            v.recordedEnd = "not in the capture: its last packet is \(air.lastPacketID) (\(TimeLabel.intoConnection(c.end, c.id))), with no LL_TERMINATE_IND"
-                + (c.beganBeforeCapture ? ": the sniffer caught packets of a link it never followed" : ": the link ended where the sniffer could not see it, or the sniffer lost it")
-            v.endingRule = "not known: the capture does not show how the link ended"
-            v.notes.append("the capture does not show how the link ended" + (finding.map { " (diagnose: \($0))" } ?? "")
-                           + ": compared up to its last \(last)")
+            notShown(&v, air, recordedEnd: "not in the capture: its last packet is \(air.lastPacketID) (\(TimeLabel.intoConnection(c.end, c.id))), with no LL_TERMINATE_IND"
+                         + (c.beganBeforeCapture ? ": the sniffer caught packets of a link it never followed" : ": the link ended where the sniffer could not see it, or the sniffer lost it"),
+                     why: finding.map { "diagnose: \($0)" }, last: last)
         }
+    }
+
+    /// A link whose end the capture does not show: the recording covers it up to its last packet,
+    /// where the comparison stops (`comparedUpTo`); `why` is said in the note, in parentheses.
+    static func notShown(_ v: inout ConnectionVerdict, _ air: AirEnding, recordedEnd: String,
+                         rule: String = "not known: the capture does not show how the link ended", why: String?, last: String) {
+        v.comparedUpTo = air.lastPacketID
+        v.recordedEnd = recordedEnd
+        v.endingRule = rule
+        v.notes.append("the capture does not show how the link ended" + (why.map { " (\($0))" } ?? "") + ": compared up to its last \(last)")
     }
 
     /// A link that ended with its controller (`ControllerClosing`), as `diagnose` words it:

@@ -140,10 +140,11 @@ public struct RecordedConnection: Sendable {
         get { occasional?.fields.controllerClosing }
         set { updateOccasional { $0.controllerClosing = newValue } }
     }
-    /// On a sniffer's capture (`AirEnding`), a link that holds no disconnection: the ending
+    /// A link that holds no disconnection, on a sniffer's capture (`AirEnding`): the ending
     /// `diagnose` infers (`connection-timeout-on-air`: `disconnect` is then that inferred one, at
     /// the link's last packet), or the capture does not show it (`end` is then the link's last
-    /// packet: the recording covers the link up to there). Nil on an HCI capture.
+    /// packet: the recording covers the link up to there). On any capture, a link whose handle a
+    /// later Connection Complete gave to a new link (`AirEnding.Kind.handleReused`). Nil otherwise.
     public var airEnding: AirEnding? {
         get { occasional?.fields.airEnding }
         set { updateOccasional { $0.airEnding = newValue } }
@@ -153,7 +154,8 @@ public struct RecordedConnection: Sendable {
         if case .inferredDisconnect = airEnding?.kind { disconnect != nil } else { false }
     }
     /// The recording covers the link up to its last packet and does not show how it ended (lost
-    /// from view, or an encrypted LL_TERMINATE_IND whose reason is not in the capture).
+    /// from view, an encrypted LL_TERMINATE_IND whose reason is not in the capture, or its handle
+    /// given to a new link with no Disconnection Complete).
     public var endNotShown: Bool {
         guard let air = airEnding, disconnect == nil else { return false }
         if case .inferredDisconnect = air.kind { return false }

@@ -23,9 +23,9 @@ public enum RecordingLoader {
     /// open through `pduSource` (`PDUSource.keep`). Without, every PDU is held inline.
     /// - Parameter jobs: the threads that read the connections' details (`loadDetails`); the
     ///   sessions are the same whatever the number.
-    /// Every capture of the timeline but those in `skipping`, a session each.
+    /// Every capture of the timeline, a session each (a sniffer's too: `AirEnding`).
     public static func load(_ store: TimelineStore, pduSource: PDUSource? = nil,
-                            jobs: Int = WorkerPool.processorCount, skipping: Set<Int64> = []) throws -> [RecordedSession] {
+                            jobs: Int = WorkerPool.processorCount) throws -> [RecordedSession] {
         let devices = try DeviceGATT.load(store, undiscovered: false)
         // Each peer's own database (GATTServerSide.remote): what a simulated peer serves. The local
         // device's server is never a peer's: the peers' requests to it are their client behaviour.
@@ -43,7 +43,7 @@ public enum RecordingLoader {
         defer { try? db.execute("COMMIT") }
         var sessions: [RecordedSession] = []
         for row in try db.rows("SELECT id, path, file_name, format_description FROM capture ORDER BY id") {
-            guard let captureID = row[0].int64, !skipping.contains(captureID) else { continue }
+            guard let captureID = row[0].int64 else { continue }
             sessions.append(try session(captureID, path: row[1].string ?? "", fileName: row[2].string ?? "",
                                         format: row[3].string ?? "", gatt: gatt, db: db, pduSource: pduSource, jobs: jobs))
         }

@@ -80,8 +80,10 @@ public struct CaptureBytes: Sendable {
 
     /// For a capture read from a gzip file, the digest builds before `CaptureInput.contentDigest`
     /// stored it under (the compressed file's, `CaptureInput.compressedFileDigest`); nil otherwise.
+    /// Only a regular file can be one: a bugreport's log (`ZIP!member`) is never looked for,
+    /// which would read the zip's directory again for every capture ingested.
     public static func compressedFileDigest(_ facts: CaptureFacts) -> String? {
-        input(of: facts.capturePath)?.compressedFileDigest()
+        isRegularFile(facts.capturePath) ? CaptureInput.file(facts.capturePath).compressedFileDigest() : nil
     }
 
     /// SHA-256 (hex) of the first `length` bytes for each of `lengths` up to `size`, in one pass.
